@@ -1,0 +1,122 @@
+//! Command-line definitions (clap derive).
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+use crate::render::Format;
+
+/// Prove a pull request passed every required check in every environment it must pass in.
+///
+/// With no command, `cargo verify-matrix` means `cargo verify-matrix run`.
+#[derive(Debug, Parser)]
+#[command(
+    name = "cargo-verify-matrix",
+    version,
+    args_conflicts_with_subcommands = true,
+    after_help = "Exit codes: 0 verified, 1 a required check failed, 2 usage error, 3 coverage incomplete, 4 invalid input, 5 publishing failed, 70 internal error, 130 interrupted."
+)]
+pub struct Cli {
+    #[command(flatten)]
+    pub global: GlobalArgs,
+    #[command(subcommand)]
+    pub command: Option<Command>,
+    /// Arguments of `run`, when no command is given.
+    #[command(flatten)]
+    pub run: RunArgs,
+}
+
+/// Options every command takes.
+#[derive(Debug, Args)]
+pub struct GlobalArgs {
+    /// The manifest (default: search from here up to the repository root for
+    /// verify-matrix.yml, verify-matrix.yaml, .github/verify-matrix.yml, then Cargo.toml
+    /// metadata)
+    #[arg(long, global = true, value_name = "PATH")]
+    pub manifest: Option<PathBuf>,
+    /// When to use colours (also honours NO_COLOR and CARGO_TERM_COLOR)
+    #[arg(long, global = true, value_enum, value_name = "WHEN")]
+    pub color: Option<ColorChoice>,
+    /// Print less: only the final table
+    #[arg(short, long, global = true)]
+    pub quiet: bool,
+    /// Print more (repeatable)
+    #[arg(short, long, global = true, action = clap::ArgAction::Count)]
+    pub verbose: u8,
+}
+
+/// `--color`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ColorChoice {
+    Auto,
+    Always,
+    Never,
+}
+
+/// The commands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Show the (check × environment) execution matrix, or emit it for `strategy.matrix`
+    Plan(PlanArgs),
+    /// Run this environment's checks and write its partial result
+    Run(RunArgs),
+    /// Render a report or partial result files as markdown, a table or JSON
+    Render(RenderArgs),
+}
+
+/// `plan`.
+#[derive(Debug, Args)]
+pub struct PlanArgs {
+    /// Only this environment
+    #[arg(long, value_name = "ENV")]
+    pub env: Option<String>,
+    /// Output format
+    #[arg(long, value_enum, default_value_t = PlanFormat::Table)]
+    pub format: PlanFormat,
+}
+
+/// `plan --format`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum PlanFormat {
+    /// A table for people
+    Table,
+    /// The plan as JSON
+    Json,
+    /// `{"include":[…]}` for a workflow's `strategy.matrix` (also `matrix=` in $GITHUB_OUTPUT under Actions)
+    Github,
+}
+
+/// `run`.
+#[derive(Debug, Args, Default)]
+pub struct RunArgs {
+    /// The environment to run (repeatable; default: VERIFY_MATRIX_ENV, then `detect` rules,
+    /// then the only environment)
+    #[arg(long = "env", value_name = "ENV")]
+    pub envs: Vec<String>,
+    /// Folder for verify-matrix-<env>.json and logs/<env>/<check>.log
+    #[arg(long, value_name = "DIR", default_value = "verify-matrix-results")]
+    pub out: PathBuf,
+    /// Checks run at once
+    #[arg(long, short = 'j', value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..))]
+    pub jobs: u16,
+    /// Stop starting checks after the first required failure (the rest are NOT_RUN)
+    #[arg(long)]
+    pub fail_fast: bool,
+    /// Run only this check (repeatable)
+    #[arg(long = "check", value_name = "ID")]
+    pub checks: Vec<String>,
+}
+
+/// `render`.
+#[derive(Debug, Args)]
+pub struct RenderArgs {
+    /// Output format
+    #[arg(long, value_enum, default_value_t = Format::Markdown)]
+    pub format: Format,
+    /// A report (from `merge`) or one or more partial result files (from `run`)
+    #[arg(required = true, value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+    /// Log lines shown per failure in markdown
+    #[arg(long, value_name = "N", default_value_t = 40)]
+    pub tail_lines: usize,
+}

@@ -1,0 +1,280 @@
+//! What each command does, from parsed arguments to output and exit code.
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+
+use super::args::{Cli, Command, GlobalArgs, PlanArgs, PlanFormat, RenderArgs, RunArgs};
+use super::color::use_color;
+use super::{Error, print_stdout};
+use crate::exit_code;
+use crate::manifest::{self, CheckId, EnvName, Manifest};
+use crate::plan::{self, select};
+use crate::render::{self, Format, RenderOptions};
+use crate::results::source::detect_source;
+use crate::results::{PartialResult, Report, Status, read_json};
+use crate::run::{RunEvent, RunOptions, run_environment};
+
+/// Runs the parsed command line.
+pub fn dispatch(cli: Cli) -> Result<i32, Error> {
+    match cli.command {
+        Some(Command::Plan(args)) => plan_cmd(&cli.global, &args),
+        Some(Command::Run(args)) => run_cmd(&cli.global, &args),
+        Some(Command::Render(args)) => render_cmd(&cli.global, &args),
+        None => run_cmd(&cli.global, &cli.run),
+    }
+}
+
+fn current_dir() -> Result<PathBuf, Error> {
+    std::env::current_dir().map_err(|source| Error::Io {
+        context: "cannot read the current directory".to_owned(),
+        source,
+    })
+}
+
+fn load_manifest(global: &GlobalArgs) -> Result<Manifest, Error> {
+    Ok(manifest::load(global.manifest.as_deref(), &current_dir()?)?)
+}
+
+fn plan_cmd(global: &GlobalArgs, args: &PlanArgs) -> Result<i32, Error> {
+    let manifest = load_manifest(global)?;
+    let only = match &args.env {
+        Some(name) => Some(
+            manifest
+                .environment(name)
+                .map(|e| e.name.clone())
+                .ok_or_else(|| {
+                    Error::Usage(format!(
+                        "unknown environment `{name}`; the manifest declares: {}",
+                        env_list(&manifest)
+                    ))
+                })?,
+        ),
+        None => None,
+    };
+    let plan = plan::plan(&manifest, only.as_ref());
+    match args.format {
+        PlanFormat::Table => print_stdout(&plan::table::render(&plan))?,
+        PlanFormat::Json => print_stdout(&(pretty(&plan) + "\n"))?,
+        PlanFormat::Github => {
+            let matrix = serde_json::to_string(&plan.github_matrix()).unwrap_or_default();
+            print_stdout(&format!("{matrix}\n"))?;
+            write_github_output("matrix", &matrix)?;
+        }
+    }
+    Ok(exit_code::OK)
+}
+
+fn pretty<T: serde::Serialize>(value: &T) -> String {
+    serde_json::to_string_pretty(value).unwrap_or_default()
+}
+
+fn env_list(manifest: &Manifest) -> String {
+    manifest
+        .environments
+        .iter()
+        .map(|e| e.name.as_str())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Under GitHub Actions, appends `name=value` to `$GITHUB_OUTPUT`.
+fn write_github_output(name: &str, value: &str) -> Result<(), Error> {
+    let under_actions = std::env::var("GITHUB_ACTIONS").is_ok_and(|v| v == "true");
+    let Some(path) = std::env::var_os("GITHUB_OUTPUT").filter(|p| !p.is_empty()) else {
+        return Ok(());
+    };
+    if !under_actions {
+        return Ok(());
+    }
+    let io_err = |source| Error::Io {
+        context: format!("failed to write `{name}` to $GITHUB_OUTPUT"),
+        source,
+    };
+    let mut file = std::fs::OpenOptions::new()
+        .append(true)
+        .create(true)
+        .open(path)
+        .map_err(io_err)?;
+    writeln!(file, "{name}={value}").map_err(io_err)
+}
+
+#[allow(clippy::print_stderr)]
+fn run_cmd(global: &GlobalArgs, args: &RunArgs) -> Result<i32, Error> {
+    let manifest = load_manifest(global)?;
+    let environments = select::select(&manifest, &args.envs, &select::Host)?;
+    let only: Vec<CheckId> = args.checks.iter().map(|c| CheckId(c.clone())).collect();
+    for id in &only {
+        if !manifest.checks.iter().any(|c| c.id == *id) {
+            let known: Vec<&str> = manifest.checks.iter().map(|c| c.id.as_str()).collect();
+            return Err(Error::Usage(format!(
+                "unknown check `{id}`; the manifest defines: {}",
+                known.join(", ")
+            )));
+        }
+    }
+    let options = RunOptions {
+        out_dir: args.out.clone(),
+        jobs: usize::from(args.jobs),
+        fail_fast: args.fail_fast,
+        only: only.clone(),
+    };
+    let source = detect_source(&manifest.dir);
+    let quiet = global.quiet;
+    let on_event = move |event: RunEvent<'_>| {
+        if quiet {
+            return;
+        }
+        match event {
+            RunEvent::Started { check, environment } if global.verbose > 0 => {
+                eprintln!("       START {environment} {check}");
+            }
+            RunEvent::Started { .. } => {}
+            RunEvent::Finished { result } => {
+                let status = match (result.status, result.flaky) {
+                    (Status::Pass, true) => "PASS (flaky)",
+                    (status, _) => status.as_str(),
+                };
+                eprintln!(
+                    "{status:>12} [{:>7.1}s] {} {}: {}",
+                    result.duration_ms as f64 / 1000.0,
+                    result.environment,
+                    result.command_id,
+                    result.summary
+                );
+            }
+        }
+    };
+    if manifest.skip && !quiet {
+        eprintln!("SKIPPED: the manifest says `skip: true`; no check runs");
+    }
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|source| Error::Io {
+            context: "cannot start the async runtime".to_owned(),
+            source,
+        })?;
+    let mut partials = Vec::new();
+    if !manifest.skip {
+        for env in &environments {
+            let partial = runtime.block_on(run_environment(
+                &manifest, env, &source, &options, &on_event,
+            ))?;
+            partials.push(partial);
+        }
+    }
+    // The verdict of this run covers what it was asked to run: these environments, and
+    // with --check only those checks.
+    let mut scope = manifest.clone();
+    if !only.is_empty() {
+        scope.checks.retain(|c| only.contains(&c.id));
+    }
+    let names: Vec<EnvName> = environments.iter().map(|e| e.name.clone()).collect();
+    let report = Report::build_for(&scope, &partials, &names);
+    let options = RenderOptions {
+        color: use_color(global.color),
+        ..RenderOptions::for_report(&report)
+    };
+    print_stdout(&render::render(&report, Format::Table, &options))?;
+    if !quiet {
+        for env in &names {
+            eprintln!(
+                "results: {}",
+                crate::run::result_path(&args.out, env.as_str()).display()
+            );
+        }
+    }
+    Ok(report.exit_code())
+}
+
+fn render_cmd(global: &GlobalArgs, args: &RenderArgs) -> Result<i32, Error> {
+    let mut partials: Vec<(PathBuf, PartialResult)> = Vec::new();
+    let mut report: Option<Report> = None;
+    for file in &args.files {
+        let value: serde_json::Value = read_json(file)?;
+        if value.get("rows").is_some() {
+            if report.is_some() || args.files.len() > 1 {
+                return Err(Error::Usage(
+                    "render takes one report, or partial result files; not both".to_owned(),
+                ));
+            }
+            report = Some(serde_json::from_value(value).map_err(|e| {
+                Error::InvalidInput(format!("report `{}` is not valid: {e}", file.display()))
+            })?);
+        } else {
+            let partial: PartialResult = serde_json::from_value(value).map_err(|e| {
+                Error::InvalidInput(format!(
+                    "`{}` is neither a report nor a partial result: {e}",
+                    file.display()
+                ))
+            })?;
+            partials.push((file.clone(), partial));
+        }
+    }
+    let log_root = match partials.as_slice() {
+        [(path, _), ..] => Some(parent_dir(path)),
+        [] => args.files.first().map(|p| parent_dir(p)),
+    };
+    let report = match report {
+        Some(report) => report,
+        None => {
+            let manifest = manifest_for(global, &partials)?;
+            let only: Vec<PartialResult> = partials.into_iter().map(|(_, p)| p).collect();
+            Report::build(&manifest, &only)
+        }
+    };
+    let options = RenderOptions {
+        log_root,
+        tail_lines: args.tail_lines,
+        color: use_color(global.color),
+        ..RenderOptions::for_report(&report)
+    };
+    print_stdout(&render::render(&report, args.format, &options))?;
+    Ok(exit_code::OK)
+}
+
+fn parent_dir(path: &Path) -> PathBuf {
+    match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    }
+}
+
+/// The manifest for rendering partial results: `--manifest` when given, else the copy
+/// embedded in the results. Every result must come from the same manifest.
+fn manifest_for(
+    global: &GlobalArgs,
+    partials: &[(PathBuf, PartialResult)],
+) -> Result<Manifest, Error> {
+    let (first_path, first) = partials
+        .first()
+        .ok_or_else(|| Error::Usage("no result files given".to_owned()))?;
+    for (path, partial) in partials {
+        if partial.manifest.digest != first.manifest.digest {
+            return Err(Error::InvalidInput(format!(
+                "`{}` and `{}` come from different manifests ({} vs {})",
+                first_path.display(),
+                path.display(),
+                first.manifest.digest,
+                partial.manifest.digest
+            )));
+        }
+    }
+    let manifest = match &global.manifest {
+        Some(path) => manifest::load(Some(path), &current_dir()?)?,
+        None => manifest::from_embedded(
+            Path::new(&first.manifest.path),
+            first.manifest.content.clone(),
+        )?,
+    };
+    if manifest.digest != first.manifest.digest {
+        return Err(Error::InvalidInput(format!(
+            "`{}` was produced from a different manifest than `{}` ({} vs {})",
+            first_path.display(),
+            manifest.path.display(),
+            first.manifest.digest,
+            manifest.digest
+        )));
+    }
+    Ok(manifest)
+}

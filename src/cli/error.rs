@@ -1,0 +1,44 @@
+//! The top-level error: every failure of a command, each with its exit code.
+
+use crate::exit_code;
+use crate::manifest::ManifestError;
+use crate::plan::select::SelectError;
+use crate::results::ResultFileError;
+use crate::run::RunError;
+
+/// Why a command failed.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error(transparent)]
+    Manifest(#[from] ManifestError),
+    #[error(transparent)]
+    Select(#[from] SelectError),
+    #[error(transparent)]
+    ResultFile(#[from] ResultFileError),
+    #[error(transparent)]
+    Run(#[from] RunError),
+    #[error("{0}")]
+    Usage(String),
+    #[error("{0}")]
+    InvalidInput(String),
+    #[error("{context}: {source}")]
+    Io {
+        context: String,
+        source: std::io::Error,
+    },
+}
+
+impl Error {
+    /// The documented exit code for this failure.
+    pub fn exit_code(&self) -> i32 {
+        match self {
+            Error::Manifest(_) | Error::ResultFile(_) | Error::InvalidInput(_) => {
+                exit_code::INVALID_INPUT
+            }
+            Error::Select(_) | Error::Usage(_) => exit_code::USAGE,
+            Error::Run(RunError::ResultFile(_)) | Error::Run(_) | Error::Io { .. } => {
+                exit_code::INTERNAL
+            }
+        }
+    }
+}

@@ -1,0 +1,78 @@
+//! The command line: parsing (with the cargo subcommand shim), dispatch, output.
+
+mod args;
+mod color;
+mod commands;
+mod error;
+
+use std::ffi::OsString;
+use std::io::Write as _;
+
+pub use args::*;
+pub use error::Error;
+
+use crate::exit_code;
+
+/// Runs the program with the process's arguments and returns its exit code.
+pub fn main() -> i32 {
+    run_with(std::env::args_os().collect())
+}
+
+/// Runs the program with `args` (the first is the program name) and returns its exit code.
+#[allow(clippy::print_stderr)]
+pub fn run_with(args: Vec<OsString>) -> i32 {
+    let (args, bin_name) = strip_cargo_shim(args);
+    let parsed = <Cli as clap::CommandFactory>::command()
+        .bin_name(bin_name)
+        .try_get_matches_from(&args)
+        .and_then(|matches| <Cli as clap::FromArgMatches>::from_arg_matches(&matches));
+    let cli = match parsed {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return e.exit_code();
+        }
+    };
+    match commands::dispatch(cli) {
+        Ok(code) => code,
+        Err(e) => {
+            let _ = std::io::stdout().flush();
+            let text = e.to_string();
+            // Manifest diagnostics are already rendered with their own `error:` lines.
+            if text.starts_with("error: ") {
+                eprintln!("{text}");
+            } else {
+                eprintln!("error: {text}");
+            }
+            e.exit_code()
+        }
+    }
+}
+
+/// Cargo runs `cargo-verify-matrix verify-matrix ARGS` for `cargo verify-matrix ARGS`:
+/// drop that word, and name the program the way the user called it.
+fn strip_cargo_shim(mut args: Vec<OsString>) -> (Vec<OsString>, &'static str) {
+    if args.get(1).is_some_and(|a| a == "verify-matrix") {
+        args.remove(1);
+        args[0] = OsString::from("cargo verify-matrix");
+        (args, "cargo verify-matrix")
+    } else {
+        (args, "cargo-verify-matrix")
+    }
+}
+
+/// Writes `text` to stdout; a closed pipe (`| head`) is not an error.
+pub(crate) fn print_stdout(text: &str) -> Result<(), Error> {
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        Err(source) => Err(Error::Io {
+            context: "failed to write to stdout".to_owned(),
+            source,
+        }),
+    }
+}
+
+/// The exit code for "nothing went wrong".
+pub const OK: i32 = exit_code::OK;

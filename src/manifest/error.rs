@@ -1,0 +1,35 @@
+//! Errors from finding, reading and validating a manifest; all are exit code 4.
+
+use std::path::PathBuf;
+
+use super::diagnostic::Diagnostic;
+
+/// Why a manifest could not be loaded.
+#[derive(Debug, thiserror::Error)]
+pub enum ManifestError {
+    /// Nothing found by the search.
+    #[error(
+        "no manifest found: looked for verify-matrix.yml, verify-matrix.yaml and .github/verify-matrix.yml from `{}` up to `{}`, and for [workspace.metadata.verify-matrix] in Cargo.toml; pass --manifest PATH or create verify-matrix.yml",
+        start.display(), top.display()
+    )]
+    NotFound { start: PathBuf, top: PathBuf },
+    /// The file could not be read.
+    #[error("failed to read manifest `{}`: {source}", path.display())]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    /// `cargo metadata` failed.
+    #[error("failed to read Cargo metadata from `{}`: {message}", path.display())]
+    CargoMetadata { path: PathBuf, message: String },
+    /// The Cargo.toml has no verify-matrix table.
+    #[error("`{}` has no [workspace.metadata.verify-matrix] or [package.metadata.verify-matrix] table", path.display())]
+    NoCargoTable { path: PathBuf },
+    /// Problems in the content: `rendered` holds every one with its position.
+    #[error("{}", rendered.trim_end())]
+    Invalid {
+        count: usize,
+        rendered: String,
+        diagnostics: Vec<Diagnostic>,
+    },
+}

@@ -1,0 +1,245 @@
+//! Finding and reading the manifest: a YAML file, or Cargo.toml metadata.
+//!
+//! serde_yaml is archived upstream; it is used only in [`parse_yaml_text`] so that a
+//! maintained fork can replace it in one place.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use super::diagnostic::{self, Diagnostic};
+use super::digest::digest;
+use super::error::ManifestError;
+use super::model::{Manifest, Origin};
+use super::parse;
+use super::spans::{Pos, Spans};
+use super::validate::validate;
+
+/// File names searched for, in each folder from the current one up to the repository root.
+pub const FILE_NAMES: &[&str] = &[
+    "verify-matrix.yml",
+    "verify-matrix.yaml",
+    ".github/verify-matrix.yml",
+];
+
+/// Loads the manifest at `path`, or searches for one from `start` (see [`discover`]).
+pub fn load(path: Option<&Path>, start: &Path) -> Result<Manifest, ManifestError> {
+    match path {
+        Some(path) if path.file_name().is_some_and(|n| n == "Cargo.toml") => load_cargo(path),
+        Some(path) => load_yaml_file(path),
+        None => match discover(start)? {
+            Found::Yaml(path) => load_yaml_file(&path),
+            Found::Cargo(path) => load_cargo(&path),
+        },
+    }
+}
+
+/// Where a manifest was found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Found {
+    Yaml(PathBuf),
+    Cargo(PathBuf),
+}
+
+/// Searches from `start` up to the repository root (the first folder holding `.git`) for
+/// one of [`FILE_NAMES`]; failing that, the nearest Cargo.toml with a
+/// `[workspace.metadata.verify-matrix]` or `[package.metadata.verify-matrix]` table.
+pub fn discover(start: &Path) -> Result<Found, ManifestError> {
+    let mut searched = Vec::new();
+    let mut nearest_cargo = None;
+    for dir in start.ancestors() {
+        for name in FILE_NAMES {
+            let candidate = dir.join(name);
+            if candidate.is_file() {
+                return Ok(Found::Yaml(relative_to(&candidate, start)));
+            }
+        }
+        searched.push(dir.to_path_buf());
+        if nearest_cargo.is_none() && dir.join("Cargo.toml").is_file() {
+            nearest_cargo = Some(dir.join("Cargo.toml"));
+        }
+        if dir.join(".git").exists() {
+            break;
+        }
+    }
+    if let Some(cargo) = nearest_cargo
+        && cargo_has_table(&cargo)
+    {
+        return Ok(Found::Cargo(relative_to(&cargo, start)));
+    }
+    Err(ManifestError::NotFound {
+        start: start.to_path_buf(),
+        top: searched
+            .last()
+            .cloned()
+            .unwrap_or_else(|| start.to_path_buf()),
+    })
+}
+
+/// A cheap look before asking cargo: does the file mention the table at all?
+fn cargo_has_table(path: &Path) -> bool {
+    std::fs::read_to_string(path).is_ok_and(|text| text.contains("metadata.verify-matrix"))
+}
+
+fn relative_to(path: &Path, base: &Path) -> PathBuf {
+    path.strip_prefix(base)
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|_| path.to_path_buf())
+}
+
+fn read(path: &Path) -> Result<String, ManifestError> {
+    std::fs::read_to_string(path).map_err(|source| ManifestError::Read {
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
+/// Loads a YAML manifest file.
+pub fn load_yaml_file(path: &Path) -> Result<Manifest, ManifestError> {
+    let text = read(path)?;
+    from_yaml_text(path, &text)
+}
+
+/// Parses and validates YAML manifest text read from `path`.
+pub fn from_yaml_text(path: &Path, text: &str) -> Result<Manifest, ManifestError> {
+    let invalid = |diagnostics: Vec<Diagnostic>| invalid(path, text, diagnostics);
+    let spans = Spans::from_yaml(text);
+    let content = parse_yaml_text(text, &spans).map_err(|d| invalid(vec![d]))?;
+    build(path, Origin::Yaml, content, &spans).map_err(invalid)
+}
+
+/// YAML text → JSON value, with serde_yaml's own position for a syntax error.
+fn parse_yaml_text(text: &str, spans: &Spans) -> Result<Value, Diagnostic> {
+    let yaml: serde_yaml::Value = serde_yaml::from_str(text).map_err(|e| {
+        let message = e.to_string();
+        if message.contains("duplicate entry")
+            && let Some((path, pos)) = spans.first_duplicate()
+        {
+            let key = path.rsplit('.').next().unwrap_or(path);
+            return Diagnostic::new(path, format!("duplicate key `{key}`"), Some(pos));
+        }
+        let message = match message.find(" at line ") {
+            Some(i) => message[..i].to_owned(),
+            None => message,
+        };
+        let pos = e.location().map(|l| Pos {
+            line: l.line(),
+            col: l.column(),
+            len: 1,
+        });
+        Diagnostic::new("", format!("invalid YAML: {message}"), pos)
+    })?;
+    serde_json::to_value(&yaml)
+        .map_err(|e| Diagnostic::new("", format!("unsupported YAML: {e}"), None))
+}
+
+/// Validates manifest content already in JSON form (the copy embedded in a result file).
+pub fn from_embedded(path: &Path, content: Value) -> Result<Manifest, ManifestError> {
+    let text = serde_json::to_string_pretty(&content).unwrap_or_default();
+    build(path, Origin::Embedded, content, &Spans::default()).map_err(|d| invalid(path, &text, d))
+}
+
+fn load_cargo(cargo_toml: &Path) -> Result<Manifest, ManifestError> {
+    let metadata = cargo_metadata::MetadataCommand::new()
+        .manifest_path(cargo_toml)
+        .no_deps()
+        .exec()
+        .map_err(|e| ManifestError::CargoMetadata {
+            path: cargo_toml.to_path_buf(),
+            message: e.to_string(),
+        })?;
+    let from_workspace = metadata.workspace_metadata.get("verify-matrix").cloned();
+    let canonical = std::fs::canonicalize(cargo_toml).ok();
+    let from_package = || {
+        metadata
+            .packages
+            .iter()
+            .find(|p| canonical.as_deref() == Some(p.manifest_path.as_std_path()))
+            .and_then(|p| p.metadata.get("verify-matrix").cloned())
+    };
+    let content =
+        from_workspace
+            .or_else(from_package)
+            .ok_or_else(|| ManifestError::NoCargoTable {
+                path: cargo_toml.to_path_buf(),
+            })?;
+    let text = read(cargo_toml)?;
+    build(
+        cargo_toml,
+        Origin::CargoMetadata,
+        content,
+        &Spans::default(),
+    )
+    .map_err(|mut d| {
+        // TOML positions are not mapped; point at the table header and say the key path.
+        let header = text
+            .lines()
+            .position(|l| l.contains("metadata.verify-matrix"))
+            .map(|i| Pos {
+                line: i + 1,
+                col: 1,
+                len: 1,
+            });
+        for diag in &mut d {
+            diag.pos = diag.pos.or(header);
+        }
+        invalid(cargo_toml, &text, d)
+    })
+}
+
+fn build(
+    path: &Path,
+    origin: Origin,
+    content: Value,
+    spans: &Spans,
+) -> Result<Manifest, Vec<Diagnostic>> {
+    let (parsed, mut diagnostics) = parse::deserialize(&content, spans);
+    let Some(parsed) = parsed else {
+        return Err(diagnostics);
+    };
+    let valid = match validate(&parsed.raw, &parsed.check_indices, spans) {
+        Ok(valid) if diagnostics.is_empty() => valid,
+        Ok(_) => return Err(diagnostics),
+        Err(more) => {
+            diagnostics.extend(more);
+            // In reading order, whichever step found them.
+            diagnostics.sort_by_key(|d| d.pos.map_or((usize::MAX, 0), |p| (p.line, p.col)));
+            return Err(diagnostics);
+        }
+    };
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    // `.github/verify-matrix.yml` lives below the repository root it describes.
+    let dir = if dir.file_name().is_some_and(|n| n == ".github") {
+        dir.parent()
+            .map(Path::to_path_buf)
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or_else(|| PathBuf::from("."))
+    } else {
+        dir
+    };
+    Ok(Manifest {
+        path: path.to_path_buf(),
+        dir,
+        origin,
+        digest: digest(&content),
+        content,
+        environments: valid.environments,
+        checks: valid.checks,
+        defaults: valid.defaults,
+        run_timeout: valid.run_timeout,
+        policy: valid.policy,
+        skip: valid.skip,
+    })
+}
+
+fn invalid(path: &Path, text: &str, diagnostics: Vec<Diagnostic>) -> ManifestError {
+    let file = path.display().to_string();
+    ManifestError::Invalid {
+        count: diagnostics.len(),
+        rendered: diagnostic::render(&file, text, &diagnostics),
+        diagnostics,
+    }
+}

@@ -1,0 +1,16 @@
+//! The manifest (`verify-matrix.yml`): raw serde model, validation into the typed model,
+//! positioned diagnostics, the digest, and loading from YAML or Cargo.toml metadata.
+
+pub mod diagnostic;
+pub mod digest;
+mod error;
+mod load;
+pub mod model;
+mod parse;
+pub mod raw;
+pub mod spans;
+pub mod validate;
+
+pub use error::ManifestError;
+pub use load::{FILE_NAMES, Found, discover, from_embedded, from_yaml_text, load, load_yaml_file};
+pub use model::*;

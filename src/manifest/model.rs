@@ -1,0 +1,289 @@
+//! The validated manifest: what every later stage works from.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+pub use super::raw::{Gate, Shell};
+
+/// A check's id: `[A-Za-z0-9][A-Za-z0-9._-]*`, unique in the manifest.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct CheckId(pub String);
+
+/// An environment's name: `[A-Za-z0-9][A-Za-z0-9._-]*`, not `ALL`.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct EnvName(pub String);
+
+impl fmt::Display for CheckId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl fmt::Display for EnvName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl CheckId {
+    /// The id as text.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl EnvName {
+    /// The name as text.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+/// Where a manifest came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Origin {
+    /// A YAML file.
+    Yaml,
+    /// The `[workspace.metadata.verify-matrix]` or `[package.metadata.verify-matrix]` table.
+    CargoMetadata,
+    /// The copy embedded in a result file.
+    Embedded,
+}
+
+/// A validated manifest.
+#[derive(Debug, Clone)]
+pub struct Manifest {
+    /// The file, as it should be shown and recorded (relative where possible).
+    pub path: PathBuf,
+    /// The folder `cwd:` values are relative to.
+    pub dir: PathBuf,
+    /// How it was read.
+    pub origin: Origin,
+    /// `sha256:` + hex of the canonical JSON form.
+    pub digest: String,
+    /// The content as JSON (embedded in result files).
+    pub content: serde_json::Value,
+    pub environments: Vec<Environment>,
+    pub checks: Vec<Check>,
+    pub defaults: Defaults,
+    pub run_timeout: Option<Duration>,
+    pub policy: Policy,
+    pub skip: bool,
+}
+
+/// Values every check falls back to.
+#[derive(Debug, Clone, Default)]
+pub struct Defaults {
+    pub shell: Option<Shell>,
+    pub env: BTreeMap<String, String>,
+}
+
+/// What commands may do.
+#[derive(Debug, Clone, Default)]
+pub struct Policy {
+    pub deny: Vec<regex::Regex>,
+    pub allow_watch: bool,
+}
+
+/// One environment.
+#[derive(Debug, Clone)]
+pub struct Environment {
+    pub name: EnvName,
+    pub runs_on: Option<serde_json::Value>,
+    pub container: Option<serde_json::Value>,
+    pub env: BTreeMap<String, String>,
+    pub shell: Option<Shell>,
+    pub detect: Option<Detect>,
+}
+
+/// Conditions recognising an environment; all given must hold.
+#[derive(Debug, Clone, Default)]
+pub struct Detect {
+    pub os: Option<String>,
+    pub arch: Option<String>,
+    pub env: BTreeMap<String, String>,
+    pub file: Option<String>,
+}
+
+/// Which environments a check is required in.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EnvScope {
+    All,
+    Only(Vec<EnvName>),
+}
+
+impl EnvScope {
+    /// Whether the check applies to `env`.
+    pub fn includes(&self, env: &EnvName) -> bool {
+        match self {
+            EnvScope::All => true,
+            EnvScope::Only(names) => names.contains(env),
+        }
+    }
+}
+
+/// What exit makes a command check pass.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExpectExit {
+    /// Exactly this code.
+    Code(i32),
+    /// Any non-zero code (`expect: failure`).
+    Failure,
+}
+
+impl ExpectExit {
+    /// Whether `code` satisfies the expectation.
+    pub fn accepts(self, code: i32) -> bool {
+        match self {
+            ExpectExit::Code(want) => code == want,
+            ExpectExit::Failure => code != 0,
+        }
+    }
+
+    /// The code recorded as `required_exit_code` (none for `expect: failure`).
+    pub fn required_code(self) -> Option<i32> {
+        match self {
+            ExpectExit::Code(c) => Some(c),
+            ExpectExit::Failure => None,
+        }
+    }
+}
+
+/// What a `test:` check runs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TestSpec {
+    /// Detected from the repository at run time.
+    Auto,
+    /// This command.
+    Command(String),
+}
+
+/// A check's kind and its kind-specific settings.
+#[derive(Debug, Clone)]
+pub enum CheckKind {
+    Run(String),
+    Test(TestSpec),
+    File {
+        pattern: String,
+        search: Vec<String>,
+    },
+    NotFile {
+        pattern: String,
+    },
+    GitClean {
+        path: String,
+    },
+    AllOf(Vec<Check>),
+    AnyOf(Vec<Check>),
+    Assert(String),
+    Quality {
+        criteria: String,
+        pass_threshold: Option<f64>,
+        scope: Option<String>,
+    },
+}
+
+impl CheckKind {
+    /// The manifest key of this kind, also the result's `kind`.
+    pub fn key(&self) -> &'static str {
+        match self {
+            CheckKind::Run(_) => "run",
+            CheckKind::Test(_) => "test",
+            CheckKind::File { .. } => "file",
+            CheckKind::NotFile { .. } => "not-file",
+            CheckKind::GitClean { .. } => "git-clean",
+            CheckKind::AllOf(_) => "all-of",
+            CheckKind::AnyOf(_) => "any-of",
+            CheckKind::Assert(_) => "assert",
+            CheckKind::Quality { .. } => "quality",
+        }
+    }
+
+    /// Manual items are listed for review and never executed.
+    pub fn is_manual(&self) -> bool {
+        matches!(self, CheckKind::Assert(_) | CheckKind::Quality { .. })
+    }
+
+    /// A one-line description: the command, the pattern, or the manual text.
+    pub fn describe(&self) -> String {
+        match self {
+            CheckKind::Run(cmd) => cmd.clone(),
+            CheckKind::Test(TestSpec::Auto) => "auto".to_owned(),
+            CheckKind::Test(TestSpec::Command(cmd)) => cmd.clone(),
+            CheckKind::File { pattern, .. } | CheckKind::NotFile { pattern } => pattern.clone(),
+            CheckKind::GitClean { path } => path.clone(),
+            CheckKind::AllOf(items) | CheckKind::AnyOf(items) => items
+                .iter()
+                .map(|i| i.id.as_str())
+                .collect::<Vec<_>>()
+                .join(", "),
+            CheckKind::Assert(text) => text.clone(),
+            CheckKind::Quality { criteria, .. } => criteria.clone(),
+        }
+    }
+}
+
+/// One validated check (or group item).
+#[derive(Debug, Clone)]
+pub struct Check {
+    pub id: CheckId,
+    pub name: Option<String>,
+    pub kind: CheckKind,
+    pub scope: EnvScope,
+    pub expect: ExpectExit,
+    pub gate: Gate,
+    pub must_be_effective: bool,
+    pub required: bool,
+    pub timeout: Duration,
+    pub grace: Duration,
+    pub retries: u32,
+    /// Relative to the manifest's folder.
+    pub cwd: String,
+    /// The check's own variables (defaults and the environment's come first).
+    pub env: BTreeMap<String, String>,
+    /// Set on the check itself; otherwise the environment's, then the default's, then bash.
+    pub shell: Option<Shell>,
+    /// The manifest line that defines the check (for annotations), when known.
+    pub line: Option<usize>,
+}
+
+/// The per-check timeout when neither the check nor `defaults` sets one.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30 * 60);
+/// The SIGTERM → SIGKILL grace when none is set.
+pub const DEFAULT_GRACE: Duration = Duration::from_secs(10);
+
+impl Manifest {
+    /// The environment called `name`.
+    pub fn environment(&self, name: &str) -> Option<&Environment> {
+        self.environments.iter().find(|e| e.name.as_str() == name)
+    }
+
+    /// The checks that apply to `env`, in manifest order.
+    pub fn checks_for<'a>(&'a self, env: &'a EnvName) -> impl Iterator<Item = &'a Check> + 'a {
+        self.checks.iter().filter(move |c| c.scope.includes(env))
+    }
+
+    /// The shell a check runs under in `env`.
+    pub fn shell_for(&self, check: &Check, env: &Environment) -> Shell {
+        check
+            .shell
+            .or(env.shell)
+            .or(self.defaults.shell)
+            .unwrap_or(Shell::Bash)
+    }
+
+    /// The variables a check runs with in `env`: defaults, then the environment's, then
+    /// the check's own.
+    pub fn env_for(&self, check: &Check, env: &Environment) -> BTreeMap<String, String> {
+        let mut vars = self.defaults.env.clone();
+        vars.extend(env.env.iter().map(|(k, v)| (k.clone(), v.clone())));
+        vars.extend(check.env.iter().map(|(k, v)| (k.clone(), v.clone())));
+        vars
+    }
+}

@@ -1,0 +1,570 @@
+//! From the raw model to the validated [`Manifest`], collecting every problem at once.
+
+use std::collections::{BTreeMap, HashSet};
+use std::time::Duration;
+
+use super::diagnostic::{Diagnostic, did_you_mean};
+use super::model::{
+    Check, CheckId, CheckKind, DEFAULT_GRACE, DEFAULT_TIMEOUT, Defaults, Detect, EnvName, EnvScope,
+    Environment, ExpectExit, Gate, Policy, Shell, TestSpec,
+};
+use super::raw::{
+    EnvValue, Expect, RawCheck, RawDefaults, RawDuration, RawEnvironment, RawManifest,
+};
+use super::spans::{Spans, join_index, join_key};
+use crate::run::words;
+
+/// The version of the manifest format this build reads.
+pub const SUPPORTED_VERSION: u32 = 1;
+
+/// Everything validation produces besides the file facts (path, digest, content).
+#[derive(Debug)]
+pub struct Validated {
+    pub environments: Vec<Environment>,
+    pub checks: Vec<Check>,
+    pub defaults: Defaults,
+    pub run_timeout: Option<Duration>,
+    pub policy: Policy,
+    pub skip: bool,
+}
+
+/// Validates `raw`; every problem found is returned, not only the first.
+/// `check_indices[i]` is the position of `raw.checks[i]` in the document.
+pub fn validate(raw: &RawManifest, check_indices: &[usize], spans: &Spans) -> Result<Validated, Vec<Diagnostic>> {
+    let mut v = Validator {
+        spans,
+        diagnostics: Vec::new(),
+        env_names: Vec::new(),
+    };
+    if raw.version != SUPPORTED_VERSION {
+        v.error(
+            "version",
+            format!(
+                "unsupported manifest version {}; this tool reads version {SUPPORTED_VERSION}",
+                raw.version
+            ),
+        );
+    }
+    let environments = v.environments(&raw.environments);
+    let defaults = &raw.defaults;
+    v.positive("defaults.timeout", defaults.timeout, "timeout");
+    v.positive("run-timeout", raw.run_timeout, "run-timeout");
+    let policy = v.policy(raw);
+
+    let mut ids = HashSet::new();
+    let mut checks = Vec::new();
+    for (check, index) in raw.checks.iter().zip(check_indices) {
+        let path = join_index("checks", *index);
+        // Judged on the raw id, so a duplicate is reported even when either check
+        // has problems of its own.
+        if let Some(id) = &check.id
+            && !ids.insert(id.as_str())
+        {
+            v.error(
+                &join_key(&path, "id"),
+                format!("duplicate check id `{id}`; ids must be unique"),
+            );
+        }
+        if let Some(valid) = v.check(&path, check, defaults, false) {
+            checks.push(valid);
+        }
+    }
+    if !v.diagnostics.is_empty() {
+        return Err(v.diagnostics);
+    }
+    Ok(Validated {
+        environments,
+        checks,
+        defaults: Defaults {
+            shell: defaults.shell,
+            env: env_map(&defaults.env),
+        },
+        run_timeout: raw.run_timeout.map(|d| d.0),
+        policy,
+        skip: raw.skip,
+    })
+}
+
+struct Validator<'a> {
+    spans: &'a Spans,
+    diagnostics: Vec<Diagnostic>,
+    env_names: Vec<EnvName>,
+}
+
+impl Validator<'_> {
+    fn error(&mut self, path: &str, message: impl Into<String>) {
+        let pos = self.spans.locate(path);
+        self.diagnostics.push(Diagnostic::new(path, message, pos));
+    }
+
+    fn key_error(&mut self, path: &str, message: impl Into<String>) {
+        let pos = self.spans.locate_key(path);
+        self.diagnostics.push(Diagnostic::new(path, message, pos));
+    }
+
+    fn positive(&mut self, path: &str, value: Option<RawDuration>, what: &str) {
+        if value.is_some_and(|d| d.0.is_zero()) {
+            self.error(path, format!("{what} must be greater than zero"));
+        }
+    }
+
+    fn name(&mut self, path: &str, name: &str, what: &str) -> bool {
+        if is_valid_name(name) {
+            return true;
+        }
+        self.error(
+            path,
+            format!(
+                "invalid {what} `{name}`: use letters, digits, `.`, `_` and `-`, starting with a letter or digit"
+            ),
+        );
+        false
+    }
+
+    fn environments(&mut self, raw: &[RawEnvironment]) -> Vec<Environment> {
+        if raw.is_empty() {
+            self.error(
+                "environments",
+                "`environments` is empty; declare at least one environment",
+            );
+        }
+        let mut out = Vec::new();
+        for (i, env) in raw.iter().enumerate() {
+            let path = join_index("environments", i);
+            let name_path = join_key(&path, "name");
+            if env.name == "ALL" {
+                self.error(
+                    &name_path,
+                    "`ALL` is reserved (it means every environment); choose another name",
+                );
+                continue;
+            }
+            if !self.name(&name_path, &env.name, "environment name") {
+                continue;
+            }
+            let name = EnvName(env.name.clone());
+            if self.env_names.contains(&name) {
+                self.error(&name_path, format!("duplicate environment name `{name}`"));
+                continue;
+            }
+            if let Some(runs_on) = &env.runs_on {
+                let ok = runs_on.is_string()
+                    || runs_on
+                        .as_array()
+                        .is_some_and(|a| !a.is_empty() && a.iter().all(|l| l.is_string()));
+                if !ok {
+                    self.error(
+                        &join_key(&path, "runs-on"),
+                        "`runs-on` must be a runner label or a list of labels",
+                    );
+                }
+            }
+            if let Some(container) = &env.container {
+                let ok = container.is_string()
+                    || container
+                        .as_object()
+                        .is_some_and(|o| o.get("image").is_some_and(|i| i.is_string()));
+                if !ok {
+                    self.error(
+                        &join_key(&path, "container"),
+                        "`container` must be an image name or a mapping with `image`",
+                    );
+                }
+            }
+            if let Some(detect) = &env.detect
+                && let Some(os) = &detect.os
+                && !["linux", "macos", "windows"].contains(&os.as_str())
+            {
+                self.error(
+                    &join_key(&path, "detect.os"),
+                    format!("unknown os `{os}`; expected one of: linux, macos, windows"),
+                );
+            }
+            self.env_names.push(name.clone());
+            out.push(Environment {
+                name,
+                runs_on: env.runs_on.clone(),
+                container: env.container.clone(),
+                env: env_map(&env.env),
+                shell: env.shell,
+                detect: env.detect.as_ref().map(|d| Detect {
+                    os: d.os.clone(),
+                    arch: d.arch.clone(),
+                    env: env_map(&d.env),
+                    file: d.file.clone(),
+                }),
+            });
+        }
+        out
+    }
+
+    fn policy(&mut self, raw: &RawManifest) -> Policy {
+        let mut deny = Vec::new();
+        for (i, pattern) in raw.policy.deny.iter().enumerate() {
+            match regex::Regex::new(pattern) {
+                Ok(re) => deny.push(re),
+                Err(e) => {
+                    let detail = e.to_string();
+                    let last = detail.lines().last().unwrap_or("").trim();
+                    let last = last.strip_prefix("error: ").unwrap_or(last);
+                    self.error(
+                        &join_index("policy.deny", i),
+                        format!("invalid regex `{pattern}`: {last}"),
+                    )
+                }
+            }
+        }
+        Policy {
+            deny,
+            allow_watch: raw.policy.allow_watch,
+        }
+    }
+
+    fn scope(&mut self, path: &str, check: &RawCheck) -> EnvScope {
+        let Some(selector) = &check.environment else {
+            return EnvScope::All;
+        };
+        let env_path = join_key(path, "environment");
+        if selector.0.is_empty() {
+            self.error(
+                &env_path,
+                "`environment` is an empty list; use ALL or name environments",
+            );
+            return EnvScope::All;
+        }
+        if selector.0.iter().any(|n| n == "ALL") {
+            if selector.0.len() > 1 {
+                self.error(&env_path, "`ALL` cannot be combined with other names");
+            }
+            return EnvScope::All;
+        }
+        let mut names = Vec::new();
+        for (i, name) in selector.0.iter().enumerate() {
+            let at = if selector.0.len() == 1 && self.spans.get(&join_index(&env_path, 0)).is_none()
+            {
+                env_path.clone()
+            } else {
+                join_index(&env_path, i)
+            };
+            let name = EnvName(name.clone());
+            if !self.env_names.contains(&name) {
+                let declared: Vec<&str> = self.env_names.iter().map(EnvName::as_str).collect();
+                let hint = match did_you_mean(name.as_str(), declared.iter().copied()) {
+                    Some(best) => format!(" (did you mean `{best}`?)"),
+                    None => String::new(),
+                };
+                self.error(
+                    &at,
+                    format!(
+                        "environment `{name}` is not declared{hint}; declared: {}",
+                        if declared.is_empty() {
+                            "none".to_owned()
+                        } else {
+                            declared.join(", ")
+                        }
+                    ),
+                );
+            } else if !names.contains(&name) {
+                names.push(name);
+            }
+        }
+        EnvScope::Only(names)
+    }
+
+    /// Validates one check (or, with `is_item`, one group item).
+    fn check(
+        &mut self,
+        path: &str,
+        raw: &RawCheck,
+        defaults: &RawDefaults,
+        is_item: bool,
+    ) -> Option<Check> {
+        let before = self.diagnostics.len();
+        let id = self.identity(path, raw, is_item);
+        let kinds = raw.kinds_present();
+        let kind = match kinds.as_slice() {
+            [] => {
+                self.error(
+                    path,
+                    format!(
+                        "`{}` has no kind; give it exactly one of: run, test, file, not-file, git-clean, all-of, any-of, assert, quality",
+                        id.as_deref().unwrap_or("check")
+                    ),
+                );
+                None
+            }
+            [_] => self.kind(path, raw, defaults),
+            [first, second, ..] => {
+                self.key_error(
+                    &join_key(path, second),
+                    format!(
+                        "a check has exactly one kind, but this one has `{first}` and `{second}`; split it into two checks"
+                    ),
+                );
+                None
+            }
+        };
+        if is_item {
+            for (key, set) in [
+                ("environment", raw.environment.is_some()),
+                ("required", raw.required.is_some()),
+            ] {
+                if set {
+                    self.key_error(
+                        &join_key(path, key),
+                        format!(
+                            "`{key}` cannot be set on a group item; set it on the enclosing check"
+                        ),
+                    );
+                }
+            }
+        }
+        if raw.expect.is_some() && raw.exit_code.is_some() {
+            self.key_error(
+                &join_key(path, "expect"),
+                "`expect` and `exit-code` cannot be combined: `expect: failure` accepts any non-zero exit code",
+            );
+        }
+        if raw.search.is_some() && raw.file.is_none() {
+            self.key_error(
+                &join_key(path, "search"),
+                "`search` applies only to `file` checks",
+            );
+        }
+        let is_command = raw.run.is_some() || raw.test.is_some();
+        if !is_command {
+            for (key, set) in [
+                ("exit-code", raw.exit_code.is_some()),
+                ("expect", raw.expect.is_some()),
+                ("must-be-effective", raw.must_be_effective.is_some()),
+                ("shell", raw.shell.is_some()),
+            ] {
+                if set && !kinds.is_empty() {
+                    self.key_error(
+                        &join_key(path, key),
+                        format!("`{key}` applies only to `run` and `test` checks"),
+                    );
+                }
+            }
+        }
+        if raw.test.is_some() && raw.gate.is_some_and(|g| g != Gate::Test) {
+            self.error(
+                &join_key(path, "gate"),
+                "a `test` check is a test gate; remove `gate` or use `run`",
+            );
+        }
+        self.positive(&join_key(path, "timeout"), raw.timeout, "timeout");
+        let scope = self.scope(path, raw);
+        let shell = raw.shell.or(defaults.shell);
+        let command = raw
+            .run
+            .as_deref()
+            .or(raw.test.as_deref().filter(|t| *t != "auto"));
+        if let (Some(Shell::None), Some(cmd)) = (shell, command) {
+            if let Some(syntax) = words::shell_syntax(cmd) {
+                self.error(
+                    &join_key(path, if raw.run.is_some() { "run" } else { "test" }),
+                    format!(
+                        "`shell: none` runs the command without a shell, but it contains shell syntax `{syntax}`; use `shell: bash` or remove it"
+                    ),
+                );
+            } else if words::split(cmd).is_ok_and(|w| w.is_empty()) || words::split(cmd).is_err() {
+                self.error(
+                    &join_key(path, if raw.run.is_some() { "run" } else { "test" }),
+                    "`shell: none` command cannot be split into words (unbalanced quotes or empty)",
+                );
+            }
+        }
+        if self.diagnostics.len() > before {
+            return None;
+        }
+        let gate = raw.gate.unwrap_or(if raw.test.is_some() {
+            Gate::Test
+        } else {
+            Gate::Custom
+        });
+        Some(Check {
+            id: CheckId(id?),
+            name: raw.name.clone(),
+            kind: kind?,
+            scope,
+            expect: match raw.expect {
+                Some(Expect::Failure) => ExpectExit::Failure,
+                _ => ExpectExit::Code(raw.exit_code.unwrap_or(0)),
+            },
+            gate,
+            must_be_effective: raw.must_be_effective.unwrap_or(raw.test.is_some()),
+            required: raw.required.or(defaults.required).unwrap_or(true),
+            timeout: raw
+                .timeout
+                .or(defaults.timeout)
+                .map_or(DEFAULT_TIMEOUT, |d| d.0),
+            grace: raw.grace.or(defaults.grace).map_or(DEFAULT_GRACE, |d| d.0),
+            retries: raw.retries.or(defaults.retries).unwrap_or(0),
+            cwd: raw
+                .cwd
+                .clone()
+                .or_else(|| defaults.cwd.clone())
+                .unwrap_or_else(|| ".".to_owned()),
+            env: env_map(&raw.env),
+            shell: raw.shell,
+            line: self.spans.get(path).map(|s| s.value.line),
+        })
+    }
+
+    fn identity(&mut self, path: &str, raw: &RawCheck, is_item: bool) -> Option<String> {
+        let (want, other) = if is_item {
+            ("item", "id")
+        } else {
+            ("id", "item")
+        };
+        let (value, wrong) = if is_item {
+            (&raw.item, &raw.id)
+        } else {
+            (&raw.id, &raw.item)
+        };
+        if wrong.is_some() {
+            self.key_error(
+                &join_key(path, other),
+                if is_item {
+                    "group items are named with `item`, not `id`"
+                } else {
+                    "`item` names a group item; a check is named with `id`"
+                },
+            );
+        }
+        match value {
+            None if wrong.is_some() => None,
+            None => {
+                self.error(path, format!("missing key `{want}`"));
+                None
+            }
+            Some(id) => {
+                let what = if is_item { "item name" } else { "check id" };
+                self.name(&join_key(path, want), id, what)
+                    .then(|| id.clone())
+            }
+        }
+    }
+
+    fn kind(&mut self, path: &str, raw: &RawCheck, defaults: &RawDefaults) -> Option<CheckKind> {
+        let not_blank = |v: &mut Self, key: &str, text: &str| {
+            if text.trim().is_empty() {
+                v.error(&join_key(path, key), format!("`{key}` is empty"));
+            }
+        };
+        if let Some(cmd) = &raw.run {
+            not_blank(self, "run", cmd);
+            return Some(CheckKind::Run(cmd.clone()));
+        }
+        if let Some(test) = &raw.test {
+            not_blank(self, "test", test);
+            let spec = if test.trim() == "auto" {
+                TestSpec::Auto
+            } else {
+                TestSpec::Command(test.clone())
+            };
+            return Some(CheckKind::Test(spec));
+        }
+        if let Some(pattern) = &raw.file {
+            not_blank(self, "file", pattern);
+            self.glob(&join_key(path, "file"), pattern);
+            return Some(CheckKind::File {
+                pattern: pattern.clone(),
+                search: raw.search.clone().unwrap_or_default(),
+            });
+        }
+        if let Some(pattern) = &raw.not_file {
+            not_blank(self, "not-file", pattern);
+            self.glob(&join_key(path, "not-file"), pattern);
+            return Some(CheckKind::NotFile {
+                pattern: pattern.clone(),
+            });
+        }
+        if let Some(dir) = &raw.git_clean {
+            return Some(CheckKind::GitClean {
+                path: if dir.trim().is_empty() {
+                    ".".to_owned()
+                } else {
+                    dir.clone()
+                },
+            });
+        }
+        if let Some(text) = &raw.assert {
+            not_blank(self, "assert", text);
+            return Some(CheckKind::Assert(text.clone()));
+        }
+        if let Some(q) = &raw.quality {
+            if q.criteria.trim().is_empty() {
+                self.error(&join_key(path, "quality.criteria"), "`criteria` is empty");
+            }
+            return Some(CheckKind::Quality {
+                criteria: q.criteria.clone(),
+                pass_threshold: q.pass_threshold,
+                scope: q.scope.clone(),
+            });
+        }
+        let (key, items) = match (&raw.all_of, &raw.any_of) {
+            (Some(items), _) => ("all-of", items),
+            (_, Some(items)) => ("any-of", items),
+            _ => unreachable!("kinds_present found exactly one kind"),
+        };
+        let group_path = join_key(path, key);
+        if items.is_empty() {
+            self.error(&group_path, format!("`{key}` has no items"));
+        }
+        let mut names = HashSet::new();
+        let mut checked = Vec::new();
+        for (i, item) in items.iter().enumerate() {
+            let item_path = join_index(&group_path, i);
+            if let Some(valid) = self.check(&item_path, item, defaults, true) {
+                if !names.insert(valid.id.clone()) {
+                    self.error(
+                        &join_key(&item_path, "item"),
+                        format!("duplicate item name `{}` in this group", valid.id),
+                    );
+                }
+                checked.push(valid);
+            }
+        }
+        Some(if key == "all-of" {
+            CheckKind::AllOf(checked)
+        } else {
+            CheckKind::AnyOf(checked)
+        })
+    }
+
+    fn glob(&mut self, path: &str, pattern: &str) {
+        if let Err(e) = globset::Glob::new(pattern) {
+            self.error(path, format!("invalid glob `{pattern}`: {}", e.kind()));
+        }
+    }
+}
+
+/// `[A-Za-z0-9][A-Za-z0-9._-]*`
+pub fn is_valid_name(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars.next().is_some_and(|c| c.is_ascii_alphanumeric())
+        && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
+}
+
+fn env_map(raw: &Option<BTreeMap<String, EnvValue>>) -> BTreeMap<String, String> {
+    raw.iter()
+        .flatten()
+        .map(|(k, v)| (k.clone(), v.0.clone()))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names() {
+        assert!(is_valid_name("unit_tests"));
+        assert!(is_valid_name("rust-1.85"));
+        assert!(!is_valid_name("-x"));
+        assert!(!is_valid_name(""));
+        assert!(!is_valid_name("a b"));
+    }
+}

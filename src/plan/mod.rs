@@ -1,0 +1,170 @@
+//! The (check × environment) execution matrix, and the GitHub Actions `strategy.matrix`
+//! that runs it: one job per environment.
+
+pub mod select;
+pub mod table;
+
+use serde::Serialize;
+use serde_json::{Value, json};
+
+use crate::manifest::{EnvName, Manifest};
+
+/// One pair of the matrix.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Pair {
+    pub check: String,
+    pub environment: String,
+    pub kind: String,
+    pub command: String,
+    pub required: bool,
+    /// Manual items are listed for review and never run.
+    pub manual: bool,
+}
+
+/// One environment of the plan: a job of the workflow matrix.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PlanEnvironment {
+    pub name: String,
+    #[serde(rename = "runs-on")]
+    pub runs_on: Option<Value>,
+    pub container: Option<Value>,
+    pub checks: Vec<String>,
+}
+
+/// The execution matrix.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Plan {
+    pub manifest: String,
+    pub digest: String,
+    pub skip: bool,
+    pub environments: Vec<PlanEnvironment>,
+    pub pairs: Vec<Pair>,
+}
+
+/// The runner label used when an environment sets no `runs-on`.
+pub const DEFAULT_RUNS_ON: &str = "ubuntu-latest";
+
+/// Expands `manifest` into its matrix; `only` restricts it to one environment.
+pub fn plan(manifest: &Manifest, only: Option<&EnvName>) -> Plan {
+    let environments: Vec<_> = manifest
+        .environments
+        .iter()
+        .filter(|e| only.is_none_or(|o| *o == e.name))
+        .collect();
+    let mut pairs = Vec::new();
+    for check in &manifest.checks {
+        for env in environments
+            .iter()
+            .filter(|e| check.scope.includes(&e.name))
+        {
+            pairs.push(Pair {
+                check: check.id.to_string(),
+                environment: env.name.to_string(),
+                kind: check.kind.key().to_owned(),
+                command: check.kind.describe(),
+                required: check.required,
+                manual: check.kind.is_manual(),
+            });
+        }
+    }
+    Plan {
+        manifest: manifest.path.display().to_string(),
+        digest: manifest.digest.clone(),
+        skip: manifest.skip,
+        environments: environments
+            .iter()
+            .map(|e| PlanEnvironment {
+                name: e.name.to_string(),
+                runs_on: e.runs_on.clone(),
+                container: e.container.clone(),
+                checks: manifest
+                    .checks_for(&e.name)
+                    .map(|c| c.id.to_string())
+                    .collect(),
+            })
+            .collect(),
+        pairs,
+    }
+}
+
+impl Plan {
+    /// `{"include":[{"environment":…,"runs-on":…,"container":…}]}` for `strategy.matrix`
+    /// (`container` only where set).
+    pub fn github_matrix(&self) -> Value {
+        let include: Vec<Value> = self
+            .environments
+            .iter()
+            .map(|e| {
+                let mut entry = json!({
+                    "environment": e.name,
+                    "runs-on": e.runs_on.clone().unwrap_or_else(|| json!(DEFAULT_RUNS_ON)),
+                });
+                if let Some(container) = &e.container {
+                    entry["container"] = container.clone();
+                }
+                entry
+            })
+            .collect();
+        json!({ "include": include })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::*;
+
+    const TEXT: &str = r#"
+version: 1
+environments:
+  - name: linux
+    runs-on: ubuntu-latest
+    container: rust:1.85
+  - name: windows
+    runs-on: [self-hosted, windows]
+checks:
+  - { id: fmt, run: cargo fmt --check, environment: linux }
+  - { id: tests, run: cargo test }
+  - { id: review, assert: "looks right" }
+"#;
+
+    #[test]
+    fn expands_checks_by_environment_in_manifest_order() {
+        let m = crate::manifest::from_yaml_text(Path::new("m.yml"), TEXT).unwrap();
+        let p = plan(&m, None);
+        let pairs: Vec<(&str, &str)> = p
+            .pairs
+            .iter()
+            .map(|p| (p.check.as_str(), p.environment.as_str()))
+            .collect();
+        assert_eq!(
+            pairs,
+            [
+                ("fmt", "linux"),
+                ("tests", "linux"),
+                ("tests", "windows"),
+                ("review", "linux"),
+                ("review", "windows")
+            ]
+        );
+        assert!(p.pairs[3].manual);
+        assert_eq!(p.environments[1].checks, ["tests", "review"]);
+    }
+
+    #[test]
+    fn github_matrix_carries_runs_on_and_container() {
+        let m = crate::manifest::from_yaml_text(Path::new("m.yml"), TEXT).unwrap();
+        let matrix = plan(&m, None).github_matrix();
+        assert_eq!(
+            matrix,
+            json!({"include": [
+                {"environment": "linux", "runs-on": "ubuntu-latest", "container": "rust:1.85"},
+                {"environment": "windows", "runs-on": ["self-hosted", "windows"]}
+            ]})
+        );
+        let only = plan(&m, Some(&EnvName("windows".into())));
+        assert_eq!(only.environments.len(), 1);
+        assert!(only.pairs.iter().all(|p| p.environment == "windows"));
+    }
+}

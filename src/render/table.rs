@@ -1,0 +1,83 @@
+//! The terminal table (tabled): one row per expected pair, coloured on a terminal.
+
+use anstyle::{AnsiColor, Style};
+use tabled::builder::Builder;
+use tabled::settings::Style as TableStyle;
+
+use std::time::Duration;
+
+use crate::results::{Report, RowResult, Verdict};
+use crate::run::check::format_duration;
+
+/// Renders the report for a terminal; `color` adds ANSI colours.
+pub fn render(report: &Report, color: bool) -> String {
+    let paint = |text: &str, c: AnsiColor| -> String {
+        if color {
+            let style = Style::new().fg_color(Some(c.into())).bold();
+            format!("{}{text}{}", style.render(), style.render_reset())
+        } else {
+            text.to_owned()
+        }
+    };
+    let mut builder = Builder::default();
+    builder.push_record(["Check", "Environment", "Exit", "Result", "Time", "Summary"]);
+    for row in &report.rows {
+        let d = &row.detail;
+        let result = match (row.result, d.status) {
+            (RowResult::Pass, _) if d.flaky => paint("PASS (flaky)", AnsiColor::Yellow),
+            (RowResult::Pass, _) => paint("PASS", AnsiColor::Green),
+            (RowResult::Fail, crate::results::Status::Error) => paint("ERROR", AnsiColor::Red),
+            (RowResult::Fail, _) => paint("FAIL", AnsiColor::Red),
+        };
+        let check = if row.required {
+            row.check.clone()
+        } else {
+            format!("{} (optional)", row.check)
+        };
+        builder.push_record([
+            check,
+            row.environment.clone(),
+            row.exit_code.to_string(),
+            result,
+            format_duration(Duration::from_millis(d.duration_ms)),
+            d.summary.clone(),
+        ]);
+    }
+    for m in &report.missing {
+        builder.push_record([
+            m.check.clone(),
+            m.environment.clone(),
+            "–".to_owned(),
+            paint("MISSING", AnsiColor::Yellow),
+            "–".to_owned(),
+            m.reason.clone(),
+        ]);
+    }
+    let mut table = builder.build();
+    table.with(TableStyle::sharp());
+    let mut out = format!("{table}\n");
+    for item in &report.manual {
+        out.push_str(&format!(
+            "awaiting review: {} ({}): {}\n",
+            item.id, item.kind, item.text
+        ));
+    }
+    let tested = if report.environments_tested.is_empty() {
+        "none".to_owned()
+    } else {
+        report.environments_tested.join(", ")
+    };
+    out.push_str(&format!("Environments Tested: {tested}\n"));
+    let verdict = match report.verdict {
+        Verdict::Verified => paint("VERIFIED", AnsiColor::Green),
+        Verdict::NotVerified => paint("NOT VERIFIED", AnsiColor::Red),
+        Verdict::Skipped => paint("SKIPPED (skip: true; nothing verified)", AnsiColor::Yellow),
+    };
+    out.push_str(&format!("All Required Environments: {verdict}\n"));
+    if report.verdict == Verdict::NotVerified {
+        for reason in &report.reasons {
+            out.push_str(&format!("  - {reason}\n"));
+        }
+    }
+    out
+}

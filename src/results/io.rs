@@ -1,0 +1,102 @@
+//! Reading and writing result files: atomic replacement, version checks, size bounds.
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use super::schema::FORMAT_VERSION;
+
+/// Result files larger than this are refused rather than loaded.
+pub const MAX_RESULT_BYTES: u64 = 64 * 1024 * 1024;
+
+/// Why a result file could not be read or written.
+#[derive(Debug, thiserror::Error)]
+pub enum ResultFileError {
+    #[error("failed to read result file `{}`: {source}", path.display())]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("failed to write result file `{}`: {source}", path.display())]
+    Write {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("result file `{}` is {size} bytes, more than the {MAX_RESULT_BYTES}-byte limit", path.display())]
+    TooLarge { path: PathBuf, size: u64 },
+    #[error("result file `{}` is not valid: {message}", path.display())]
+    Invalid { path: PathBuf, message: String },
+    #[error(
+        "result file `{}` has format_version {found}; this build of cargo-verify-matrix reads version {FORMAT_VERSION} (use the tool version that wrote it)",
+        path.display()
+    )]
+    Version { path: PathBuf, found: String },
+}
+
+/// Writes `value` as pretty JSON to `path` atomically: a temporary file in the same
+/// folder, flushed, then renamed over the target. A reader sees the old or the new
+/// file, never half of one.
+pub fn write_json_atomic<T: Serialize>(path: &Path, value: &T) -> Result<(), ResultFileError> {
+    let write_err = |source| ResultFileError::Write {
+        path: path.to_path_buf(),
+        source,
+    };
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    std::fs::create_dir_all(dir).map_err(write_err)?;
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".verify-matrix-")
+        .suffix(".tmp")
+        .tempfile_in(dir)
+        .map_err(write_err)?;
+    let mut text = serde_json::to_vec_pretty(value).map_err(|e| write_err(e.into()))?;
+    text.push(b'\n');
+    tmp.write_all(&text).map_err(write_err)?;
+    tmp.as_file().sync_data().map_err(write_err)?;
+    tmp.persist(path).map_err(|e| write_err(e.error))?;
+    Ok(())
+}
+
+/// Reads a JSON result file: size-bounded, `format_version` checked before the rest.
+pub fn read_json<T: DeserializeOwned>(path: &Path) -> Result<T, ResultFileError> {
+    let read_err = |source| ResultFileError::Read {
+        path: path.to_path_buf(),
+        source,
+    };
+    let size = std::fs::metadata(path).map_err(read_err)?.len();
+    if size > MAX_RESULT_BYTES {
+        return Err(ResultFileError::TooLarge {
+            path: path.to_path_buf(),
+            size,
+        });
+    }
+    let bytes = std::fs::read(path).map_err(read_err)?;
+    let value: serde_json::Value =
+        serde_json::from_slice(&bytes).map_err(|e| ResultFileError::Invalid {
+            path: path.to_path_buf(),
+            message: e.to_string(),
+        })?;
+    match value.get("format_version") {
+        Some(v) if v.as_u64() == Some(u64::from(FORMAT_VERSION)) => {}
+        Some(v) => {
+            return Err(ResultFileError::Version {
+                path: path.to_path_buf(),
+                found: v.to_string(),
+            });
+        }
+        None => {
+            return Err(ResultFileError::Invalid {
+                path: path.to_path_buf(),
+                message: "no `format_version`: not a cargo-verify-matrix result".to_owned(),
+            });
+        }
+    }
+    serde_path_to_error::deserialize(value).map_err(|e| ResultFileError::Invalid {
+        path: path.to_path_buf(),
+        message: format!("at `{}`: {}", e.path(), e.inner()),
+    })
+}

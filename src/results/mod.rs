@@ -1,0 +1,10 @@
+//! Result files (versioned, atomically written), and the report built from them.
+
+pub mod io;
+pub mod report;
+pub mod schema;
+pub mod source;
+
+pub use io::{ResultFileError, read_json, write_json_atomic};
+pub use report::{Report, Row, RowResult, Verdict};
+pub use schema::*;

@@ -1,0 +1,365 @@
+//! The report (FORMATS.md §3): expected pairs from the manifest, results from partial
+//! result files, coverage and the verdict. One code path serves a single environment's
+//! run and a merge of many.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use super::schema::{CheckResult, FORMAT_VERSION, PartialResult, Source, Status};
+use crate::exit_code;
+use crate::manifest::{EnvName, Manifest};
+
+/// The verdict.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum Verdict {
+    Verified,
+    NotVerified,
+    Skipped,
+}
+
+impl Verdict {
+    /// The spelling in reports.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Verified => "VERIFIED",
+            Verdict::NotVerified => "NOT_VERIFIED",
+            Verdict::Skipped => "SKIPPED",
+        }
+    }
+}
+
+/// PASS or FAIL: the only results the strict matrix shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum RowResult {
+    Pass,
+    Fail,
+}
+
+impl RowResult {
+    /// The spelling in the matrix.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RowResult::Pass => "PASS",
+            RowResult::Fail => "FAIL",
+        }
+    }
+}
+
+/// An executed (check, environment) pair.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Row {
+    pub check: String,
+    pub environment: String,
+    pub required: bool,
+    pub required_exit_code: Option<i32>,
+    pub exit_code: i32,
+    pub result: RowResult,
+    pub detail: CheckResult,
+}
+
+/// An expected pair with no executed result.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Missing {
+    pub check: String,
+    pub environment: String,
+    pub reason: String,
+}
+
+/// An environment with no result at all.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct InfraBlocked {
+    pub environment: String,
+    pub checks: Vec<String>,
+}
+
+/// A check that passed in some environments and failed in others.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Disagreement {
+    pub check: String,
+    pub passed_in: Vec<String>,
+    pub failed_in: Vec<String>,
+}
+
+/// A manual item awaiting review.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Manual {
+    pub id: String,
+    pub kind: String,
+    pub text: String,
+}
+
+/// The manifest a report is about.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReportManifest {
+    pub path: String,
+    pub digest: String,
+}
+
+/// The merged report.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Report {
+    pub format_version: u32,
+    pub manifest: ReportManifest,
+    pub source: Source,
+    pub environments: Vec<String>,
+    pub environments_tested: Vec<String>,
+    pub rows: Vec<Row>,
+    pub missing: Vec<Missing>,
+    pub infra_blocked: Vec<InfraBlocked>,
+    pub disagreements: Vec<Disagreement>,
+    pub manual: Vec<Manual>,
+    pub verdict: Verdict,
+    pub reasons: Vec<String>,
+    /// A required pair errored before producing an exit code (it has no row). Kept out
+    /// of the file format: the verdict and reasons already say it.
+    #[serde(skip)]
+    pub failed_to_run: bool,
+    /// The automated checks in manifest order, for renders that list checks. Not in the
+    /// file format; a report read from JSON falls back to the order of its rows.
+    #[serde(skip)]
+    pub check_order: Vec<String>,
+}
+
+impl Report {
+    /// The report over every environment the manifest declares.
+    pub fn build(manifest: &Manifest, partials: &[PartialResult]) -> Report {
+        let all: Vec<EnvName> = manifest
+            .environments
+            .iter()
+            .map(|e| e.name.clone())
+            .collect();
+        Report::build_for(manifest, partials, &all)
+    }
+
+    /// The report over `environments` only (e.g. the share one `run` executed).
+    pub fn build_for(
+        manifest: &Manifest,
+        partials: &[PartialResult],
+        environments: &[EnvName],
+    ) -> Report {
+        let mut by_pair: BTreeMap<(&str, &str), Vec<&CheckResult>> = BTreeMap::new();
+        for partial in partials {
+            for check in &partial.checks {
+                by_pair
+                    .entry((check.command_id.as_str(), partial.environment.as_str()))
+                    .or_default()
+                    .push(check);
+            }
+        }
+        let has_results = |env: &EnvName| partials.iter().any(|p| p.environment == env.as_str());
+
+        let mut report = Report {
+            format_version: FORMAT_VERSION,
+            manifest: ReportManifest {
+                path: manifest.path.display().to_string(),
+                digest: manifest.digest.clone(),
+            },
+            source: partials
+                .first()
+                .map(|p| p.source.clone())
+                .unwrap_or_default(),
+            environments: environments.iter().map(|e| e.to_string()).collect(),
+            environments_tested: environments
+                .iter()
+                .filter(|e| has_results(e))
+                .map(|e| e.to_string())
+                .collect(),
+            rows: Vec::new(),
+            missing: Vec::new(),
+            infra_blocked: Vec::new(),
+            disagreements: Vec::new(),
+            manual: Vec::new(),
+            verdict: Verdict::Verified,
+            reasons: Vec::new(),
+            failed_to_run: false,
+            check_order: manifest
+                .checks
+                .iter()
+                .filter(|c| !c.kind.is_manual())
+                .map(|c| c.id.to_string())
+                .collect(),
+        };
+        let mut failures = Vec::new();
+        let mut gaps = Vec::new();
+
+        for check in &manifest.checks {
+            if check.kind.is_manual() {
+                report.manual.push(Manual {
+                    id: check.id.to_string(),
+                    kind: check.kind.key().to_owned(),
+                    text: check.kind.describe(),
+                });
+                continue;
+            }
+            let (mut passed_in, mut failed_in) = (Vec::new(), Vec::new());
+            for env in environments.iter().filter(|e| check.scope.includes(e)) {
+                let (id, env_name) = (check.id.as_str(), env.as_str());
+                let found = by_pair
+                    .get(&(id, env_name))
+                    .map(Vec::as_slice)
+                    .unwrap_or(&[]);
+                let blocking = check.required;
+                let Some(first) = found.first() else {
+                    let reason = if has_results(env) {
+                        format!("no result for this check in the {env_name} results")
+                    } else {
+                        "no results".to_owned()
+                    };
+                    if has_results(env) && blocking {
+                        gaps.push(format!("{id} in {env_name}: {reason}"));
+                    }
+                    report.missing.push(Missing {
+                        check: id.to_owned(),
+                        environment: env_name.to_owned(),
+                        reason,
+                    });
+                    continue;
+                };
+                let conflicting = found
+                    .iter()
+                    .any(|r| r.status != first.status || r.exit_code != first.exit_code);
+                match (first.status, first.exit_code) {
+                    (Status::NotRun, _) if !conflicting => {
+                        if blocking {
+                            gaps.push(format!("{id} in {env_name}: {}", first.summary));
+                        }
+                        report.missing.push(Missing {
+                            check: id.to_owned(),
+                            environment: env_name.to_owned(),
+                            reason: first.summary.clone(),
+                        });
+                    }
+                    (Status::Error, None) if !conflicting => {
+                        if blocking {
+                            report.failed_to_run = true;
+                            failures.push(format!(
+                                "{id} failed to run in {env_name}: {}",
+                                first.summary
+                            ));
+                        }
+                        failed_in.push(env_name.to_owned());
+                        report.missing.push(Missing {
+                            check: id.to_owned(),
+                            environment: env_name.to_owned(),
+                            reason: first.summary.clone(),
+                        });
+                    }
+                    (status, code) => {
+                        let pass = status == Status::Pass && !conflicting;
+                        let exit = code.unwrap_or_default();
+                        if pass {
+                            passed_in.push(env_name.to_owned());
+                        } else {
+                            failed_in.push(env_name.to_owned());
+                            if blocking {
+                                failures.push(if conflicting {
+                                    format!("{id} in {env_name}: conflicting results reported")
+                                } else {
+                                    format!("{id} failed in {env_name} (exit {exit})")
+                                });
+                            }
+                        }
+                        report.rows.push(Row {
+                            check: id.to_owned(),
+                            environment: env_name.to_owned(),
+                            required: check.required,
+                            required_exit_code: check.expect.required_code(),
+                            exit_code: exit,
+                            result: if pass {
+                                RowResult::Pass
+                            } else {
+                                RowResult::Fail
+                            },
+                            detail: (*first).clone(),
+                        });
+                    }
+                }
+            }
+            if !passed_in.is_empty() && !failed_in.is_empty() {
+                report.disagreements.push(Disagreement {
+                    check: check.id.to_string(),
+                    passed_in,
+                    failed_in,
+                });
+            }
+        }
+        for env in environments.iter().filter(|e| !has_results(e)) {
+            let checks: Vec<String> = manifest
+                .checks_for(env)
+                .filter(|c| !c.kind.is_manual())
+                .map(|c| c.id.to_string())
+                .collect();
+            if manifest
+                .checks_for(env)
+                .any(|c| c.required && !c.kind.is_manual())
+            {
+                gaps.push(format!("{env}: no results"));
+            }
+            report.infra_blocked.push(InfraBlocked {
+                environment: env.to_string(),
+                checks,
+            });
+        }
+        report.verdict = if manifest.skip {
+            Verdict::Skipped
+        } else if failures.is_empty() && gaps.is_empty() {
+            Verdict::Verified
+        } else {
+            Verdict::NotVerified
+        };
+        if manifest.skip {
+            report
+                .reasons
+                .push("the manifest says `skip: true`: nothing was verified".to_owned());
+        } else {
+            report.reasons = failures;
+            report.reasons.extend(gaps);
+        }
+        report
+    }
+
+    /// Whether a required pair failed (as opposed to only missing).
+    pub fn has_failures(&self) -> bool {
+        self.failed_to_run
+            || self
+                .rows
+                .iter()
+                .any(|r| r.required && r.result == RowResult::Fail)
+    }
+
+    /// The checks that have a row or a missing entry, in manifest order when known.
+    pub fn checks_in_order(&self) -> Vec<&str> {
+        let mut checks: Vec<&str> = Vec::new();
+        let listed = self.check_order.iter().map(String::as_str);
+        let seen = self
+            .rows
+            .iter()
+            .map(|r| r.check.as_str())
+            .chain(self.missing.iter().map(|m| m.check.as_str()));
+        for name in listed.chain(seen) {
+            let present = self.rows.iter().any(|r| r.check == name)
+                || self.missing.iter().any(|m| m.check == name);
+            if present && !checks.contains(&name) {
+                checks.push(name);
+            }
+        }
+        checks
+    }
+
+    /// Whether `env` has no results at all.
+    pub fn is_infra_blocked(&self, env: &str) -> bool {
+        self.infra_blocked.iter().any(|b| b.environment == env)
+    }
+
+    /// The exit code the verdict maps to (DESIGN.md §3).
+    pub fn exit_code(&self) -> i32 {
+        match self.verdict {
+            Verdict::Verified | Verdict::Skipped => exit_code::OK,
+            Verdict::NotVerified if self.has_failures() => exit_code::FAILED,
+            Verdict::NotVerified => exit_code::INCOMPLETE,
+        }
+    }
+}

@@ -1,0 +1,188 @@
+//! The versioned on-disk formats: the partial result of one environment (FORMATS.md §2)
+//! and one check's result (§4). Every field is always written, `null` when unknown.
+
+use serde::{Deserialize, Serialize};
+
+/// The version written by this build; readers refuse any other.
+pub const FORMAT_VERSION: u32 = 1;
+
+/// A check's status.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum Status {
+    Pass,
+    Fail,
+    Error,
+    NotRun,
+}
+
+impl Status {
+    /// The spelling in result files.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Pass => "PASS",
+            Status::Fail => "FAIL",
+            Status::Error => "ERROR",
+            Status::NotRun => "NOT_RUN",
+        }
+    }
+}
+
+/// How the run of one environment ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    /// Every selected check was run (or deliberately not run, e.g. fail-fast).
+    Complete,
+    /// Stopped before the end; also what the file says while the run is still going, so
+    /// a run that dies leaves a file that never claims completeness.
+    Interrupted,
+    /// The whole-run timeout expired.
+    RunTimeout,
+}
+
+/// Which program wrote the file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Tool {
+    pub name: String,
+    pub version: String,
+}
+
+impl Tool {
+    /// This build.
+    pub fn current() -> Tool {
+        Tool {
+            name: env!("CARGO_PKG_NAME").to_owned(),
+            version: env!("CARGO_PKG_VERSION").to_owned(),
+        }
+    }
+}
+
+/// The manifest a result was produced from.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ManifestRef {
+    pub path: String,
+    pub digest: String,
+    /// The manifest content, so a merge can work without the file.
+    pub content: serde_json::Value,
+}
+
+/// Where the run happened in version control and CI.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Source {
+    pub repository: Option<String>,
+    pub commit: Option<String>,
+    pub pr: Option<u64>,
+    pub run_id: Option<String>,
+    pub run_attempt: Option<u32>,
+    pub job: Option<String>,
+}
+
+/// The machine the run happened on.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Runner {
+    pub os: String,
+    pub arch: String,
+    pub hostname: String,
+}
+
+/// The partial result of one environment's run (`verify-matrix-<env>.json`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PartialResult {
+    pub format_version: u32,
+    pub tool: Tool,
+    pub manifest: ManifestRef,
+    pub environment: String,
+    pub source: Source,
+    pub runner: Runner,
+    pub started_at: String,
+    pub finished_at: Option<String>,
+    pub duration_ms: u64,
+    pub outcome: Outcome,
+    pub checks: Vec<CheckResult>,
+}
+
+/// Test counts read from a test gate's log.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TestCounts {
+    pub passed: u64,
+    pub failed: u64,
+    pub skipped: u64,
+    pub runner: String,
+}
+
+/// A process left running after a check's command exited.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Leaked {
+    pub pid: u32,
+    pub command: String,
+}
+
+/// One check's result in one environment (FORMATS.md §4; also `exec`'s output).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CheckResult {
+    pub command_id: String,
+    pub environment: String,
+    pub kind: String,
+    pub command: String,
+    pub cwd: String,
+    pub required: bool,
+    pub must_be_effective: bool,
+    pub gate_type: String,
+    pub status: Status,
+    pub exit_code: Option<i32>,
+    pub required_exit_code: Option<i32>,
+    pub duration_ms: u64,
+    pub log_path: Option<String>,
+    pub gate_effective: Option<bool>,
+    pub tests_executed: Option<u64>,
+    pub test_counts: Option<TestCounts>,
+    pub ineffective_reason: Option<String>,
+    pub summary: String,
+    pub retryable: bool,
+    pub attempts: u32,
+    pub flaky: bool,
+    pub timed_out: bool,
+    pub leaked: Vec<Leaked>,
+    pub refused: Option<String>,
+}
+
+/// The longest `summary`, in characters.
+pub const SUMMARY_MAX_CHARS: usize = 80;
+
+/// Makes `text` one line of at most [`SUMMARY_MAX_CHARS`] characters.
+pub fn one_line_summary(text: &str) -> String {
+    let line: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if line.chars().count() <= SUMMARY_MAX_CHARS {
+        return line;
+    }
+    let mut cut: String = line.chars().take(SUMMARY_MAX_CHARS - 1).collect();
+    cut.push('…');
+    cut
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn summaries_are_one_short_line() {
+        assert_eq!(one_line_summary("a\n  b"), "a b");
+        let long = "x".repeat(200);
+        let s = one_line_summary(&long);
+        assert_eq!(s.chars().count(), 80);
+        assert!(s.ends_with('…'));
+    }
+
+    #[test]
+    fn status_spelling() {
+        assert_eq!(
+            serde_json::to_string(&Status::NotRun).unwrap(),
+            "\"NOT_RUN\""
+        );
+        assert_eq!(
+            serde_json::to_string(&Outcome::RunTimeout).unwrap(),
+            "\"run_timeout\""
+        );
+    }
+}

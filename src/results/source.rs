@@ -1,0 +1,71 @@
+//! Where a run happened: repository, head commit, PR, CI run; and the machine.
+
+use std::path::Path;
+
+use super::schema::{Runner, Source};
+
+/// Reads the GitHub Actions context from the environment and the event payload; outside
+/// Actions, the commit is the repository's `HEAD`.
+pub fn detect_source(repo_dir: &Path) -> Source {
+    let var = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
+    let event: Option<serde_json::Value> = var("GITHUB_EVENT_PATH")
+        .and_then(|p| std::fs::read(p).ok())
+        .and_then(|bytes| serde_json::from_slice(&bytes).ok());
+    let pull_request = event.as_ref().and_then(|e| e.get("pull_request"));
+    // On pull_request events GITHUB_SHA is a merge commit; the PR's head is what is verified.
+    let head_sha = pull_request
+        .and_then(|pr| pr.pointer("/head/sha"))
+        .and_then(|s| s.as_str())
+        .map(str::to_owned);
+    let pr = pull_request
+        .and_then(|pr| pr.get("number"))
+        .and_then(serde_json::Value::as_u64);
+    Source {
+        repository: var("GITHUB_REPOSITORY"),
+        commit: head_sha
+            .or_else(|| var("GITHUB_SHA"))
+            .or_else(|| git_head(repo_dir)),
+        pr,
+        run_id: var("GITHUB_RUN_ID"),
+        run_attempt: var("GITHUB_RUN_ATTEMPT").and_then(|a| a.parse().ok()),
+        job: var("GITHUB_JOB"),
+    }
+}
+
+fn git_head(dir: &Path) -> Option<String> {
+    let out = std::process::Command::new("git")
+        .args(["rev-parse", "--verify", "--quiet", "HEAD"])
+        .current_dir(dir)
+        .stderr(std::process::Stdio::null())
+        .output()
+        .ok()?;
+    let sha = String::from_utf8(out.stdout).ok()?.trim().to_owned();
+    (out.status.success() && !sha.is_empty()).then_some(sha)
+}
+
+/// This machine.
+pub fn detect_runner() -> Runner {
+    Runner {
+        os: std::env::consts::OS.to_owned(),
+        arch: std::env::consts::ARCH.to_owned(),
+        hostname: hostname(),
+    }
+}
+
+#[cfg(unix)]
+fn hostname() -> String {
+    nix::unistd::gethostname()
+        .ok()
+        .and_then(|h| h.into_string().ok())
+        .unwrap_or_default()
+}
+
+#[cfg(not(unix))]
+fn hostname() -> String {
+    std::env::var("COMPUTERNAME").unwrap_or_default()
+}
+
+/// Now, as RFC 3339 UTC with seconds (`2026-11-21T15:00:00Z`).
+pub fn now_rfc3339() -> String {
+    humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string()
+}

@@ -1,0 +1,243 @@
+//! One check in one environment: from the manifest's check to its result (§4).
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use crate::manifest::{Check, CheckKind, Environment, Manifest, TestSpec};
+use crate::results::{CheckResult, Status, one_line_summary};
+
+use super::process::{self, Execution, Spec};
+use super::shell;
+
+/// Everything needed to run one check, owned so it can move to a task.
+#[derive(Debug, Clone)]
+pub struct CheckJob {
+    pub check: Check,
+    pub environment: String,
+    pub shell: crate::manifest::Shell,
+    pub env: std::collections::BTreeMap<String, String>,
+    pub cwd: PathBuf,
+    /// Absolute or relative to the current directory: where the log is written.
+    pub log_file: PathBuf,
+    /// Relative to the result file's folder: what the result records.
+    pub log_path: String,
+}
+
+impl CheckJob {
+    /// Prepares `check` for `env`, with logs under `out_dir`.
+    pub fn new(manifest: &Manifest, check: &Check, env: &Environment, out_dir: &Path) -> CheckJob {
+        let log_path = format!("logs/{}/{}.log", env.name, check.id);
+        let mut vars = manifest.env_for(check, env);
+        vars.insert("VERIFY_MATRIX_ENV".to_owned(), env.name.to_string());
+        vars.insert("VERIFY_MATRIX_CHECK".to_owned(), check.id.to_string());
+        CheckJob {
+            check: check.clone(),
+            environment: env.name.to_string(),
+            shell: manifest.shell_for(check, env),
+            env: vars,
+            cwd: manifest.dir.join(&check.cwd),
+            log_file: out_dir.join(&log_path),
+            log_path,
+        }
+    }
+
+    /// The command text, for command kinds.
+    fn command(&self) -> Option<&str> {
+        match &self.check.kind {
+            CheckKind::Run(cmd) | CheckKind::Test(TestSpec::Command(cmd)) => Some(cmd),
+            _ => None,
+        }
+    }
+
+    /// A result with every field filled from the check, before anything ran.
+    pub fn blank_result(&self, status: Status, summary: &str) -> CheckResult {
+        let check = &self.check;
+        CheckResult {
+            command_id: check.id.to_string(),
+            environment: self.environment.clone(),
+            kind: check.kind.key().to_owned(),
+            command: check.kind.describe(),
+            cwd: check.cwd.clone(),
+            required: check.required,
+            must_be_effective: check.must_be_effective,
+            gate_type: check.gate.as_str().to_owned(),
+            status,
+            exit_code: None,
+            required_exit_code: check.expect.required_code(),
+            duration_ms: 0,
+            log_path: None,
+            gate_effective: None,
+            tests_executed: None,
+            test_counts: None,
+            ineffective_reason: None,
+            summary: one_line_summary(summary),
+            retryable: false,
+            attempts: 0,
+            flaky: false,
+            timed_out: false,
+            leaked: Vec::new(),
+            refused: None,
+        }
+    }
+
+    /// Runs the check, retrying retryable failures up to `retries` times.
+    pub async fn run(&self) -> std::io::Result<CheckResult> {
+        let Some(cmd) = self.command() else {
+            let what = match &self.check.kind {
+                CheckKind::Test(TestSpec::Auto) => "`test: auto`".to_owned(),
+                kind => format!("`{}` checks", kind.key()),
+            };
+            return Ok(self.blank_result(
+                Status::NotRun,
+                &format!("not run: {what} not yet supported"),
+            ));
+        };
+        let argv = match shell::argv(self.shell, cmd) {
+            Ok(argv) => argv,
+            Err(reason) => {
+                let mut result = self.blank_result(Status::Error, &format!("refused: {reason}"));
+                result.refused = Some(reason);
+                return Ok(result);
+            }
+        };
+        let max_attempts = self.check.retries.saturating_add(1);
+        let mut attempt = 0;
+        let mut total = Duration::ZERO;
+        loop {
+            attempt += 1;
+            let spec = Spec {
+                argv: argv.clone(),
+                cwd: self.cwd.clone(),
+                env: self.env.clone(),
+                timeout: self.check.timeout,
+                grace: self.check.grace,
+                log_path: self.log_file.clone(),
+                append: attempt > 1,
+            };
+            if attempt > 1 {
+                append_banner(&self.log_file, attempt, max_attempts)?;
+            }
+            let execution = process::execute(&spec).await?;
+            total += execution.duration;
+            let mut result = self.judge(&execution);
+            result.attempts = attempt;
+            result.duration_ms = millis(total);
+            if result.status == Status::Pass {
+                result.flaky = attempt > 1;
+                if result.flaky {
+                    result.summary = one_line_summary(&format!(
+                        "{} (flaky: passed on attempt {attempt})",
+                        result.summary
+                    ));
+                }
+                return Ok(result);
+            }
+            if !result.retryable || attempt >= max_attempts {
+                return Ok(result);
+            }
+            tokio::time::sleep(Duration::from_millis(250 * u64::from(attempt))).await;
+        }
+    }
+
+    /// The result of one attempt.
+    fn judge(&self, execution: &Execution) -> CheckResult {
+        let took = format_duration(execution.duration);
+        let mut result = self.blank_result(Status::Fail, "");
+        result.exit_code = execution.exit_code;
+        result.duration_ms = millis(execution.duration);
+        result.log_path = Some(self.log_path.clone());
+        result.timed_out = execution.timed_out;
+        result.leaked = execution.leaked.clone();
+        let code = execution.exit_code.unwrap_or(-1);
+        let (status, retryable, summary) = if let Some(error) = &execution.spawn_error {
+            (Status::Error, false, error.clone())
+        } else if execution.timed_out {
+            (
+                Status::Error,
+                true,
+                format!(
+                    "timed out after {} (exit {code})",
+                    format_duration(self.check.timeout)
+                ),
+            )
+        } else if !execution.leaked.is_empty() {
+            let n = execution.leaked.len();
+            let first = execution.leaked[0].command.clone();
+            (
+                Status::Error,
+                true,
+                format!(
+                    "exit {code}, but left {n} process{} running (killed): {first}",
+                    if n == 1 { "" } else { "es" }
+                ),
+            )
+        } else if execution.pipe_held {
+            (
+                Status::Error,
+                true,
+                format!("exit {code}, but a background process kept its output open"),
+            )
+        } else if self.check.expect.accepts(code) {
+            (
+                Status::Pass,
+                false,
+                format!("passed (exit {code}) in {took}"),
+            )
+        } else {
+            let wanted = match self.check.expect.required_code() {
+                Some(want) => format!("required {want}"),
+                None => "expected a failure".to_owned(),
+            };
+            (
+                Status::Fail,
+                false,
+                format!("exit {code} ({wanted}) in {took}"),
+            )
+        };
+        result.status = status;
+        result.retryable = retryable;
+        result.summary = one_line_summary(&summary);
+        result
+    }
+}
+
+fn append_banner(log: &Path, attempt: u32, of: u32) -> std::io::Result<()> {
+    use std::io::Write as _;
+    let mut file = std::fs::OpenOptions::new()
+        .append(true)
+        .create(true)
+        .open(log)?;
+    writeln!(
+        file,
+        "\n=== cargo-verify-matrix: attempt {attempt} of {of} ==="
+    )
+}
+
+fn millis(d: Duration) -> u64 {
+    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
+}
+
+/// `850ms`, `8.1s`, `2m 05s`.
+pub fn format_duration(d: Duration) -> String {
+    let ms = d.as_millis();
+    if ms < 1000 {
+        format!("{ms}ms")
+    } else if ms < 60_000 {
+        format!("{:.1}s", d.as_secs_f64())
+    } else {
+        let secs = d.as_secs();
+        format!("{}m {:02}s", secs / 60, secs % 60)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_for_people() {
+        assert_eq!(format_duration(Duration::from_millis(850)), "850ms");
+        assert_eq!(format_duration(Duration::from_millis(8100)), "8.1s");
+        assert_eq!(format_duration(Duration::from_secs(125)), "2m 05s");
+    }
+}

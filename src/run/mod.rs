@@ -1,0 +1,9 @@
+//! Running one environment's share of the matrix: processes, check kinds, the result file.
+
+pub mod check;
+pub mod process;
+pub mod runner;
+pub mod shell;
+pub mod words;
+
+pub use runner::{RunError, RunEvent, RunOptions, result_path, run_environment};

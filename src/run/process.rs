@@ -1,0 +1,305 @@
+//! Running one command as a verification worker: its own process group, stdin closed,
+//! stdout and stderr interleaved through one pipe into the log file (never held in
+//! memory), a timeout that terminates the whole group (SIGTERM, grace, SIGKILL), and a
+//! look at what is left of the group once the main process has exited.
+
+use std::collections::BTreeMap;
+use std::fs::File;
+use std::io::{self, Read, Write};
+use std::path::PathBuf;
+use std::process::{ExitStatus, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::results::Leaked;
+
+use super::shell::Argv;
+
+/// Exit code recorded for a command killed by its timeout (as coreutils' `timeout`).
+pub const TIMEOUT_EXIT: i32 = 124;
+/// Exit code recorded when the program does not exist (as shells do).
+pub const NOT_FOUND_EXIT: i32 = 127;
+/// Exit code recorded when the program cannot be executed (as shells do).
+pub const NOT_EXECUTABLE_EXIT: i32 = 126;
+
+/// How long to wait for the output pipe to close after the process group is gone.
+const PIPE_DRAIN: Duration = Duration::from_secs(2);
+
+/// What to run.
+#[derive(Debug, Clone)]
+pub struct Spec {
+    pub argv: Argv,
+    pub cwd: PathBuf,
+    pub env: BTreeMap<String, String>,
+    pub timeout: Duration,
+    pub grace: Duration,
+    pub log_path: PathBuf,
+    /// Append to the log (a retry) instead of starting it afresh.
+    pub append: bool,
+}
+
+/// What happened.
+#[derive(Debug, Clone, Default)]
+pub struct Execution {
+    /// The exit code; 128+N for signal N; 124 on timeout; 126/127 when it could not start.
+    pub exit_code: Option<i32>,
+    pub timed_out: bool,
+    /// Set when the command could not be started.
+    pub spawn_error: Option<String>,
+    /// Processes of the group still alive after the main process exited (now killed).
+    pub leaked: Vec<Leaked>,
+    /// Something kept the output pipe open after the group was gone.
+    pub pipe_held: bool,
+    pub duration: Duration,
+    pub log_bytes: u64,
+}
+
+/// Runs `spec` to completion; I/O errors are the tool's own (the log cannot be written).
+pub async fn execute(spec: &Spec) -> io::Result<Execution> {
+    let mut log = open_log(spec)?;
+    let started = Instant::now();
+    let (reader, writer) = io::pipe()?;
+
+    let mut command = tokio::process::Command::new(&spec.argv.program);
+    command
+        .args(&spec.argv.args)
+        .current_dir(&spec.cwd)
+        .envs(&spec.env)
+        .stdin(Stdio::null())
+        .stdout(writer.try_clone()?)
+        .stderr(writer)
+        .kill_on_drop(true);
+    #[cfg(unix)]
+    command.process_group(0);
+
+    let spawned = command.spawn();
+    // The Command holds our copies of the pipe's write end: drop them, so that EOF
+    // comes when the last process of the check closes its copy.
+    drop(command);
+    let mut child = match spawned {
+        Ok(child) => child,
+        Err(e) => {
+            let code = match e.kind() {
+                io::ErrorKind::NotFound => NOT_FOUND_EXIT,
+                io::ErrorKind::PermissionDenied => NOT_EXECUTABLE_EXIT,
+                _ => NOT_FOUND_EXIT,
+            };
+            let program = spec.argv.program.to_string_lossy();
+            let message = match e.kind() {
+                io::ErrorKind::NotFound if !spec.cwd.is_dir() => {
+                    format!("working directory `{}` does not exist", spec.cwd.display())
+                }
+                io::ErrorKind::NotFound => format!("command not found: {program}"),
+                io::ErrorKind::PermissionDenied => format!("permission denied: {program}"),
+                _ => format!("could not start {program}: {e}"),
+            };
+            writeln!(log, "cargo-verify-matrix: {message}")?;
+            return Ok(Execution {
+                exit_code: Some(code),
+                spawn_error: Some(message),
+                duration: started.elapsed(),
+                ..Execution::default()
+            });
+        }
+    };
+    let pgid = child.id();
+    let copier = tokio::task::spawn_blocking(move || copy_to_log(reader, log));
+
+    let mut execution = Execution::default();
+    let status = tokio::select! {
+        status = child.wait() => Some(status?),
+        _ = tokio::time::sleep(spec.timeout) => None,
+    };
+    let status = match status {
+        Some(status) => status,
+        None => {
+            execution.timed_out = true;
+            terminate_group(pgid, &mut child, spec.grace).await?
+        }
+    };
+    execution.exit_code = Some(if execution.timed_out {
+        TIMEOUT_EXIT
+    } else {
+        exit_code_of(status)
+    });
+
+    // Whatever is left of the group now outlived the command: a leak.
+    if !execution.timed_out {
+        execution.leaked = group_members(pgid);
+        if !execution.leaked.is_empty() {
+            kill_group_and_wait(pgid, spec.grace).await;
+        }
+    }
+    match tokio::time::timeout(PIPE_DRAIN, copier).await {
+        Ok(joined) => execution.log_bytes = joined.map_err(io::Error::other)??,
+        // An escaped process still holds the pipe: the copier thread is left to end
+        // when that process does; what it already wrote is in the log.
+        Err(_) => execution.pipe_held = true,
+    }
+    execution.duration = started.elapsed();
+    Ok(execution)
+}
+
+fn open_log(spec: &Spec) -> io::Result<File> {
+    if let Some(dir) = spec.log_path.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    std::fs::OpenOptions::new()
+        .create(true)
+        .write(true)
+        .append(spec.append)
+        .truncate(!spec.append)
+        .open(&spec.log_path)
+}
+
+/// Copies the pipe into the log in fixed chunks, unbuffered, so memory stays flat
+/// however much the command prints, and nothing read is held back if the copy is
+/// abandoned.
+fn copy_to_log(mut reader: io::PipeReader, mut log: File) -> io::Result<u64> {
+    let mut buf = vec![0u8; 64 * 1024];
+    let mut total = 0u64;
+    loop {
+        match reader.read(&mut buf) {
+            Ok(0) => return Ok(total),
+            Ok(n) => {
+                log.write_all(&buf[..n])?;
+                total += n as u64;
+            }
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+/// The exit code of `status`; a signal N is reported as 128+N, as shells do.
+pub fn exit_code_of(status: ExitStatus) -> i32 {
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::ExitStatusExt;
+        if let Some(signal) = status.signal() {
+            return 128 + signal;
+        }
+    }
+    status.code().unwrap_or(1)
+}
+
+/// SIGTERM to the group, up to `grace` for the main process to exit, then SIGKILL;
+/// returns the main process's status.
+async fn terminate_group(
+    pgid: Option<u32>,
+    child: &mut tokio::process::Child,
+    grace: Duration,
+) -> io::Result<ExitStatus> {
+    signal_group(pgid, Signal::Term);
+    if let Ok(status) = tokio::time::timeout(grace, child.wait()).await {
+        let status = status?;
+        // The shell may have gone while others of its group ignore SIGTERM.
+        kill_group_and_wait(pgid, grace).await;
+        return Ok(status);
+    }
+    signal_group(pgid, Signal::Kill);
+    let status = child.wait().await?;
+    kill_group_and_wait(pgid, Duration::ZERO).await;
+    Ok(status)
+}
+
+/// Terminates whatever remains of the group: SIGTERM, up to `grace`, SIGKILL.
+async fn kill_group_and_wait(pgid: Option<u32>, grace: Duration) {
+    if group_members(pgid).is_empty() {
+        return;
+    }
+    signal_group(pgid, Signal::Term);
+    let deadline = Instant::now() + grace;
+    while Instant::now() < deadline {
+        if group_members(pgid).is_empty() {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    signal_group(pgid, Signal::Kill);
+    // SIGKILL cannot be ignored; give the kernel a moment to finish the deaths.
+    for _ in 0..100 {
+        if group_members(pgid).is_empty() {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+}
+
+#[derive(Clone, Copy)]
+enum Signal {
+    Term,
+    Kill,
+}
+
+#[cfg(unix)]
+fn signal_group(pgid: Option<u32>, signal: Signal) {
+    use nix::sys::signal::{Signal as Sig, killpg};
+    use nix::unistd::Pid;
+    let Some(pgid) = pgid.and_then(|p| i32::try_from(p).ok()) else {
+        return;
+    };
+    let sig = match signal {
+        Signal::Term => Sig::SIGTERM,
+        Signal::Kill => Sig::SIGKILL,
+    };
+    // ESRCH (group already gone) is the normal end, not an error.
+    let _ = killpg(Pid::from_raw(pgid), sig);
+}
+
+#[cfg(not(unix))]
+fn signal_group(_pgid: Option<u32>, _signal: Signal) {}
+
+/// The live (non-zombie) members of process group `pgid`.
+#[cfg(target_os = "linux")]
+pub fn group_members(pgid: Option<u32>) -> Vec<Leaked> {
+    let Some(pgid) = pgid else { return Vec::new() };
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    let mut members: Vec<Leaked> = entries
+        .filter_map(Result::ok)
+        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+        .filter_map(|pid| {
+            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+            // The command name may hold spaces and parentheses: fields follow the last `)`.
+            let fields: Vec<&str> = stat[stat.rfind(')')? + 2..].split_whitespace().collect();
+            let (state, group) = (fields.first()?, fields.get(2)?.parse::<u32>().ok()?);
+            (group == pgid && *state != "Z" && *state != "X").then(|| Leaked {
+                pid,
+                command: command_line(pid),
+            })
+        })
+        .collect();
+    members.sort_by_key(|m| m.pid);
+    members
+}
+
+#[cfg(target_os = "linux")]
+fn command_line(pid: u32) -> String {
+    let raw = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+    let text: Vec<String> = raw
+        .split(|b| *b == 0)
+        .filter(|part| !part.is_empty())
+        .map(|part| String::from_utf8_lossy(part).into_owned())
+        .collect();
+    text.join(" ")
+}
+
+/// Other Unix systems: whether the group still exists, without a process list.
+#[cfg(all(unix, not(target_os = "linux")))]
+pub fn group_members(pgid: Option<u32>) -> Vec<Leaked> {
+    use nix::sys::signal::killpg;
+    use nix::unistd::Pid;
+    match pgid.and_then(|p| i32::try_from(p).ok()) {
+        Some(p) if killpg(Pid::from_raw(p), None).is_ok() => vec![Leaked {
+            pid: p as u32,
+            command: "(a process of the check's group)".to_owned(),
+        }],
+        _ => Vec::new(),
+    }
+}
+
+#[cfg(not(unix))]
+pub fn group_members(_pgid: Option<u32>) -> Vec<Leaked> {
+    Vec::new()
+}

@@ -1,0 +1,69 @@
+//! How each `shell:` turns a command string into a program and its arguments.
+
+use std::ffi::OsString;
+
+use crate::manifest::Shell;
+
+use super::words;
+
+/// A program to spawn and its arguments.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Argv {
+    pub program: OsString,
+    pub args: Vec<OsString>,
+}
+
+/// The argv that runs `cmd` under `shell` (DESIGN.md §4).
+pub fn argv(shell: Shell, cmd: &str) -> Result<Argv, String> {
+    let make = |program: &str, args: &[&str]| Argv {
+        program: program.into(),
+        args: args.iter().map(OsString::from).collect(),
+    };
+    Ok(match shell {
+        // As GitHub Actions runs `shell: bash` steps.
+        Shell::Bash => make(
+            "bash",
+            &["--noprofile", "--norc", "-eo", "pipefail", "-c", cmd],
+        ),
+        Shell::Sh => make("sh", &["-ec", cmd]),
+        Shell::Pwsh => make(
+            "pwsh",
+            &["-NoLogo", "-NoProfile", "-NonInteractive", "-Command", cmd],
+        ),
+        Shell::Cmd => make("cmd", &["/D", "/S", "/C", cmd]),
+        Shell::None => {
+            if let Some(syntax) = words::shell_syntax(cmd) {
+                return Err(format!("`shell: none` cannot run shell syntax `{syntax}`"));
+            }
+            let mut parts = words::split(cmd)?.into_iter();
+            let program = parts.next().ok_or("empty command")?;
+            Argv {
+                program: program.into(),
+                args: parts.map(OsString::from).collect(),
+            }
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bash_runs_like_actions() {
+        let a = argv(Shell::Bash, "echo hi").unwrap();
+        assert_eq!(a.program, "bash");
+        assert_eq!(
+            a.args,
+            ["--noprofile", "--norc", "-eo", "pipefail", "-c", "echo hi"]
+        );
+    }
+
+    #[test]
+    fn none_splits_words_and_refuses_syntax() {
+        let a = argv(Shell::None, "cargo test 'a b'").unwrap();
+        assert_eq!(a.program, "cargo");
+        assert_eq!(a.args, ["test", "a b"]);
+        assert!(argv(Shell::None, "a | b").unwrap_err().contains('|'));
+    }
+}
