@@ -13,7 +13,6 @@ use crate::render::Format;
 #[command(
     name = "cargo-verify-matrix",
     version,
-    args_conflicts_with_subcommands = true,
     after_help = "Exit codes: 0 verified, 1 a required check failed, 2 usage error, 3 coverage incomplete, 4 invalid input, 5 publishing failed, 70 internal error, 130 interrupted."
 )]
 pub struct Cli {
@@ -87,13 +86,13 @@ pub enum PlanFormat {
 }
 
 /// `run`.
-#[derive(Debug, Args, Default)]
+#[derive(Debug, Args, Default, PartialEq)]
 pub struct RunArgs {
     /// The environment to run (repeatable; default: VERIFY_MATRIX_ENV, then `detect` rules,
     /// then the only environment)
     #[arg(long = "env", value_name = "ENV")]
     pub envs: Vec<String>,
-    /// Folder for verify-matrix-<env>.json and logs/<env>/<check>.log
+    /// Folder for verify-matrix-ENV.json and logs/ENV/CHECK.log
     #[arg(long, value_name = "DIR", default_value = "verify-matrix-results")]
     pub out: PathBuf,
     /// Checks run at once
@@ -105,6 +104,17 @@ pub struct RunArgs {
     /// Run only this check (repeatable)
     #[arg(long = "check", value_name = "ID")]
     pub checks: Vec<String>,
+}
+
+impl RunArgs {
+    /// Whether any option differs from its default.
+    pub fn any_set(&self) -> bool {
+        !self.envs.is_empty()
+            || !self.checks.is_empty()
+            || self.fail_fast
+            || self.jobs != 1
+            || self.out.as_os_str() != "verify-matrix-results"
+    }
 }
 
 /// `render`.

@@ -16,6 +16,11 @@ use crate::run::{RunEvent, RunOptions, run_environment};
 
 /// Runs the parsed command line.
 pub fn dispatch(cli: Cli) -> Result<i32, Error> {
+    if cli.command.is_some() && cli.run.any_set() {
+        return Err(Error::Usage(
+            "options of `run` (--env, --out, --jobs, --fail-fast, --check) go after the command name, e.g. `run --env linux`; `plan` takes its own --env".to_owned(),
+        ));
+    }
     match cli.command {
         Some(Command::Plan(args)) => plan_cmd(&cli.global, &args),
         Some(Command::Run(args)) => run_cmd(&cli.global, &args),

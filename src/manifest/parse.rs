@@ -117,7 +117,12 @@ impl Salvage {
 
 /// Environments that deserialized, plus the names of those that did not (so checks
 /// naming them are not reported as naming undeclared environments).
-fn environments(key: &str, value: &Value, spans: &Spans, out: &mut Vec<Diagnostic>) -> Option<Vec<RawEnvironment>> {
+fn environments(
+    key: &str,
+    value: &Value,
+    spans: &Spans,
+    out: &mut Vec<Diagnostic>,
+) -> Option<Vec<RawEnvironment>> {
     let items = seq_part::<RawEnvironment>(key, value, spans, out)?;
     let raw = value.as_array()?;
     Some(

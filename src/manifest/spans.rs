@@ -50,7 +50,9 @@ impl Spans {
 
     /// The first key that appears twice in one mapping, and where its repeat is.
     pub fn first_duplicate(&self) -> Option<(&str, Pos)> {
-        self.duplicates.first().map(|(path, pos)| (path.as_str(), *pos))
+        self.duplicates
+            .first()
+            .map(|(path, pos)| (path.as_str(), *pos))
     }
 
     /// The span recorded for `path`, if the path exists in the text.
@@ -266,7 +268,14 @@ mod tests {
     #[test]
     fn a_missing_path_falls_back_to_its_nearest_ancestor() {
         let spans = Spans::from_yaml(TEXT);
-        assert_eq!(spans.locate("checks[0].nope").unwrap(), Pos { line: 5, col: 5, len: 1 });
+        assert_eq!(
+            spans.locate("checks[0].nope").unwrap(),
+            Pos {
+                line: 5,
+                col: 5,
+                len: 1
+            }
+        );
         assert_eq!(spans.locate("checks[0]").unwrap().line, 5);
         assert!(spans.locate("").is_some());
     }
@@ -274,7 +283,17 @@ mod tests {
     #[test]
     fn records_duplicate_keys() {
         let spans = Spans::from_yaml("a: 1\nb: 2\na: 3\n");
-        assert_eq!(spans.first_duplicate(), Some(("a", Pos { line: 3, col: 1, len: 1 })));
+        assert_eq!(
+            spans.first_duplicate(),
+            Some((
+                "a",
+                Pos {
+                    line: 3,
+                    col: 1,
+                    len: 1
+                }
+            ))
+        );
     }
 
     #[test]

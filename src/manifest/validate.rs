@@ -1,4 +1,4 @@
-//! From the raw model to the validated [`Manifest`], collecting every problem at once.
+//! From the raw model to the validated [`Manifest`](super::Manifest), collecting every problem at once.
 
 use std::collections::{BTreeMap, HashSet};
 use std::time::Duration;
@@ -30,7 +30,11 @@ pub struct Validated {
 
 /// Validates `raw`; every problem found is returned, not only the first.
 /// `check_indices[i]` is the position of `raw.checks[i]` in the document.
-pub fn validate(raw: &RawManifest, check_indices: &[usize], spans: &Spans) -> Result<Validated, Vec<Diagnostic>> {
+pub fn validate(
+    raw: &RawManifest,
+    check_indices: &[usize],
+    spans: &Spans,
+) -> Result<Validated, Vec<Diagnostic>> {
     let mut v = Validator {
         spans,
         diagnostics: Vec::new(),

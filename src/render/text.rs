@@ -14,7 +14,7 @@ pub fn escape_markdown(text: &str) -> String {
             '>' => out.push_str("&gt;"),
             '&' => out.push_str("&amp;"),
             '`' => out.push_str("\\`"),
-            '*' | '_' | '[' | ']' | '\\' => {
+            '*' | '[' | ']' | '\\' => {
                 out.push('\\');
                 out.push(c);
             }

@@ -249,10 +249,22 @@ fn signal_group(pgid: Option<u32>, signal: Signal) {
 #[cfg(not(unix))]
 fn signal_group(_pgid: Option<u32>, _signal: Signal) {}
 
+/// Whether process group `pgid` still has any member (zombies included): one syscall.
+#[cfg(unix)]
+fn group_exists(pgid: u32) -> bool {
+    use nix::sys::signal::killpg;
+    use nix::unistd::Pid;
+    i32::try_from(pgid).is_ok_and(|p| killpg(Pid::from_raw(p), None).is_ok())
+}
+
 /// The live (non-zombie) members of process group `pgid`.
 #[cfg(target_os = "linux")]
 pub fn group_members(pgid: Option<u32>) -> Vec<Leaked> {
     let Some(pgid) = pgid else { return Vec::new() };
+    // The common case, a group already gone, costs one syscall instead of a /proc scan.
+    if !group_exists(pgid) {
+        return Vec::new();
+    }
     let Ok(entries) = std::fs::read_dir("/proc") else {
         return Vec::new();
     };
@@ -288,11 +300,9 @@ fn command_line(pid: u32) -> String {
 /// Other Unix systems: whether the group still exists, without a process list.
 #[cfg(all(unix, not(target_os = "linux")))]
 pub fn group_members(pgid: Option<u32>) -> Vec<Leaked> {
-    use nix::sys::signal::killpg;
-    use nix::unistd::Pid;
-    match pgid.and_then(|p| i32::try_from(p).ok()) {
-        Some(p) if killpg(Pid::from_raw(p), None).is_ok() => vec![Leaked {
-            pid: p as u32,
+    match pgid {
+        Some(p) if group_exists(p) => vec![Leaked {
+            pid: p,
             command: "(a process of the check's group)".to_owned(),
         }],
         _ => Vec::new(),

@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# Whole-process benchmarks of cargo-verify-matrix, each against its baseline in the same
+# run. Installs what it needs (hyperfine, GNU time) when missing.
+#
+#   scripts/bench.sh            full figures (what BENCHMARKS.md reports)
+#   scripts/bench.sh --quick    a smoke run: everything runs once, tiny sizes
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+quick=false
+[ "${1:-}" = "--quick" ] && quick=true
+
+need() {
+    command -v "$1" >/dev/null 2>&1 && return
+    echo "installing $2 ..." >&2
+    if command -v apt-get >/dev/null 2>&1; then
+        (apt-get install -y -qq "$2" >/dev/null 2>&1 || { apt-get update -qq >/dev/null && apt-get install -y -qq "$2" >/dev/null; })
+    fi
+    command -v "$1" >/dev/null 2>&1 || { echo "error: cannot install $2" >&2; exit 1; }
+}
+need hyperfine hyperfine
+[ -x /usr/bin/time ] || need time time
+
+cargo build --release --locked -q
+bin="$PWD/target/release/cargo-verify-matrix"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+if $quick; then bytes=$((16 * 1024 * 1024)); checks=10; runs="--runs 1 --warmup 0"; else bytes=$((1024 * 1024 * 1024)); checks=200; runs="--warmup 2 --min-runs 10"; fi
+
+echo "## machine"
+echo "$(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(uname -sr)"
+echo "tool: $("$bin" --version)"
+
+echo
+echo "## a check printing $bytes bytes: peak RSS and throughput"
+mkdir -p "$work/loud"
+cat >"$work/loud/verify-matrix.yml" <<YAML
+version: 1
+environments: [{name: bench}]
+checks:
+  - id: loud
+    run: head -c $bytes /dev/zero
+    timeout: 10m
+YAML
+( cd "$work/loud" && /usr/bin/time -v "$bin" -q run --out out >/dev/null 2>"$work/time.txt" ) || { cat "$work/time.txt"; exit 1; }
+rss_kb=$(awk -F: '/Maximum resident set size/ {gsub(/ /, "", $2); print $2}' "$work/time.txt")
+echo "peak RSS of cargo-verify-matrix: $((rss_kb / 1024)) MiB ($rss_kb KiB)"
+log_size=$(stat -c %s "$work/loud/out/logs/bench/loud.log")
+[ "$log_size" = "$bytes" ] || { echo "error: log has $log_size bytes, expected $bytes" >&2; exit 1; }
+hyperfine $runs -N --export-markdown "$work/throughput.md" \
+    -n "cmd > file" "bash --noprofile --norc -eo pipefail -c 'head -c $bytes /dev/zero > $work/direct.log'" \
+    -n "cargo-verify-matrix run" "$bin -q run --manifest $work/loud/verify-matrix.yml --out $work/loud/out" >/dev/null
+cat "$work/throughput.md"
+
+echo
+echo "## per-check overhead: $checks sequential \`true\` checks"
+mkdir -p "$work/many"
+{
+    echo "version: 1"
+    echo "environments: [{name: bench}]"
+    echo "checks:"
+    for i in $(seq 1 "$checks"); do echo "  - { id: c$i, run: 'true' }"; done
+} >"$work/many/verify-matrix.yml"
+cat >"$work/loop.sh" <<SH
+for i in \$(seq 1 $checks); do bash --noprofile --norc -eo pipefail -c true > $work/loop.log; done
+SH
+hyperfine $runs -N --export-json "$work/overhead.json" --export-markdown "$work/overhead.md" \
+    -n "bash -c true, $checks times" "bash $work/loop.sh" \
+    -n "cargo-verify-matrix run ($checks checks)" "$bin -q run --manifest $work/many/verify-matrix.yml --out $work/many/out" >/dev/null
+cat "$work/overhead.md"
+python3 - "$work/overhead.json" "$checks" <<'PY'
+import json, sys
+data = json.load(open(sys.argv[1]))["results"]
+n = int(sys.argv[2])
+base, tool = data[0]["mean"], data[1]["mean"]
+print(f"overhead per check: {(tool - base) / n * 1000:.2f} ms (budget 1.5 ms)")
+PY

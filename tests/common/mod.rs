@@ -1,0 +1,101 @@
+//! Test helpers: a project in a temporary folder and the real binary run inside it.
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+
+/// A throwaway project folder holding a manifest and whatever files a test adds.
+pub struct Project {
+    pub dir: tempfile::TempDir,
+}
+
+impl Project {
+    /// A project whose `verify-matrix.yml` is `manifest`.
+    pub fn new(manifest: &str) -> Project {
+        let project = Project::empty();
+        project.write("verify-matrix.yml", manifest);
+        project
+    }
+
+    /// An empty project folder.
+    pub fn empty() -> Project {
+        Project {
+            dir: tempfile::tempdir().expect("temp dir"),
+        }
+    }
+
+    /// The folder.
+    pub fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// Writes `text` to `relative` (creating folders).
+    pub fn write(&self, relative: &str, text: &str) -> PathBuf {
+        let path = self.dir.path().join(relative);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, text).unwrap();
+        path
+    }
+
+    /// Reads `relative` as text.
+    pub fn read(&self, relative: &str) -> String {
+        std::fs::read_to_string(self.dir.path().join(relative))
+            .unwrap_or_else(|e| panic!("reading {relative}: {e}"))
+    }
+
+    /// Reads `relative` as JSON.
+    pub fn json(&self, relative: &str) -> serde_json::Value {
+        serde_json::from_str(&self.read(relative)).expect("valid JSON")
+    }
+
+    /// The binary, run in this folder with a clean CI-free environment.
+    pub fn cmd(&self) -> Command {
+        Command::from_std(self.std_cmd())
+    }
+
+    /// Like [`Project::cmd`], as a plain `std::process::Command` (to spawn and watch).
+    pub fn std_cmd(&self) -> std::process::Command {
+        let mut cmd = std_bin();
+        cmd.current_dir(self.dir.path());
+        cmd
+    }
+}
+
+/// The real binary with the variables that would change its behaviour removed.
+pub fn bin() -> Command {
+    Command::from_std(std_bin())
+}
+
+/// [`bin`] as a plain `std::process::Command`.
+pub fn std_bin() -> std::process::Command {
+    let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("cargo-verify-matrix"));
+    for var in [
+        "GITHUB_ACTIONS",
+        "GITHUB_OUTPUT",
+        "GITHUB_EVENT_PATH",
+        "GITHUB_STEP_SUMMARY",
+        "GITHUB_REPOSITORY",
+        "GITHUB_SHA",
+        "GITHUB_RUN_ID",
+        "GITHUB_RUN_ATTEMPT",
+        "GITHUB_JOB",
+        "VERIFY_MATRIX_ENV",
+        "CARGO_TERM_COLOR",
+    ] {
+        cmd.env_remove(var);
+    }
+    cmd.env("NO_COLOR", "1");
+    cmd
+}
+
+/// The repository's own folder (for fixtures).
+pub fn repo_root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// A one-environment manifest with these checks (YAML list items, indented by 2).
+pub fn manifest_with(checks: &str) -> String {
+    format!("version: 1\nenvironments:\n  - name: local\ndefaults:\n  grace: 1s\nchecks:\n{checks}")
+}
