@@ -250,3 +250,17 @@ fn global_options_go_before_or_after_the_command() {
         .code(2)
         .stderr(predicate::str::contains("options of `run`"));
 }
+
+#[test]
+fn help_texts() {
+    for (name, args) in [
+        ("help", vec!["--help"]),
+        ("help_plan", vec!["plan", "--help"]),
+        ("help_run", vec!["run", "--help"]),
+        ("help_render", vec!["render", "--help"]),
+    ] {
+        let output = bin().args(&args).env("COLUMNS", "100").output().unwrap();
+        assert!(output.status.success());
+        insta::assert_snapshot!(name, String::from_utf8(output.stdout).unwrap());
+    }
+}

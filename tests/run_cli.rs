@@ -498,3 +498,25 @@ fn run_records_the_pull_request_head_commit_not_the_merge_commit() {
         &serde_json::json!({"repository": "o/r", "commit": "abc123head", "pr": 12, "run_id": "77", "run_attempt": 2, "job": "verify"})
     );
 }
+
+#[test]
+fn pwsh_runs_where_present_and_is_a_clear_error_where_absent() {
+    let project = Project::new(&manifest_with(
+        "  - id: ps\n    shell: pwsh\n    run: exit 0\n",
+    ));
+    let present = std::process::Command::new("pwsh")
+        .arg("-Version")
+        .output()
+        .is_ok();
+    let assert = project.cmd().assert();
+    let check = &checks_of(&project, "local")[0];
+    if present {
+        assert.success();
+        assert_eq!(check["status"], "PASS");
+    } else {
+        assert.code(1);
+        assert_eq!(check["status"], "ERROR");
+        assert_eq!(check["exit_code"], 127);
+        assert_eq!(check["summary"], "command not found: pwsh");
+    }
+}

@@ -197,6 +197,8 @@ async fn terminate_group(
         return Ok(status);
     }
     signal_group(pgid, Signal::Kill);
+    // Where process groups cannot be signalled (Windows), at least the main process goes.
+    let _ = child.start_kill();
     let status = child.wait().await?;
     kill_group_and_wait(pgid, Duration::ZERO).await;
     Ok(status)
