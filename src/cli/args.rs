@@ -104,6 +104,20 @@ pub struct RunArgs {
     /// Run only this check (repeatable)
     #[arg(long = "check", value_name = "ID")]
     pub checks: Vec<String>,
+    /// Stop the whole run after this long (e.g. "45m"; overrides the manifest's run-timeout)
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    pub run_timeout: Option<std::time::Duration>,
+}
+
+fn parse_duration(text: &str) -> Result<std::time::Duration, String> {
+    let duration = match text.parse::<u64>() {
+        Ok(secs) => std::time::Duration::from_secs(secs),
+        Err(_) => humantime::parse_duration(text).map_err(|e| e.to_string())?,
+    };
+    if duration.is_zero() {
+        return Err("must be greater than zero".to_owned());
+    }
+    Ok(duration)
 }
 
 impl RunArgs {
@@ -113,6 +127,7 @@ impl RunArgs {
             || !self.checks.is_empty()
             || self.fail_fast
             || self.jobs != 1
+            || self.run_timeout.is_some()
             || self.out.as_os_str() != "verify-matrix-results"
     }
 }

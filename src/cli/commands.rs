@@ -12,6 +12,7 @@ use crate::plan::{self, select};
 use crate::render::{self, Format, RenderOptions};
 use crate::results::source::detect_source;
 use crate::results::{PartialResult, Report, Status, read_json};
+use crate::run::process::{Stop, StopReason};
 use crate::run::{RunEvent, RunOptions, run_environment};
 
 /// Runs the parsed command line.
@@ -122,6 +123,7 @@ fn run_cmd(global: &GlobalArgs, args: &RunArgs) -> Result<i32, Error> {
         jobs: usize::from(args.jobs),
         fail_fast: args.fail_fast,
         only: only.clone(),
+        run_timeout: args.run_timeout,
     };
     let source = detect_source(&manifest.dir);
     let quiet = global.quiet;
@@ -159,15 +161,37 @@ fn run_cmd(global: &GlobalArgs, args: &RunArgs) -> Result<i32, Error> {
             context: "cannot start the async runtime".to_owned(),
             source,
         })?;
+    crate::run::leaks::become_subreaper();
+    let (stop_tx, stop_rx) = tokio::sync::watch::channel(None);
     let mut partials = Vec::new();
     if !manifest.skip {
-        for env in &environments {
-            let partial = runtime.block_on(run_environment(
-                &manifest, env, &source, &options, &on_event,
-            ))?;
-            partials.push(partial);
-        }
+        runtime.block_on(async {
+            let _signals = tokio::spawn(forward_signals(Signals::new(), stop_tx));
+            for env in &environments {
+                let partial = run_environment(
+                    &manifest,
+                    env,
+                    &source,
+                    &options,
+                    stop_rx.clone(),
+                    &on_event,
+                )
+                .await?;
+                partials.push(partial);
+                if stop_rx.borrow().is_some() {
+                    break;
+                }
+            }
+            Ok::<(), Error>(())
+        })?;
     }
+    let interrupted = matches!(
+        *stop_rx.borrow(),
+        Some(Stop {
+            reason: StopReason::Interrupted(_),
+            ..
+        })
+    );
     // The verdict of this run covers what it was asked to run: these environments, and
     // with --check only those checks.
     let mut scope = manifest.clone();
@@ -189,7 +213,79 @@ fn run_cmd(global: &GlobalArgs, args: &RunArgs) -> Result<i32, Error> {
             );
         }
     }
+    if interrupted {
+        if !quiet {
+            eprintln!("interrupted: the results written so far are complete and valid");
+        }
+        return Ok(exit_code::INTERRUPTED);
+    }
     Ok(report.exit_code())
+}
+
+/// SIGINT, SIGTERM and SIGHUP (what GitHub Actions sends on cancel) stop the run: the
+/// first with the grace period, the next at once.
+#[allow(clippy::print_stderr)]
+async fn forward_signals(mut signals: Signals, stop: tokio::sync::watch::Sender<Option<Stop>>) {
+    let mut count = 0;
+    while let Some(signal) = signals.next().await {
+        count += 1;
+        eprintln!(
+            "{}: {}",
+            crate::run::check::signal_name(signal),
+            if count == 1 {
+                "stopping the running checks (again to kill them at once)"
+            } else {
+                "killing the running checks"
+            }
+        );
+        let _ = stop.send(Some(Stop {
+            reason: StopReason::Interrupted(signal),
+            immediate: count > 1,
+        }));
+    }
+}
+
+/// The signals that stop a run, registered before the first check starts so that none
+/// can kill the tool the default way.
+#[cfg(unix)]
+struct Signals(Option<[tokio::signal::unix::Signal; 3]>);
+
+#[cfg(unix)]
+impl Signals {
+    fn new() -> Signals {
+        use tokio::signal::unix::{SignalKind, signal};
+        let all = (|| {
+            Some([
+                signal(SignalKind::interrupt()).ok()?,
+                signal(SignalKind::terminate()).ok()?,
+                signal(SignalKind::hangup()).ok()?,
+            ])
+        })();
+        Signals(all)
+    }
+
+    async fn next(&mut self) -> Option<i32> {
+        let [int, term, hup] = self.0.as_mut()?;
+        tokio::select! {
+            _ = int.recv() => Some(2),
+            _ = term.recv() => Some(15),
+            _ = hup.recv() => Some(1),
+        }
+    }
+}
+
+#[cfg(not(unix))]
+struct Signals;
+
+#[cfg(not(unix))]
+impl Signals {
+    fn new() -> Signals {
+        Signals
+    }
+
+    async fn next(&mut self) -> Option<i32> {
+        tokio::signal::ctrl_c().await.ok().map(|()| 2)
+    }
 }
 
 fn render_cmd(global: &GlobalArgs, args: &RenderArgs) -> Result<i32, Error> {

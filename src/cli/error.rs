@@ -36,9 +36,9 @@ impl Error {
                 exit_code::INVALID_INPUT
             }
             Error::Select(_) | Error::Usage(_) => exit_code::USAGE,
-            Error::Run(RunError::ResultFile(_)) | Error::Run(_) | Error::Io { .. } => {
-                exit_code::INTERNAL
-            }
+            // Another run owns the folder: the input (the output folder) is unusable.
+            Error::Run(RunError::Locked { .. }) => exit_code::INVALID_INPUT,
+            Error::Run(_) | Error::Io { .. } => exit_code::INTERNAL,
         }
     }
 }

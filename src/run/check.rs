@@ -3,10 +3,16 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use crate::manifest::{Check, CheckKind, Environment, Manifest, TestSpec};
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use crate::manifest::{Check, CheckKind, Environment, Manifest, Policy, TestSpec};
+use crate::render::text::tail;
 use crate::results::{CheckResult, Status, one_line_summary};
 
-use super::process::{self, Execution, Spec};
+use super::policy;
+use super::process::{self, Execution, Spec, StopReason, StopReceiver};
 use super::shell;
 
 /// Everything needed to run one check, owned so it can move to a task.
@@ -21,6 +27,7 @@ pub struct CheckJob {
     pub log_file: PathBuf,
     /// Relative to the result file's folder: what the result records.
     pub log_path: String,
+    pub policy: Policy,
 }
 
 impl CheckJob {
@@ -38,6 +45,7 @@ impl CheckJob {
             cwd: manifest.dir.join(&check.cwd),
             log_file: out_dir.join(&log_path),
             log_path,
+            policy: manifest.policy.clone(),
         }
     }
 
@@ -80,8 +88,9 @@ impl CheckJob {
         }
     }
 
-    /// Runs the check, retrying retryable failures up to `retries` times.
-    pub async fn run(&self) -> std::io::Result<CheckResult> {
+    /// Runs the check, retrying retryable failures up to `retries` times, until done or
+    /// until `stop` asks the run to stop.
+    pub async fn run(&self, mut stop: StopReceiver) -> std::io::Result<CheckResult> {
         let Some(cmd) = self.command() else {
             let what = match &self.check.kind {
                 CheckKind::Test(TestSpec::Auto) => "`test: auto`".to_owned(),
@@ -92,7 +101,9 @@ impl CheckJob {
                 &format!("not run: {what} not yet supported"),
             ));
         };
-        let argv = match shell::argv(self.shell, cmd) {
+        let argv =
+            policy::refusal(cmd, &self.policy).map_or_else(|| shell::argv(self.shell, cmd), Err);
+        let argv = match argv {
             Ok(argv) => argv,
             Err(reason) => {
                 let mut result = self.blank_result(Status::Error, &format!("refused: {reason}"));
@@ -117,9 +128,12 @@ impl CheckJob {
             if attempt > 1 {
                 append_banner(&self.log_file, attempt, max_attempts)?;
             }
-            let execution = process::execute(&spec).await?;
+            let execution = process::execute(&spec, &mut stop).await?;
             total += execution.duration;
             let mut result = self.judge(&execution);
+            if result.status == Status::Fail && transient_failure(&self.log_file) {
+                result.retryable = true;
+            }
             result.attempts = attempt;
             result.duration_ms = millis(total);
             if result.status == Status::Pass {
@@ -132,10 +146,14 @@ impl CheckJob {
                 }
                 return Ok(result);
             }
-            if !result.retryable || attempt >= max_attempts {
+            if !result.retryable || attempt >= max_attempts || stop.borrow().is_some() {
                 return Ok(result);
             }
-            tokio::time::sleep(Duration::from_millis(250 * u64::from(attempt))).await;
+            let backoff = Duration::from_millis(250 * u64::from(attempt));
+            tokio::select! {
+                _ = tokio::time::sleep(backoff) => {}
+                _ = stop.changed() => return Ok(result),
+            }
         }
     }
 
@@ -151,6 +169,18 @@ impl CheckJob {
         let code = execution.exit_code.unwrap_or(-1);
         let (status, retryable, summary) = if let Some(error) = &execution.spawn_error {
             (Status::Error, false, error.clone())
+        } else if let Some(reason) = execution.stopped {
+            let why = match reason {
+                StopReason::RunTimeout => "stopped: the run timeout expired".to_owned(),
+                StopReason::Interrupted(signal) => {
+                    format!("interrupted by {}", signal_name(signal))
+                }
+            };
+            (
+                Status::Error,
+                true,
+                format!("{why} after {took} (exit {code})"),
+            )
         } else if execution.timed_out {
             (
                 Status::Error,
@@ -201,6 +231,29 @@ impl CheckJob {
     }
 }
 
+/// Log text that marks a failure as transient (network, locks, rate limits): worth a retry.
+static TRANSIENT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)connection (reset|refused)|timed out|could not resolve host|temporary failure in name resolution|ETIMEDOUT|ECONNRESET|ECONNREFUSED|\b(HTTP|status)[ /:]*50[234]\b|\b50[234] (Bad Gateway|Service Unavailable|Gateway Time-?out)|Blocking waiting for file lock|text file busy|rate limit",
+    )
+    .expect("valid regex")
+});
+
+/// Whether the end of the log shows a transient failure.
+fn transient_failure(log: &Path) -> bool {
+    tail(log, 200, 64 * 1024).is_some_and(|text| TRANSIENT.is_match(&text))
+}
+
+/// `SIGTERM` for 15, and so on, for the signals a run reacts to.
+pub fn signal_name(signal: i32) -> String {
+    match signal {
+        1 => "SIGHUP".to_owned(),
+        2 => "SIGINT".to_owned(),
+        15 => "SIGTERM".to_owned(),
+        n => format!("signal {n}"),
+    }
+}
+
 fn append_banner(log: &Path, attempt: u32, of: u32) -> std::io::Result<()> {
     use std::io::Write as _;
     let mut file = std::fs::OpenOptions::new()
@@ -235,6 +288,28 @@ pub fn format_duration(d: Duration) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn transient_patterns() {
+        for text in [
+            "curl: (7) Failed to connect: Connection refused",
+            "error: could not resolve host: github.com",
+            "Blocking waiting for file lock on package cache",
+            "HTTP 503",
+            "502 Bad Gateway",
+            "API rate limit exceeded",
+            "read ECONNRESET",
+        ] {
+            assert!(TRANSIENT.is_match(text), "{text}");
+        }
+        for text in [
+            "test result: FAILED. 1 passed; 1 failed",
+            "error[E0308]: mismatched types",
+            "exit 1",
+        ] {
+            assert!(!TRANSIENT.is_match(text), "{text}");
+        }
+    }
 
     #[test]
     fn durations_for_people() {

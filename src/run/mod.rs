@@ -1,6 +1,9 @@
 //! Running one environment's share of the matrix: processes, check kinds, the result file.
 
 pub mod check;
+pub mod leaks;
+pub mod lexer;
+pub mod policy;
 pub mod process;
 pub mod runner;
 pub mod shell;

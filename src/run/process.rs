@@ -10,8 +10,11 @@ use std::path::PathBuf;
 use std::process::{ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
+use tokio::sync::watch;
+
 use crate::results::Leaked;
 
+use super::leaks::{self, Running};
 use super::shell::Argv;
 
 /// Exit code recorded for a command killed by its timeout (as coreutils' `timeout`).
@@ -23,6 +26,25 @@ pub const NOT_EXECUTABLE_EXIT: i32 = 126;
 
 /// How long to wait for the output pipe to close after the process group is gone.
 const PIPE_DRAIN: Duration = Duration::from_secs(2);
+
+/// Why a run stops its running checks early.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StopReason {
+    /// The whole-run timeout expired.
+    RunTimeout,
+    /// SIGINT, SIGTERM or SIGHUP (the signal number).
+    Interrupted(i32),
+}
+
+/// A request to stop: `immediate` skips the grace period (a second signal).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Stop {
+    pub reason: StopReason,
+    pub immediate: bool,
+}
+
+/// Receives stop requests; `None` until one is made.
+pub type StopReceiver = watch::Receiver<Option<Stop>>;
 
 /// What to run.
 #[derive(Debug, Clone)]
@@ -43,27 +65,32 @@ pub struct Execution {
     /// The exit code; 128+N for signal N; 124 on timeout; 126/127 when it could not start.
     pub exit_code: Option<i32>,
     pub timed_out: bool,
+    /// Set when the run stopped this command before it finished.
+    pub stopped: Option<StopReason>,
     /// Set when the command could not be started.
     pub spawn_error: Option<String>,
-    /// Processes of the group still alive after the main process exited (now killed).
+    /// Processes of the check still alive after its main process exited (now killed).
     pub leaked: Vec<Leaked>,
-    /// Something kept the output pipe open after the group was gone.
+    /// Something kept the output pipe open after every known process was gone.
     pub pipe_held: bool,
     pub duration: Duration,
     pub log_bytes: u64,
 }
 
-/// Runs `spec` to completion; I/O errors are the tool's own (the log cannot be written).
-pub async fn execute(spec: &Spec) -> io::Result<Execution> {
+/// Runs `spec` to completion (or until `stop` says so); I/O errors are the tool's own
+/// (the log cannot be written).
+pub async fn execute(spec: &Spec, stop: &mut StopReceiver) -> io::Result<Execution> {
     let mut log = open_log(spec)?;
     let started = Instant::now();
     let (reader, writer) = io::pipe()?;
+    let token = leaks::new_token();
 
     let mut command = tokio::process::Command::new(&spec.argv.program);
     command
         .args(&spec.argv.args)
         .current_dir(&spec.cwd)
         .envs(&spec.env)
+        .env(leaks::TOKEN_VAR, &token)
         .stdin(Stdio::null())
         .stdout(writer.try_clone()?)
         .stderr(writer)
@@ -78,23 +105,10 @@ pub async fn execute(spec: &Spec) -> io::Result<Execution> {
     let mut child = match spawned {
         Ok(child) => child,
         Err(e) => {
-            let code = match e.kind() {
-                io::ErrorKind::NotFound => NOT_FOUND_EXIT,
-                io::ErrorKind::PermissionDenied => NOT_EXECUTABLE_EXIT,
-                _ => NOT_FOUND_EXIT,
-            };
-            let program = spec.argv.program.to_string_lossy();
-            let message = match e.kind() {
-                io::ErrorKind::NotFound if !spec.cwd.is_dir() => {
-                    format!("working directory `{}` does not exist", spec.cwd.display())
-                }
-                io::ErrorKind::NotFound => format!("command not found: {program}"),
-                io::ErrorKind::PermissionDenied => format!("permission denied: {program}"),
-                _ => format!("could not start {program}: {e}"),
-            };
+            let message = spawn_error_message(spec, &e);
             writeln!(log, "cargo-verify-matrix: {message}")?;
             return Ok(Execution {
-                exit_code: Some(code),
+                exit_code: Some(spawn_error_code(&e)),
                 spawn_error: Some(message),
                 duration: started.elapsed(),
                 ..Execution::default()
@@ -102,32 +116,54 @@ pub async fn execute(spec: &Spec) -> io::Result<Execution> {
         }
     };
     let pgid = child.id();
+    if let Some(pid) = pgid {
+        Running::add(pid);
+    }
     let copier = tokio::task::spawn_blocking(move || copy_to_log(reader, log));
 
     let mut execution = Execution::default();
-    let status = tokio::select! {
-        status = child.wait() => Some(status?),
-        _ = tokio::time::sleep(spec.timeout) => None,
+    let outcome = tokio::select! {
+        status = child.wait() => Ok(status),
+        _ = tokio::time::sleep(spec.timeout) => Err(None),
+        request = stop_requested(stop) => Err(Some(request)),
     };
-    let status = match status {
-        Some(status) => status,
-        None => {
-            execution.timed_out = true;
-            terminate_group(pgid, &mut child, spec.grace).await?
+    let status = match outcome {
+        Ok(status) => status,
+        Err(request) => {
+            execution.timed_out = request.is_none();
+            execution.stopped = request.map(|r| r.reason);
+            let grace = match request {
+                Some(Stop {
+                    immediate: true, ..
+                }) => Duration::ZERO,
+                _ => spec.grace,
+            };
+            terminate_group(pgid, &mut child, grace, stop).await
         }
     };
+    if let Some(pid) = pgid {
+        Running::remove(pid);
+    }
+    let status = status?;
     execution.exit_code = Some(if execution.timed_out {
         TIMEOUT_EXIT
     } else {
         exit_code_of(status)
     });
 
-    // Whatever is left of the group now outlived the command: a leak.
-    if !execution.timed_out {
-        execution.leaked = group_members(pgid);
-        if !execution.leaked.is_empty() {
-            kill_group_and_wait(pgid, spec.grace).await;
-        }
+    // Whatever is left of the check now outlived it: first its process group, then what
+    // escaped the group (re-parented to this process, the subreaper, once the group's
+    // intermediate processes are gone).
+    let in_group = group_members(pgid);
+    if !in_group.is_empty() {
+        kill_group_and_wait(pgid, spec.grace).await;
+    }
+    let escaped = leaks::escaped(&token);
+    leaks::kill(&escaped, spec.grace).await;
+    leaks::reap_adopted();
+    if execution.stopped.is_none() && !execution.timed_out {
+        execution.leaked = in_group;
+        execution.leaked.extend(escaped);
     }
     match tokio::time::timeout(PIPE_DRAIN, copier).await {
         Ok(joined) => execution.log_bytes = joined.map_err(io::Error::other)??,
@@ -137,6 +173,38 @@ pub async fn execute(spec: &Spec) -> io::Result<Execution> {
     }
     execution.duration = started.elapsed();
     Ok(execution)
+}
+
+/// Resolves when a stop is requested (immediately if one already was).
+async fn stop_requested(stop: &mut StopReceiver) -> Stop {
+    loop {
+        if let Some(request) = *stop.borrow_and_update() {
+            return request;
+        }
+        if stop.changed().await.is_err() {
+            // The sender is gone: nobody can ask to stop any more.
+            std::future::pending::<()>().await;
+        }
+    }
+}
+
+fn spawn_error_code(e: &io::Error) -> i32 {
+    match e.kind() {
+        io::ErrorKind::PermissionDenied => NOT_EXECUTABLE_EXIT,
+        _ => NOT_FOUND_EXIT,
+    }
+}
+
+fn spawn_error_message(spec: &Spec, e: &io::Error) -> String {
+    let program = spec.argv.program.to_string_lossy();
+    match e.kind() {
+        io::ErrorKind::NotFound if !spec.cwd.is_dir() => {
+            format!("working directory `{}` does not exist", spec.cwd.display())
+        }
+        io::ErrorKind::NotFound => format!("command not found: {program}"),
+        io::ErrorKind::PermissionDenied => format!("permission denied: {program}"),
+        _ => format!("could not start {program}: {e}"),
+    }
 }
 
 fn open_log(spec: &Spec) -> io::Result<File> {
@@ -182,16 +250,31 @@ pub fn exit_code_of(status: ExitStatus) -> i32 {
     status.code().unwrap_or(1)
 }
 
-/// SIGTERM to the group, up to `grace` for the main process to exit, then SIGKILL;
-/// returns the main process's status.
+/// SIGTERM to the group, up to `grace` for the main process to exit (cut short by an
+/// immediate stop request), then SIGKILL; returns the main process's status.
 async fn terminate_group(
     pgid: Option<u32>,
     child: &mut tokio::process::Child,
     grace: Duration,
+    stop: &mut StopReceiver,
 ) -> io::Result<ExitStatus> {
     signal_group(pgid, Signal::Term);
-    if let Ok(status) = tokio::time::timeout(grace, child.wait()).await {
-        let status = status?;
+    let immediate = async {
+        loop {
+            if stop_requested(stop).await.immediate {
+                return;
+            }
+            if stop.changed().await.is_err() {
+                std::future::pending::<()>().await;
+            }
+        }
+    };
+    let exited = tokio::select! {
+        status = child.wait() => Some(status?),
+        _ = tokio::time::sleep(grace) => None,
+        _ = immediate => None,
+    };
+    if let Some(status) = exited {
         // The shell may have gone while others of its group ignore SIGTERM.
         kill_group_and_wait(pgid, grace).await;
         return Ok(status);
@@ -267,21 +350,11 @@ pub fn group_members(pgid: Option<u32>) -> Vec<Leaked> {
     if !group_exists(pgid) {
         return Vec::new();
     }
-    let Ok(entries) = std::fs::read_dir("/proc") else {
-        return Vec::new();
-    };
-    let mut members: Vec<Leaked> = entries
-        .filter_map(Result::ok)
-        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
-        .filter_map(|pid| {
-            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-            // The command name may hold spaces and parentheses: fields follow the last `)`.
-            let fields: Vec<&str> = stat[stat.rfind(')')? + 2..].split_whitespace().collect();
-            let (state, group) = (fields.first()?, fields.get(2)?.parse::<u32>().ok()?);
-            (group == pgid && *state != "Z" && *state != "X").then(|| Leaked {
-                pid,
-                command: command_line(pid),
-            })
+    let mut members: Vec<Leaked> = leaks::all_pids()
+        .filter(|pid| in_group(*pid, pgid) && leaks::is_alive(*pid))
+        .map(|pid| Leaked {
+            pid,
+            command: leaks::command_line(pid),
         })
         .collect();
     members.sort_by_key(|m| m.pid);
@@ -289,14 +362,14 @@ pub fn group_members(pgid: Option<u32>) -> Vec<Leaked> {
 }
 
 #[cfg(target_os = "linux")]
-fn command_line(pid: u32) -> String {
-    let raw = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
-    let text: Vec<String> = raw
-        .split(|b| *b == 0)
-        .filter(|part| !part.is_empty())
-        .map(|part| String::from_utf8_lossy(part).into_owned())
-        .collect();
-    text.join(" ")
+fn in_group(pid: u32, pgid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|stat| {
+            let rest = stat.get(stat.rfind(')')? + 2..)?;
+            rest.split_whitespace().nth(2)?.parse::<u32>().ok()
+        })
+        == Some(pgid)
 }
 
 /// Other Unix systems: whether the group still exists, without a process list.

@@ -1,9 +1,11 @@
 //! Running one environment's share: scheduling up to `--jobs` checks at once, keeping
 //! manifest order in every output, and rewriting the result file after every check.
 
+use std::fs::File;
 use std::path::{Path, PathBuf};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
+use tokio::sync::watch;
 use tokio::task::JoinSet;
 
 use crate::manifest::{CheckId, Environment, Manifest};
@@ -13,7 +15,8 @@ use crate::results::{
     Status, Tool, write_json_atomic,
 };
 
-use super::check::CheckJob;
+use super::check::{CheckJob, format_duration, signal_name};
+use super::process::{Stop, StopReason, StopReceiver};
 
 /// How to run.
 #[derive(Debug, Clone)]
@@ -26,6 +29,8 @@ pub struct RunOptions {
     pub fail_fast: bool,
     /// Run only these checks (all when empty).
     pub only: Vec<CheckId>,
+    /// The whole-run timeout (overrides the manifest's `run-timeout`).
+    pub run_timeout: Option<Duration>,
 }
 
 /// What the run reports as it goes.
@@ -52,6 +57,90 @@ pub enum RunError {
     },
     #[error("a check task failed: {0}")]
     Task(String),
+    #[error(
+        "another run of environment `{env}` is writing to `{}` (lock `{}` is held); wait for it or use another --out folder",
+        dir.display(), lock.display()
+    )]
+    Locked {
+        env: String,
+        dir: PathBuf,
+        lock: PathBuf,
+    },
+    #[error("cannot lock `{}`: {source}", lock.display())]
+    Lock {
+        lock: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+/// Takes the exclusive lock of `env` in `out_dir`, held until the returned file drops.
+fn lock_environment(out_dir: &Path, env: &str) -> Result<File, RunError> {
+    let lock = out_dir.join(format!(".verify-matrix-{env}.lock"));
+    let io = |source| RunError::Lock {
+        lock: lock.clone(),
+        source,
+    };
+    std::fs::create_dir_all(out_dir).map_err(io)?;
+    let file = File::options()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&lock)
+        .map_err(io)?;
+    match file.try_lock() {
+        Ok(()) => Ok(file),
+        Err(std::fs::TryLockError::WouldBlock) => Err(RunError::Locked {
+            env: env.to_owned(),
+            dir: out_dir.to_path_buf(),
+            lock,
+        }),
+        Err(std::fs::TryLockError::Error(e)) => Err(io(e)),
+    }
+}
+
+/// Forwards `outer` (interrupts) to a channel of this run's own, which also receives
+/// the whole-run timeout.
+fn run_stop_channel(mut outer: StopReceiver, run_timeout: Option<Duration>) -> StopReceiver {
+    let (tx, rx) = watch::channel(*outer.borrow());
+    tokio::spawn(async move {
+        let timer = async {
+            match run_timeout {
+                Some(limit) => tokio::time::sleep(limit).await,
+                None => std::future::pending().await,
+            }
+        };
+        tokio::pin!(timer);
+        loop {
+            tokio::select! {
+                changed = outer.changed() => {
+                    if changed.is_err() {
+                        // No more interrupts can come; only the timer is left.
+                        (&mut timer).await;
+                        let _ = tx.send(Some(Stop { reason: StopReason::RunTimeout, immediate: false }));
+                        return;
+                    }
+                    let request = *outer.borrow();
+                    if tx.send(request).is_err() {
+                        return;
+                    }
+                }
+                _ = &mut timer => {
+                    if tx.borrow().is_none() {
+                        let _ = tx.send(Some(Stop { reason: StopReason::RunTimeout, immediate: false }));
+                    }
+                    // Interrupts may still escalate to an immediate stop.
+                    while outer.changed().await.is_ok() {
+                        let request = *outer.borrow();
+                        if tx.send(request).is_err() {
+                            return;
+                        }
+                    }
+                    return;
+                }
+            }
+        }
+    });
+    rx
 }
 
 /// The path of the result file for `env` under `out_dir`.
@@ -66,9 +155,13 @@ pub async fn run_environment(
     env: &Environment,
     source: &Source,
     options: &RunOptions,
+    stop: StopReceiver,
     on_event: &(dyn Fn(RunEvent<'_>) + Sync),
 ) -> Result<PartialResult, RunError> {
     let started = Instant::now();
+    let _lock = lock_environment(&options.out_dir, env.name.as_str())?;
+    let run_timeout = options.run_timeout.or(manifest.run_timeout);
+    let stop = run_stop_channel(stop, run_timeout);
     let jobs: Vec<CheckJob> = manifest
         .checks_for(&env.name)
         .filter(|c| !c.kind.is_manual())
@@ -102,8 +195,23 @@ pub async fn run_environment(
     let mut running = JoinSet::new();
     let mut next = 0;
     let mut stop_reason: Option<String> = None;
+    let mut stopped: Option<StopReason> = None;
     let limit = options.jobs.max(1);
     loop {
+        if stopped.is_none()
+            && let Some(request) = *stop.borrow()
+        {
+            stopped = Some(request.reason);
+            stop_reason = Some(match request.reason {
+                StopReason::RunTimeout => format!(
+                    "not run: the run timeout ({}) expired",
+                    format_duration(run_timeout.unwrap_or_default())
+                ),
+                StopReason::Interrupted(signal) => {
+                    format!("not run: interrupted by {}", signal_name(signal))
+                }
+            });
+        }
         while stop_reason.is_none() && next < jobs.len() && running.len() < limit {
             let job = jobs[next].clone();
             on_event(RunEvent::Started {
@@ -111,10 +219,17 @@ pub async fn run_environment(
                 environment: env.name.as_str(),
             });
             let index = next;
-            running.spawn(async move { (index, job.run().await) });
+            let stop = stop.clone();
+            running.spawn(async move { (index, job.run(stop).await) });
             next += 1;
         }
-        let Some(joined) = running.join_next().await else {
+        let mut watch_stop = stop.clone();
+        let joined = tokio::select! {
+            joined = running.join_next() => joined,
+            // A stop request re-evaluates what may start; running checks stop themselves.
+            _ = watch_stop.changed(), if stopped.is_none() => continue,
+        };
+        let Some(joined) = joined else {
             break;
         };
         let (index, result) = joined.map_err(|e| RunError::Task(e.to_string()))?;
@@ -140,7 +255,11 @@ pub async fn run_environment(
             on_event(RunEvent::Finished { result: slot });
         }
     }
-    partial.outcome = Outcome::Complete;
+    partial.outcome = match stopped {
+        None => Outcome::Complete,
+        Some(StopReason::RunTimeout) => Outcome::RunTimeout,
+        Some(StopReason::Interrupted(_)) => Outcome::Interrupted,
+    };
     partial.finished_at = Some(now_rfc3339());
     partial.duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
     write_json_atomic(&path, &partial)?;

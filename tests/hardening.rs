@@ -1,0 +1,352 @@
+//! The verification worker on real processes: refusals, leaked processes in every shape,
+//! the whole-run timeout, interrupts, retries, the lock and odd output.
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use common::{Project, manifest_with};
+use predicates::prelude::*;
+use serde_json::Value;
+
+fn result(project: &Project) -> Value {
+    project.json("verify-matrix-results/verify-matrix-local.json")
+}
+
+fn check<'a>(result: &'a Value, id: &str) -> &'a Value {
+    result["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["command_id"] == id)
+        .unwrap_or_else(|| panic!("no result for {id}"))
+}
+
+/// Live processes whose command line contains `needle`.
+fn alive(needle: &str) -> Vec<String> {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(Result::ok)
+        .filter_map(|e| {
+            e.file_name().to_str()?.parse::<u32>().ok()?;
+            let stat = std::fs::read_to_string(e.path().join("stat")).ok()?;
+            let state = stat[stat.rfind(')')? + 2..].chars().next()?;
+            let cmdline = std::fs::read(e.path().join("cmdline")).ok()?;
+            let text = String::from_utf8_lossy(&cmdline).replace('\0', " ");
+            (state != 'Z' && text.contains(needle)).then_some(text)
+        })
+        .collect()
+}
+
+/// Waits until the result file shows `id` finished, or panics after 30 s.
+fn wait_for_status(project: &Project, id: &str) {
+    let path = project
+        .path()
+        .join("verify-matrix-results/verify-matrix-local.json");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        assert!(Instant::now() < deadline, "{id} never finished");
+        if let Ok(text) = std::fs::read_to_string(&path)
+            && let Ok(value) = serde_json::from_str::<Value>(&text)
+            && value["checks"].as_array().is_some_and(|c| {
+                c.iter()
+                    .any(|c| c["command_id"] == id && c["status"] != "NOT_RUN")
+            })
+        {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+fn signal(pid: u32, name: &str) {
+    let status = std::process::Command::new("kill")
+        .args([&format!("-{name}"), &pid.to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+}
+
+#[test]
+fn background_commands_are_refused_and_never_spawned() {
+    let project = Project::new(&manifest_with(
+        "  - id: bg\n    run: touch spawned & true\n  - id: detached\n    run: nohup touch spawned2\n  - id: fine\n    run: echo \"a & b\" 2>&1 && true\n",
+    ));
+    project.cmd().assert().code(1);
+    let result = result(&project);
+    let bg = check(&result, "bg");
+    assert_eq!(bg["status"], "ERROR");
+    assert_eq!(bg["retryable"], false);
+    assert_eq!(bg["exit_code"], Value::Null);
+    assert!(
+        bg["refused"]
+            .as_str()
+            .unwrap()
+            .contains("runs in the background"),
+        "{bg}"
+    );
+    assert!(bg["summary"].as_str().unwrap().starts_with("refused: "));
+    assert!(
+        check(&result, "detached")["refused"]
+            .as_str()
+            .unwrap()
+            .contains("`nohup`")
+    );
+    assert_eq!(check(&result, "fine")["status"], "PASS");
+    assert!(!project.path().join("spawned").exists() && !project.path().join("spawned2").exists());
+}
+
+#[test]
+fn watch_commands_and_deny_patterns_are_refused() {
+    let project = Project::new(
+        "version: 1\nenvironments: [{name: local}]\npolicy: { deny: ['rm -rf /'] }\nchecks:\n  - { id: watch, run: 'tail -f /dev/null' }\n  - { id: denied, run: 'rm -rf / --no-preserve-root' }\n",
+    );
+    project.cmd().assert().code(1);
+    let result = result(&project);
+    assert!(
+        check(&result, "watch")["refused"]
+            .as_str()
+            .unwrap()
+            .contains("policy.allow-watch")
+    );
+    assert_eq!(
+        check(&result, "denied")["refused"],
+        "matches policy.deny pattern `rm -rf /`"
+    );
+}
+
+fn leak_case(script: &str, needle: &str) -> Value {
+    let project = Project::new(&manifest_with(
+        "  - id: leaky\n    run: bash spawn.sh\n    grace: 1s\n",
+    ));
+    project.write("spawn.sh", script);
+    project.cmd().assert().code(1);
+    let check = check(&result(&project), "leaky").clone();
+    assert_eq!(check["status"], "ERROR", "{check}");
+    assert_eq!(check["retryable"], true);
+    assert_eq!(check["exit_code"], 0, "the command itself exited 0");
+    let leaked = check["leaked"].as_array().unwrap();
+    assert!(
+        leaked
+            .iter()
+            .any(|l| l["command"].as_str().unwrap().contains(needle)
+                && l["pid"].as_u64().unwrap() > 1),
+        "{check}"
+    );
+    assert_eq!(alive(needle), Vec::<String>::new(), "nothing left running");
+    check
+}
+
+#[test]
+fn a_background_child_holding_the_output_is_a_leak() {
+    leak_case("sleep 61.1 &\necho started\n", "sleep 61.1");
+}
+
+#[test]
+fn a_background_child_with_redirected_output_is_a_leak() {
+    leak_case("sleep 61.2 >/dev/null 2>&1 &\necho started\n", "sleep 61.2");
+}
+
+#[test]
+fn a_setsid_escape_with_redirected_output_is_a_leak() {
+    leak_case(
+        "setsid sleep 61.3 >/dev/null 2>&1 </dev/null &\necho started\n",
+        "sleep 61.3",
+    );
+}
+
+#[test]
+fn a_double_fork_setsid_escape_holding_the_output_is_a_leak() {
+    leak_case("( setsid sleep 61.4 & )\necho started\n", "sleep 61.4");
+}
+
+#[test]
+fn the_run_timeout_stops_the_running_check_and_skips_the_rest() {
+    let project = Project::new(&manifest_with(
+        "  - id: quick\n    run: 'true'\n  - id: hangs\n    run: sh -c 'sleep 62.5; true'\n  - id: never\n    run: 'true'\n",
+    ));
+    project
+        .cmd()
+        .args(["run", "--run-timeout", "2s"])
+        .assert()
+        .code(1);
+    let result = result(&project);
+    assert_eq!(result["outcome"], "run_timeout");
+    assert_eq!(check(&result, "quick")["status"], "PASS");
+    let hangs = check(&result, "hangs");
+    assert_eq!(hangs["status"], "ERROR");
+    assert!(
+        hangs["summary"]
+            .as_str()
+            .unwrap()
+            .starts_with("stopped: the run timeout expired"),
+        "{hangs}"
+    );
+    let never = check(&result, "never");
+    assert_eq!(never["status"], "NOT_RUN");
+    assert_eq!(never["summary"], "not run: the run timeout (2s) expired");
+    assert_eq!(alive("sleep 62.5"), Vec::<String>::new());
+}
+
+#[test]
+fn the_manifest_run_timeout_applies_too() {
+    let project = Project::new(
+        "version: 1\nrun-timeout: 1s\nenvironments: [{name: local}]\ndefaults: {grace: 1s}\nchecks:\n  - { id: hangs, run: 'sleep 62.6' }\n",
+    );
+    project.cmd().assert().code(1);
+    assert_eq!(result(&project)["outcome"], "run_timeout");
+}
+
+#[test]
+fn sigterm_stops_the_run_keeps_what_finished_and_exits_130() {
+    let project = Project::new(&manifest_with(
+        "  - id: quick\n    run: 'true'\n  - id: long\n    run: sh -c 'sleep 63.1; true'\n  - id: after\n    run: 'true'\n",
+    ));
+    let mut child = project
+        .std_cmd()
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    wait_for_status(&project, "quick");
+    // Let `long` start.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while alive("sleep 63.1").is_empty() {
+        assert!(Instant::now() < deadline, "long never started");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    signal(child.id(), "TERM");
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(130));
+    let result = result(&project);
+    assert_eq!(result["outcome"], "interrupted");
+    assert_eq!(check(&result, "quick")["status"], "PASS");
+    let long = check(&result, "long");
+    assert_eq!(long["status"], "ERROR");
+    assert!(
+        long["summary"]
+            .as_str()
+            .unwrap()
+            .starts_with("interrupted by SIGTERM"),
+        "{long}"
+    );
+    assert_eq!(
+        check(&result, "after")["summary"],
+        "not run: interrupted by SIGTERM"
+    );
+    assert_eq!(alive("sleep 63.1"), Vec::<String>::new());
+}
+
+#[test]
+fn a_second_signal_kills_at_once() {
+    let project = Project::new(
+        "version: 1\nenvironments: [{name: local}]\nchecks:\n  - { id: stubborn, run: \"trap '' TERM INT; sleep 63.2; true\", grace: 120s }\n",
+    );
+    let mut child = project
+        .std_cmd()
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while alive("sleep 63.2").is_empty() {
+        assert!(Instant::now() < deadline, "never started");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    signal(child.id(), "INT");
+    std::thread::sleep(Duration::from_millis(300));
+    let started = Instant::now();
+    signal(child.id(), "INT");
+    let status = child.wait().unwrap();
+    // Far less than the 120 s grace: the second signal did not wait for it.
+    assert!(started.elapsed() < Duration::from_secs(60));
+    assert_eq!(status.code(), Some(130));
+    assert_eq!(alive("sleep 63.2"), Vec::<String>::new());
+    assert_eq!(result(&project)["outcome"], "interrupted");
+}
+
+#[test]
+fn transient_failures_are_retried_and_a_late_pass_is_flaky() {
+    let project = Project::new(&manifest_with(
+        "  - id: net\n    retries: 2\n    run: bash flaky.sh\n  - id: plain\n    retries: 2\n    run: exit 1\n",
+    ));
+    project.write(
+        "flaky.sh",
+        "if [ -e tried ]; then echo ok; else touch tried; echo 'curl: Connection reset by peer'; exit 1; fi\n",
+    );
+    project
+        .cmd()
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("PASS (flaky)"));
+    let result = result(&project);
+    let net = check(&result, "net");
+    assert_eq!(net["status"], "PASS");
+    assert_eq!(net["attempts"], 2);
+    assert_eq!(net["flaky"], true);
+    let plain = check(&result, "plain");
+    assert_eq!(plain["attempts"], 1, "an ordinary failure is not retried");
+    let log = project.read("verify-matrix-results/logs/local/net.log");
+    assert!(
+        log.contains("Connection reset") && log.contains("attempt 2 of 3") && log.ends_with("ok\n"),
+        "{log}"
+    );
+}
+
+#[test]
+fn timeouts_are_retried() {
+    let project = Project::new(&manifest_with(
+        "  - id: slow_once\n    retries: 1\n    timeout: 1s\n    run: if [ -e tried ]; then true; else touch tried; sleep 64.1; fi\n",
+    ));
+    project.cmd().assert().success();
+    let result = result(&project);
+    assert_eq!(check(&result, "slow_once")["attempts"], 2);
+    assert_eq!(check(&result, "slow_once")["flaky"], true);
+}
+
+#[test]
+fn a_second_run_into_the_same_folder_is_refused_and_changes_nothing() {
+    let project = Project::new(&manifest_with("  - id: a\n    run: 'true'\n"));
+    project.cmd().assert().success();
+    let before = project.read("verify-matrix-results/verify-matrix-local.json");
+    let lock = std::fs::File::options()
+        .write(true)
+        .open(
+            project
+                .path()
+                .join("verify-matrix-results/.verify-matrix-local.lock"),
+        )
+        .unwrap();
+    lock.lock().unwrap();
+    project
+        .cmd()
+        .assert()
+        .code(4)
+        .stderr(predicate::str::contains(
+            "another run of environment `local` is writing to `verify-matrix-results`",
+        ));
+    assert_eq!(
+        project.read("verify-matrix-results/verify-matrix-local.json"),
+        before
+    );
+}
+
+#[test]
+fn odd_output_is_recorded_exactly() {
+    let project = Project::new(&manifest_with(concat!(
+        "  - id: binary\n    run: printf 'caf\\xe9\\x00\\xff\\n'\n",
+        "  - id: closes_stdout\n    run: exec >&-; echo still >&2\n",
+    )));
+    project.cmd().assert().success();
+    let bytes = std::fs::read(
+        project
+            .path()
+            .join("verify-matrix-results/logs/local/binary.log"),
+    )
+    .unwrap();
+    assert_eq!(bytes, b"caf\xe9\x00\xff\n");
+    assert_eq!(
+        project.read("verify-matrix-results/logs/local/closes_stdout.log"),
+        "still\n"
+    );
+}
