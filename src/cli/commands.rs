@@ -5,13 +5,14 @@ use std::path::{Path, PathBuf};
 
 use super::args::{Cli, Command, GlobalArgs, PlanArgs, PlanFormat, RenderArgs, RunArgs};
 use super::color::use_color;
+use super::live::{Live, Mode};
 use super::{Error, print_stdout};
 use crate::exit_code;
 use crate::manifest::{self, CheckId, EnvName, Manifest};
 use crate::plan::{self, select};
 use crate::render::{self, Format, RenderOptions};
 use crate::results::source::detect_source;
-use crate::results::{PartialResult, Report, Status, read_json};
+use crate::results::{PartialResult, Report, read_json};
 use crate::run::process::{Stop, StopReason};
 use crate::run::{RunEvent, RunOptions, run_environment};
 
@@ -118,39 +119,19 @@ fn run_cmd(global: &GlobalArgs, args: &RunArgs) -> Result<i32, Error> {
             )));
         }
     }
+    let quiet = global.quiet;
+    let jobs = usize::from(args.jobs);
+    let live = Live::new(Mode::detect(quiet), &args.out, jobs);
     let options = RunOptions {
         out_dir: args.out.clone(),
-        jobs: usize::from(args.jobs),
+        jobs,
         fail_fast: args.fail_fast,
         only: only.clone(),
         run_timeout: args.run_timeout,
+        echo: live.echo(),
     };
     let source = detect_source(&manifest.dir);
-    let quiet = global.quiet;
-    let on_event = move |event: RunEvent<'_>| {
-        if quiet {
-            return;
-        }
-        match event {
-            RunEvent::Started { check, environment } if global.verbose > 0 => {
-                eprintln!("       START {environment} {check}");
-            }
-            RunEvent::Started { .. } => {}
-            RunEvent::Finished { result } => {
-                let status = match (result.status, result.flaky) {
-                    (Status::Pass, true) => "PASS (flaky)",
-                    (status, _) => status.as_str(),
-                };
-                eprintln!(
-                    "{status:>12} [{:>7.1}s] {} {}: {}",
-                    result.duration_ms as f64 / 1000.0,
-                    result.environment,
-                    result.command_id,
-                    result.summary
-                );
-            }
-        }
-    };
+    let on_event = |event: RunEvent<'_>| live.event(event);
     if manifest.skip && !quiet {
         eprintln!("SKIPPED: the manifest says `skip: true`; no check runs");
     }
@@ -185,6 +166,7 @@ fn run_cmd(global: &GlobalArgs, args: &RunArgs) -> Result<i32, Error> {
             Ok::<(), Error>(())
         })?;
     }
+    live.finish();
     let interrupted = matches!(
         *stop_rx.borrow(),
         Some(Stop {

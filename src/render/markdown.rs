@@ -4,7 +4,8 @@
 use std::fmt::Write as _;
 
 use super::RenderOptions;
-use super::text::{escape_markdown, fence_for, resolve_log, tail};
+use super::text::{escape_markdown, fence_for};
+use crate::results::logs::{resolve_log, tail};
 use crate::results::{Report, RowResult, Verdict};
 
 /// The hidden marker line that identifies our comment for `key`.

@@ -1,6 +1,7 @@
 //! Result files (versioned, atomically written), and the report built from them.
 
 pub mod io;
+pub mod logs;
 pub mod report;
 pub mod schema;
 pub mod source;

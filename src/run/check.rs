@@ -8,7 +8,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use crate::manifest::{Check, CheckKind, Environment, Manifest, Policy, TestSpec};
-use crate::render::text::tail;
+use crate::results::logs::tail;
 use crate::results::{CheckResult, Status, one_line_summary};
 
 use super::policy;
@@ -28,6 +28,8 @@ pub struct CheckJob {
     /// Relative to the result file's folder: what the result records.
     pub log_path: String,
     pub policy: Policy,
+    /// Where output is also copied live.
+    pub echo: Option<super::process::Echo>,
 }
 
 impl CheckJob {
@@ -46,6 +48,7 @@ impl CheckJob {
             log_file: out_dir.join(&log_path),
             log_path,
             policy: manifest.policy.clone(),
+            echo: None,
         }
     }
 
@@ -124,6 +127,7 @@ impl CheckJob {
                 grace: self.check.grace,
                 log_path: self.log_file.clone(),
                 append: attempt > 1,
+                echo: self.echo.clone(),
             };
             if attempt > 1 {
                 append_banner(&self.log_file, attempt, max_attempts)?;

@@ -46,6 +46,17 @@ pub struct Stop {
 /// Receives stop requests; `None` until one is made.
 pub type StopReceiver = watch::Receiver<Option<Stop>>;
 
+/// Where a check's output is also copied as it arrives (a live view for people), besides
+/// its log file.
+#[derive(Clone)]
+pub struct Echo(pub std::sync::Arc<std::sync::Mutex<dyn Write + Send>>);
+
+impl std::fmt::Debug for Echo {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Echo")
+    }
+}
+
 /// What to run.
 #[derive(Debug, Clone)]
 pub struct Spec {
@@ -57,6 +68,8 @@ pub struct Spec {
     pub log_path: PathBuf,
     /// Append to the log (a retry) instead of starting it afresh.
     pub append: bool,
+    /// Also copy the output here as it arrives.
+    pub echo: Option<Echo>,
 }
 
 /// What happened.
@@ -119,7 +132,8 @@ pub async fn execute(spec: &Spec, stop: &mut StopReceiver) -> io::Result<Executi
     if let Some(pid) = pgid {
         Running::add(pid);
     }
-    let copier = tokio::task::spawn_blocking(move || copy_to_log(reader, log));
+    let echo = spec.echo.clone();
+    let copier = tokio::task::spawn_blocking(move || copy_to_log(reader, log, echo));
 
     let mut execution = Execution::default();
     let outcome = tokio::select! {
@@ -221,8 +235,8 @@ fn open_log(spec: &Spec) -> io::Result<File> {
 
 /// Copies the pipe into the log in fixed chunks, unbuffered, so memory stays flat
 /// however much the command prints, and nothing read is held back if the copy is
-/// abandoned.
-fn copy_to_log(mut reader: io::PipeReader, mut log: File) -> io::Result<u64> {
+/// abandoned. A failing echo (a closed terminal) never fails the log.
+fn copy_to_log(mut reader: io::PipeReader, mut log: File, echo: Option<Echo>) -> io::Result<u64> {
     let mut buf = vec![0u8; 64 * 1024];
     let mut total = 0u64;
     loop {
@@ -231,6 +245,11 @@ fn copy_to_log(mut reader: io::PipeReader, mut log: File) -> io::Result<u64> {
             Ok(n) => {
                 log.write_all(&buf[..n])?;
                 total += n as u64;
+                if let Some(echo) = &echo
+                    && let Ok(mut out) = echo.0.lock()
+                {
+                    let _ = out.write_all(&buf[..n]).and_then(|()| out.flush());
+                }
             }
             Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
             Err(e) => return Err(e),

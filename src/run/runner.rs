@@ -31,6 +31,8 @@ pub struct RunOptions {
     pub only: Vec<CheckId>,
     /// The whole-run timeout (overrides the manifest's `run-timeout`).
     pub run_timeout: Option<Duration>,
+    /// Where each check's output is also copied live (sensible with one job at a time).
+    pub echo: Option<super::process::Echo>,
 }
 
 /// What the run reports as it goes.
@@ -166,7 +168,10 @@ pub async fn run_environment(
         .checks_for(&env.name)
         .filter(|c| !c.kind.is_manual())
         .filter(|c| options.only.is_empty() || options.only.contains(&c.id))
-        .map(|c| CheckJob::new(manifest, c, env, &options.out_dir))
+        .map(|c| CheckJob {
+            echo: options.echo.clone(),
+            ..CheckJob::new(manifest, c, env, &options.out_dir)
+        })
         .collect();
     let path = result_path(&options.out_dir, env.name.as_str());
     let mut partial = PartialResult {
