@@ -115,6 +115,8 @@ fn watch_commands_and_deny_patterns_are_refused() {
     );
 }
 
+/// Runs a helper script that leaves `needle` running and writes its pid to `bg.pid`
+/// (`$!`, which stays the same pid through `setsid` and `exec`).
 fn leak_case(script: &str, needle: &str) -> Value {
     let project = Project::new(&manifest_with(
         "  - id: leaky\n    run: bash spawn.sh\n    grace: 1s\n",
@@ -125,12 +127,23 @@ fn leak_case(script: &str, needle: &str) -> Value {
     assert_eq!(check["status"], "ERROR", "{check}");
     assert_eq!(check["retryable"], true);
     assert_eq!(check["exit_code"], 0, "the command itself exited 0");
+    assert!(
+        check["summary"]
+            .as_str()
+            .unwrap()
+            .contains("running (killed)"),
+        "{check}"
+    );
+    let background: u64 = project.read("bg.pid").trim().parse().unwrap();
     let leaked = check["leaked"].as_array().unwrap();
+    assert!(
+        leaked.iter().any(|l| l["pid"] == background),
+        "pid {background} not listed: {check}"
+    );
     assert!(
         leaked
             .iter()
-            .any(|l| l["command"].as_str().unwrap().contains(needle)
-                && l["pid"].as_u64().unwrap() > 1),
+            .all(|l| !l["command"].as_str().unwrap().is_empty()),
         "{check}"
     );
     assert_eq!(alive(needle), Vec::<String>::new(), "nothing left running");
@@ -139,25 +152,34 @@ fn leak_case(script: &str, needle: &str) -> Value {
 
 #[test]
 fn a_background_child_holding_the_output_is_a_leak() {
-    leak_case("sleep 61.1 &\necho started\n", "sleep 61.1");
+    leak_case(
+        "sleep 61.1 &\necho $! > bg.pid\necho started\n",
+        "sleep 61.1",
+    );
 }
 
 #[test]
 fn a_background_child_with_redirected_output_is_a_leak() {
-    leak_case("sleep 61.2 >/dev/null 2>&1 &\necho started\n", "sleep 61.2");
+    leak_case(
+        "sleep 61.2 >/dev/null 2>&1 &\necho $! > bg.pid\n",
+        "sleep 61.2",
+    );
 }
 
 #[test]
 fn a_setsid_escape_with_redirected_output_is_a_leak() {
     leak_case(
-        "setsid sleep 61.3 >/dev/null 2>&1 </dev/null &\necho started\n",
+        "setsid sleep 61.3 >/dev/null 2>&1 </dev/null &\necho $! > bg.pid\n",
         "sleep 61.3",
     );
 }
 
 #[test]
 fn a_double_fork_setsid_escape_holding_the_output_is_a_leak() {
-    leak_case("( setsid sleep 61.4 & )\necho started\n", "sleep 61.4");
+    leak_case(
+        "( setsid sleep 61.4 & echo $! > bg.pid )\necho started\n",
+        "sleep 61.4",
+    );
 }
 
 #[test]

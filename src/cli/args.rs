@@ -61,6 +61,85 @@ pub enum Command {
     Run(RunArgs),
     /// Render a report or partial result files as markdown, a table or JSON
     Render(RenderArgs),
+    /// Run one command under the verification-worker contract: print exactly one JSON
+    /// object (the check result), full output to --log-path
+    Exec(ExecArgs),
+}
+
+/// `exec`.
+#[derive(Debug, Args)]
+pub struct ExecArgs {
+    /// The id recorded as `command_id`
+    #[arg(long, value_name = "ID", default_value = "command")]
+    pub command_id: String,
+    /// Where the command runs
+    #[arg(long, value_name = "DIR", default_value = ".")]
+    pub cwd: PathBuf,
+    /// Where the full output goes
+    #[arg(long, value_name = "FILE")]
+    pub log_path: PathBuf,
+    /// The check is required (the default)
+    #[arg(long, overrides_with = "optional")]
+    pub required: bool,
+    /// The check is not required
+    #[arg(long, overrides_with = "required")]
+    pub optional: bool,
+    /// The gate type recorded
+    #[arg(long, value_enum, default_value_t = GateArg::Custom)]
+    pub gate_type: GateArg,
+    /// A gate that ran nothing fails
+    #[arg(long)]
+    pub must_be_effective: bool,
+    /// Kill the command's process group after this many seconds
+    #[arg(long, value_name = "SECONDS", default_value_t = 1800, value_parser = clap::value_parser!(u64).range(1..))]
+    pub timeout_seconds: u64,
+    /// SIGTERM → SIGKILL grace, in seconds
+    #[arg(long, value_name = "SECONDS", default_value_t = 10)]
+    pub grace_seconds: u64,
+    /// The exit code that passes
+    #[arg(
+        long,
+        value_name = "CODE",
+        default_value_t = 0,
+        allow_negative_numbers = true
+    )]
+    pub exit_code: i32,
+    /// Retries of retryable failures (timeouts, leaks, transient errors)
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub retries: u32,
+    /// The shell the command runs under
+    #[arg(long, value_enum, default_value_t = ShellArg::Bash)]
+    pub shell: ShellArg,
+    /// The environment name recorded (default: VERIFY_MATRIX_ENV, else "local")
+    #[arg(long, value_name = "ENV")]
+    pub environment: Option<String>,
+    /// Let long-lived watch/dev commands run
+    #[arg(long)]
+    pub allow_watch: bool,
+    /// The command: one argument is a shell command line; several are quoted and joined
+    #[arg(last = true, required = true, value_name = "COMMAND")]
+    pub command: Vec<String>,
+}
+
+/// `--gate-type`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum GateArg {
+    Test,
+    Typecheck,
+    Lint,
+    Build,
+    Format,
+    Custom,
+}
+
+/// `--shell`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ShellArg {
+    Bash,
+    Sh,
+    Pwsh,
+    Cmd,
+    None,
 }
 
 /// `plan`.

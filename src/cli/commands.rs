@@ -27,6 +27,7 @@ pub fn dispatch(cli: Cli) -> Result<i32, Error> {
         Some(Command::Plan(args)) => plan_cmd(&cli.global, &args),
         Some(Command::Run(args)) => run_cmd(&cli.global, &args),
         Some(Command::Render(args)) => render_cmd(&cli.global, &args),
+        Some(Command::Exec(args)) => super::exec::exec_cmd(&args),
         None => run_cmd(&cli.global, &cli.run),
     }
 }
@@ -207,7 +208,10 @@ fn run_cmd(global: &GlobalArgs, args: &RunArgs) -> Result<i32, Error> {
 /// SIGINT, SIGTERM and SIGHUP (what GitHub Actions sends on cancel) stop the run: the
 /// first with the grace period, the next at once.
 #[allow(clippy::print_stderr)]
-async fn forward_signals(mut signals: Signals, stop: tokio::sync::watch::Sender<Option<Stop>>) {
+pub(super) async fn forward_signals(
+    mut signals: Signals,
+    stop: tokio::sync::watch::Sender<Option<Stop>>,
+) {
     let mut count = 0;
     while let Some(signal) = signals.next().await {
         count += 1;
@@ -230,11 +234,11 @@ async fn forward_signals(mut signals: Signals, stop: tokio::sync::watch::Sender<
 /// The signals that stop a run, registered before the first check starts so that none
 /// can kill the tool the default way.
 #[cfg(unix)]
-struct Signals(Option<[tokio::signal::unix::Signal; 3]>);
+pub(super) struct Signals(Option<[tokio::signal::unix::Signal; 3]>);
 
 #[cfg(unix)]
 impl Signals {
-    fn new() -> Signals {
+    pub(super) fn new() -> Signals {
         use tokio::signal::unix::{SignalKind, signal};
         let all = (|| {
             Some([
@@ -257,11 +261,11 @@ impl Signals {
 }
 
 #[cfg(not(unix))]
-struct Signals;
+pub(super) struct Signals;
 
 #[cfg(not(unix))]
 impl Signals {
-    fn new() -> Signals {
+    pub(super) fn new() -> Signals {
         Signals
     }
 

@@ -4,6 +4,7 @@ mod args;
 mod color;
 mod commands;
 mod error;
+mod exec;
 mod live;
 
 use std::ffi::OsString;

@@ -176,8 +176,15 @@ pub async fn execute(spec: &Spec, stop: &mut StopReceiver) -> io::Result<Executi
     leaks::kill(&escaped, spec.grace).await;
     leaks::reap_adopted();
     if execution.stopped.is_none() && !execution.timed_out {
+        // A process seen in the group may have escaped it since (`setsid` execs in
+        // place): one entry per pid, with its latest command line.
         execution.leaked = in_group;
-        execution.leaked.extend(escaped);
+        for leak in escaped {
+            match execution.leaked.iter_mut().find(|l| l.pid == leak.pid) {
+                Some(seen) => *seen = leak,
+                None => execution.leaked.push(leak),
+            }
+        }
     }
     match tokio::time::timeout(PIPE_DRAIN, copier).await {
         Ok(joined) => execution.log_bytes = joined.map_err(io::Error::other)??,

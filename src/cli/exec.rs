@@ -1,0 +1,131 @@
+//! `exec`: one command under the verification-worker contract (FORMATS.md §4). Whatever
+//! happens (refusal, timeout, leak, a program that does not exist, an unwritable log),
+//! stdout carries exactly one JSON object with every field, and nothing else.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::time::Duration;
+
+use super::Error;
+use super::args::{ExecArgs, GateArg, ShellArg};
+use crate::exit_code;
+use crate::manifest::{Check, CheckId, CheckKind, EnvScope, ExpectExit, Gate, Policy, Shell};
+use crate::results::{CheckResult, Status};
+use crate::run::check::CheckJob;
+use crate::run::process::{Stop, StopReason};
+
+/// Runs `exec` and returns its exit code: 0 pass, 1 fail or error, 130 interrupted.
+pub fn exec_cmd(args: &ExecArgs) -> Result<i32, Error> {
+    let command = match args.command.as_slice() {
+        [one] => one.clone(),
+        many => shell_words::join(many),
+    };
+    let environment = args
+        .environment
+        .clone()
+        .or_else(|| {
+            std::env::var("VERIFY_MATRIX_ENV")
+                .ok()
+                .filter(|v| !v.is_empty())
+        })
+        .unwrap_or_else(|| "local".to_owned());
+    let gate = gate(args.gate_type);
+    let check = Check {
+        id: CheckId(args.command_id.clone()),
+        name: None,
+        kind: CheckKind::Run(command),
+        scope: EnvScope::All,
+        expect: ExpectExit::Code(args.exit_code),
+        gate,
+        must_be_effective: args.must_be_effective,
+        required: !args.optional,
+        timeout: Duration::from_secs(args.timeout_seconds),
+        grace: Duration::from_secs(args.grace_seconds),
+        retries: args.retries,
+        cwd: args.cwd.display().to_string(),
+        env: BTreeMap::new(),
+        shell: Some(shell(args.shell)),
+        line: None,
+    };
+    let job = CheckJob {
+        check,
+        environment: environment.clone(),
+        shell: shell(args.shell),
+        env: BTreeMap::from([
+            ("VERIFY_MATRIX_ENV".to_owned(), environment),
+            ("VERIFY_MATRIX_CHECK".to_owned(), args.command_id.clone()),
+        ]),
+        cwd: args.cwd.clone(),
+        log_file: args.log_path.clone(),
+        log_path: args.log_path.display().to_string(),
+        policy: Policy {
+            deny: Vec::new(),
+            allow_watch: args.allow_watch,
+        },
+        echo: None,
+    };
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|source| Error::Io {
+            context: "cannot start the async runtime".to_owned(),
+            source,
+        })?;
+    crate::run::leaks::become_subreaper();
+    let (stop_tx, stop_rx) = tokio::sync::watch::channel(None);
+    let result = runtime.block_on(async {
+        let _signals = tokio::spawn(super::commands::forward_signals(
+            super::commands::Signals::new(),
+            stop_tx,
+        ));
+        job.run(stop_rx.clone()).await
+    });
+    let result = result.unwrap_or_else(|e| unwritable_log(&job, &args.log_path, &e));
+    let mut json = serde_json::to_string(&result).unwrap_or_default();
+    json.push('\n');
+    super::print_stdout(&json)?;
+    let interrupted = matches!(
+        *stop_rx.borrow(),
+        Some(Stop {
+            reason: StopReason::Interrupted(_),
+            ..
+        })
+    );
+    Ok(if interrupted {
+        exit_code::INTERRUPTED
+    } else if result.status == Status::Pass {
+        exit_code::OK
+    } else {
+        exit_code::FAILED
+    })
+}
+
+fn unwritable_log(job: &CheckJob, path: &Path, e: &std::io::Error) -> CheckResult {
+    let mut result = job.blank_result(
+        Status::Error,
+        &format!("cannot write the log `{}`: {e}", path.display()),
+    );
+    result.retryable = false;
+    result
+}
+
+fn gate(arg: GateArg) -> Gate {
+    match arg {
+        GateArg::Test => Gate::Test,
+        GateArg::Typecheck => Gate::Typecheck,
+        GateArg::Lint => Gate::Lint,
+        GateArg::Build => Gate::Build,
+        GateArg::Format => Gate::Format,
+        GateArg::Custom => Gate::Custom,
+    }
+}
+
+fn shell(arg: ShellArg) -> Shell {
+    match arg {
+        ShellArg::Bash => Shell::Bash,
+        ShellArg::Sh => Shell::Sh,
+        ShellArg::Pwsh => Shell::Pwsh,
+        ShellArg::Cmd => Shell::Cmd,
+        ShellArg::None => Shell::None,
+    }
+}
