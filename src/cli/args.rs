@@ -61,8 +61,7 @@ pub enum Command {
     Run(RunArgs),
     /// Render a report or partial result files as markdown, a table or JSON
     Render(RenderArgs),
-    /// Run one command under the verification-worker contract: print exactly one JSON
-    /// object (the check result), full output to --log-path
+    /// Run one command as a verification worker; print exactly one JSON result object
     Exec(ExecArgs),
 }
 
