@@ -11,6 +11,7 @@ use crate::manifest::{Check, CheckKind, Environment, Manifest, Policy, TestSpec}
 use crate::results::logs::tail;
 use crate::results::{CheckResult, Status, one_line_summary};
 
+use super::effect;
 use super::policy;
 use super::process::{self, Execution, Spec, StopReason, StopReceiver};
 use super::shell;
@@ -132,9 +133,15 @@ impl CheckJob {
             if attempt > 1 {
                 append_banner(&self.log_file, attempt, max_attempts)?;
             }
+            // Effectiveness is judged on this attempt's output only.
+            let offset = if attempt > 1 {
+                std::fs::metadata(&self.log_file).map_or(0, |m| m.len())
+            } else {
+                0
+            };
             let execution = process::execute(&spec, &mut stop).await?;
             total += execution.duration;
-            let mut result = self.judge(&execution);
+            let mut result = self.judge(&execution, offset);
             if result.status == Status::Fail && transient_failure(&self.log_file) {
                 result.retryable = true;
             }
@@ -161,8 +168,8 @@ impl CheckJob {
         }
     }
 
-    /// The result of one attempt.
-    fn judge(&self, execution: &Execution) -> CheckResult {
+    /// The result of one attempt whose output starts at `offset` in the log.
+    fn judge(&self, execution: &Execution, offset: u64) -> CheckResult {
         let took = format_duration(execution.duration);
         let mut result = self.blank_result(Status::Fail, "");
         result.exit_code = execution.exit_code;
@@ -230,8 +237,55 @@ impl CheckJob {
         };
         result.status = status;
         result.retryable = retryable;
-        result.summary = one_line_summary(&summary);
+        result.summary = summary;
+        if execution.spawn_error.is_none() {
+            self.apply_effectiveness(&mut result, offset, &took);
+        }
+        result.summary = one_line_summary(&result.summary);
         result
+    }
+
+    /// Reads the gate's effectiveness from the log; an ineffective gate that must be
+    /// effective fails (its real exit code is kept), and test counts go in the summary.
+    fn apply_effectiveness(&self, result: &mut CheckResult, offset: u64, took: &str) {
+        let a = effect::assess_file_from(self.check.gate, &self.log_file, offset);
+        result.gate_effective = a.gate_effective;
+        result.tests_executed = a.tests_executed;
+        result.test_counts = a.test_counts;
+        result.ineffective_reason = a.ineffective_reason;
+        let code = result.exit_code.unwrap_or(-1);
+        if let Some(counts) = &result.test_counts
+            && result.gate_effective == Some(true)
+        {
+            let skipped = if counts.skipped > 0 {
+                format!(", {} skipped", counts.skipped)
+            } else {
+                String::new()
+            };
+            if result.status == Status::Pass {
+                result.summary = format!("{} tests passed{skipped} in {took}", counts.passed);
+            } else if result.status == Status::Fail && counts.failed > 0 {
+                let wanted = match self.check.expect.required_code() {
+                    Some(want) => format!("required {want}"),
+                    None => "expected a failure".to_owned(),
+                };
+                result.summary = format!(
+                    "exit {code} ({wanted}): {} of {} tests failed in {took}",
+                    counts.failed,
+                    counts.passed + counts.failed
+                );
+            }
+        }
+        if self.check.must_be_effective
+            && result.gate_effective == Some(false)
+            && result.status == Status::Pass
+        {
+            result.status = Status::Fail;
+            result.summary = format!(
+                "ineffective: {} (exit {code})",
+                result.ineffective_reason.as_deref().unwrap_or("unknown")
+            );
+        }
     }
 }
 

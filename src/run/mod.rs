@@ -1,6 +1,7 @@
 //! Running one environment's share of the matrix: processes, check kinds, the result file.
 
 pub mod check;
+pub mod effect;
 pub mod leaks;
 pub mod lexer;
 pub mod policy;

@@ -1,0 +1,49 @@
+//! Every log in fixtures/runner-logs/ gives exactly the counts and verdict written
+//! beside it (by hand, from reading the log).
+
+mod common;
+
+use cargo_verify_matrix::manifest::Gate;
+use cargo_verify_matrix::run::effect::assess_file;
+use common::repo_root;
+use serde_json::{Value, json};
+
+#[test]
+fn every_runner_log_gives_its_expected_counts() {
+    let root = repo_root().join("fixtures/runner-logs");
+    let mut checked = 0;
+    let mut failures = Vec::new();
+    for runner in std::fs::read_dir(&root).unwrap() {
+        let runner = runner.unwrap().path();
+        if !runner.is_dir() {
+            continue;
+        }
+        for entry in std::fs::read_dir(&runner).unwrap() {
+            let log = entry.unwrap().path();
+            if log.extension().is_none_or(|e| e != "log") {
+                continue;
+            }
+            let expected_path = log.with_extension("expected.json");
+            let expected: Value = serde_json::from_str(
+                &std::fs::read_to_string(&expected_path)
+                    .unwrap_or_else(|_| panic!("{} has no .expected.json", log.display())),
+            )
+            .unwrap();
+            let a = assess_file(Gate::Test, &log);
+            let actual = json!({
+                "test_counts": a.test_counts,
+                "gate_effective": a.gate_effective,
+                "ineffective_reason": a.ineffective_reason,
+            });
+            if actual != expected {
+                failures.push(format!(
+                    "{}:\n  expected {expected}\n  actual   {actual}",
+                    log.display()
+                ));
+            }
+            checked += 1;
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert!(checked >= 39, "only {checked} logs checked");
+}
