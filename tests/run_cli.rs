@@ -381,31 +381,6 @@ fn several_environments_run_in_one_invocation() {
 }
 
 #[test]
-fn kinds_not_yet_executed_are_not_run_never_passed() {
-    let project = Project::new(&manifest_with(
-        "  - id: cmd\n    run: 'true'\n  - id: bundle\n    file: README.md\n  - id: auto\n    test: auto\n  - id: manual\n    assert: a person looks\n",
-    ));
-    project
-        .cmd()
-        .assert()
-        .code(3)
-        .stdout(predicate::str::contains(
-            "awaiting review: manual (assert): a person looks",
-        ));
-    let checks = checks_of(&project, "local");
-    assert_eq!(checks.len(), 3, "manual items are not run");
-    assert_eq!(by_id(&checks, "bundle")["status"], "NOT_RUN");
-    assert_eq!(
-        by_id(&checks, "bundle")["summary"],
-        "not run: `file` checks not yet supported"
-    );
-    assert_eq!(
-        by_id(&checks, "auto")["summary"],
-        "not run: `test: auto` not yet supported"
-    );
-}
-
-#[test]
 fn the_result_file_is_rewritten_after_every_check() {
     let project = Project::new(&manifest_with(
         "  - id: quick\n    run: 'true'\n  - id: slow\n    run: sleep 4\n",

@@ -146,27 +146,27 @@ fn run_cmd(global: &GlobalArgs, args: &RunArgs) -> Result<i32, Error> {
     crate::run::leaks::become_subreaper();
     let (stop_tx, stop_rx) = tokio::sync::watch::channel(None);
     let mut partials = Vec::new();
-    if !manifest.skip {
-        runtime.block_on(async {
-            let _signals = tokio::spawn(forward_signals(Signals::new(), stop_tx));
-            for env in &environments {
-                let partial = run_environment(
-                    &manifest,
-                    env,
-                    &source,
-                    &options,
-                    stop_rx.clone(),
-                    &on_event,
-                )
-                .await?;
-                partials.push(partial);
-                if stop_rx.borrow().is_some() {
-                    break;
-                }
+    // With `skip: true` each environment still gets its (empty) result file, so that
+    // a merge sees it reported rather than missing.
+    runtime.block_on(async {
+        let _signals = tokio::spawn(forward_signals(Signals::new(), stop_tx));
+        for env in &environments {
+            let partial = run_environment(
+                &manifest,
+                env,
+                &source,
+                &options,
+                stop_rx.clone(),
+                &on_event,
+            )
+            .await?;
+            partials.push(partial);
+            if stop_rx.borrow().is_some() {
+                break;
             }
-            Ok::<(), Error>(())
-        })?;
-    }
+        }
+        Ok::<(), Error>(())
+    })?;
     live.finish();
     let interrupted = matches!(
         *stop_rx.borrow(),

@@ -63,6 +63,11 @@ pub fn exec_cmd(args: &ExecArgs) -> Result<i32, Error> {
             allow_watch: args.allow_watch,
         },
         echo: None,
+        out_dir: args
+            .log_path
+            .parent()
+            .map(Path::to_path_buf)
+            .unwrap_or_default(),
     };
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()

@@ -44,11 +44,21 @@ pub fn render(report: &Report, color: bool) -> String {
         ]);
     }
     for m in &report.missing {
+        // A check that errored before it had an exit code (refused, could not start)
+        // has no row, but it failed: say so.
+        let errored = report
+            .reasons
+            .iter()
+            .any(|r| r.starts_with(&format!("{} failed to run in {}:", m.check, m.environment)));
         builder.push_record([
             m.check.clone(),
             m.environment.clone(),
             "–".to_owned(),
-            paint("MISSING", AnsiColor::Yellow),
+            if errored {
+                paint("ERROR", AnsiColor::Red)
+            } else {
+                paint("MISSING", AnsiColor::Yellow)
+            },
             "–".to_owned(),
             m.reason.clone(),
         ]);
@@ -56,6 +66,9 @@ pub fn render(report: &Report, color: bool) -> String {
     let mut table = builder.build();
     table.with(TableStyle::sharp());
     let mut out = format!("{table}\n");
+    if report.rows.is_empty() && report.missing.is_empty() && report.manual.is_empty() {
+        out.push_str("no checks defined: nothing to run\n");
+    }
     for item in &report.manual {
         out.push_str(&format!(
             "awaiting review: {} ({}): {}\n",

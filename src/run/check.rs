@@ -11,7 +11,9 @@ use crate::manifest::{Check, CheckKind, Environment, Manifest, Policy, TestSpec}
 use crate::results::logs::tail;
 use crate::results::{CheckResult, Status, one_line_summary};
 
+use super::auto;
 use super::effect;
+use super::kinds;
 use super::policy;
 use super::process::{self, Execution, Spec, StopReason, StopReceiver};
 use super::shell;
@@ -31,7 +33,13 @@ pub struct CheckJob {
     pub policy: Policy,
     /// Where output is also copied live.
     pub echo: Option<super::process::Echo>,
+    /// The run's output folder (never counted by `not-file` or `git-clean`).
+    pub out_dir: PathBuf,
 }
+
+/// The future of [`CheckJob::run`], boxed because groups run their items recursively.
+pub type BoxedRun<'a> =
+    std::pin::Pin<Box<dyn std::future::Future<Output = std::io::Result<CheckResult>> + Send + 'a>>;
 
 impl CheckJob {
     /// Prepares `check` for `env`, with logs under `out_dir`.
@@ -45,19 +53,16 @@ impl CheckJob {
             environment: env.name.to_string(),
             shell: manifest.shell_for(check, env),
             env: vars,
-            cwd: manifest.dir.join(&check.cwd),
+            cwd: if check.cwd == "." {
+                manifest.dir.clone()
+            } else {
+                manifest.dir.join(&check.cwd)
+            },
             log_file: out_dir.join(&log_path),
             log_path,
             policy: manifest.policy.clone(),
             echo: None,
-        }
-    }
-
-    /// The command text, for command kinds.
-    fn command(&self) -> Option<&str> {
-        match &self.check.kind {
-            CheckKind::Run(cmd) | CheckKind::Test(TestSpec::Command(cmd)) => Some(cmd),
-            _ => None,
+            out_dir: out_dir.to_path_buf(),
         }
     }
 
@@ -92,19 +97,152 @@ impl CheckJob {
         }
     }
 
-    /// Runs the check, retrying retryable failures up to `retries` times, until done or
-    /// until `stop` asks the run to stop.
-    pub async fn run(&self, mut stop: StopReceiver) -> std::io::Result<CheckResult> {
-        let Some(cmd) = self.command() else {
-            let what = match &self.check.kind {
-                CheckKind::Test(TestSpec::Auto) => "`test: auto`".to_owned(),
-                kind => format!("`{}` checks", kind.key()),
-            };
-            return Ok(self.blank_result(
-                Status::NotRun,
-                &format!("not run: {what} not yet supported"),
+    /// Runs the check until done or until `stop` asks the run to stop.
+    pub fn run(&self, stop: StopReceiver) -> BoxedRun<'_> {
+        Box::pin(async move {
+            match &self.check.kind {
+                CheckKind::Run(cmd) | CheckKind::Test(TestSpec::Command(cmd)) => {
+                    self.run_command(cmd, stop).await
+                }
+                CheckKind::Test(TestSpec::Auto) => match auto::detect_test_command(&self.cwd) {
+                    Ok(cmd) => {
+                        let mut result = self.run_command(&cmd, stop).await?;
+                        result.command = cmd;
+                        Ok(result)
+                    }
+                    Err(reason) => Ok(self.blank_result(Status::Error, &reason)),
+                },
+                CheckKind::File { .. } | CheckKind::NotFile { .. } | CheckKind::GitClean { .. } => {
+                    self.run_evidence().await
+                }
+                CheckKind::AllOf(items) => self.run_group(items, true, stop).await,
+                CheckKind::AnyOf(items) => self.run_group(items, false, stop).await,
+                CheckKind::Assert(_) | CheckKind::Quality { .. } => Ok(
+                    self.blank_result(Status::NotRun, "manual item: awaiting review, never run")
+                ),
+            }
+        })
+    }
+
+    /// A file or git check: evidence, exit code 0 or 1, the evidence in the log.
+    async fn run_evidence(&self) -> std::io::Result<CheckResult> {
+        let started = std::time::Instant::now();
+        let (cwd, kind, out_dir) = (
+            self.cwd.clone(),
+            self.check.kind.clone(),
+            self.out_dir.clone(),
+        );
+        let evidence = tokio::task::spawn_blocking(move || match &kind {
+            CheckKind::File { pattern, search } => kinds::file(&cwd, pattern, search),
+            CheckKind::NotFile { pattern } => kinds::not_file(&cwd, pattern, Some(&out_dir)),
+            CheckKind::GitClean { path } => kinds::git_clean(&cwd, path, Some(&out_dir)),
+            _ => Err("not a file or git check".to_owned()),
+        })
+        .await
+        .map_err(std::io::Error::other)?;
+        let mut result = self.blank_result(Status::Fail, "");
+        result.duration_ms = millis(started.elapsed());
+        result.attempts = 1;
+        match evidence {
+            Ok(evidence) => {
+                self.write_log(&evidence.detail)?;
+                result.log_path = Some(self.log_path.clone());
+                result.status = if evidence.passed {
+                    Status::Pass
+                } else {
+                    Status::Fail
+                };
+                result.exit_code = Some(if evidence.passed { 0 } else { 1 });
+                result.summary = one_line_summary(&evidence.summary);
+            }
+            Err(reason) => {
+                result.status = Status::Error;
+                result.summary = one_line_summary(&reason);
+            }
+        }
+        Ok(result)
+    }
+
+    /// `all-of` / `any-of`: every item is evaluated (no short-circuit), so the result
+    /// shows the whole tree; the group's log lists each item's evidence.
+    async fn run_group(
+        &self,
+        items: &[Check],
+        all: bool,
+        stop: StopReceiver,
+    ) -> std::io::Result<CheckResult> {
+        let started = std::time::Instant::now();
+        let mut detail_lines = Vec::new();
+        let mut marks = Vec::new();
+        let mut passed = 0;
+        for item in items {
+            let r = self.item_job(item).run(stop.clone()).await?;
+            let ok = r.status == Status::Pass;
+            passed += usize::from(ok);
+            let mark = if ok { "✓" } else { "✗" };
+            marks.push(format!("{} {mark}", item.id));
+            detail_lines.push(format!(
+                "{mark} {} ({}): {} [{}]",
+                item.id,
+                r.status.as_str(),
+                r.summary,
+                r.log_path.as_deref().unwrap_or("no log")
             ));
+        }
+        let ok = if all {
+            passed == items.len()
+        } else {
+            passed > 0
         };
+        let kind = if all { "all-of" } else { "any-of" };
+        let detail = format!(
+            "{kind}: {passed} of {} item(s) passed\n{}\n",
+            items.len(),
+            detail_lines.join("\n")
+        );
+        self.write_log(&detail)?;
+        let mut result = self.blank_result(if ok { Status::Pass } else { Status::Fail }, "");
+        result.exit_code = Some(if ok { 0 } else { 1 });
+        result.log_path = Some(self.log_path.clone());
+        result.duration_ms = millis(started.elapsed());
+        result.attempts = 1;
+        result.summary = one_line_summary(&format!(
+            "{kind}: {passed}/{} passed ({})",
+            items.len(),
+            marks.join(", ")
+        ));
+        Ok(result)
+    }
+
+    /// A group item as a job of its own, logging beside the group.
+    fn item_job(&self, item: &Check) -> CheckJob {
+        let stem = self.log_path.trim_end_matches(".log");
+        let log_path = format!("{stem}.{}.log", item.id);
+        let mut env = self.env.clone();
+        env.extend(item.env.iter().map(|(k, v)| (k.clone(), v.clone())));
+        CheckJob {
+            check: item.clone(),
+            environment: self.environment.clone(),
+            shell: item.shell.unwrap_or(self.shell),
+            env,
+            cwd: self.cwd.join(&item.cwd),
+            log_file: self.out_dir.join(&log_path),
+            log_path,
+            policy: self.policy.clone(),
+            echo: self.echo.clone(),
+            out_dir: self.out_dir.clone(),
+        }
+    }
+
+    fn write_log(&self, text: &str) -> std::io::Result<()> {
+        if let Some(dir) = self.log_file.parent() {
+            std::fs::create_dir_all(dir)?;
+        }
+        std::fs::write(&self.log_file, text)
+    }
+
+    /// A command check, retrying retryable failures up to `retries` times.
+    async fn run_command(&self, cmd: &str, mut stop: StopReceiver) -> std::io::Result<CheckResult> {
         let argv =
             policy::refusal(cmd, &self.policy).map_or_else(|| shell::argv(self.shell, cmd), Err);
         let argv = match argv {

@@ -1,7 +1,9 @@
 //! Running one environment's share of the matrix: processes, check kinds, the result file.
 
+pub mod auto;
 pub mod check;
 pub mod effect;
+pub mod kinds;
 pub mod leaks;
 pub mod lexer;
 pub mod policy;

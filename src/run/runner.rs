@@ -166,7 +166,7 @@ pub async fn run_environment(
     let stop = run_stop_channel(stop, run_timeout);
     let jobs: Vec<CheckJob> = manifest
         .checks_for(&env.name)
-        .filter(|c| !c.kind.is_manual())
+        .filter(|c| !c.kind.is_manual() && !manifest.skip)
         .filter(|c| options.only.is_empty() || options.only.contains(&c.id))
         .map(|c| CheckJob {
             echo: options.echo.clone(),
