@@ -3,18 +3,11 @@
 
 mod common;
 
-use common::Project;
+use common::{Project, check_result};
 use serde_json::Value;
 
 fn result(project: &Project, id: &str) -> Value {
-    let result = project.json("verify-matrix-results/verify-matrix-local.json");
-    result["checks"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["command_id"] == id)
-        .cloned()
-        .unwrap_or_else(|| panic!("no result for {id}"))
+    check_result(project, "local", id)
 }
 
 fn crate_project(lib: &str) -> Project {

@@ -2,35 +2,8 @@
 
 mod common;
 
-use common::Project;
+use common::{CHECK_RESULT_FIELDS, Project};
 use serde_json::Value;
-
-const FIELDS: &[&str] = &[
-    "command_id",
-    "environment",
-    "kind",
-    "command",
-    "cwd",
-    "required",
-    "must_be_effective",
-    "gate_type",
-    "status",
-    "exit_code",
-    "required_exit_code",
-    "duration_ms",
-    "log_path",
-    "gate_effective",
-    "tests_executed",
-    "test_counts",
-    "ineffective_reason",
-    "summary",
-    "retryable",
-    "attempts",
-    "flaky",
-    "timed_out",
-    "leaked",
-    "refused",
-];
 
 /// Runs `exec` with `args`; returns the exit code and the one JSON object printed.
 fn exec(project: &Project, args: &[&str]) -> (i32, Value) {
@@ -39,8 +12,8 @@ fn exec(project: &Project, args: &[&str]) -> (i32, Value) {
     assert_eq!(stdout.lines().count(), 1, "exactly one line: {stdout}");
     let value: Value = serde_json::from_str(&stdout).expect("one JSON object");
     let object = value.as_object().expect("an object");
-    assert_eq!(object.len(), FIELDS.len(), "{stdout}");
-    for field in FIELDS {
+    assert_eq!(object.len(), CHECK_RESULT_FIELDS.len(), "{stdout}");
+    for field in CHECK_RESULT_FIELDS {
         assert!(object.contains_key(*field), "missing {field}: {stdout}");
     }
     (output.status.code().unwrap(), value)

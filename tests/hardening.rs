@@ -5,7 +5,7 @@ mod common;
 
 use std::time::{Duration, Instant};
 
-use common::{Project, manifest_with};
+use common::{Project, alive, manifest_with, wait_until_alive};
 use predicates::prelude::*;
 use serde_json::Value;
 
@@ -20,22 +20,6 @@ fn check<'a>(result: &'a Value, id: &str) -> &'a Value {
         .iter()
         .find(|c| c["command_id"] == id)
         .unwrap_or_else(|| panic!("no result for {id}"))
-}
-
-/// Live processes whose command line contains `needle`.
-fn alive(needle: &str) -> Vec<String> {
-    std::fs::read_dir("/proc")
-        .unwrap()
-        .filter_map(Result::ok)
-        .filter_map(|e| {
-            e.file_name().to_str()?.parse::<u32>().ok()?;
-            let stat = std::fs::read_to_string(e.path().join("stat")).ok()?;
-            let state = stat[stat.rfind(')')? + 2..].chars().next()?;
-            let cmdline = std::fs::read(e.path().join("cmdline")).ok()?;
-            let text = String::from_utf8_lossy(&cmdline).replace('\0', " ");
-            (state != 'Z' && text.contains(needle)).then_some(text)
-        })
-        .collect()
 }
 
 /// Waits until the result file shows `id` finished, or panics after 30 s.
@@ -231,12 +215,7 @@ fn sigterm_stops_the_run_keeps_what_finished_and_exits_130() {
         .spawn()
         .unwrap();
     wait_for_status(&project, "quick");
-    // Let `long` start.
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while alive("sleep 63.1").is_empty() {
-        assert!(Instant::now() < deadline, "long never started");
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    wait_until_alive("sleep 63.1");
     signal(child.id(), "TERM");
     let status = child.wait().unwrap();
     assert_eq!(status.code(), Some(130));
@@ -270,11 +249,7 @@ fn a_second_signal_kills_at_once() {
         .stderr(std::process::Stdio::null())
         .spawn()
         .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while alive("sleep 63.2").is_empty() {
-        assert!(Instant::now() < deadline, "never started");
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    wait_until_alive("sleep 63.2");
     signal(child.id(), "INT");
     std::thread::sleep(Duration::from_millis(300));
     let started = Instant::now();

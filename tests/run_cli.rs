@@ -5,7 +5,7 @@ mod common;
 
 use std::time::{Duration, Instant};
 
-use common::{Project, manifest_with};
+use common::{CHECK_RESULT_FIELDS, Project, alive, manifest_with};
 use predicates::prelude::*;
 use serde_json::Value;
 
@@ -19,26 +19,6 @@ fn by_id<'a>(checks: &'a [Value], id: &str) -> &'a Value {
         .iter()
         .find(|c| c["command_id"] == id)
         .unwrap_or_else(|| panic!("no result for {id}"))
-}
-
-/// Live processes whose command line contains `needle` (Linux /proc).
-fn processes_matching(needle: &str) -> Vec<String> {
-    std::fs::read_dir("/proc")
-        .unwrap()
-        .filter_map(Result::ok)
-        .filter(|e| {
-            e.file_name()
-                .to_str()
-                .is_some_and(|n| n.parse::<u32>().is_ok())
-        })
-        .filter_map(|e| {
-            let stat = std::fs::read_to_string(e.path().join("stat")).ok()?;
-            let state = stat[stat.rfind(')')? + 2..].chars().next()?;
-            let cmdline = std::fs::read(e.path().join("cmdline")).ok()?;
-            let text = String::from_utf8_lossy(&cmdline).replace('\0', " ");
-            (state != 'Z' && text.contains(needle)).then_some(text)
-        })
-        .collect()
 }
 
 #[test]
@@ -74,32 +54,7 @@ fn passing_checks_exit_0_and_record_every_field() {
     ] {
         assert!(result.get(key).is_some(), "missing {key}");
     }
-    let fields = [
-        "command_id",
-        "environment",
-        "kind",
-        "command",
-        "cwd",
-        "required",
-        "must_be_effective",
-        "gate_type",
-        "status",
-        "exit_code",
-        "required_exit_code",
-        "duration_ms",
-        "log_path",
-        "gate_effective",
-        "tests_executed",
-        "test_counts",
-        "ineffective_reason",
-        "summary",
-        "retryable",
-        "attempts",
-        "flaky",
-        "timed_out",
-        "leaked",
-        "refused",
-    ];
+    let fields = CHECK_RESULT_FIELDS;
     let checks = result["checks"].as_array().unwrap();
     for check in checks {
         let object = check.as_object().unwrap();
@@ -109,7 +64,7 @@ fn passing_checks_exit_0_and_record_every_field() {
             "exactly the documented fields: {check}"
         );
         for field in fields {
-            assert!(object.contains_key(field), "missing {field}");
+            assert!(object.contains_key(*field), "missing {field}");
         }
         assert_eq!(check["status"], "PASS");
         assert!(check["summary"].as_str().unwrap().chars().count() <= 80);
@@ -192,7 +147,7 @@ fn a_timeout_kills_the_command_and_its_children() {
             .unwrap()
             .starts_with("timed out after 1s")
     );
-    assert_eq!(processes_matching("sleep 987.25"), Vec::<String>::new());
+    assert_eq!(alive("sleep 987.25"), Vec::<String>::new());
 }
 
 #[test]
@@ -204,7 +159,7 @@ fn a_command_that_ignores_sigterm_is_killed_after_the_grace() {
     project.cmd().assert().code(1);
     assert!(started.elapsed() < Duration::from_secs(60));
     assert_eq!(checks_of(&project, "local")[0]["exit_code"], 124);
-    assert_eq!(processes_matching("sleep 986.5"), Vec::<String>::new());
+    assert_eq!(alive("sleep 986.5"), Vec::<String>::new());
 }
 
 #[test]

@@ -136,13 +136,7 @@ fn run_cmd(global: &GlobalArgs, args: &RunArgs) -> Result<i32, Error> {
     if manifest.skip && !quiet {
         eprintln!("SKIPPED: the manifest says `skip: true`; no check runs");
     }
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(|source| Error::Io {
-            context: "cannot start the async runtime".to_owned(),
-            source,
-        })?;
+    let runtime = super::runtime()?;
     crate::run::leaks::become_subreaper();
     let (stop_tx, stop_rx) = tokio::sync::watch::channel(None);
     let mut partials = Vec::new();

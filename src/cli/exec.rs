@@ -69,13 +69,7 @@ pub fn exec_cmd(args: &ExecArgs) -> Result<i32, Error> {
             .map(Path::to_path_buf)
             .unwrap_or_default(),
     };
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(|source| Error::Io {
-            context: "cannot start the async runtime".to_owned(),
-            source,
-        })?;
+    let runtime = super::runtime()?;
     crate::run::leaks::become_subreaper();
     let (stop_tx, stop_rx) = tokio::sync::watch::channel(None);
     let result = runtime.block_on(async {

@@ -76,5 +76,17 @@ pub(crate) fn print_stdout(text: &str) -> Result<(), Error> {
     }
 }
 
+/// The async runtime of `run` and `exec`: one thread, as the work is waiting on
+/// processes and pipes.
+pub(crate) fn runtime() -> Result<tokio::runtime::Runtime, Error> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|source| Error::Io {
+            context: "cannot start the async runtime".to_owned(),
+            source,
+        })
+}
+
 /// The exit code for "nothing went wrong".
 pub const OK: i32 = exit_code::OK;

@@ -99,3 +99,71 @@ pub fn repo_root() -> PathBuf {
 pub fn manifest_with(checks: &str) -> String {
     format!("version: 1\nenvironments:\n  - name: local\ndefaults:\n  grace: 1s\nchecks:\n{checks}")
 }
+
+/// The fields of one check's result (FORMATS.md §4), all always present.
+pub const CHECK_RESULT_FIELDS: &[&str] = &[
+    "command_id",
+    "environment",
+    "kind",
+    "command",
+    "cwd",
+    "required",
+    "must_be_effective",
+    "gate_type",
+    "status",
+    "exit_code",
+    "required_exit_code",
+    "duration_ms",
+    "log_path",
+    "gate_effective",
+    "tests_executed",
+    "test_counts",
+    "ineffective_reason",
+    "summary",
+    "retryable",
+    "attempts",
+    "flaky",
+    "timed_out",
+    "leaked",
+    "refused",
+];
+
+/// The result of check `id` in environment `env`'s result file of `project`.
+pub fn check_result(project: &Project, env: &str, id: &str) -> serde_json::Value {
+    let result = project.json(&format!("verify-matrix-results/verify-matrix-{env}.json"));
+    result["checks"]
+        .as_array()
+        .expect("a checks list")
+        .iter()
+        .find(|c| c["command_id"] == id)
+        .cloned()
+        .unwrap_or_else(|| panic!("no result for {id} in {env}"))
+}
+
+/// Live (non-zombie) processes whose command line contains `needle` (Linux /proc).
+pub fn alive(needle: &str) -> Vec<String> {
+    std::fs::read_dir("/proc")
+        .expect("/proc")
+        .filter_map(Result::ok)
+        .filter_map(|e| {
+            e.file_name().to_str()?.parse::<u32>().ok()?;
+            let stat = std::fs::read_to_string(e.path().join("stat")).ok()?;
+            let state = stat[stat.rfind(')')? + 2..].chars().next()?;
+            let cmdline = std::fs::read(e.path().join("cmdline")).ok()?;
+            let text = String::from_utf8_lossy(&cmdline).replace('\0', " ");
+            (state != 'Z' && text.contains(needle)).then_some(text)
+        })
+        .collect()
+}
+
+/// Waits (up to 30 s) until a process whose command line contains `needle` runs.
+pub fn wait_until_alive(needle: &str) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while alive(needle).is_empty() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "`{needle}` never started"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
