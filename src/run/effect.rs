@@ -189,6 +189,16 @@ impl Scan {
         tally.skipped += skipped;
     }
 
+    /// For runners that report a total: passed = total − failed − skipped.
+    fn add_total(&mut self, runner: &'static str, total: u64, failed: u64, skipped: u64) {
+        self.add(
+            runner,
+            total.saturating_sub(failed + skipped),
+            failed,
+            skipped,
+        );
+    }
+
     fn line(&mut self, raw: &str) {
         let stripped;
         let line = if raw.contains('\u{1b}') {
@@ -324,12 +334,7 @@ impl Scan {
                 let (run, failures, errors, skipped) =
                     (num(&c, 1), num(&c, 2), num(&c, 3), num(&c, 4));
                 let failed = failures + errors;
-                self.add(
-                    "surefire",
-                    run.saturating_sub(failed + skipped),
-                    failed,
-                    skipped,
-                );
+                self.add_total("surefire", run, failed, skipped);
                 self.maven_results = false;
             }
             return;
@@ -337,13 +342,8 @@ impl Scan {
         if line.contains("tests completed") || line.contains("test completed") {
             if let Some(c) = GRADLE.captures(line) {
                 let (total, failed) = (num(&c, 1), num(&c, 2));
-                let skipped = c.get(3).map_or(0, |m| m.as_str().parse().unwrap_or(0));
-                self.add(
-                    "gradle",
-                    total.saturating_sub(failed + skipped),
-                    failed,
-                    skipped,
-                );
+                let skipped = num(&c, 3);
+                self.add_total("gradle", total, failed, skipped);
             }
             return;
         }
@@ -359,20 +359,15 @@ impl Scan {
                 let extra = phpunit_items(&c[2]);
                 let failed = sum(&extra, &["Failures", "Errors"]);
                 let skipped = sum(&extra, &["Skipped", "Incomplete"]);
-                self.add(
-                    "phpunit",
-                    total.saturating_sub(failed + skipped),
-                    failed,
-                    skipped,
-                );
+                self.add_total("phpunit", total, failed, skipped);
             }
             return;
         }
         if line.contains("example") {
             if let Some(c) = RSPEC.captures(line) {
                 let (total, failed) = (num(&c, 1), num(&c, 2));
-                let pending = c.get(3).map_or(0, |m| m.as_str().parse().unwrap_or(0));
-                let outside = c.get(4).map_or(0, |m| m.as_str().parse().unwrap_or(0));
+                let pending = num(&c, 3);
+                let outside = num(&c, 4);
                 self.add(
                     "rspec",
                     total.saturating_sub(failed + pending),
@@ -397,12 +392,7 @@ impl Scan {
             );
             let failed = sum(&items, &["failure", "failures", "invalid"]);
             let skipped = sum(&items, &["skipped", "excluded"]);
-            self.add(
-                "exunit",
-                total.saturating_sub(failed + skipped),
-                failed,
-                skipped,
-            );
+            self.add_total("exunit", total, failed, skipped);
             return;
         }
         if line.contains("Failed:") {
@@ -426,12 +416,7 @@ impl Scan {
         {
             let (failed, total) = (num(&c, 1), num(&c, 2));
             let skipped = self.ctest_skipped;
-            self.add(
-                "ctest",
-                total.saturating_sub(failed + skipped),
-                failed,
-                skipped,
-            );
+            self.add_total("ctest", total, failed, skipped);
         }
     }
 
