@@ -59,6 +59,8 @@ pub enum Command {
     Plan(PlanArgs),
     /// Run this environment's checks and write its partial result
     Run(RunArgs),
+    /// Merge the partial results of every environment into one report and judge it
+    Merge(MergeArgs),
     /// Render a report or partial result files as markdown, a table or JSON
     Render(RenderArgs),
     /// Run one command as a verification worker; print exactly one JSON result object
@@ -208,6 +210,20 @@ impl RunArgs {
             || self.run_timeout.is_some()
             || self.out.as_os_str() != "verify-matrix-results"
     }
+}
+
+/// `merge`.
+#[derive(Debug, Args)]
+pub struct MergeArgs {
+    /// Write the report (JSON) here
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+    /// What to print
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    pub format: Format,
+    /// Partial result files, or folders searched recursively (any artifact layout)
+    #[arg(required = true, value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
 }
 
 /// `render`.

@@ -3,7 +3,7 @@
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
-use super::args::{Cli, Command, GlobalArgs, PlanArgs, PlanFormat, RenderArgs, RunArgs};
+use super::args::{Cli, Command, GlobalArgs, MergeArgs, PlanArgs, PlanFormat, RenderArgs, RunArgs};
 use super::color::use_color;
 use super::live::{Live, Mode};
 use super::{Error, print_stdout};
@@ -12,7 +12,7 @@ use crate::manifest::{self, CheckId, EnvName, Manifest};
 use crate::plan::{self, select};
 use crate::render::{self, Format, RenderOptions};
 use crate::results::source::detect_source;
-use crate::results::{PartialResult, Report, read_json};
+use crate::results::{PartialResult, Report, merge, read_json, write_json_atomic};
 use crate::run::process::{Stop, StopReason};
 use crate::run::{RunEvent, RunOptions, run_environment};
 
@@ -26,6 +26,7 @@ pub fn dispatch(cli: Cli) -> Result<i32, Error> {
     match cli.command {
         Some(Command::Plan(args)) => plan_cmd(&cli.global, &args),
         Some(Command::Run(args)) => run_cmd(&cli.global, &args),
+        Some(Command::Merge(args)) => merge_cmd(&cli.global, &args),
         Some(Command::Render(args)) => render_cmd(&cli.global, &args),
         Some(Command::Exec(args)) => super::exec::exec_cmd(&args),
         None => run_cmd(&cli.global, &cli.run),
@@ -268,44 +269,64 @@ impl Signals {
     }
 }
 
-fn render_cmd(global: &GlobalArgs, args: &RenderArgs) -> Result<i32, Error> {
-    let mut partials: Vec<(PathBuf, PartialResult)> = Vec::new();
-    let mut report: Option<Report> = None;
-    for file in &args.files {
-        let value: serde_json::Value = read_json(file)?;
-        if value.get("rows").is_some() {
-            if report.is_some() || args.files.len() > 1 {
-                return Err(Error::Usage(
-                    "render takes one report, or partial result files; not both".to_owned(),
-                ));
-            }
-            report = Some(serde_json::from_value(value).map_err(|e| {
-                Error::InvalidInput(format!("report `{}` is not valid: {e}", file.display()))
-            })?);
-        } else {
-            let partial: PartialResult = serde_json::from_value(value).map_err(|e| {
-                Error::InvalidInput(format!(
-                    "`{}` is neither a report nor a partial result: {e}",
-                    file.display()
-                ))
-            })?;
-            partials.push((file.clone(), partial));
+/// Collects partial results under `paths` and builds the report, with log paths made
+/// relative to `report_dir`.
+#[allow(clippy::print_stderr)]
+fn merged_report(
+    global: &GlobalArgs,
+    paths: &[PathBuf],
+    report_dir: &Path,
+) -> Result<Report, Error> {
+    let collected = merge::collect(paths, report_dir)?;
+    if !global.quiet {
+        for note in &collected.notes {
+            eprintln!("note: {note}");
         }
     }
-    let log_root = match partials.as_slice() {
-        [(path, _), ..] => Some(parent_dir(path)),
-        [] => args.files.first().map(|p| parent_dir(p)),
+    let manifest = manifest_for(global, &collected.partials)?;
+    let partials: Vec<PartialResult> = collected.partials.into_iter().map(|l| l.result).collect();
+    Ok(Report::build(&manifest, &partials))
+}
+
+fn merge_cmd(global: &GlobalArgs, args: &MergeArgs) -> Result<i32, Error> {
+    let report_dir = match &args.out {
+        Some(out) => parent_dir(out),
+        None => PathBuf::from("."),
     };
-    let report = match report {
-        Some(report) => report,
-        None => {
-            let manifest = manifest_for(global, &partials)?;
-            let only: Vec<PartialResult> = partials.into_iter().map(|(_, p)| p).collect();
-            Report::build(&manifest, &only)
+    let report = merged_report(global, &args.paths, &report_dir)?;
+    if let Some(out) = &args.out {
+        write_json_atomic(out, &report)?;
+    }
+    let options = RenderOptions {
+        log_root: Some(report_dir),
+        color: use_color(global.color),
+        ..RenderOptions::for_report(&report)
+    };
+    print_stdout(&render::render(&report, args.format, &options))?;
+    Ok(report.exit_code())
+}
+
+fn render_cmd(global: &GlobalArgs, args: &RenderArgs) -> Result<i32, Error> {
+    let first: serde_json::Value = read_json(&args.files[0])?;
+    let (report, log_root) = if first.get("rows").is_some() {
+        if args.files.len() > 1 {
+            return Err(Error::Usage(
+                "render takes one report, or partial result files; not both".to_owned(),
+            ));
         }
+        let report: Report = serde_json::from_value(first).map_err(|e| {
+            Error::InvalidInput(format!(
+                "report `{}` is not valid: {e}",
+                args.files[0].display()
+            ))
+        })?;
+        (report, parent_dir(&args.files[0]))
+    } else {
+        let here = PathBuf::from(".");
+        (merged_report(global, &args.files, &here)?, here)
     };
     let options = RenderOptions {
-        log_root,
+        log_root: Some(log_root),
         tail_lines: args.tail_lines,
         color: use_color(global.color),
         ..RenderOptions::for_report(&report)
@@ -323,24 +344,14 @@ fn parent_dir(path: &Path) -> PathBuf {
 
 /// The manifest for rendering partial results: `--manifest` when given, else the copy
 /// embedded in the results. Every result must come from the same manifest.
-fn manifest_for(
-    global: &GlobalArgs,
-    partials: &[(PathBuf, PartialResult)],
-) -> Result<Manifest, Error> {
-    let (first_path, first) = partials
+fn manifest_for(global: &GlobalArgs, partials: &[merge::Loaded]) -> Result<Manifest, Error> {
+    // `merge::collect` has checked that every result names the same digest.
+    let merge::Loaded {
+        path: first_path,
+        result: first,
+    } = partials
         .first()
         .ok_or_else(|| Error::Usage("no result files given".to_owned()))?;
-    for (path, partial) in partials {
-        if partial.manifest.digest != first.manifest.digest {
-            return Err(Error::InvalidInput(format!(
-                "`{}` and `{}` come from different manifests ({} vs {})",
-                first_path.display(),
-                path.display(),
-                first.manifest.digest,
-                partial.manifest.digest
-            )));
-        }
-    }
     let manifest = match &global.manifest {
         Some(path) => manifest::load(Some(path), &current_dir()?)?,
         None => manifest::from_embedded(

@@ -17,6 +17,8 @@ pub enum Error {
     ResultFile(#[from] ResultFileError),
     #[error(transparent)]
     Run(#[from] RunError),
+    #[error(transparent)]
+    Merge(#[from] crate::results::merge::MergeError),
     #[error("{0}")]
     Usage(String),
     #[error("{0}")]
@@ -32,9 +34,10 @@ impl Error {
     /// The documented exit code for this failure.
     pub fn exit_code(&self) -> i32 {
         match self {
-            Error::Manifest(_) | Error::ResultFile(_) | Error::InvalidInput(_) => {
-                exit_code::INVALID_INPUT
-            }
+            Error::Manifest(_)
+            | Error::ResultFile(_)
+            | Error::InvalidInput(_)
+            | Error::Merge(_) => exit_code::INVALID_INPUT,
             Error::Select(_) | Error::Usage(_) => exit_code::USAGE,
             // Another run owns the folder: the input (the output folder) is unusable.
             Error::Run(RunError::Locked { .. }) => exit_code::INVALID_INPUT,

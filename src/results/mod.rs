@@ -2,6 +2,7 @@
 
 pub mod io;
 pub mod logs;
+pub mod merge;
 pub mod report;
 pub mod schema;
 pub mod source;

@@ -1,0 +1,215 @@
+//! Collecting the partial results that matrix jobs uploaded as artifacts.
+//!
+//! Artifacts are produced by pull-request code, so nothing in them is trusted: files
+//! are size-bounded before they are read, JSON nesting is bounded by the parser, log
+//! paths are resolved only inside the folder their result came from (no `..`, no
+//! absolute paths, no symlinks leading out), and every result must come from the same
+//! manifest and commit.
+
+use std::collections::BTreeMap;
+use std::path::{Component, Path, PathBuf};
+
+use walkdir::WalkDir;
+
+use super::io::{MAX_RESULT_BYTES, ResultFileError, read_json};
+use super::schema::PartialResult;
+
+/// A partial result and where it came from.
+#[derive(Debug, Clone)]
+pub struct Loaded {
+    pub path: PathBuf,
+    pub result: PartialResult,
+}
+
+/// What `collect` found.
+#[derive(Debug, Default)]
+pub struct Collected {
+    pub partials: Vec<Loaded>,
+    /// Files skipped and log paths dropped, for people.
+    pub notes: Vec<String>,
+}
+
+/// Why the inputs cannot be merged (exit code 4).
+#[derive(Debug, thiserror::Error)]
+pub enum MergeError {
+    #[error(transparent)]
+    File(#[from] ResultFileError),
+    #[error("`{}` does not exist", path.display())]
+    NoSuchPath { path: PathBuf },
+    #[error("the results come from different manifests:\n{0}")]
+    Digests(String),
+    #[error("the results come from different commits:\n{0}")]
+    Commits(String),
+    #[error("no partial result files found in {0}")]
+    Nothing(String),
+}
+
+/// Finds every partial result under `paths` (files, or folders walked recursively in
+/// any artifact layout), and makes their log paths relative to `report_dir` where they
+/// safely resolve.
+pub fn collect(paths: &[PathBuf], report_dir: &Path) -> Result<Collected, MergeError> {
+    let mut collected = Collected::default();
+    let mut files = Vec::new();
+    for path in paths {
+        let meta = std::fs::symlink_metadata(path)
+            .map_err(|_| MergeError::NoSuchPath { path: path.clone() })?;
+        if meta.is_dir() {
+            for entry in WalkDir::new(path).follow_links(false).sort_by_file_name() {
+                let Ok(entry) = entry else { continue };
+                let is_json = entry.path().extension().is_some_and(|e| e == "json");
+                if !is_json {
+                    continue;
+                }
+                if entry.path_is_symlink() {
+                    collected.notes.push(format!(
+                        "skipped `{}`: a symbolic link",
+                        entry.path().display()
+                    ));
+                } else if entry.file_type().is_file() {
+                    files.push(entry.into_path());
+                }
+            }
+        } else if meta.file_type().is_symlink() {
+            collected
+                .notes
+                .push(format!("skipped `{}`: a symbolic link", path.display()));
+        } else {
+            files.push(path.clone());
+        }
+    }
+    for file in files {
+        let value: serde_json::Value = read_json_value(&file)?;
+        let looks_partial = ["format_version", "environment", "checks", "manifest"]
+            .iter()
+            .all(|k| value.get(k).is_some());
+        if !looks_partial {
+            collected.notes.push(format!(
+                "skipped `{}`: not a cargo-verify-matrix partial result",
+                file.display()
+            ));
+            continue;
+        }
+        let mut result: PartialResult = read_json(&file)?;
+        confine_logs(&file, &mut result, report_dir, &mut collected.notes);
+        collected.partials.push(Loaded { path: file, result });
+    }
+    if collected.partials.is_empty() {
+        let list = paths
+            .iter()
+            .map(|p| format!("`{}`", p.display()))
+            .collect::<Vec<_>>()
+            .join(", ");
+        return Err(MergeError::Nothing(list));
+    }
+    agree(&collected.partials)?;
+    Ok(collected)
+}
+
+/// Reads any JSON file with the size bound (the schema is checked afterwards).
+fn read_json_value(path: &Path) -> Result<serde_json::Value, MergeError> {
+    let size = std::fs::metadata(path)
+        .map_err(|source| ResultFileError::Read {
+            path: path.to_path_buf(),
+            source,
+        })?
+        .len();
+    if size > MAX_RESULT_BYTES {
+        return Err(ResultFileError::TooLarge {
+            path: path.to_path_buf(),
+            size,
+        }
+        .into());
+    }
+    let bytes = std::fs::read(path).map_err(|source| ResultFileError::Read {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    serde_json::from_slice(&bytes).map_err(|e| {
+        ResultFileError::Invalid {
+            path: path.to_path_buf(),
+            message: e.to_string(),
+        }
+        .into()
+    })
+}
+
+/// Every result must name the same manifest digest, and the same commit when recorded.
+fn agree(partials: &[Loaded]) -> Result<(), MergeError> {
+    let group = |key: &dyn Fn(&Loaded) -> Option<String>| {
+        let mut by: BTreeMap<String, Vec<String>> = BTreeMap::new();
+        for p in partials {
+            if let Some(k) = key(p) {
+                by.entry(k)
+                    .or_default()
+                    .push(format!("`{}`", p.path.display()));
+            }
+        }
+        by
+    };
+    let render = |by: BTreeMap<String, Vec<String>>| {
+        by.into_iter()
+            .map(|(k, files)| format!("  {k}: {}", files.join(", ")))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    let digests = group(&|p| Some(p.result.manifest.digest.clone()));
+    if digests.len() > 1 {
+        return Err(MergeError::Digests(render(digests)));
+    }
+    let commits = group(&|p| p.result.source.commit.clone());
+    if commits.len() > 1 {
+        return Err(MergeError::Commits(render(commits)));
+    }
+    Ok(())
+}
+
+/// Rewrites each check's `log_path` to be relative to `report_dir`, keeping it only
+/// when it resolves inside the result file's own folder.
+fn confine_logs(
+    file: &Path,
+    result: &mut PartialResult,
+    report_dir: &Path,
+    notes: &mut Vec<String>,
+) {
+    let dir = file.parent().unwrap_or(Path::new("."));
+    let canonical_dir = std::fs::canonicalize(dir).ok();
+    let canonical_report = std::fs::canonicalize(report_dir).ok();
+    for check in &mut result.checks {
+        let Some(log) = check.log_path.take() else {
+            continue;
+        };
+        let relative = Path::new(&log);
+        let plain = !log.is_empty()
+            && relative
+                .components()
+                .all(|c| matches!(c, Component::Normal(_) | Component::CurDir));
+        let inside = plain
+            && canonical_dir.as_ref().is_some_and(|d| {
+                std::fs::canonicalize(dir.join(relative)).is_ok_and(|target| target.starts_with(d))
+            });
+        if !inside {
+            notes.push(format!(
+                "ignored log path `{log}` of {} in `{}`: it does not resolve inside that folder",
+                check.command_id,
+                file.display()
+            ));
+            continue;
+        }
+        let absolute = canonical_dir.as_ref().map(|d| d.join(relative));
+        check.log_path = absolute
+            .zip(canonical_report.as_ref())
+            .and_then(|(abs, report)| {
+                abs.strip_prefix(report)
+                    .ok()
+                    .map(|r| r.to_string_lossy().replace('\\', "/"))
+            });
+        if check.log_path.is_none() {
+            notes.push(format!(
+                "log of {} in `{}` is outside the report's folder `{}`; it is not linked",
+                check.command_id,
+                file.display(),
+                report_dir.display()
+            ));
+        }
+    }
+}
