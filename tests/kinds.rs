@@ -231,6 +231,10 @@ fn skip_true_says_skipped_loudly_and_exits_0() {
         "{md}"
     );
     assert!(md.contains("**SKIPPED**"), "{md}");
+    assert!(
+        !md.contains("Missing:") && !md.contains("INFRA_BLOCKED"),
+        "nothing is missing: {md}"
+    );
 }
 
 #[test]

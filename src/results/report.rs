@@ -182,6 +182,13 @@ impl Report {
                 .map(|c| c.id.to_string())
                 .collect(),
         };
+        if manifest.skip {
+            // Nothing was meant to run: no pair is missing, nothing is blocked.
+            report.verdict = Verdict::Skipped;
+            report.reasons =
+                vec!["the manifest says `skip: true`: nothing was verified".to_owned()];
+            return report;
+        }
         let mut failures = Vec::new();
         let mut gaps = Vec::new();
 
@@ -303,21 +310,13 @@ impl Report {
                 checks,
             });
         }
-        report.verdict = if manifest.skip {
-            Verdict::Skipped
-        } else if failures.is_empty() && gaps.is_empty() {
+        report.verdict = if failures.is_empty() && gaps.is_empty() {
             Verdict::Verified
         } else {
             Verdict::NotVerified
         };
-        if manifest.skip {
-            report
-                .reasons
-                .push("the manifest says `skip: true`: nothing was verified".to_owned());
-        } else {
-            report.reasons = failures;
-            report.reasons.extend(gaps);
-        }
+        report.reasons = failures;
+        report.reasons.extend(gaps);
         report
     }
 
