@@ -40,16 +40,42 @@ pub fn assess_file_from(gate: Gate, path: &Path, offset: u64) -> Assessment {
         return Assessment::default();
     }
     let mut scan = Scan::new(gate);
-    let mut reader = BufReader::with_capacity(64 * 1024, file);
-    let mut line = Vec::new();
+    for_each_line(BufReader::with_capacity(64 * 1024, file), |line| {
+        scan.raw_line(line)
+    });
+    scan.finish()
+}
+
+/// The longest part of a line that is looked at: summaries are short, and a command
+/// printing one endless line must not make the tool hold it.
+const MAX_LINE: usize = 64 * 1024;
+
+/// Calls `f` with each line of `reader` (without its newline), each cut to
+/// [`MAX_LINE`] bytes, holding no more than one such line at a time.
+fn for_each_line(mut reader: impl BufRead, mut f: impl FnMut(&[u8])) {
+    let mut line = Vec::with_capacity(1024);
     loop {
-        line.clear();
-        match reader.read_until(b'\n', &mut line) {
-            Ok(0) | Err(_) => break,
-            Ok(_) => scan.line(&String::from_utf8_lossy(&line)),
+        let buf = match reader.fill_buf() {
+            Ok([]) => break,
+            Ok(buf) => buf,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(_) => break,
+        };
+        let (part, used, ended) = match memchr::memchr(b'\n', buf) {
+            Some(i) => (&buf[..i], i + 1, true),
+            None => (buf, buf.len(), false),
+        };
+        let room = MAX_LINE.saturating_sub(line.len());
+        line.extend_from_slice(&part[..part.len().min(room)]);
+        reader.consume(used);
+        if ended {
+            f(&line);
+            line.clear();
         }
     }
-    scan.finish()
+    if !line.is_empty() {
+        f(&line);
+    }
 }
 
 /// Judges a gate from log text already in memory.
@@ -146,6 +172,15 @@ re!(
     r"^\d+% tests passed, (\d+) tests? failed out of (\d+)"
 );
 
+/// Every word a summary, marker or runner message above contains; a line without any of
+/// them cannot matter.
+static TRIGGER: LazyLock<regex::bytes::Regex> = LazyLock::new(|| {
+    regex::bytes::Regex::new(
+        r"test result: |Summary \[|passed|failed|skipped|deselected|error|no tests ran|Tests|passing|failing|pending|# |ℹ |--- |ok |ok\t|FAIL|Results:|completed|OK \(|example|failure|Failed:|Test summary|\*\*\*Skipped|% tests passed|Task |No test|no test|No examples|No tests",
+    )
+    .expect("valid regex")
+});
+
 /// What runners print when they found nothing to run.
 const NOTHING_MARKERS: &[&str] = &[
     "No tests found",
@@ -197,6 +232,14 @@ impl Scan {
             failed,
             skipped,
         );
+    }
+
+    /// A line straight from the log: most lines mention nothing a summary is made of,
+    /// and one pass of a literal-alternation regex over the bytes skips them.
+    fn raw_line(&mut self, raw: &[u8]) {
+        if TRIGGER.is_match(raw) {
+            self.line(&String::from_utf8_lossy(raw));
+        }
     }
 
     fn line(&mut self, raw: &str) {
@@ -602,6 +645,30 @@ mod tests {
             "> Task :compileJava UP-TO-DATE\n> Task :test\n5 tests completed, 1 failed\n",
         );
         assert_eq!(a.gate_effective, Some(true));
+    }
+
+    #[test]
+    fn lines_are_cut_and_the_last_needs_no_newline() {
+        let text = format!("short\n{}\nend", "x".repeat(MAX_LINE * 3));
+        let mut seen = Vec::new();
+        for_each_line(
+            std::io::BufReader::with_capacity(1000, text.as_bytes()),
+            |l| seen.push(l.len()),
+        );
+        assert_eq!(seen, [5, MAX_LINE, 3]);
+    }
+
+    #[test]
+    fn a_summary_after_an_endless_line_is_still_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("log");
+        let log = format!(
+            "{}\ntest result: ok. 2 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out\n",
+            "\0".repeat(MAX_LINE * 4)
+        );
+        std::fs::write(&path, log).unwrap();
+        let a = assess_file(Gate::Test, &path);
+        assert_eq!(a.tests_executed, Some(2));
     }
 
     #[test]

@@ -256,15 +256,24 @@ fn environ_token(_pid: u32) -> Option<String> {
     None
 }
 
-/// The command line of `pid`, arguments joined by spaces.
+/// The command line of `pid`, arguments joined by spaces. A process that is exiting
+/// has an empty command line; then its name is given in brackets, as `ps` does.
 #[cfg(target_os = "linux")]
 pub fn command_line(pid: u32) -> String {
     let raw = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
-    raw.split(|b| *b == 0)
+    let line = raw
+        .split(|b| *b == 0)
         .filter(|part| !part.is_empty())
         .map(|part| String::from_utf8_lossy(part).into_owned())
         .collect::<Vec<_>>()
-        .join(" ")
+        .join(" ");
+    if !line.is_empty() {
+        return line;
+    }
+    match std::fs::read_to_string(format!("/proc/{pid}/comm")) {
+        Ok(name) if !name.trim().is_empty() => format!("[{}]", name.trim()),
+        _ => "(exited)".to_owned(),
+    }
 }
 
 #[cfg(not(target_os = "linux"))]
