@@ -35,10 +35,24 @@ pub enum ResultFileError {
     Version { path: PathBuf, found: String },
 }
 
-/// Writes `value` as pretty JSON to `path` atomically: a temporary file in the same
-/// folder, flushed, then renamed over the target. A reader sees the old or the new
-/// file, never half of one.
+/// Writes `value` as pretty JSON to `path` atomically and durably: a temporary file in
+/// the same folder, synced to disk, then renamed over the target. A reader sees the old
+/// or the new file, never half of one.
 pub fn write_json_atomic<T: Serialize>(path: &Path, value: &T) -> Result<(), ResultFileError> {
+    write_json(path, value, true)
+}
+
+/// Like [`write_json_atomic`] without the sync: still atomic for readers and against a
+/// killed process (the rename is), only not against a power loss. For the rewrites
+/// after each check, which the final durable write supersedes.
+pub fn write_json_atomic_unsynced<T: Serialize>(
+    path: &Path,
+    value: &T,
+) -> Result<(), ResultFileError> {
+    write_json(path, value, false)
+}
+
+fn write_json<T: Serialize>(path: &Path, value: &T, sync: bool) -> Result<(), ResultFileError> {
     let write_err = |source| ResultFileError::Write {
         path: path.to_path_buf(),
         source,
@@ -56,7 +70,9 @@ pub fn write_json_atomic<T: Serialize>(path: &Path, value: &T) -> Result<(), Res
     let mut text = serde_json::to_vec_pretty(value).map_err(|e| write_err(e.into()))?;
     text.push(b'\n');
     tmp.write_all(&text).map_err(write_err)?;
-    tmp.as_file().sync_data().map_err(write_err)?;
+    if sync {
+        tmp.as_file().sync_data().map_err(write_err)?;
+    }
     tmp.persist(path).map_err(|e| write_err(e.error))?;
     Ok(())
 }

@@ -7,6 +7,6 @@ pub mod report;
 pub mod schema;
 pub mod source;
 
-pub use io::{ResultFileError, read_json, write_json_atomic};
+pub use io::{ResultFileError, read_json, write_json_atomic, write_json_atomic_unsynced};
 pub use report::{Report, Row, RowResult, Verdict};
 pub use schema::*;

@@ -12,7 +12,7 @@ use crate::manifest::{CheckId, Environment, Manifest};
 use crate::results::source::{detect_runner, now_rfc3339};
 use crate::results::{
     CheckResult, FORMAT_VERSION, ManifestRef, Outcome, PartialResult, ResultFileError, Source,
-    Status, Tool, write_json_atomic,
+    Status, Tool, write_json_atomic, write_json_atomic_unsynced,
 };
 
 use super::check::{CheckJob, format_duration, signal_name};
@@ -252,7 +252,7 @@ pub async fn run_environment(
         }
         partial.checks[index] = result;
         partial.duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
-        write_json_atomic(&path, &partial)?;
+        write_json_atomic_unsynced(&path, &partial)?;
     }
     if let Some(reason) = &stop_reason {
         for (slot, job) in partial.checks.iter_mut().zip(&jobs).skip(next) {
