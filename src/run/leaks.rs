@@ -232,7 +232,36 @@ fn process_group(_pid: u32) -> Option<u32> {
 /// Whether `pid` exists and is not a zombie.
 #[cfg(target_os = "linux")]
 pub fn is_alive(pid: u32) -> bool {
-    matches!(state(pid), Some(s) if s != 'Z' && s != 'X')
+    state(pid).is_some_and(live_state)
+}
+
+/// A state letter of a process that still runs (not a zombie, not dead).
+#[cfg(target_os = "linux")]
+fn live_state(state: char) -> bool {
+    state != 'Z' && state != 'X'
+}
+
+/// The live members of process group `pgid`, sorted by pid: one read of each
+/// process's `stat` gives both its group and its state.
+#[cfg(target_os = "linux")]
+pub fn live_members_of_group(pgid: u32) -> Vec<Leaked> {
+    let mut members: Vec<Leaked> = all_pids()
+        .filter(|pid| {
+            stat_fields(*pid).is_some_and(|fields| {
+                let live = fields
+                    .first()
+                    .and_then(|s| s.chars().next())
+                    .is_some_and(live_state);
+                live && fields.get(2).and_then(|g| g.parse::<u32>().ok()) == Some(pgid)
+            })
+        })
+        .map(|pid| Leaked {
+            pid,
+            command: command_line(pid),
+        })
+        .collect();
+    members.sort_by_key(|m| m.pid);
+    members
 }
 
 #[cfg(not(target_os = "linux"))]

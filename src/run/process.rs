@@ -376,26 +376,7 @@ pub fn group_members(pgid: Option<u32>) -> Vec<Leaked> {
     if !group_exists(pgid) {
         return Vec::new();
     }
-    let mut members: Vec<Leaked> = leaks::all_pids()
-        .filter(|pid| in_group(*pid, pgid) && leaks::is_alive(*pid))
-        .map(|pid| Leaked {
-            pid,
-            command: leaks::command_line(pid),
-        })
-        .collect();
-    members.sort_by_key(|m| m.pid);
-    members
-}
-
-#[cfg(target_os = "linux")]
-fn in_group(pid: u32, pgid: u32) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/stat"))
-        .ok()
-        .and_then(|stat| {
-            let rest = stat.get(stat.rfind(')')? + 2..)?;
-            rest.split_whitespace().nth(2)?.parse::<u32>().ok()
-        })
-        == Some(pgid)
+    leaks::live_members_of_group(pgid)
 }
 
 /// Other Unix systems: whether the group still exists, without a process list.
