@@ -363,10 +363,7 @@ impl CheckJob {
                 format!("passed (exit {code}) in {took}"),
             )
         } else {
-            let wanted = match self.check.expect.required_code() {
-                Some(want) => format!("required {want}"),
-                None => "expected a failure".to_owned(),
-            };
+            let wanted = self.wanted();
             (
                 Status::Fail,
                 false,
@@ -381,6 +378,14 @@ impl CheckJob {
         }
         result.summary = one_line_summary(&result.summary);
         result
+    }
+
+    /// What a failing exit code was measured against, for summaries.
+    fn wanted(&self) -> String {
+        match self.check.expect.required_code() {
+            Some(want) => format!("required {want}"),
+            None => "expected a failure".to_owned(),
+        }
     }
 
     /// Reads the gate's effectiveness from the log; an ineffective gate that must be
@@ -403,10 +408,7 @@ impl CheckJob {
             if result.status == Status::Pass {
                 result.summary = format!("{} tests passed{skipped} in {took}", counts.passed);
             } else if result.status == Status::Fail && counts.failed > 0 {
-                let wanted = match self.check.expect.required_code() {
-                    Some(want) => format!("required {want}"),
-                    None => "expected a failure".to_owned(),
-                };
+                let wanted = self.wanted();
                 result.summary = format!(
                     "exit {code} ({wanted}): {} of {} tests failed in {took}",
                     counts.failed,
