@@ -54,7 +54,7 @@ fn plan_cmd(global: &GlobalArgs, args: &PlanArgs) -> Result<i32, Error> {
                 .ok_or_else(|| {
                     Error::Usage(format!(
                         "unknown environment `{name}`; the manifest declares: {}",
-                        env_list(&manifest)
+                        manifest.environment_list()
                     ))
                 })?,
         ),
@@ -75,15 +75,6 @@ fn plan_cmd(global: &GlobalArgs, args: &PlanArgs) -> Result<i32, Error> {
 
 fn pretty<T: serde::Serialize>(value: &T) -> String {
     serde_json::to_string_pretty(value).unwrap_or_default()
-}
-
-fn env_list(manifest: &Manifest) -> String {
-    manifest
-        .environments
-        .iter()
-        .map(|e| e.name.as_str())
-        .collect::<Vec<_>>()
-        .join(", ")
 }
 
 /// Under GitHub Actions, appends `name=value` to `$GITHUB_OUTPUT`.

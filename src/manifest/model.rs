@@ -264,6 +264,15 @@ impl Manifest {
         self.environments.iter().find(|e| e.name.as_str() == name)
     }
 
+    /// The declared environment names, comma-separated (for messages).
+    pub fn environment_list(&self) -> String {
+        self.environments
+            .iter()
+            .map(|e| e.name.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
     /// The checks that apply to `env`, in manifest order.
     pub fn checks_for<'a>(&'a self, env: &'a EnvName) -> impl Iterator<Item = &'a Check> + 'a {
         self.checks.iter().filter(move |c| c.scope.includes(env))

@@ -56,21 +56,13 @@ pub fn select<'m>(
     flags: &[String],
     host: &dyn Surroundings,
 ) -> Result<Vec<&'m Environment>, SelectError> {
-    let declared = || {
-        manifest
-            .environments
-            .iter()
-            .map(|e| e.name.as_str())
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
     let by_name = |name: &str, from: &'static str| {
         manifest
             .environment(name)
             .ok_or_else(|| SelectError::Unknown {
                 name: name.to_owned(),
                 from,
-                declared: declared(),
+                declared: manifest.environment_list(),
             })
     };
     if !flags.is_empty() {
@@ -110,7 +102,7 @@ pub fn select<'m>(
     match manifest.environments.as_slice() {
         [only] => Ok(vec![only]),
         _ => Err(SelectError::Undecided {
-            declared: declared(),
+            declared: manifest.environment_list(),
         }),
     }
 }

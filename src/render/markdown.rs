@@ -136,11 +136,7 @@ fn strict(report: &Report, out: &mut String) {
         }
         out.push('\n');
     }
-    let tested = if report.environments_tested.is_empty() {
-        "none".to_owned()
-    } else {
-        report.environments_tested.join(", ")
-    };
+    let tested = report.tested_list();
     let _ = writeln!(out, "Environments Tested: {tested}");
     let verdict = if report.verdict == Verdict::Verified {
         "VERIFIED"

@@ -44,12 +44,7 @@ pub fn render(report: &Report, color: bool) -> String {
         ]);
     }
     for m in &report.missing {
-        // A check that errored before it had an exit code (refused, could not start)
-        // has no row, but it failed: say so.
-        let errored = report
-            .reasons
-            .iter()
-            .any(|r| r.starts_with(&format!("{} failed to run in {}:", m.check, m.environment)));
+        let errored = report.failed_before_running(m);
         builder.push_record([
             m.check.clone(),
             m.environment.clone(),
@@ -75,11 +70,7 @@ pub fn render(report: &Report, color: bool) -> String {
             item.id, item.kind, item.text
         ));
     }
-    let tested = if report.environments_tested.is_empty() {
-        "none".to_owned()
-    } else {
-        report.environments_tested.join(", ")
-    };
+    let tested = report.tested_list();
     out.push_str(&format!("Environments Tested: {tested}\n"));
     let verdict = match report.verdict {
         Verdict::Verified => paint("VERIFIED", AnsiColor::Green),

@@ -243,7 +243,8 @@ impl Report {
                         if blocking {
                             report.failed_to_run = true;
                             failures.push(format!(
-                                "{id} failed to run in {env_name}: {}",
+                                "{}{}",
+                                failed_to_run_prefix(id, env_name),
                                 first.summary
                             ));
                         }
@@ -320,6 +321,13 @@ impl Report {
         report
     }
 
+    /// Whether `missing` is a required pair that errored before it had an exit code
+    /// (refused, could not start): it has no row, but it failed.
+    pub fn failed_before_running(&self, missing: &Missing) -> bool {
+        let prefix = failed_to_run_prefix(&missing.check, &missing.environment);
+        self.reasons.iter().any(|r| r.starts_with(&prefix))
+    }
+
     /// Whether a required pair failed (as opposed to only missing).
     pub fn has_failures(&self) -> bool {
         self.failed_to_run
@@ -348,6 +356,16 @@ impl Report {
         checks
     }
 
+    /// The environments with results, for the `Environments Tested:` line ("none" when
+    /// there are none).
+    pub fn tested_list(&self) -> String {
+        if self.environments_tested.is_empty() {
+            "none".to_owned()
+        } else {
+            self.environments_tested.join(", ")
+        }
+    }
+
     /// Whether `env` has no results at all.
     pub fn is_infra_blocked(&self, env: &str) -> bool {
         self.infra_blocked.iter().any(|b| b.environment == env)
@@ -361,4 +379,10 @@ impl Report {
             Verdict::NotVerified => exit_code::INCOMPLETE,
         }
     }
+}
+
+/// The start of the reason given for a required pair that errored before it had an
+/// exit code; [`Report::failed_before_running`] recognises it.
+fn failed_to_run_prefix(check: &str, environment: &str) -> String {
+    format!("{check} failed to run in {environment}: ")
 }
