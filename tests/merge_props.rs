@@ -2,13 +2,14 @@
 //! order and folder layout, merges to the same report; removing any file makes the
 //! verdict not VERIFIED.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 
 use cargo_verify_matrix::manifest::{Manifest, from_yaml_text};
 use cargo_verify_matrix::results::merge::collect;
-use cargo_verify_matrix::results::{
-    CheckResult, ManifestRef, Outcome, PartialResult, Report, Runner, Source, Status, Tool, Verdict,
-};
+use cargo_verify_matrix::results::{CheckResult, PartialResult, Report, Source, Status, Verdict};
+use common::{sample_partial, sample_result};
 use proptest::prelude::*;
 
 const ENVS: [&str; 3] = ["linux", "macos", "windows"];
@@ -27,60 +28,20 @@ fn manifest() -> Manifest {
     .unwrap()
 }
 
+/// A passing result, with no log (the merge has nothing to confine).
 fn check(id: &str, env: &str) -> CheckResult {
     CheckResult {
-        command_id: id.into(),
-        environment: env.into(),
-        kind: "run".into(),
-        command: "true".into(),
-        cwd: ".".into(),
-        required: true,
-        must_be_effective: false,
-        gate_type: "custom".into(),
-        status: Status::Pass,
-        exit_code: Some(0),
-        required_exit_code: Some(0),
-        duration_ms: 5,
         log_path: None,
-        gate_effective: Some(true),
-        tests_executed: None,
-        test_counts: None,
-        ineffective_reason: None,
-        summary: "passed (exit 0) in 5ms".into(),
-        retryable: false,
-        attempts: 1,
-        flaky: false,
-        timed_out: false,
-        leaked: vec![],
-        refused: None,
+        ..sample_result(id, env, Status::Pass, Some(0), "passed (exit 0) in 5ms")
     }
 }
 
 fn partial(m: &Manifest, env: &str, checks: Vec<CheckResult>) -> PartialResult {
-    PartialResult {
-        format_version: 1,
-        tool: Tool::current(),
-        manifest: ManifestRef {
-            path: "verify-matrix.yml".into(),
-            digest: m.digest.clone(),
-            content: m.content.clone(),
-        },
-        environment: env.into(),
-        source: Source {
-            commit: Some("abc".into()),
-            ..Source::default()
-        },
-        runner: Runner {
-            os: "linux".into(),
-            arch: "x86_64".into(),
-            hostname: "h".into(),
-        },
-        started_at: "2026-11-21T15:00:00Z".into(),
-        finished_at: Some("2026-11-21T15:00:01Z".into()),
-        duration_ms: 10,
-        outcome: Outcome::Complete,
-        checks,
-    }
+    let source = Source {
+        commit: Some("abc".into()),
+        ..Source::default()
+    };
+    sample_partial(m, env, source, checks)
 }
 
 /// One file's worth: an environment and the checks it carries.

@@ -1,13 +1,14 @@
 //! Renders over reports built in-process from fixed partial results: snapshots of the
 //! markdown matrix and the terminal table, and the FORMATS.md §5 regex read back.
 
+mod common;
+
 use std::path::Path;
 
 use cargo_verify_matrix::manifest::{Manifest, from_yaml_text};
 use cargo_verify_matrix::render::{Format, RenderOptions, render};
-use cargo_verify_matrix::results::{
-    CheckResult, ManifestRef, Outcome, PartialResult, Report, Runner, Source, Status, Tool, Verdict,
-};
+use cargo_verify_matrix::results::{CheckResult, PartialResult, Report, Source, Status, Verdict};
+use common::{sample_partial, sample_result};
 
 const MANIFEST: &str = r#"
 version: 1
@@ -32,63 +33,20 @@ fn manifest() -> Manifest {
     from_yaml_text(Path::new("verify-matrix.yml"), MANIFEST).unwrap()
 }
 
+/// A result of the manifest above: `docs` is the one check that is not required.
 fn result(id: &str, env: &str, status: Status, exit: Option<i32>, summary: &str) -> CheckResult {
     CheckResult {
-        command_id: id.into(),
-        environment: env.into(),
-        kind: "run".into(),
-        command: format!("cargo {id}"),
-        cwd: ".".into(),
         required: id != "docs",
-        must_be_effective: false,
-        gate_type: "custom".into(),
-        status,
-        exit_code: exit,
-        required_exit_code: Some(0),
-        duration_ms: 1234,
-        log_path: Some(format!("logs/{env}/{id}.log")),
-        gate_effective: None,
-        tests_executed: None,
-        test_counts: None,
-        ineffective_reason: None,
-        summary: summary.into(),
-        retryable: false,
-        attempts: 1,
-        flaky: false,
-        timed_out: false,
-        leaked: vec![],
-        refused: None,
+        ..sample_result(id, env, status, exit, summary)
     }
 }
 
 fn partial(m: &Manifest, env: &str, checks: Vec<CheckResult>) -> PartialResult {
-    PartialResult {
-        format_version: 1,
-        tool: Tool {
-            name: "cargo-verify-matrix".into(),
-            version: "0.0.0".into(),
-        },
-        manifest: ManifestRef {
-            path: "verify-matrix.yml".into(),
-            digest: m.digest.clone(),
-            content: m.content.clone(),
-        },
-        environment: env.into(),
-        source: Source {
-            run_id: Some("4242".into()),
-            ..Source::default()
-        },
-        runner: Runner {
-            os: "linux".into(),
-            arch: "x86_64".into(),
-            hostname: "h".into(),
-        },
-        started_at: "2026-11-21T15:00:00Z".into(),
-        finished_at: Some("2026-11-21T15:00:02Z".into()),
-        duration_ms: 2000,
-        outcome: Outcome::Complete,
-        checks,
-    }
+    let source = Source {
+        run_id: Some("4242".into()),
+        ..Source::default()
+    };
+    sample_partial(m, env, source, checks)
 }
 
 fn options() -> RenderOptions {

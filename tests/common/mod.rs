@@ -167,3 +167,71 @@ pub fn wait_until_alive(needle: &str) {
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
 }
+
+/// A check result with the given outcome and plain defaults: a required custom gate
+/// that took 1234 ms, logged at `logs/<env>/<id>.log`.
+pub fn sample_result(
+    id: &str,
+    env: &str,
+    status: cargo_verify_matrix::results::Status,
+    exit: Option<i32>,
+    summary: &str,
+) -> cargo_verify_matrix::results::CheckResult {
+    cargo_verify_matrix::results::CheckResult {
+        command_id: id.into(),
+        environment: env.into(),
+        kind: "run".into(),
+        command: format!("cargo {id}"),
+        cwd: ".".into(),
+        required: true,
+        must_be_effective: false,
+        gate_type: "custom".into(),
+        status,
+        exit_code: exit,
+        required_exit_code: Some(0),
+        duration_ms: 1234,
+        log_path: Some(format!("logs/{env}/{id}.log")),
+        gate_effective: None,
+        tests_executed: None,
+        test_counts: None,
+        ineffective_reason: None,
+        summary: summary.into(),
+        retryable: false,
+        attempts: 1,
+        flaky: false,
+        timed_out: false,
+        leaked: vec![],
+        refused: None,
+    }
+}
+
+/// A complete partial result of `env` for manifest `m`, run from `source`.
+pub fn sample_partial(
+    m: &cargo_verify_matrix::manifest::Manifest,
+    env: &str,
+    source: cargo_verify_matrix::results::Source,
+    checks: Vec<cargo_verify_matrix::results::CheckResult>,
+) -> cargo_verify_matrix::results::PartialResult {
+    use cargo_verify_matrix::results::{ManifestRef, Outcome, PartialResult, Runner, Tool};
+    PartialResult {
+        format_version: 1,
+        tool: Tool::current(),
+        manifest: ManifestRef {
+            path: "verify-matrix.yml".into(),
+            digest: m.digest.clone(),
+            content: m.content.clone(),
+        },
+        environment: env.into(),
+        source,
+        runner: Runner {
+            os: "linux".into(),
+            arch: "x86_64".into(),
+            hostname: "h".into(),
+        },
+        started_at: "2026-11-21T15:00:00Z".into(),
+        finished_at: Some("2026-11-21T15:00:02Z".into()),
+        duration_ms: 2000,
+        outcome: Outcome::Complete,
+        checks,
+    }
+}
