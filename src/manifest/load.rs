@@ -10,7 +10,7 @@ use serde_json::Value;
 use super::diagnostic::{self, Diagnostic};
 use super::digest::digest;
 use super::error::ManifestError;
-use super::model::{Manifest, Origin};
+use super::model::Manifest;
 use super::parse;
 use super::spans::{Pos, Spans};
 use super::validate::validate;
@@ -105,7 +105,7 @@ pub fn from_yaml_text(path: &Path, text: &str) -> Result<Manifest, ManifestError
     let invalid = |diagnostics: Vec<Diagnostic>| invalid(path, text, diagnostics);
     let spans = Spans::from_yaml(text);
     let content = parse_yaml_text(text, &spans).map_err(|d| invalid(vec![d]))?;
-    build(path, Origin::Yaml, content, &spans).map_err(invalid)
+    build(path, content, &spans).map_err(invalid)
 }
 
 /// YAML text → JSON value, with serde_yaml's own position for a syntax error.
@@ -136,7 +136,7 @@ fn parse_yaml_text(text: &str, spans: &Spans) -> Result<Value, Diagnostic> {
 /// Validates manifest content already in JSON form (the copy embedded in a result file).
 pub fn from_embedded(path: &Path, content: Value) -> Result<Manifest, ManifestError> {
     let text = serde_json::to_string_pretty(&content).unwrap_or_default();
-    build(path, Origin::Embedded, content, &Spans::default()).map_err(|d| invalid(path, &text, d))
+    build(path, content, &Spans::default()).map_err(|d| invalid(path, &text, d))
 }
 
 fn load_cargo(cargo_toml: &Path) -> Result<Manifest, ManifestError> {
@@ -164,13 +164,7 @@ fn load_cargo(cargo_toml: &Path) -> Result<Manifest, ManifestError> {
                 path: cargo_toml.to_path_buf(),
             })?;
     let text = read(cargo_toml)?;
-    build(
-        cargo_toml,
-        Origin::CargoMetadata,
-        content,
-        &Spans::default(),
-    )
-    .map_err(|mut d| {
+    build(cargo_toml, content, &Spans::default()).map_err(|mut d| {
         // TOML positions are not mapped; point at the table header and say the key path.
         let header = text
             .lines()
@@ -187,12 +181,7 @@ fn load_cargo(cargo_toml: &Path) -> Result<Manifest, ManifestError> {
     })
 }
 
-fn build(
-    path: &Path,
-    origin: Origin,
-    content: Value,
-    spans: &Spans,
-) -> Result<Manifest, Vec<Diagnostic>> {
+fn build(path: &Path, content: Value, spans: &Spans) -> Result<Manifest, Vec<Diagnostic>> {
     let (parsed, mut diagnostics) = parse::deserialize(&content, spans);
     let Some(parsed) = parsed else {
         return Err(diagnostics);
@@ -223,7 +212,6 @@ fn build(
     Ok(Manifest {
         path: path.to_path_buf(),
         dir,
-        origin,
         digest: digest(&content),
         content,
         environments: valid.environments,

@@ -45,17 +45,6 @@ impl EnvName {
     }
 }
 
-/// Where a manifest came from.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Origin {
-    /// A YAML file.
-    Yaml,
-    /// The `[workspace.metadata.verify-matrix]` or `[package.metadata.verify-matrix]` table.
-    CargoMetadata,
-    /// The copy embedded in a result file.
-    Embedded,
-}
-
 /// A validated manifest.
 #[derive(Debug, Clone)]
 pub struct Manifest {
@@ -63,8 +52,6 @@ pub struct Manifest {
     pub path: PathBuf,
     /// The folder `cwd:` values are relative to.
     pub dir: PathBuf,
-    /// How it was read.
-    pub origin: Origin,
     /// `sha256:` + hex of the canonical JSON form.
     pub digest: String,
     /// The content as JSON (embedded in result files).

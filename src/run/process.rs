@@ -87,7 +87,6 @@ pub struct Execution {
     /// Something kept the output pipe open after every known process was gone.
     pub pipe_held: bool,
     pub duration: Duration,
-    pub log_bytes: u64,
 }
 
 /// Runs `spec` to completion (or until `stop` says so); I/O errors are the tool's own
@@ -187,7 +186,10 @@ pub async fn execute(spec: &Spec, stop: &mut StopReceiver) -> io::Result<Executi
         }
     }
     match tokio::time::timeout(PIPE_DRAIN, copier).await {
-        Ok(joined) => execution.log_bytes = joined.map_err(io::Error::other)??,
+        // The copy's own I/O error (an unwritable log) is the tool's error.
+        Ok(joined) => {
+            joined.map_err(io::Error::other)??;
+        }
         // An escaped process still holds the pipe: the copier thread is left to end
         // when that process does; what it already wrote is in the log.
         Err(_) => execution.pipe_held = true,
@@ -243,15 +245,13 @@ fn open_log(spec: &Spec) -> io::Result<File> {
 /// Copies the pipe into the log in fixed chunks, unbuffered, so memory stays flat
 /// however much the command prints, and nothing read is held back if the copy is
 /// abandoned. A failing echo (a closed terminal) never fails the log.
-fn copy_to_log(mut reader: io::PipeReader, mut log: File, echo: Option<Echo>) -> io::Result<u64> {
+fn copy_to_log(mut reader: io::PipeReader, mut log: File, echo: Option<Echo>) -> io::Result<()> {
     let mut buf = vec![0u8; 64 * 1024];
-    let mut total = 0u64;
     loop {
         match reader.read(&mut buf) {
-            Ok(0) => return Ok(total),
+            Ok(0) => return Ok(()),
             Ok(n) => {
                 log.write_all(&buf[..n])?;
-                total += n as u64;
                 if let Some(echo) = &echo
                     && let Ok(mut out) = echo.0.lock()
                 {
