@@ -8,7 +8,7 @@
 //!                                                      │  (artifacts)
 //!                        report ◄─ merge ◄─────────────┘
 //!                          │
-//!                          ├─► render (markdown | table | json)
+//!                          ├─► render (markdown | table | json | junit | html | signals)
 //!                          └─► publish
 //! ```
 //!
@@ -22,6 +22,7 @@ pub mod plan;
 pub mod render;
 pub mod results;
 pub mod run;
+pub mod validate_signal;
 
 /// Runs the program with the process's arguments; returns the exit code.
 pub fn main() -> i32 {

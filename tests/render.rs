@@ -6,8 +6,10 @@ mod common;
 use std::path::Path;
 
 use cargo_verify_matrix::manifest::{Manifest, from_yaml_text};
-use cargo_verify_matrix::render::{Format, RenderOptions, render};
-use cargo_verify_matrix::results::{CheckResult, PartialResult, Report, Source, Status, Verdict};
+use cargo_verify_matrix::render::{Format, RenderError, RenderOptions, SignalInfo};
+use cargo_verify_matrix::results::{
+    CheckResult, PartialResult, Report, Source, Status, TestCounts, Verdict,
+};
 use common::{sample_partial, sample_result};
 
 const MANIFEST: &str = r#"
@@ -52,16 +54,44 @@ fn partial(m: &Manifest, env: &str, checks: Vec<CheckResult>) -> PartialResult {
 fn options() -> RenderOptions {
     RenderOptions {
         key: "verify-matrix.yml".into(),
-        log_root: None,
-        tail_lines: 40,
-        color: false,
+        link: Some("https://ci.example/runs/4242".into()),
+        ..RenderOptions::for_report(&verified())
     }
+}
+
+/// Options for the agent signals, with everything an agent can say.
+fn signal_options() -> RenderOptions {
+    RenderOptions {
+        signal: SignalInfo {
+            task_id: Some("TASK-17".into()),
+            files: vec!["src/auth.rs".into(), "src/session.rs".into()],
+            tests: vec!["tests/auth.rs: login with valid and invalid credentials".into()],
+            summary: Some("Session tokens are rotated on login.\nAll checks pass.".into()),
+        },
+        ..options()
+    }
+}
+
+fn render(report: &Report, format: Format, options: &RenderOptions) -> String {
+    cargo_verify_matrix::render::render(report, format, options)
+        .unwrap_or_else(|e| panic!("{format:?} failed: {e}"))
 }
 
 fn verified() -> Report {
     let m = manifest();
-    let pass =
-        |id: &str, env: &str| result(id, env, Status::Pass, Some(0), "passed (exit 0) in 1.2s");
+    // unit_tests ran 42 tests on linux and windows, 40 on macos (two are Unix-only).
+    let pass = |id: &str, env: &str| {
+        let test_counts = (id == "unit_tests").then(|| TestCounts {
+            passed: if env == "macos" { 40 } else { 42 },
+            failed: 0,
+            skipped: 0,
+            runner: "libtest".into(),
+        });
+        CheckResult {
+            test_counts,
+            ..result(id, env, Status::Pass, Some(0), "passed (exit 0) in 1.2s")
+        }
+    };
     let partials = vec![
         partial(
             &m,
@@ -253,5 +283,178 @@ fn the_strict_table_reads_back_with_the_documented_regex() {
             "All Required Environments: NOT VERIFIED"
         };
         assert!(text.lines().any(|l| l == verdict_line));
+    }
+}
+
+#[test]
+fn ready_for_review_signals() {
+    let logs = tempfile::tempdir().unwrap();
+    insta::assert_snapshot!(
+        "signal_verified",
+        render(&verified(), Format::Signal, &signal_options())
+    );
+    insta::assert_snapshot!(
+        "signal_not_verified",
+        render(
+            &not_verified(logs.path()),
+            Format::Signal,
+            &signal_options()
+        )
+    );
+    let bare = RenderOptions {
+        signal: SignalInfo {
+            task_id: Some("TASK-18".into()),
+            ..SignalInfo::default()
+        },
+        ..options()
+    };
+    insta::assert_snapshot!(
+        "signal_without_lists",
+        render(&verified(), Format::Signal, &bare)
+    );
+}
+
+#[test]
+fn signals_need_a_task_id() {
+    for format in [Format::Signal, Format::Audit] {
+        let err = cargo_verify_matrix::render::render(&verified(), format, &options()).unwrap_err();
+        assert!(matches!(err, RenderError::NoTaskId(_)), "{err}");
+        assert_eq!(err.exit_code(), 2);
+    }
+}
+
+#[test]
+fn audit_passed_only_for_a_verified_report() {
+    insta::assert_snapshot!(
+        "audit_verified",
+        render(&verified(), Format::Audit, &signal_options())
+    );
+    let logs = tempfile::tempdir().unwrap();
+    let err = cargo_verify_matrix::render::render(
+        &not_verified(logs.path()),
+        Format::Audit,
+        &signal_options(),
+    )
+    .unwrap_err();
+    assert_eq!(err.exit_code(), 1);
+    assert_eq!(
+        err.to_string(),
+        "AUDIT_PASSED refused: the report is NOT_VERIFIED, not VERIFIED: unit_tests failed in linux (exit 101); macos: no results"
+    );
+}
+
+#[test]
+fn infra_blocked_blocks() {
+    let logs = tempfile::tempdir().unwrap();
+    insta::assert_snapshot!(
+        "infra_blocked",
+        render(&not_verified(logs.path()), Format::InfraBlocked, &options())
+    );
+    insta::assert_snapshot!(
+        "infra_blocked_task",
+        render(
+            &not_verified(logs.path()),
+            Format::InfraBlocked,
+            &signal_options()
+        )
+    );
+    let err = cargo_verify_matrix::render::render(&verified(), Format::InfraBlocked, &options())
+        .unwrap_err();
+    assert_eq!(err, RenderError::NothingBlocked);
+    assert_eq!(err.exit_code(), 1);
+}
+
+#[test]
+fn json_report() {
+    insta::assert_snapshot!(
+        "json_verified",
+        render(&verified(), Format::Json, &options())
+    );
+}
+
+#[test]
+fn junit_xml() {
+    let logs = tempfile::tempdir().unwrap();
+    let options = RenderOptions {
+        log_root: Some(logs.path().to_path_buf()),
+        ..options()
+    };
+    insta::assert_snapshot!(
+        "junit_verified",
+        render(&verified(), Format::Junit, &options)
+    );
+    insta::assert_snapshot!(
+        "junit_not_verified",
+        render(&not_verified(logs.path()), Format::Junit, &options)
+    );
+}
+
+#[test]
+fn html_page() {
+    let logs = tempfile::tempdir().unwrap();
+    let options = RenderOptions {
+        log_root: Some(logs.path().to_path_buf()),
+        ..options()
+    };
+    let page = render(&not_verified(logs.path()), Format::Html, &options);
+    // Self-contained: no scripts, no external assets.
+    for banned in ["<script", "src=", "href=", "@import", "url("] {
+        assert!(!page.contains(banned), "found {banned}");
+    }
+    // The log's `<b>` and `@someone` are text, never markup.
+    assert!(page.contains("not a fence | @someone &lt;b&gt;"));
+    insta::assert_snapshot!("html_not_verified", page);
+}
+
+#[test]
+fn signals_read_back_with_the_documented_regexes() {
+    use cargo_verify_matrix::validate_signal::{ROW_PATTERN, parse};
+    let row = regex::Regex::new(ROW_PATTERN).unwrap();
+    let logs = tempfile::tempdir().unwrap();
+    for report in [verified(), not_verified(logs.path())] {
+        let real: Vec<(String, String, u64, String)> = report
+            .rows
+            .iter()
+            .map(|r| {
+                (
+                    r.check.clone(),
+                    r.environment.clone(),
+                    u64::try_from(r.exit_code).unwrap(),
+                    r.result.as_str().to_owned(),
+                )
+            })
+            .collect();
+        let mut formats = vec![Format::Markdown, Format::Signal];
+        if report.verdict == Verdict::Verified {
+            formats.push(Format::Audit);
+        }
+        for format in formats {
+            let text = render(&report, format, &signal_options());
+            let by_regex: Vec<(String, String, u64, String)> = text
+                .lines()
+                .filter_map(|l| row.captures(l))
+                .map(|c| {
+                    (
+                        c[1].to_owned(),
+                        c[2].to_owned(),
+                        c[3].parse().unwrap(),
+                        c[4].to_owned(),
+                    )
+                })
+                .collect();
+            assert_eq!(by_regex, real, "{format:?}");
+            let parsed = parse(&text);
+            let by_parser: Vec<(String, String, u64, String)> = parsed
+                .rows
+                .into_iter()
+                .map(|c| (c.check, c.environment, c.exit_code, c.result))
+                .collect();
+            assert_eq!(by_parser, real, "{format:?}");
+            assert_eq!(
+                parsed.environments_tested,
+                Some(report.environments_tested.clone()),
+                "{format:?}"
+            );
+        }
     }
 }

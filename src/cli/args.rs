@@ -61,8 +61,12 @@ pub enum Command {
     Run(RunArgs),
     /// Merge the partial results of every environment into one report and judge it
     Merge(MergeArgs),
-    /// Render a report or partial result files as markdown, a table or JSON
+    /// Render a report or partial result files: markdown, table, JSON, JUnit, HTML or a
+    /// signal
     Render(RenderArgs),
+    /// Check an agent's READY_FOR_REVIEW / AUDIT_PASSED text against the manifest (and
+    /// the real results); print one JSON verdict
+    ValidateSignal(ValidateSignalArgs),
     /// Run one command as a verification worker; print exactly one JSON result object
     Exec(ExecArgs),
 }
@@ -224,6 +228,8 @@ pub struct MergeArgs {
     /// Partial result files, or folders searched recursively (any artifact layout)
     #[arg(required = true, value_name = "PATH")]
     pub paths: Vec<PathBuf>,
+    #[command(flatten)]
+    pub render: RenderFlags,
 }
 
 /// `render`.
@@ -235,7 +241,64 @@ pub struct RenderArgs {
     /// A report (from `merge`) or one or more partial result files (from `run`)
     #[arg(required = true, value_name = "FILE")]
     pub files: Vec<PathBuf>,
-    /// Log lines shown per failure in markdown
+    #[command(flatten)]
+    pub render: RenderFlags,
+}
+
+/// How a report is rendered (`render`, `merge`).
+#[derive(Debug, Args)]
+#[command(next_help_heading = "Render options")]
+pub struct RenderFlags {
+    /// Log lines shown per failure
     #[arg(long, value_name = "N", default_value_t = 40)]
     pub tail_lines: usize,
+    /// Cut the markdown down to at most N bytes (a check run summary takes 65535)
+    #[arg(long, value_name = "N")]
+    pub max_bytes: Option<usize>,
+    /// Cut the markdown down to at most N characters (a PR comment takes 65536)
+    #[arg(long, value_name = "N")]
+    pub max_chars: Option<usize>,
+    /// Where the full report can be read, linked when the markdown is cut (default
+    /// under Actions: this workflow run)
+    #[arg(long, value_name = "URL")]
+    pub link: Option<String>,
+    /// The key in the markdown's hidden marker (default: the manifest path)
+    #[arg(long, value_name = "KEY")]
+    pub key: Option<String>,
+    /// The task a signal is about (signal, audit; infra-blocked defaults to the run)
+    #[arg(long, value_name = "ID")]
+    pub task_id: Option<String>,
+    /// Files modified, listed in READY_FOR_REVIEW (repeatable, or comma-separated)
+    #[arg(long = "files", value_name = "PATH", value_delimiter = ',')]
+    pub modified_files: Vec<String>,
+    /// A test written, as "FILE: what it tests", listed in READY_FOR_REVIEW (repeatable)
+    #[arg(long = "tests", value_name = "TEST")]
+    pub tests_written: Vec<String>,
+    /// The signal's closing line (Summary:, or Conclusion: in an audit)
+    #[arg(long, value_name = "TEXT")]
+    pub summary: Option<String>,
+}
+
+/// `validate-signal`.
+#[derive(Debug, Args)]
+pub struct ValidateSignalArgs {
+    /// Also reject claims that differ from this report's real results
+    #[arg(long, value_name = "REPORT")]
+    pub against: Option<PathBuf>,
+    /// The environments expected, instead of those the manifest declares
+    #[arg(long, value_name = "ENV", value_delimiter = ',')]
+    pub environments: Vec<String>,
+    /// The signal text (`-` for standard input)
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory as _;
+
+    #[test]
+    fn the_command_line_definition_is_consistent() {
+        super::Cli::command().debug_assert();
+    }
 }

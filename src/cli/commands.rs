@@ -3,18 +3,22 @@
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
-use super::args::{Cli, Command, GlobalArgs, MergeArgs, PlanArgs, PlanFormat, RenderArgs, RunArgs};
+use super::args::{
+    Cli, Command, GlobalArgs, MergeArgs, PlanArgs, PlanFormat, RenderArgs, RenderFlags, RunArgs,
+    ValidateSignalArgs,
+};
 use super::color::use_color;
 use super::live::{Live, Mode};
 use super::{Error, print_stdout};
 use crate::exit_code;
 use crate::manifest::{self, CheckId, EnvName, Manifest};
 use crate::plan::{self, select};
-use crate::render::{self, Format, RenderOptions};
+use crate::render::{self, Budget, Format, RenderOptions, SignalInfo};
 use crate::results::source::detect_source;
 use crate::results::{PartialResult, Report, merge, read_json, write_json_atomic};
 use crate::run::process::{Stop, StopReason};
 use crate::run::{RunEvent, RunOptions, run_environment};
+use crate::validate_signal;
 
 /// Runs the parsed command line.
 pub fn dispatch(cli: Cli) -> Result<i32, Error> {
@@ -28,6 +32,7 @@ pub fn dispatch(cli: Cli) -> Result<i32, Error> {
         Some(Command::Run(args)) => run_cmd(&cli.global, &args),
         Some(Command::Merge(args)) => merge_cmd(&cli.global, &args),
         Some(Command::Render(args)) => render_cmd(&cli.global, &args),
+        Some(Command::ValidateSignal(args)) => validate_signal_cmd(&cli.global, &args),
         Some(Command::Exec(args)) => super::exec::exec_cmd(&args),
         None => run_cmd(&cli.global, &cli.run),
     }
@@ -173,7 +178,7 @@ fn run_cmd(global: &GlobalArgs, args: &RunArgs) -> Result<i32, Error> {
         color: use_color(global.color),
         ..RenderOptions::for_report(&report)
     };
-    print_stdout(&render::render(&report, Format::Table, &options))?;
+    print_stdout(&render::render(&report, Format::Table, &options)?)?;
     if !quiet {
         for env in &names {
             eprintln!(
@@ -288,12 +293,8 @@ fn merge_cmd(global: &GlobalArgs, args: &MergeArgs) -> Result<i32, Error> {
     if let Some(out) = &args.out {
         write_json_atomic(out, &report)?;
     }
-    let options = RenderOptions {
-        log_root: Some(report_dir),
-        color: use_color(global.color),
-        ..RenderOptions::for_report(&report)
-    };
-    print_stdout(&render::render(&report, args.format, &options))?;
+    let options = render_options(global, &args.render, &report, report_dir);
+    print_stdout(&render::render(&report, args.format, &options)?)?;
     Ok(report.exit_code())
 }
 
@@ -305,25 +306,154 @@ fn render_cmd(global: &GlobalArgs, args: &RenderArgs) -> Result<i32, Error> {
                 "render takes one report, or partial result files; not both".to_owned(),
             ));
         }
-        let report: Report = serde_json::from_value(first).map_err(|e| {
-            Error::InvalidInput(format!(
-                "report `{}` is not valid: {e}",
-                args.files[0].display()
-            ))
-        })?;
-        (report, parent_dir(&args.files[0]))
+        (
+            report_from(first, &args.files[0])?,
+            parent_dir(&args.files[0]),
+        )
     } else {
         let here = PathBuf::from(".");
         (merged_report(global, &args.files, &here)?, here)
     };
-    let options = RenderOptions {
+    let options = render_options(global, &args.render, &report, log_root);
+    print_stdout(&render::render(&report, args.format, &options)?)?;
+    // A READY_FOR_REVIEW of a report that is not verified is written (it says why), but
+    // the exit code tells the agent it is not ready.
+    Ok(match args.format {
+        Format::Signal => report.exit_code(),
+        _ => exit_code::OK,
+    })
+}
+
+/// A report read back from JSON.
+fn report_from(value: serde_json::Value, path: &Path) -> Result<Report, Error> {
+    serde_json::from_value(value)
+        .map_err(|e| Error::InvalidInput(format!("report `{}` is not valid: {e}", path.display())))
+}
+
+/// The render options of `merge` and `render`.
+fn render_options(
+    global: &GlobalArgs,
+    flags: &RenderFlags,
+    report: &Report,
+    log_root: PathBuf,
+) -> RenderOptions {
+    let defaults = RenderOptions::for_report(report);
+    RenderOptions {
+        key: flags.key.clone().unwrap_or(defaults.key),
         log_root: Some(log_root),
-        tail_lines: args.tail_lines,
+        tail_lines: flags.tail_lines,
         color: use_color(global.color),
-        ..RenderOptions::for_report(&report)
+        budget: Budget {
+            max_bytes: flags.max_bytes,
+            max_chars: flags.max_chars,
+        },
+        link: flags.link.clone().or_else(run_url),
+        signal: SignalInfo {
+            task_id: flags.task_id.clone(),
+            files: flags.modified_files.clone(),
+            tests: flags.tests_written.clone(),
+            summary: flags.summary.clone(),
+        },
+    }
+}
+
+/// Under GitHub Actions, the page of this workflow run.
+fn run_url() -> Option<String> {
+    let var = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
+    if var("GITHUB_ACTIONS").as_deref() != Some("true") {
+        return None;
+    }
+    let server = var("GITHUB_SERVER_URL").unwrap_or_else(|| "https://github.com".to_owned());
+    Some(format!(
+        "{}/{}/actions/runs/{}",
+        server.trim_end_matches('/'),
+        var("GITHUB_REPOSITORY")?,
+        var("GITHUB_RUN_ID")?
+    ))
+}
+
+/// The most bytes of signal text read.
+const MAX_SIGNAL_BYTES: u64 = 16 * 1024 * 1024;
+
+fn validate_signal_cmd(global: &GlobalArgs, args: &ValidateSignalArgs) -> Result<i32, Error> {
+    let manifest = load_manifest(global)?;
+    let text = read_signal(&args.file)?;
+    let environments: Vec<EnvName> = if args.environments.is_empty() {
+        manifest
+            .environments
+            .iter()
+            .map(|e| e.name.clone())
+            .collect()
+    } else {
+        args.environments
+            .iter()
+            .map(|e| EnvName(e.clone()))
+            .collect()
     };
-    print_stdout(&render::render(&report, args.format, &options))?;
-    Ok(exit_code::OK)
+    let mut expected = Vec::new();
+    if !manifest.skip {
+        for check in manifest
+            .checks
+            .iter()
+            .filter(|c| c.required && !c.kind.is_manual())
+        {
+            for env in environments.iter().filter(|e| check.scope.includes(e)) {
+                expected.push((check.id.to_string(), env.to_string()));
+            }
+        }
+    }
+    let against = match &args.against {
+        Some(path) => {
+            let report = report_from(read_json(path)?, path)?;
+            if report.manifest.digest != manifest.digest {
+                return Err(Error::InvalidInput(format!(
+                    "report `{}` was produced from a different manifest than `{}` ({} vs {})",
+                    path.display(),
+                    manifest.path.display(),
+                    report.manifest.digest,
+                    manifest.digest
+                )));
+            }
+            Some(report)
+        }
+        None => None,
+    };
+    let validation = validate_signal::validate(&text, &expected, against.as_ref());
+    print_stdout(&(serde_json::to_string(&validation).unwrap_or_default() + "\n"))?;
+    Ok(if validation.valid {
+        exit_code::OK
+    } else {
+        exit_code::FAILED
+    })
+}
+
+/// The signal text from a file, or standard input for `-`; at most 16 MiB.
+fn read_signal(path: &Path) -> Result<String, Error> {
+    use std::io::Read as _;
+    let unreadable = |e: std::io::Error| {
+        Error::InvalidInput(format!("cannot read signal `{}`: {e}", path.display()))
+    };
+    let mut bytes = Vec::new();
+    if path.as_os_str() == "-" {
+        std::io::stdin()
+            .take(MAX_SIGNAL_BYTES + 1)
+            .read_to_end(&mut bytes)
+            .map_err(unreadable)?;
+    } else {
+        std::fs::File::open(path)
+            .map_err(unreadable)?
+            .take(MAX_SIGNAL_BYTES + 1)
+            .read_to_end(&mut bytes)
+            .map_err(unreadable)?;
+    }
+    if bytes.len() as u64 > MAX_SIGNAL_BYTES {
+        return Err(Error::InvalidInput(format!(
+            "signal `{}` is larger than {MAX_SIGNAL_BYTES} bytes",
+            path.display()
+        )));
+    }
+    String::from_utf8(bytes)
+        .map_err(|_| Error::InvalidInput(format!("signal `{}` is not UTF-8 text", path.display())))
 }
 
 fn parent_dir(path: &Path) -> PathBuf {

@@ -19,6 +19,8 @@ pub enum Error {
     Run(#[from] RunError),
     #[error(transparent)]
     Merge(#[from] crate::results::merge::MergeError),
+    #[error(transparent)]
+    Render(#[from] crate::render::RenderError),
     #[error("{0}")]
     Usage(String),
     #[error("{0}")]
@@ -39,6 +41,7 @@ impl Error {
             | Error::InvalidInput(_)
             | Error::Merge(_) => exit_code::INVALID_INPUT,
             Error::Select(_) | Error::Usage(_) => exit_code::USAGE,
+            Error::Render(e) => e.exit_code(),
             // Another run owns the folder: the input (the output folder) is unusable.
             Error::Run(RunError::Locked { .. }) => exit_code::INVALID_INPUT,
             Error::Run(_) | Error::Io { .. } => exit_code::INTERNAL,

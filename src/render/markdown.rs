@@ -1,20 +1,139 @@
 //! The Environment Verification Matrix as markdown (FORMATS.md §5): marker, verdict
 //! heading, the grid for people, the strict table and lines, then failure details.
+//!
+//! Under a size budget the document degrades in a fixed order until it fits: log tails
+//! shortened, then dropped, then failure details dropped, then passing rows folded into a
+//! count (grid first, then the strict table), then only a link to the full report. The
+//! verdict lines are in every shape.
 
 use std::fmt::Write as _;
 
-use super::RenderOptions;
 use super::text::{escape_markdown, fence_for};
-use crate::results::logs::{resolve_log, tail};
-use crate::results::{Report, RowResult, Verdict};
+use super::{RenderError, RenderOptions, log_tail};
+use crate::results::{Report, Row, RowResult, Verdict};
+
+/// The most bytes of log read per failure.
+const TAIL_BYTES: u64 = 16 * 1024;
+
+/// The fewest log lines shown before tails are dropped altogether.
+const MIN_TAIL_LINES: usize = 5;
 
 /// The hidden marker line that identifies our comment for `key`.
 pub fn marker(key: &str) -> String {
     format!("<!-- cargo-verify-matrix:{key} -->")
 }
 
-/// Renders the whole markdown document.
-pub fn render(report: &Report, options: &RenderOptions) -> String {
+/// How much of the matrix one rendering shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Shape {
+    /// Log lines per failure; 0 drops the tails.
+    tail_lines: usize,
+    /// A `<details>` block per failure.
+    details: bool,
+    /// Grid rows that pass everywhere folded into a count.
+    fold_grid: bool,
+    /// Passing strict-table rows folded into a count.
+    fold_rows: bool,
+    /// Only the heading, a link and the verdict lines.
+    link_only: bool,
+    /// At most this many reasons and missing pairs listed.
+    max_listed: usize,
+}
+
+impl Shape {
+    fn full(tail_lines: usize) -> Shape {
+        Shape {
+            tail_lines,
+            details: true,
+            fold_grid: false,
+            fold_rows: false,
+            link_only: false,
+            max_listed: usize::MAX,
+        }
+    }
+
+    fn is_full(&self, tail_lines: usize) -> bool {
+        *self == Shape::full(tail_lines)
+    }
+}
+
+/// Every shape, from the whole document down to the verdict lines, in the documented
+/// order of degradation.
+fn shapes(tail_lines: usize) -> Vec<Shape> {
+    let mut all = vec![Shape::full(tail_lines)];
+    let mut lines = tail_lines / 2;
+    while lines >= MIN_TAIL_LINES {
+        all.push(Shape {
+            tail_lines: lines,
+            ..Shape::full(tail_lines)
+        });
+        lines /= 2;
+    }
+    let no_tails = Shape {
+        tail_lines: 0,
+        ..Shape::full(tail_lines)
+    };
+    let no_details = Shape {
+        details: false,
+        ..no_tails
+    };
+    let fold_grid = Shape {
+        fold_grid: true,
+        ..no_details
+    };
+    let fold_rows = Shape {
+        fold_rows: true,
+        max_listed: 20,
+        ..fold_grid
+    };
+    all.extend([no_tails, no_details, fold_grid, fold_rows]);
+    for max_listed in [20, 5, 0] {
+        all.push(Shape {
+            link_only: true,
+            max_listed,
+            ..fold_rows
+        });
+    }
+    all
+}
+
+/// Renders the whole markdown document, cut down to `options.budget`.
+pub fn render(report: &Report, options: &RenderOptions) -> Result<String, RenderError> {
+    let tails = read_tails(report, options);
+    let mut smallest = 0;
+    for shape in shapes(options.tail_lines) {
+        let text = render_shape(report, options, &tails, shape);
+        if options.budget.fits(&text) {
+            return Ok(text);
+        }
+        smallest = text.chars().count();
+    }
+    Err(RenderError::OverBudget(format!(
+        "the markdown matrix cannot fit in {}: even the verdict lines alone take {smallest} characters",
+        options.budget.describe()
+    )))
+}
+
+/// The log tail of each failed row (by index into `report.rows`), read once at the
+/// longest length any shape shows.
+fn read_tails(report: &Report, options: &RenderOptions) -> Vec<Option<String>> {
+    report
+        .rows
+        .iter()
+        .map(|row| {
+            (row.result == RowResult::Fail)
+                .then(|| log_tail(options, &row.detail, TAIL_BYTES))
+                .flatten()
+        })
+        .collect()
+}
+
+fn render_shape(
+    report: &Report,
+    options: &RenderOptions,
+    tails: &[Option<String>],
+    shape: Shape,
+) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "{}", marker(&options.key));
     let heading = match report.verdict {
@@ -29,15 +148,50 @@ pub fn render(report: &Report, options: &RenderOptions) -> String {
             "**SKIPPED**: the manifest says `skip: true`; nothing was run or verified.\n"
         );
     }
-    grid(report, &mut out);
-    strict(report, &mut out);
+    if !shape.is_full(options.tail_lines) {
+        cut_note(options, shape, &mut out);
+    }
+    if shape.link_only {
+        verdict_lines(report, shape, &mut out);
+        return out;
+    }
+    grid(report, shape, &mut out);
+    strict(report, shape, &mut out);
     manual(report, &mut out);
-    details(report, options, &mut out);
+    if shape.details {
+        details(report, tails, shape, &mut out);
+    }
     out
 }
 
+/// Says what was left out to fit the budget, and where the whole report is.
+fn cut_note(options: &RenderOptions, shape: Shape, out: &mut String) {
+    let what = if shape.link_only {
+        "only the verdict is shown"
+    } else if shape.fold_rows {
+        "passing rows are folded into counts and failure details left out"
+    } else if shape.fold_grid {
+        "passing checks are folded in the grid and failure details left out"
+    } else if !shape.details {
+        "failure details are left out"
+    } else if shape.tail_lines == 0 {
+        "log tails are left out"
+    } else {
+        "log tails are shortened"
+    };
+    let link = match &options.link {
+        Some(link) => escape_markdown(link),
+        None => "the report in this run's artifacts".to_owned(),
+    };
+    let _ = writeln!(
+        out,
+        "> Cut to fit {}: {what}. Full report: {link}\n",
+        options.budget.describe()
+    );
+}
+
 /// The grid for people: checks as rows, environments as columns.
-fn grid(report: &Report, out: &mut String) {
+fn grid(report: &Report, shape: Shape, out: &mut String) {
     let checks = report.checks_in_order();
     if checks.is_empty() {
         let _ = writeln!(out, "_No checks to run: no checks defined._\n");
@@ -52,56 +206,86 @@ fn grid(report: &Report, out: &mut String) {
         let _ = write!(out, ":---:|");
     }
     out.push('\n');
+    let mut folded = 0;
     for check in checks {
+        let cells: Vec<&str> = report
+            .environments
+            .iter()
+            .map(|env| cell(report, check, env))
+            .collect();
+        if shape.fold_grid && cells.iter().all(|c| c.starts_with('✅') || *c == "–") {
+            folded += 1;
+            continue;
+        }
         let optional = report
             .rows
             .iter()
             .find(|r| r.check == check)
             .is_some_and(|r| !r.required);
-        let label = if optional {
-            format!("{check} (optional)")
-        } else {
-            check.to_owned()
-        };
-        let _ = write!(out, "| {label} |");
-        for env in &report.environments {
-            let row = report
-                .rows
-                .iter()
-                .find(|r| r.check == check && r.environment == *env);
-            let missing = report
-                .missing
-                .iter()
-                .any(|m| m.check == check && m.environment == *env);
-            let cell = match row {
-                Some(r) if r.result == RowResult::Pass && r.detail.flaky => "✅ flaky",
-                Some(r) if r.result == RowResult::Pass => "✅",
-                Some(_) => "❌",
-                None if missing => "⚠️",
-                None => "–",
-            };
+        let _ = write!(
+            out,
+            "| {check}{} |",
+            if optional { " (optional)" } else { "" }
+        );
+        for cell in cells {
             let _ = write!(out, " {cell} |");
         }
         out.push('\n');
     }
-    out.push('\n');
-}
-
-/// The strict table and the lines below it, exactly as FORMATS.md §5 gives them.
-fn strict(report: &Report, out: &mut String) {
-    out.push_str("| Check | Environment | Exit Code | Result |\n");
-    out.push_str("|-------|-------------|-----------|--------|\n");
-    for row in &report.rows {
+    if folded > 0 {
         let _ = writeln!(
             out,
-            "| {} | {} | {} | {} |",
-            row.check,
-            row.environment,
-            row.exit_code,
-            row.result.as_str()
+            "\n_{folded} {} passed in every environment (folded)._",
+            plural(folded, "check", "checks")
         );
     }
     out.push('\n');
+}
+
+fn cell(report: &Report, check: &str, env: &str) -> &'static str {
+    let row = report
+        .rows
+        .iter()
+        .find(|r| r.check == check && r.environment == env);
+    match row {
+        Some(r) if r.result == RowResult::Pass && r.detail.flaky => "✅ flaky",
+        Some(r) if r.result == RowResult::Pass => "✅",
+        Some(_) => "❌",
+        None if report
+            .missing
+            .iter()
+            .any(|m| m.check == check && m.environment == env) =>
+        {
+            "⚠️"
+        }
+        None => "–",
+    }
+}
+
+fn plural<'a>(n: usize, one: &'a str, many: &'a str) -> &'a str {
+    if n == 1 { one } else { many }
+}
+
+/// The strict table and the lines below it, exactly as FORMATS.md §5 gives them.
+fn strict(report: &Report, shape: Shape, out: &mut String) {
+    out.push_str("| Check | Environment | Exit Code | Result |\n");
+    out.push_str("|-------|-------------|-----------|--------|\n");
+    let mut folded = 0;
+    for row in &report.rows {
+        if shape.fold_rows && row.result == RowResult::Pass {
+            folded += 1;
+            continue;
+        }
+        strict_row(row, out);
+    }
+    out.push('\n');
+    if folded > 0 {
+        let _ = writeln!(
+            out,
+            "{folded} passing {} folded; the full report lists every row.\n",
+            plural(folded, "row", "rows")
+        );
+    }
     // Environments with no result at all get their own INFRA_BLOCKED block instead.
     let partial: Vec<_> = report
         .missing
@@ -109,7 +293,7 @@ fn strict(report: &Report, out: &mut String) {
         .filter(|m| !report.is_infra_blocked(&m.environment))
         .collect();
     if !partial.is_empty() {
-        for m in partial {
+        for m in partial.iter().take(shape.max_listed) {
             let _ = writeln!(
                 out,
                 "Missing: {} in {} ({})",
@@ -118,26 +302,37 @@ fn strict(report: &Report, out: &mut String) {
                 escape_markdown(&m.reason)
             );
         }
+        more(partial.len(), shape.max_listed, "missing pairs", out);
         out.push('\n');
     }
     for blocked in &report.infra_blocked {
-        let _ = writeln!(out, "INFRA_BLOCKED: {}\n", run_label(report));
-        let _ = writeln!(
-            out,
-            "Issue: Environment '{}' unavailable",
-            blocked.environment
-        );
-        let _ = writeln!(
-            out,
-            "Cannot complete verification - environment required for:"
-        );
-        for check in &blocked.checks {
-            let _ = writeln!(out, "- {check}");
-        }
-        out.push('\n');
+        let _ = writeln!(out, "{}", infra_blocked_block(&run_label(report), blocked));
     }
-    let tested = report.tested_list();
-    let _ = writeln!(out, "Environments Tested: {tested}");
+    verdict_lines(report, shape, out);
+}
+
+/// One row of the strict table.
+pub(super) fn strict_row(row: &Row, out: &mut String) {
+    let _ = writeln!(
+        out,
+        "| {} | {} | {} | {} |",
+        row.check,
+        row.environment,
+        row.exit_code,
+        row.result.as_str()
+    );
+}
+
+/// "…and N more" under a list cut at `shown`.
+fn more(total: usize, shown: usize, what: &str, out: &mut String) {
+    if total > shown {
+        let _ = writeln!(out, "- …and {} more {what}", total - shown);
+    }
+}
+
+/// `Environments Tested:`, `All Required Environments:` and the reasons.
+fn verdict_lines(report: &Report, shape: Shape, out: &mut String) {
+    let _ = writeln!(out, "Environments Tested: {}", report.tested_list());
     let verdict = if report.verdict == Verdict::Verified {
         "VERIFIED"
     } else {
@@ -146,15 +341,35 @@ fn strict(report: &Report, out: &mut String) {
     let _ = writeln!(out, "All Required Environments: {verdict}");
     if report.verdict != Verdict::Verified && !report.reasons.is_empty() {
         out.push('\n');
-        for reason in &report.reasons {
+        for reason in report.reasons.iter().take(shape.max_listed) {
             let _ = writeln!(out, "- {}", escape_markdown(reason));
         }
+        more(report.reasons.len(), shape.max_listed, "reasons", out);
     }
     out.push('\n');
 }
 
+/// The INFRA_BLOCKED block for one environment (FORMATS.md §5), ending in a newline.
+pub(super) fn infra_blocked_block(label: &str, blocked: &crate::results::InfraBlocked) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "INFRA_BLOCKED: {label}\n");
+    let _ = writeln!(
+        out,
+        "Issue: Environment '{}' unavailable",
+        blocked.environment
+    );
+    let _ = writeln!(
+        out,
+        "Cannot complete verification - environment required for:"
+    );
+    for check in &blocked.checks {
+        let _ = writeln!(out, "- {check}");
+    }
+    out
+}
+
 /// What identifies the run in an INFRA_BLOCKED block.
-fn run_label(report: &Report) -> String {
+pub(super) fn run_label(report: &Report) -> String {
     report
         .source
         .run_id
@@ -187,8 +402,13 @@ fn manual(report: &Report, out: &mut String) {
 }
 
 /// One collapsed block per failed pair, with the log tail in a safe fence.
-fn details(report: &Report, options: &RenderOptions, out: &mut String) {
-    for row in report.rows.iter().filter(|r| r.result == RowResult::Fail) {
+fn details(report: &Report, tails: &[Option<String>], shape: Shape, out: &mut String) {
+    let failed = report
+        .rows
+        .iter()
+        .zip(tails)
+        .filter(|(r, _)| r.result == RowResult::Fail);
+    for (row, log) in failed {
         let d = &row.detail;
         let _ = writeln!(
             out,
@@ -206,16 +426,51 @@ fn details(report: &Report, options: &RenderOptions, out: &mut String) {
                 counts.passed, counts.failed, counts.skipped, counts.runner
             );
         }
-        let log = options
-            .log_root
-            .as_deref()
-            .zip(d.log_path.as_deref())
-            .and_then(|(root, path)| resolve_log(root, path))
-            .and_then(|path| tail(&path, options.tail_lines, 16 * 1024));
-        if let Some(log) = log.filter(|l| !l.trim().is_empty()) {
-            let fence = fence_for(&log);
+        if let Some(log) = log.as_deref().filter(|_| shape.tail_lines > 0) {
+            let log = last_lines(log, shape.tail_lines);
+            let fence = fence_for(log);
             let _ = writeln!(out, "\n{fence}text\n{log}\n{fence}");
         }
         out.push_str("\n</details>\n\n");
+    }
+}
+
+/// The last `n` lines of `text`.
+fn last_lines(text: &str, n: usize) -> &str {
+    let mut start = text.len();
+    for _ in 0..n {
+        match text[..start].rfind('\n') {
+            Some(i) => start = i,
+            None => return text,
+        }
+    }
+    &text[start + 1..]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn last_lines_counts_from_the_end() {
+        assert_eq!(last_lines("a\nb\nc", 2), "b\nc");
+        assert_eq!(last_lines("a\nb\nc", 3), "a\nb\nc");
+        assert_eq!(last_lines("a\nb\nc", 9), "a\nb\nc");
+    }
+
+    #[test]
+    fn shapes_degrade_in_the_documented_order() {
+        let all = shapes(40);
+        let tails: Vec<usize> = all.iter().map(|s| s.tail_lines).collect();
+        assert_eq!(&tails[..4], &[40, 20, 10, 5]);
+        let first = |f: fn(&Shape) -> bool| all.iter().position(f).unwrap();
+        let no_tails = first(|s| s.tail_lines == 0);
+        let no_details = first(|s| !s.details);
+        let fold_grid = first(|s| s.fold_grid);
+        let fold_rows = first(|s| s.fold_rows);
+        let link = first(|s| s.link_only);
+        assert!(no_tails < no_details && no_details < fold_grid);
+        assert!(fold_grid < fold_rows && fold_rows < link);
+        assert_eq!(all.last().unwrap().max_listed, 0);
     }
 }

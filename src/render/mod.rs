@@ -1,12 +1,21 @@
 //! Rendering a report: one function per format, all over the same [`Report`].
 
+pub mod budget;
+pub mod html;
+pub mod junit;
 pub mod markdown;
+pub mod signal;
 pub mod table;
 pub mod text;
 
 use std::path::PathBuf;
 
-use crate::results::Report;
+pub use budget::Budget;
+pub use signal::SignalInfo;
+
+use crate::exit_code;
+use crate::results::logs::{resolve_log, tail};
+use crate::results::{CheckResult, Report};
 
 /// The formats `render` writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -17,6 +26,16 @@ pub enum Format {
     Table,
     /// The report as JSON (FORMATS.md §3).
     Json,
+    /// READY_FOR_REVIEW, an agent's signal (FORMATS.md §6); needs --task-id.
+    Signal,
+    /// AUDIT_PASSED (FORMATS.md §6), refused unless the report is VERIFIED; needs --task-id.
+    Audit,
+    /// One INFRA_BLOCKED block per environment with no results (FORMATS.md §5).
+    InfraBlocked,
+    /// JUnit XML (FORMATS.md §7).
+    Junit,
+    /// One self-contained HTML page.
+    Html,
 }
 
 /// Settings shared by the formats.
@@ -30,29 +49,82 @@ pub struct RenderOptions {
     pub tail_lines: usize,
     /// ANSI colours in the terminal table.
     pub color: bool,
+    /// The size limit of the markdown matrix.
+    pub budget: Budget,
+    /// Where the full report can be read, for a matrix cut down to its budget.
+    pub link: Option<String>,
+    /// What the agent signals say beyond the matrix.
+    pub signal: SignalInfo,
 }
 
 impl RenderOptions {
-    /// Options for `report`'s manifest, without logs or colour.
+    /// Options for `report`'s manifest, without logs, colour or a size limit.
     pub fn for_report(report: &Report) -> RenderOptions {
         RenderOptions {
             key: report.manifest.path.clone(),
             log_root: None,
             tail_lines: 40,
             color: false,
+            budget: Budget::UNLIMITED,
+            link: None,
+            signal: SignalInfo::default(),
         }
     }
 }
 
+/// Why a format cannot be produced for a report.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RenderError {
+    /// AUDIT_PASSED for a report that is not VERIFIED.
+    #[error("AUDIT_PASSED refused: the report is {verdict}, not VERIFIED{reasons}")]
+    AuditRefused { verdict: String, reasons: String },
+    /// INFRA_BLOCKED for a report where every environment has results.
+    #[error("no INFRA_BLOCKED signal: every environment has results")]
+    NothingBlocked,
+    /// A signal without the task it is about.
+    #[error("--format {0} needs --task-id")]
+    NoTaskId(&'static str),
+    /// Not even the verdict lines fit the size budget.
+    #[error("{0}")]
+    OverBudget(String),
+}
+
+impl RenderError {
+    /// The documented exit code: a refused signal is 1, a bad option is 2.
+    pub fn exit_code(&self) -> i32 {
+        match self {
+            RenderError::AuditRefused { .. } | RenderError::NothingBlocked => exit_code::FAILED,
+            RenderError::NoTaskId(_) | RenderError::OverBudget(_) => exit_code::USAGE,
+        }
+    }
+}
+
+/// The last `options.tail_lines` lines of a result's log (at most `max_bytes` read),
+/// when there is a log folder and the path stays inside it; `None` for an empty log.
+fn log_tail(options: &RenderOptions, detail: &CheckResult, max_bytes: u64) -> Option<String> {
+    let root = options.log_root.as_deref()?;
+    let path = resolve_log(root, detail.log_path.as_deref()?)?;
+    tail(&path, options.tail_lines, max_bytes).filter(|l| !l.trim().is_empty())
+}
+
 /// Renders `report` in `format`.
-pub fn render(report: &Report, format: Format, options: &RenderOptions) -> String {
-    match format {
-        Format::Markdown => markdown::render(report, options),
+pub fn render(
+    report: &Report,
+    format: Format,
+    options: &RenderOptions,
+) -> Result<String, RenderError> {
+    Ok(match format {
+        Format::Markdown => markdown::render(report, options)?,
         Format::Table => table::render(report, options.color),
         Format::Json => {
             let mut text = serde_json::to_string_pretty(report).unwrap_or_default();
             text.push('\n');
             text
         }
-    }
+        Format::Signal => signal::ready_for_review(report, &options.signal)?,
+        Format::Audit => signal::audit_passed(report, &options.signal)?,
+        Format::InfraBlocked => signal::infra_blocked(report, &options.signal)?,
+        Format::Junit => junit::render(report, options),
+        Format::Html => html::render(report, options),
+    })
 }

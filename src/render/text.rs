@@ -23,6 +23,22 @@ pub fn escape_markdown(text: &str) -> String {
     out
 }
 
+/// Escapes text for HTML element content and attribute values.
+pub fn escape_html(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
 /// A code fence longer than any run of backticks inside `content` (at least three).
 pub fn fence_for(content: &str) -> String {
     let mut longest = 0;
@@ -47,6 +63,14 @@ mod tests {
         assert_eq!(
             escape_markdown("a|b <x> `c` @me"),
             "a\\|b &lt;x&gt; \\`c\\` &#64;me"
+        );
+    }
+
+    #[test]
+    fn escapes_html_specials() {
+        assert_eq!(
+            escape_html(r#"<script>alert("x")</script> & 'y'"#),
+            "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; &#39;y&#39;"
         );
     }
 

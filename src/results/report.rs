@@ -211,9 +211,9 @@ impl Report {
                 let blocking = check.required;
                 let Some(first) = found.first() else {
                     let reason = if has_results(env) {
-                        format!("no result for this check in the {env_name} results")
+                        format!("{NO_RESULT_IN}{env_name} results")
                     } else {
-                        "no results".to_owned()
+                        NO_RESULTS.to_owned()
                     };
                     if has_results(env) && blocking {
                         gaps.push(format!("{id} in {env_name}: {reason}"));
@@ -252,7 +252,7 @@ impl Report {
                         report.missing.push(Missing {
                             check: id.to_owned(),
                             environment: env_name.to_owned(),
-                            reason: first.summary.clone(),
+                            reason: format!("{FAILED_TO_RUN}{}", first.summary),
                         });
                     }
                     (status, code) => {
@@ -328,6 +328,20 @@ impl Report {
         self.reasons.iter().any(|r| r.starts_with(&prefix))
     }
 
+    /// Why `missing` has no row.
+    pub fn missing_kind(&self, missing: &Missing) -> MissingKind {
+        if self.failed_before_running(missing) || missing.reason.starts_with(FAILED_TO_RUN) {
+            MissingKind::FailedToRun
+        } else if self.is_infra_blocked(&missing.environment)
+            || missing.reason == NO_RESULTS
+            || missing.reason.starts_with(NO_RESULT_IN)
+        {
+            MissingKind::NoResult
+        } else {
+            MissingKind::NotRun
+        }
+    }
+
     /// Whether a required pair failed (as opposed to only missing).
     pub fn has_failures(&self) -> bool {
         self.failed_to_run
@@ -379,6 +393,26 @@ impl Report {
             Verdict::NotVerified => exit_code::INCOMPLETE,
         }
     }
+}
+
+/// The reason of a missing pair whose environment has no results at all.
+const NO_RESULTS: &str = "no results";
+
+/// The start of the reason of a missing pair whose environment has other results.
+const NO_RESULT_IN: &str = "no result for this check in the ";
+
+/// The start of the reason of a missing pair that errored before it had an exit code.
+const FAILED_TO_RUN: &str = "failed to run: ";
+
+/// Why an expected pair has no row.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MissingKind {
+    /// No result was reported for it.
+    NoResult,
+    /// Reported as not run (fail-fast, run timeout, interruption).
+    NotRun,
+    /// It errored before it had an exit code (refused, could not start).
+    FailedToRun,
 }
 
 /// The start of the reason given for a required pair that errored before it had an

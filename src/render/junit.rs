@@ -1,0 +1,93 @@
+//! JUnit XML (FORMATS.md §7): one `<testsuite>` per environment, one `<testcase>` per
+//! check with `classname` = the environment; written by `quick-junit`, the serializer
+//! cargo-nextest uses.
+
+use std::time::Duration;
+
+use quick_junit::{NonSuccessKind, Property, TestCase, TestCaseStatus, TestSuite};
+
+use super::{RenderOptions, log_tail};
+use crate::results::{MissingKind, Report, RowResult};
+
+/// Renders the report as JUnit XML.
+pub fn render(report: &Report, options: &RenderOptions) -> String {
+    let mut junit = quick_junit::Report::new("Environment Verification Matrix");
+    for env in &report.environments {
+        let mut suite = TestSuite::new(env.as_str());
+        suite.add_property(Property::new("verdict", report.verdict.as_str()));
+        let mut total_ms = 0;
+        for row in report.rows.iter().filter(|r| r.environment == *env) {
+            let d = &row.detail;
+            total_ms += d.duration_ms;
+            let status = match row.result {
+                RowResult::Pass => TestCaseStatus::success(),
+                RowResult::Fail => {
+                    let mut status = TestCaseStatus::non_success(NonSuccessKind::Failure);
+                    status.set_message(d.summary.as_str());
+                    status.set_type(if row.required {
+                        "required check failed"
+                    } else {
+                        "optional check failed"
+                    });
+                    let log = log_tail(options, d, 16 * 1024);
+                    let mut text = format!("exit code {}", row.exit_code);
+                    if let Some(log) = log {
+                        text.push_str("\n\n");
+                        text.push_str(&log);
+                    }
+                    status.set_description(text);
+                    status
+                }
+            };
+            let mut case = TestCase::new(row.check.as_str(), status);
+            case.set_classname(env.as_str());
+            case.set_time(Duration::from_millis(d.duration_ms));
+            suite.add_test_case(case);
+        }
+        for missing in report.missing.iter().filter(|m| m.environment == *env) {
+            let status = match report.missing_kind(missing) {
+                MissingKind::NotRun => {
+                    let mut status = TestCaseStatus::skipped();
+                    status.set_message(missing.reason.as_str());
+                    status
+                }
+                MissingKind::FailedToRun => {
+                    let mut status = TestCaseStatus::non_success(NonSuccessKind::Error);
+                    status.set_message(missing.reason.as_str());
+                    status.set_type("failed to run");
+                    status
+                }
+                MissingKind::NoResult => {
+                    let mut status = TestCaseStatus::non_success(NonSuccessKind::Error);
+                    status.set_message(missing.reason.as_str());
+                    status.set_type("missing");
+                    status
+                }
+            };
+            let mut case = TestCase::new(missing.check.as_str(), status);
+            case.set_classname(env.as_str());
+            suite.add_test_case(case);
+        }
+        suite.set_time(Duration::from_millis(total_ms));
+        junit.add_test_suite(suite);
+    }
+    if !report.manual.is_empty() {
+        let mut suite = TestSuite::new("manual review");
+        for item in &report.manual {
+            let mut status = TestCaseStatus::skipped();
+            status.set_message(format!(
+                "awaiting manual review ({}): {}",
+                item.kind, item.text
+            ));
+            let mut case = TestCase::new(item.id.as_str(), status);
+            case.set_classname("manual");
+            suite.add_test_case(case);
+        }
+        junit.add_test_suite(suite);
+    }
+    let mut xml = junit.to_string().unwrap_or_default();
+    if !xml.ends_with('\n') {
+        xml.push('\n');
+    }
+    xml
+}
