@@ -238,11 +238,16 @@ fn global_options_go_before_or_after_the_command() {
         .args(["plan", "--manifest", "m.yml", "-q"])
         .assert()
         .success();
+    // Quiet: the final table and nothing else.
     project
         .cmd()
         .args(["-q", "--manifest", "m.yml", "run"])
         .assert()
-        .success();
+        .success()
+        .stdout(predicate::str::contains(
+            "All Required Environments: VERIFIED",
+        ))
+        .stderr("");
     project
         .cmd()
         .args(["--manifest", "m.yml", "--env", "only", "plan"])

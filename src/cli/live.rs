@@ -33,14 +33,19 @@ pub enum Mode {
     GitHub,
     Terminal,
     Lines,
+    /// `-q` outside Actions: nothing until the final table.
+    Quiet,
 }
 
 impl Mode {
-    /// GitHub Actions › a terminal on stderr (unless quiet) › plain lines.
+    /// GitHub Actions (groups and annotations, even when quiet) › quiet › a terminal on
+    /// stderr › plain lines.
     pub fn detect(quiet: bool) -> Mode {
         if std::env::var("GITHUB_ACTIONS").is_ok_and(|v| v == "true") {
             Mode::GitHub
-        } else if !quiet && std::io::stderr().is_terminal() {
+        } else if quiet {
+            Mode::Quiet
+        } else if std::io::stderr().is_terminal() {
             Mode::Terminal
         } else {
             Mode::Lines
@@ -204,6 +209,7 @@ impl Live {
                 }
             }
             Mode::Lines => stderr_line(&line),
+            Mode::Quiet => {}
         }
     }
 

@@ -213,7 +213,12 @@ fn grid(report: &Report, shape: Shape, out: &mut String) {
             .iter()
             .map(|env| cell(report, check, env))
             .collect();
-        if shape.fold_grid && cells.iter().all(|c| c.starts_with('✅') || *c == "–") {
+        // An environment with no results at all has its own INFRA_BLOCKED block.
+        let passing = cells
+            .iter()
+            .zip(&report.environments)
+            .all(|(c, env)| c.starts_with('✅') || *c == "–" || report.is_infra_blocked(env));
+        if shape.fold_grid && passing {
             folded += 1;
             continue;
         }
@@ -235,7 +240,7 @@ fn grid(report: &Report, shape: Shape, out: &mut String) {
     if folded > 0 {
         let _ = writeln!(
             out,
-            "\n_{folded} {} passed in every environment (folded)._",
+            "\n_{folded} {} passed in every environment that reported (folded)._",
             plural(folded, "check", "checks")
         );
     }
@@ -306,7 +311,11 @@ fn strict(report: &Report, shape: Shape, out: &mut String) {
         out.push('\n');
     }
     for blocked in &report.infra_blocked {
-        let _ = writeln!(out, "{}", infra_blocked_block(&run_label(report), blocked));
+        let _ = writeln!(
+            out,
+            "{}",
+            infra_blocked_block(&run_label(report), blocked, shape.max_listed)
+        );
     }
     verdict_lines(report, shape, out);
 }
@@ -349,8 +358,13 @@ fn verdict_lines(report: &Report, shape: Shape, out: &mut String) {
     out.push('\n');
 }
 
-/// The INFRA_BLOCKED block for one environment (FORMATS.md §5), ending in a newline.
-pub(super) fn infra_blocked_block(label: &str, blocked: &crate::results::InfraBlocked) -> String {
+/// The INFRA_BLOCKED block for one environment (FORMATS.md §5), listing at most `max`
+/// checks; it ends in a newline.
+pub(super) fn infra_blocked_block(
+    label: &str,
+    blocked: &crate::results::InfraBlocked,
+    max: usize,
+) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "INFRA_BLOCKED: {label}\n");
     let _ = writeln!(
@@ -362,9 +376,10 @@ pub(super) fn infra_blocked_block(label: &str, blocked: &crate::results::InfraBl
         out,
         "Cannot complete verification - environment required for:"
     );
-    for check in &blocked.checks {
+    for check in blocked.checks.iter().take(max) {
         let _ = writeln!(out, "- {check}");
     }
+    more(blocked.checks.len(), max, "checks", &mut out);
     out
 }
 

@@ -182,7 +182,7 @@ pub fn infra_blocked(report: &Report, info: &SignalInfo) -> Result<String, Rende
     let blocks: Vec<String> = report
         .infra_blocked
         .iter()
-        .map(|b| infra_blocked_block(&label, b))
+        .map(|b| infra_blocked_block(&label, b, usize::MAX))
         .collect();
     Ok(blocks.join("\n"))
 }
