@@ -19,6 +19,7 @@ need() {
     command -v "$1" >/dev/null 2>&1 || { echo "error: cannot install $2" >&2; exit 1; }
 }
 need hyperfine hyperfine
+need jq jq
 [ -x /usr/bin/time ] || need time time
 
 cargo build --release --locked -q
@@ -26,7 +27,11 @@ bin="$PWD/target/release/cargo-verify-matrix"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-if $quick; then bytes=$((16 * 1024 * 1024)); checks=10; runs="--runs 1 --warmup 0"; else bytes=$((1024 * 1024 * 1024)); checks=200; runs="--warmup 2 --min-runs 10"; fi
+if $quick; then
+    bytes=$((16 * 1024 * 1024)); checks=10; envs=5; runs="--runs 1 --warmup 0"
+else
+    bytes=$((1024 * 1024 * 1024)); checks=200; envs=100; runs="--warmup 2 --min-runs 10"
+fi
 
 echo "## machine"
 echo "$(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(uname -sr)"
@@ -76,3 +81,56 @@ n = int(sys.argv[2])
 base, tool = data[0]["mean"], data[1]["mean"]
 print(f"overhead per check: {(tool - base) / n * 1000:.2f} ms (budget 1.5 ms)")
 PY
+
+echo
+echo "## merge + render: $envs environments × $checks checks, one result file each"
+# One real run of the first environment; the other environments' results are copies of
+# it under their own names (same manifest, so the same digest). One check in 100 fails,
+# so the matrix carries failure details and log tails.
+mkdir -p "$work/wide"
+{
+    echo "version: 1"
+    echo "environments:"
+    for e in $(seq -w 1 "$envs"); do echo "  - name: e$e"; done
+    echo "checks:"
+    for i in $(seq 1 "$checks"); do
+        if [ $((i % 100)) = 7 ]; then
+            echo "  - { id: c$i, run: 'seq 1 200; exit 1' }"
+        else
+            echo "  - { id: c$i, run: 'true' }"
+        fi
+    done
+} >"$work/wide/verify-matrix.yml"
+first=$(printf "e%0${#envs}d" 1)
+( cd "$work/wide" && "$bin" -q run --env "$first" --out "artifacts/$first" >/dev/null ) || true
+python3 - "$work/wide/artifacts" "$first" "$envs" <<'PY'
+import json, os, shutil, sys
+root, first, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+src = os.path.join(root, first)
+result = json.load(open(os.path.join(src, f"verify-matrix-{first}.json")))
+width = len(str(n))
+for i in range(2, n + 1):
+    env = f"e{i:0{width}d}"
+    dst = os.path.join(root, env)
+    shutil.copytree(os.path.join(src, "logs", first), os.path.join(dst, "logs", env))
+    result["environment"] = env
+    for check in result["checks"]:
+        check["environment"] = env
+        check["log_path"] = f"logs/{env}/{check['command_id']}.log"
+    with open(os.path.join(dst, f"verify-matrix-{env}.json"), "w") as f:
+        json.dump(result, f, indent=2)
+PY
+files=$(find "$work/wide/artifacts" -name 'verify-matrix-*.json' | wc -l)
+[ "$files" = "$envs" ] || { echo "error: $files result files, expected $envs" >&2; exit 1; }
+cd "$work/wide"
+/usr/bin/time -v "$bin" -q merge --out report.json --format markdown artifacts >matrix.md 2>"$work/time.txt" \
+    || [ $? = 1 ] || { cat "$work/time.txt"; exit 1; }
+rss_kb=$(awk -F: '/Maximum resident set size/ {gsub(/ /, "", $2); print $2}' "$work/time.txt")
+echo "peak RSS of merge + render: $((rss_kb / 1024)) MiB ($rss_kb KiB); report $(stat -c %s report.json) bytes, matrix $(stat -c %s matrix.md) bytes"
+hyperfine $runs -N -i --export-markdown "$work/merge.md" \
+    -n "jq -s (read and concatenate the $envs files)" "bash --noprofile --norc -c 'jq -s . artifacts/*/verify-matrix-*.json > /dev/null'" \
+    -n "merge + render markdown" "$bin -q merge --out report.json --format markdown artifacts" \
+    -n "render markdown of the report" "$bin -q render report.json" \
+    -n "render markdown, 65536-character budget" "$bin -q render --max-chars 65536 report.json" >/dev/null
+cat "$work/merge.md"
+cd - >/dev/null

@@ -14,6 +14,7 @@ use crate::exit_code;
 use crate::manifest::{self, CheckId, EnvName, Manifest};
 use crate::plan::{self, select};
 use crate::render::{self, Budget, Format, RenderOptions, SignalInfo};
+use crate::results::io::{Probe, parse_versioned, read_bounded};
 use crate::results::source::detect_source;
 use crate::results::{PartialResult, Report, merge, read_json, write_json_atomic};
 use crate::run::process::{Stop, StopReason};
@@ -299,17 +300,16 @@ fn merge_cmd(global: &GlobalArgs, args: &MergeArgs) -> Result<i32, Error> {
 }
 
 fn render_cmd(global: &GlobalArgs, args: &RenderArgs) -> Result<i32, Error> {
-    let first: serde_json::Value = read_json(&args.files[0])?;
-    let (report, log_root) = if first.get("rows").is_some() {
+    let first = &args.files[0];
+    let bytes = read_bounded(first)?;
+    let is_report = Probe::read(first, &bytes)?.is_some_and(|p| p.rows.is_some());
+    let (report, log_root) = if is_report {
         if args.files.len() > 1 {
             return Err(Error::Usage(
                 "render takes one report, or partial result files; not both".to_owned(),
             ));
         }
-        (
-            report_from(first, &args.files[0])?,
-            parent_dir(&args.files[0]),
-        )
+        (parse_versioned(first, &bytes)?, parent_dir(first))
     } else {
         let here = PathBuf::from(".");
         (merged_report(global, &args.files, &here)?, here)
@@ -322,12 +322,6 @@ fn render_cmd(global: &GlobalArgs, args: &RenderArgs) -> Result<i32, Error> {
         Format::Signal => report.exit_code(),
         _ => exit_code::OK,
     })
-}
-
-/// A report read back from JSON.
-fn report_from(value: serde_json::Value, path: &Path) -> Result<Report, Error> {
-    serde_json::from_value(value)
-        .map_err(|e| Error::InvalidInput(format!("report `{}` is not valid: {e}", path.display())))
 }
 
 /// The render options of `merge` and `render`.
@@ -404,7 +398,7 @@ fn validate_signal_cmd(global: &GlobalArgs, args: &ValidateSignalArgs) -> Result
     }
     let against = match &args.against {
         Some(path) => {
-            let report = report_from(read_json(path)?, path)?;
+            let report: Report = read_json(path)?;
             if report.manifest.digest != manifest.digest {
                 return Err(Error::InvalidInput(format!(
                     "report `{}` was produced from a different manifest than `{}` ({} vs {})",

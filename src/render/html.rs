@@ -77,17 +77,11 @@ fn grid(report: &Report, out: &mut String) {
         let _ = write!(out, "<th>{}</th>", esc(env));
     }
     out.push_str("</tr></thead>\n<tbody>\n");
+    let index = report.index();
     for check in checks {
         let _ = write!(out, "<tr><th>{}</th>", esc(check));
         for env in &report.environments {
-            let row = report
-                .rows
-                .iter()
-                .find(|r| r.check == check && r.environment == *env);
-            let missing = report
-                .missing
-                .iter()
-                .find(|m| m.check == check && m.environment == *env);
+            let (row, missing) = (index.row(check, env), index.missing(check, env));
             let (class, text, title) = match (row, missing) {
                 (Some(r), _) if r.result == RowResult::Pass => (
                     "pass",

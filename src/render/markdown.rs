@@ -10,6 +10,7 @@ use std::fmt::Write as _;
 
 use super::text::{escape_markdown, fence_for};
 use super::{RenderError, RenderOptions, log_tail};
+use crate::results::report::PairIndex;
 use crate::results::{Report, Row, RowResult, Verdict};
 
 /// The most bytes of log read per failure.
@@ -206,12 +207,13 @@ fn grid(report: &Report, shape: Shape, out: &mut String) {
         let _ = write!(out, ":---:|");
     }
     out.push('\n');
+    let index = report.index();
     let mut folded = 0;
     for check in checks {
         let cells: Vec<&str> = report
             .environments
             .iter()
-            .map(|env| cell(report, check, env))
+            .map(|env| cell(&index, check, env))
             .collect();
         // An environment with no results at all has its own INFRA_BLOCKED block.
         let passing = cells
@@ -223,9 +225,9 @@ fn grid(report: &Report, shape: Shape, out: &mut String) {
             continue;
         }
         let optional = report
-            .rows
+            .environments
             .iter()
-            .find(|r| r.check == check)
+            .find_map(|env| index.row(check, env))
             .is_some_and(|r| !r.required);
         let _ = write!(
             out,
@@ -247,22 +249,12 @@ fn grid(report: &Report, shape: Shape, out: &mut String) {
     out.push('\n');
 }
 
-fn cell(report: &Report, check: &str, env: &str) -> &'static str {
-    let row = report
-        .rows
-        .iter()
-        .find(|r| r.check == check && r.environment == env);
-    match row {
+fn cell(index: &PairIndex<'_>, check: &str, env: &str) -> &'static str {
+    match index.row(check, env) {
         Some(r) if r.result == RowResult::Pass && r.detail.flaky => "✅ flaky",
         Some(r) if r.result == RowResult::Pass => "✅",
         Some(_) => "❌",
-        None if report
-            .missing
-            .iter()
-            .any(|m| m.check == check && m.environment == env) =>
-        {
-            "⚠️"
-        }
+        None if index.missing(check, env).is_some() => "⚠️",
         None => "–",
     }
 }

@@ -77,8 +77,8 @@ fn write_json<T: Serialize>(path: &Path, value: &T, sync: bool) -> Result<(), Re
     Ok(())
 }
 
-/// Reads a JSON result file: size-bounded, `format_version` checked before the rest.
-pub fn read_json<T: DeserializeOwned>(path: &Path) -> Result<T, ResultFileError> {
+/// Reads a whole file of at most [`MAX_RESULT_BYTES`]; a bigger one is refused unread.
+pub fn read_bounded(path: &Path) -> Result<Vec<u8>, ResultFileError> {
     let read_err = |source| ResultFileError::Read {
         path: path.to_path_buf(),
         source,
@@ -90,13 +90,43 @@ pub fn read_json<T: DeserializeOwned>(path: &Path) -> Result<T, ResultFileError>
             size,
         });
     }
-    let bytes = std::fs::read(path).map_err(read_err)?;
-    let value: serde_json::Value =
-        serde_json::from_slice(&bytes).map_err(|e| ResultFileError::Invalid {
-            path: path.to_path_buf(),
-            message: e.to_string(),
-        })?;
-    match value.get("format_version") {
+    std::fs::read(path).map_err(read_err)
+}
+
+/// The keys that say what a JSON document is, read without building the rest of it.
+#[derive(Debug, Default, serde::Deserialize)]
+pub struct Probe {
+    pub format_version: Option<serde_json::Value>,
+    pub environment: Option<serde::de::IgnoredAny>,
+    pub checks: Option<serde::de::IgnoredAny>,
+    pub manifest: Option<serde::de::IgnoredAny>,
+    pub rows: Option<serde::de::IgnoredAny>,
+}
+
+impl Probe {
+    /// Reads the keys of `bytes`. `Ok(None)` for valid JSON that is not an object;
+    /// malformed JSON is an error.
+    pub fn read(path: &Path, bytes: &[u8]) -> Result<Option<Probe>, ResultFileError> {
+        match serde_json::from_slice::<Probe>(bytes) {
+            Ok(probe) => Ok(Some(probe)),
+            Err(e) if e.classify() == serde_json::error::Category::Data => Ok(None),
+            Err(e) => Err(ResultFileError::Invalid {
+                path: path.to_path_buf(),
+                message: e.to_string(),
+            }),
+        }
+    }
+}
+
+/// Parses a document of ours: `format_version` is checked first, so that a newer file
+/// gets a clear message rather than a schema error, then the document is deserialized
+/// straight from the bytes (no intermediate tree).
+pub fn parse_versioned<T: DeserializeOwned>(
+    path: &Path,
+    bytes: &[u8],
+) -> Result<T, ResultFileError> {
+    let probe = Probe::read(path, bytes)?.unwrap_or_default();
+    match probe.format_version {
         Some(v) if v.as_u64() == Some(u64::from(FORMAT_VERSION)) => {}
         Some(v) => {
             return Err(ResultFileError::Version {
@@ -111,8 +141,14 @@ pub fn read_json<T: DeserializeOwned>(path: &Path) -> Result<T, ResultFileError>
             });
         }
     }
-    serde_path_to_error::deserialize(value).map_err(|e| ResultFileError::Invalid {
+    let mut de = serde_json::Deserializer::from_slice(bytes);
+    serde_path_to_error::deserialize(&mut de).map_err(|e| ResultFileError::Invalid {
         path: path.to_path_buf(),
         message: format!("at `{}`: {}", e.path(), e.inner()),
     })
+}
+
+/// Reads and parses a result file or report (see [`parse_versioned`]).
+pub fn read_json<T: DeserializeOwned>(path: &Path) -> Result<T, ResultFileError> {
+    parse_versioned(path, &read_bounded(path)?)
 }

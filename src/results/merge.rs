@@ -11,7 +11,7 @@ use std::path::{Component, Path, PathBuf};
 
 use walkdir::WalkDir;
 
-use super::io::{MAX_RESULT_BYTES, ResultFileError, read_json};
+use super::io::{Probe, ResultFileError, parse_versioned, read_bounded};
 use super::schema::PartialResult;
 
 /// A partial result and where it came from.
@@ -78,10 +78,13 @@ pub fn collect(paths: &[PathBuf], report_dir: &Path) -> Result<Collected, MergeE
         }
     }
     for file in files {
-        let value: serde_json::Value = read_json_value(&file)?;
-        let looks_partial = ["format_version", "environment", "checks", "manifest"]
-            .iter()
-            .all(|k| value.get(k).is_some());
+        let bytes = read_bounded(&file)?;
+        let looks_partial = Probe::read(&file, &bytes)?.is_some_and(|p| {
+            p.format_version.is_some()
+                && p.environment.is_some()
+                && p.checks.is_some()
+                && p.manifest.is_some()
+        });
         if !looks_partial {
             collected.notes.push(format!(
                 "skipped `{}`: not a cargo-verify-matrix partial result",
@@ -89,7 +92,7 @@ pub fn collect(paths: &[PathBuf], report_dir: &Path) -> Result<Collected, MergeE
             ));
             continue;
         }
-        let mut result: PartialResult = read_json(&file)?;
+        let mut result: PartialResult = parse_versioned(&file, &bytes)?;
         confine_logs(&file, &mut result, report_dir, &mut collected.notes);
         collected.partials.push(Loaded { path: file, result });
     }
@@ -103,34 +106,6 @@ pub fn collect(paths: &[PathBuf], report_dir: &Path) -> Result<Collected, MergeE
     }
     agree(&collected.partials)?;
     Ok(collected)
-}
-
-/// Reads any JSON file with the size bound (the schema is checked afterwards).
-fn read_json_value(path: &Path) -> Result<serde_json::Value, MergeError> {
-    let size = std::fs::metadata(path)
-        .map_err(|source| ResultFileError::Read {
-            path: path.to_path_buf(),
-            source,
-        })?
-        .len();
-    if size > MAX_RESULT_BYTES {
-        return Err(ResultFileError::TooLarge {
-            path: path.to_path_buf(),
-            size,
-        }
-        .into());
-    }
-    let bytes = std::fs::read(path).map_err(|source| ResultFileError::Read {
-        path: path.to_path_buf(),
-        source,
-    })?;
-    serde_json::from_slice(&bytes).map_err(|e| {
-        ResultFileError::Invalid {
-            path: path.to_path_buf(),
-            message: e.to_string(),
-        }
-        .into()
-    })
 }
 
 /// Every result must name the same manifest digest, and the same commit when recorded.

@@ -2,7 +2,7 @@
 //! result files, coverage and the verdict. One code path serves a single environment's
 //! run and a merge of many.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use serde::{Deserialize, Serialize};
 
@@ -353,21 +353,37 @@ impl Report {
 
     /// The checks that have a row or a missing entry, in manifest order when known.
     pub fn checks_in_order(&self) -> Vec<&str> {
-        let mut checks: Vec<&str> = Vec::new();
-        let listed = self.check_order.iter().map(String::as_str);
-        let seen = self
+        let present: HashSet<&str> = self
             .rows
             .iter()
             .map(|r| r.check.as_str())
-            .chain(self.missing.iter().map(|m| m.check.as_str()));
-        for name in listed.chain(seen) {
-            let present = self.rows.iter().any(|r| r.check == name)
-                || self.missing.iter().any(|m| m.check == name);
-            if present && !checks.contains(&name) {
-                checks.push(name);
-            }
+            .chain(self.missing.iter().map(|m| m.check.as_str()))
+            .collect();
+        let mut seen = HashSet::new();
+        self.check_order
+            .iter()
+            .map(String::as_str)
+            .chain(self.rows.iter().map(|r| r.check.as_str()))
+            .chain(self.missing.iter().map(|m| m.check.as_str()))
+            .filter(|name| present.contains(name) && seen.insert(*name))
+            .collect()
+    }
+
+    /// An index of the rows and missing entries by (check, environment), for renders
+    /// that look pairs up cell by cell.
+    pub fn index(&self) -> PairIndex<'_> {
+        PairIndex {
+            rows: self
+                .rows
+                .iter()
+                .map(|r| ((r.check.as_str(), r.environment.as_str()), r))
+                .collect(),
+            missing: self
+                .missing
+                .iter()
+                .map(|m| ((m.check.as_str(), m.environment.as_str()), m))
+                .collect(),
         }
-        checks
     }
 
     /// The environments with results, for the `Environments Tested:` line ("none" when
@@ -392,6 +408,24 @@ impl Report {
             Verdict::NotVerified if self.has_failures() => exit_code::FAILED,
             Verdict::NotVerified => exit_code::INCOMPLETE,
         }
+    }
+}
+
+/// The rows and missing entries of a report by (check, environment).
+pub struct PairIndex<'a> {
+    rows: HashMap<(&'a str, &'a str), &'a Row>,
+    missing: HashMap<(&'a str, &'a str), &'a Missing>,
+}
+
+impl<'a> PairIndex<'a> {
+    /// The executed pair's row.
+    pub fn row(&self, check: &str, environment: &str) -> Option<&'a Row> {
+        self.rows.get(&(check, environment)).copied()
+    }
+
+    /// The expected pair's missing entry.
+    pub fn missing(&self, check: &str, environment: &str) -> Option<&'a Missing> {
+        self.missing.get(&(check, environment)).copied()
     }
 }
 
