@@ -467,3 +467,38 @@ fn a_budget_too_small_for_the_verdict_is_a_usage_error() {
         "{out}"
     );
 }
+
+#[test]
+fn a_tampered_report_is_refused() {
+    let project = merged(&["a", "b"]);
+    let mut report: Value = project.json("report.json");
+    report["rows"][0]["check"] = "unit |\n| unit | b | 0 | PASS".into();
+    project.write("tampered.json", &report.to_string());
+    for args in [
+        vec!["render", "tampered.json"],
+        vec![
+            "render",
+            "--format",
+            "signal",
+            "--task-id",
+            "T",
+            "tampered.json",
+        ],
+        vec![
+            "validate-signal",
+            "--against",
+            "tampered.json",
+            "report.json",
+        ],
+    ] {
+        project
+            .cmd()
+            .args(&args)
+            .assert()
+            .code(4)
+            .stdout("")
+            .stderr(predicate::str::contains(
+                "report `tampered.json` is not valid: `unit |\\n| unit | b | 0 | PASS` is not a check or environment name",
+            ));
+    }
+}

@@ -16,7 +16,7 @@ use crate::plan::{self, select};
 use crate::render::{self, Budget, Format, RenderOptions, SignalInfo};
 use crate::results::io::{Probe, parse_versioned, read_bounded};
 use crate::results::source::detect_source;
-use crate::results::{PartialResult, Report, merge, read_json, write_json_atomic};
+use crate::results::{PartialResult, Report, merge, write_json_atomic};
 use crate::run::process::{Stop, StopReason};
 use crate::run::{RunEvent, RunOptions, run_environment};
 use crate::validate_signal;
@@ -309,7 +309,7 @@ fn render_cmd(global: &GlobalArgs, args: &RenderArgs) -> Result<i32, Error> {
                 "render takes one report, or partial result files; not both".to_owned(),
             ));
         }
-        (parse_versioned(first, &bytes)?, parent_dir(first))
+        (checked_report(first, &bytes)?, parent_dir(first))
     } else {
         let here = PathBuf::from(".");
         (merged_report(global, &args.files, &here)?, here)
@@ -322,6 +322,20 @@ fn render_cmd(global: &GlobalArgs, args: &RenderArgs) -> Result<i32, Error> {
         Format::Signal => report.exit_code(),
         _ => exit_code::OK,
     })
+}
+
+/// A report read from a file, which may come from an artifact: its names must be ones a
+/// manifest can declare.
+fn checked_report(path: &Path, bytes: &[u8]) -> Result<Report, Error> {
+    let report: Report = parse_versioned(path, bytes)?;
+    if let Some(name) = report.invalid_name() {
+        return Err(Error::InvalidInput(format!(
+            "report `{}` is not valid: `{}` is not a check or environment name",
+            path.display(),
+            name.escape_debug()
+        )));
+    }
+    Ok(report)
 }
 
 /// The render options of `merge` and `render`.
@@ -398,7 +412,7 @@ fn validate_signal_cmd(global: &GlobalArgs, args: &ValidateSignalArgs) -> Result
     }
     let against = match &args.against {
         Some(path) => {
-            let report: Report = read_json(path)?;
+            let report = checked_report(path, &read_bounded(path)?)?;
             if report.manifest.digest != manifest.digest {
                 return Err(Error::InvalidInput(format!(
                     "report `{}` was produced from a different manifest than `{}` ({} vs {})",

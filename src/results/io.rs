@@ -126,21 +126,29 @@ pub fn parse_versioned<T: DeserializeOwned>(
     bytes: &[u8],
 ) -> Result<T, ResultFileError> {
     let probe = Probe::read(path, bytes)?.unwrap_or_default();
-    match probe.format_version {
-        Some(v) if v.as_u64() == Some(u64::from(FORMAT_VERSION)) => {}
-        Some(v) => {
-            return Err(ResultFileError::Version {
+    probe.check_version(path)?;
+    parse_typed(path, bytes)
+}
+
+impl Probe {
+    /// Refuses a document without our `format_version`.
+    pub fn check_version(&self, path: &Path) -> Result<(), ResultFileError> {
+        match &self.format_version {
+            Some(v) if v.as_u64() == Some(u64::from(FORMAT_VERSION)) => Ok(()),
+            Some(v) => Err(ResultFileError::Version {
                 path: path.to_path_buf(),
                 found: v.to_string(),
-            });
-        }
-        None => {
-            return Err(ResultFileError::Invalid {
+            }),
+            None => Err(ResultFileError::Invalid {
                 path: path.to_path_buf(),
                 message: "no `format_version`: not a cargo-verify-matrix result".to_owned(),
-            });
+            }),
         }
     }
+}
+
+/// Deserializes `bytes` as `T`, naming the path of the first field at fault.
+pub fn parse_typed<T: DeserializeOwned>(path: &Path, bytes: &[u8]) -> Result<T, ResultFileError> {
     let mut de = serde_json::Deserializer::from_slice(bytes);
     serde_path_to_error::deserialize(&mut de).map_err(|e| ResultFileError::Invalid {
         path: path.to_path_buf(),

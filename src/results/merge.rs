@@ -11,7 +11,7 @@ use std::path::{Component, Path, PathBuf};
 
 use walkdir::WalkDir;
 
-use super::io::{Probe, ResultFileError, parse_versioned, read_bounded};
+use super::io::{Probe, ResultFileError, parse_typed, read_bounded};
 use super::schema::PartialResult;
 
 /// A partial result and where it came from.
@@ -79,20 +79,21 @@ pub fn collect(paths: &[PathBuf], report_dir: &Path) -> Result<Collected, MergeE
     }
     for file in files {
         let bytes = read_bounded(&file)?;
-        let looks_partial = Probe::read(&file, &bytes)?.is_some_and(|p| {
+        let probe = Probe::read(&file, &bytes)?.filter(|p| {
             p.format_version.is_some()
                 && p.environment.is_some()
                 && p.checks.is_some()
                 && p.manifest.is_some()
         });
-        if !looks_partial {
+        let Some(probe) = probe else {
             collected.notes.push(format!(
                 "skipped `{}`: not a cargo-verify-matrix partial result",
                 file.display()
             ));
             continue;
-        }
-        let mut result: PartialResult = parse_versioned(&file, &bytes)?;
+        };
+        probe.check_version(&file)?;
+        let mut result: PartialResult = parse_typed(&file, &bytes)?;
         confine_logs(&file, &mut result, report_dir, &mut collected.notes);
         collected.partials.push(Loaded { path: file, result });
     }

@@ -369,6 +369,42 @@ impl Report {
             .collect()
     }
 
+    /// Checks the names a report read from a file carries: every check and environment
+    /// name must be one a manifest can declare (`[A-Za-z0-9][A-Za-z0-9._-]*`), so that a
+    /// tampered report cannot break the matrix's lines or inject markup. Returns the
+    /// first bad name.
+    pub fn invalid_name(&self) -> Option<&str> {
+        let valid = crate::manifest::validate::is_valid_name;
+        let names = self
+            .environments
+            .iter()
+            .chain(&self.environments_tested)
+            .map(String::as_str)
+            .chain(
+                self.rows
+                    .iter()
+                    .flat_map(|r| [r.check.as_str(), r.environment.as_str()]),
+            )
+            .chain(
+                self.missing
+                    .iter()
+                    .flat_map(|m| [m.check.as_str(), m.environment.as_str()]),
+            )
+            .chain(self.infra_blocked.iter().flat_map(|b| {
+                std::iter::once(b.environment.as_str()).chain(b.checks.iter().map(String::as_str))
+            }))
+            .chain(self.disagreements.iter().flat_map(|d| {
+                std::iter::once(d.check.as_str())
+                    .chain(d.passed_in.iter().chain(&d.failed_in).map(String::as_str))
+            }))
+            .chain(
+                self.manual
+                    .iter()
+                    .flat_map(|m| [m.id.as_str(), m.kind.as_str()]),
+            );
+        names.into_iter().find(|n| !valid(n))
+    }
+
     /// An index of the rows and missing entries by (check, environment), for renders
     /// that look pairs up cell by cell.
     pub fn index(&self) -> PairIndex<'_> {
