@@ -15,14 +15,7 @@ const MANIFEST: &str = "version: 1\nenvironments: [{name: a}, {name: b}, {name: 
 fn artifacts() -> Project {
     let project = Project::new(MANIFEST);
     for env in ["a", "b"] {
-        let out = format!("artifacts/verify-matrix-{env}");
-        let status = project
-            .cmd()
-            .args(["run", "--env", env, "--out", &out])
-            .output()
-            .unwrap()
-            .status;
-        assert!(status.code().is_some());
+        project.run_env(env, &format!("artifacts/verify-matrix-{env}"));
     }
     project
 }
@@ -163,11 +156,7 @@ fn all_environments_passing_is_verified_and_exit_0() {
         "version: 1\nenvironments: [{name: a}, {name: b}]\nchecks: [{id: ok, run: 'true'}]\n",
     );
     for env in ["a", "b"] {
-        project
-            .cmd()
-            .args(["run", "--env", env, "--out", &format!("art/{env}")])
-            .assert()
-            .success();
+        assert_eq!(project.run_env(env, &format!("art/{env}")), 0);
     }
     project
         .cmd()

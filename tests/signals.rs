@@ -23,14 +23,7 @@ checks:
 fn merged(envs: &[&str]) -> Project {
     let project = Project::new(MANIFEST);
     for env in envs {
-        let out = format!("artifacts/{env}");
-        let status = project
-            .cmd()
-            .args(["run", "--env", env, "--out", &out])
-            .output()
-            .unwrap()
-            .status;
-        assert!(status.code().is_some());
+        project.run_env(env, &format!("artifacts/{env}"));
     }
     let status = project
         .cmd()
@@ -268,11 +261,7 @@ fn audit_passed_is_refused_unless_verified_and_validates_when_given() {
         "version: 1\nenvironments: [{name: a}, {name: b}]\nchecks:\n  - { id: unit, run: 'true' }\n",
     );
     for env in ["a", "b"] {
-        passing
-            .cmd()
-            .args(["run", "--env", env, "--out", &format!("artifacts/{env}")])
-            .assert()
-            .success();
+        assert_eq!(passing.run_env(env, &format!("artifacts/{env}")), 0);
     }
     passing
         .cmd()

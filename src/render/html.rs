@@ -136,11 +136,7 @@ fn pairs(report: &Report, out: &mut String) {
 }
 
 fn blocked_and_manual(report: &Report, out: &mut String) {
-    let partial: Vec<_> = report
-        .missing
-        .iter()
-        .filter(|m| !report.is_infra_blocked(&m.environment))
-        .collect();
+    let partial = report.missing_beside_results();
     if !partial.is_empty() {
         out.push_str("<h2>Missing</h2>\n<ul>\n");
         for m in partial {

@@ -284,11 +284,7 @@ fn strict(report: &Report, shape: Shape, out: &mut String) {
         );
     }
     // Environments with no result at all get their own INFRA_BLOCKED block instead.
-    let partial: Vec<_> = report
-        .missing
-        .iter()
-        .filter(|m| !report.is_infra_blocked(&m.environment))
-        .collect();
+    let partial = report.missing_beside_results();
     if !partial.is_empty() {
         for m in partial.iter().take(shape.max_listed) {
             let _ = writeln!(

@@ -432,6 +432,15 @@ impl Report {
         }
     }
 
+    /// The missing pairs of environments that did report (those of environments with no
+    /// results at all are in `infra_blocked`).
+    pub fn missing_beside_results(&self) -> Vec<&Missing> {
+        self.missing
+            .iter()
+            .filter(|m| !self.is_infra_blocked(&m.environment))
+            .collect()
+    }
+
     /// Whether `env` has no results at all.
     pub fn is_infra_blocked(&self, env: &str) -> bool {
         self.infra_blocked.iter().any(|b| b.environment == env)
