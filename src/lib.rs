@@ -19,6 +19,7 @@ pub mod cli;
 pub mod exit_code;
 pub mod manifest;
 pub mod plan;
+pub mod publish;
 pub mod render;
 pub mod results;
 pub mod run;

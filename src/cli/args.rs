@@ -4,6 +4,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+use crate::publish::Target;
 use crate::render::Format;
 
 /// Prove a pull request passed every required check in every environment it must pass in.
@@ -64,6 +65,10 @@ pub enum Command {
     /// Render a report or partial result files: markdown, table, JSON, JUnit, HTML or a
     /// signal
     Render(RenderArgs),
+    /// Publish a report: the job summary and step outputs
+    Publish(PublishArgs),
+    /// Merge, render and publish in one step (the final job of a workflow)
+    Report(ReportArgs),
     /// Check an agent's READY_FOR_REVIEW / AUDIT_PASSED text against the manifest (and
     /// the real results); print one JSON verdict
     ValidateSignal(ValidateSignalArgs),
@@ -277,6 +282,51 @@ pub struct RenderFlags {
     /// The signal's closing line (Summary:, or Conclusion: in an audit)
     #[arg(long, value_name = "TEXT")]
     pub summary: Option<String>,
+}
+
+/// `publish`.
+#[derive(Debug, Args)]
+pub struct PublishArgs {
+    /// The report (from `merge`)
+    #[arg(value_name = "REPORT")]
+    pub report: PathBuf,
+    #[command(flatten)]
+    pub publish: PublishFlags,
+}
+
+/// `report`.
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    /// Write the report (JSON) here
+    #[arg(long, value_name = "FILE", default_value = "verify-matrix-report.json")]
+    pub out: PathBuf,
+    /// Partial result files, or folders searched recursively (any artifact layout)
+    #[arg(required = true, value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
+    #[command(flatten)]
+    pub publish: PublishFlags,
+}
+
+/// Where and how a report is published (`publish`, `report`).
+#[derive(Debug, Args)]
+#[command(next_help_heading = "Publish options")]
+pub struct PublishFlags {
+    /// Where to publish (repeatable, or comma-separated; default: summary)
+    #[arg(long = "to", value_enum, value_name = "TARGET", value_delimiter = ',')]
+    pub to: Vec<Target>,
+    /// Print exactly what would be written, and write nothing
+    #[arg(long)]
+    pub dry_run: bool,
+    /// The key in the markdown's hidden marker (default: the manifest path)
+    #[arg(long, value_name = "KEY")]
+    pub key: Option<String>,
+    /// Where the full report can be read, linked when the markdown is cut (default
+    /// under Actions: this workflow run)
+    #[arg(long, value_name = "URL")]
+    pub link: Option<String>,
+    /// Log lines shown per failure
+    #[arg(long, value_name = "N", default_value_t = 40)]
+    pub tail_lines: usize,
 }
 
 /// `validate-signal`.

@@ -4,8 +4,8 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use super::args::{
-    Cli, Command, GlobalArgs, MergeArgs, PlanArgs, PlanFormat, RenderArgs, RenderFlags, RunArgs,
-    ValidateSignalArgs,
+    Cli, Command, GlobalArgs, MergeArgs, PlanArgs, PlanFormat, PublishArgs, PublishFlags,
+    RenderArgs, RenderFlags, ReportArgs, RunArgs, ValidateSignalArgs,
 };
 use super::color::use_color;
 use super::live::{Live, Mode};
@@ -34,6 +34,8 @@ pub fn dispatch(cli: Cli) -> Result<i32, Error> {
         Some(Command::Merge(args)) => merge_cmd(&cli.global, &args),
         Some(Command::Render(args)) => render_cmd(&cli.global, &args),
         Some(Command::ValidateSignal(args)) => validate_signal_cmd(&cli.global, &args),
+        Some(Command::Publish(args)) => publish_cmd(&cli.global, &args),
+        Some(Command::Report(args)) => report_cmd(&cli.global, &args),
         Some(Command::Exec(args)) => super::exec::exec_cmd(&args),
         None => run_cmd(&cli.global, &cli.run),
     }
@@ -378,6 +380,63 @@ fn run_url() -> Option<String> {
         var("GITHUB_REPOSITORY")?,
         var("GITHUB_RUN_ID")?
     ))
+}
+
+fn publish_cmd(global: &GlobalArgs, args: &PublishArgs) -> Result<i32, Error> {
+    let report = checked_report(&args.report, &read_bounded(&args.report)?)?;
+    publish_report(global, &report, &args.report, &args.publish)
+}
+
+fn report_cmd(global: &GlobalArgs, args: &ReportArgs) -> Result<i32, Error> {
+    let report_dir = parent_dir(&args.out);
+    let report = merged_report(global, &args.paths, &report_dir)?;
+    write_json_atomic(&args.out, &report)?;
+    let options = RenderOptions {
+        color: use_color(global.color),
+        ..RenderOptions::for_report(&report)
+    };
+    print_stdout(&render::render(&report, Format::Table, &options)?)?;
+    publish_report(global, &report, &args.out, &args.publish)
+}
+
+/// Publishes `report` (read from, or written to, `path`); the exit code is the
+/// verdict's once publishing worked.
+#[allow(clippy::print_stderr)]
+fn publish_report(
+    global: &GlobalArgs,
+    report: &Report,
+    path: &Path,
+    flags: &PublishFlags,
+) -> Result<i32, Error> {
+    let targets = if flags.to.is_empty() {
+        vec![crate::publish::Target::Summary]
+    } else {
+        flags.to.clone()
+    };
+    let options = RenderOptions {
+        key: flags
+            .key
+            .clone()
+            .unwrap_or_else(|| report.manifest.path.clone()),
+        log_root: Some(parent_dir(path)),
+        tail_lines: flags.tail_lines,
+        link: flags.link.clone().or_else(run_url),
+        ..RenderOptions::for_report(report)
+    };
+    let files = crate::publish::ActionsFiles::from_env();
+    let publication =
+        crate::publish::plan(report, path, &targets, &options, &files, flags.dry_run)?;
+    if flags.dry_run {
+        print_stdout(&publication.describe())?;
+    } else {
+        publication.apply()?;
+        if !global.quiet
+            && let Some((file, _)) = &publication.summary
+        {
+            eprintln!("published: job summary ({})", file.display());
+        }
+    }
+    Ok(report.exit_code())
 }
 
 /// The most bytes of signal text read.

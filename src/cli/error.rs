@@ -21,6 +21,8 @@ pub enum Error {
     Merge(#[from] crate::results::merge::MergeError),
     #[error(transparent)]
     Render(#[from] crate::render::RenderError),
+    #[error(transparent)]
+    Publish(#[from] crate::publish::PublishError),
     #[error("{0}")]
     Usage(String),
     #[error("{0}")]
@@ -42,6 +44,9 @@ impl Error {
             | Error::Merge(_) => exit_code::INVALID_INPUT,
             Error::Select(_) | Error::Usage(_) => exit_code::USAGE,
             Error::Render(e) => e.exit_code(),
+            Error::Publish(crate::publish::PublishError::Render(e)) => e.exit_code(),
+            Error::Publish(crate::publish::PublishError::NoSummaryFile) => exit_code::USAGE,
+            Error::Publish(crate::publish::PublishError::Write { .. }) => exit_code::PUBLISH_FAILED,
             // Another run owns the folder: the input (the output folder) is unusable.
             Error::Run(RunError::Locked { .. }) => exit_code::INVALID_INPUT,
             Error::Run(_) | Error::Io { .. } => exit_code::INTERNAL,

@@ -1,0 +1,153 @@
+//! `publish` and `report` to the job summary and step outputs, with the files GitHub
+//! Actions provides stood in for by temp files.
+
+mod common;
+
+use common::Project;
+use predicates::prelude::*;
+
+const MANIFEST: &str = "version: 1
+environments: [{name: a}, {name: b}]
+checks:
+  - { id: unit, run: 'echo \"unit in $VERIFY_MATRIX_ENV\"; test \"$VERIFY_MATRIX_ENV\" != b' }
+";
+
+fn artifacts() -> Project {
+    let project = Project::new(MANIFEST);
+    for env in ["a", "b"] {
+        project.run_env(env, &format!("artifacts/verify-matrix-{env}"));
+    }
+    project
+}
+
+#[test]
+fn report_merges_renders_and_publishes_the_summary_and_outputs() {
+    let project = artifacts();
+    let summary = project.write("summary.md", "# Earlier step\n\n");
+    let output = project.write("output.txt", "");
+    project
+        .cmd()
+        .args(["report", "artifacts"])
+        .env("GITHUB_ACTIONS", "true")
+        .env("GITHUB_STEP_SUMMARY", &summary)
+        .env("GITHUB_OUTPUT", &output)
+        .env("GITHUB_SERVER_URL", "https://ghe.example")
+        .env("GITHUB_REPOSITORY", "o/r")
+        .env("GITHUB_RUN_ID", "77")
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains(
+            "All Required Environments: NOT VERIFIED",
+        ))
+        .stderr(predicate::str::contains("published: job summary"));
+    let written = project.read("summary.md");
+    assert!(
+        written.starts_with("# Earlier step\n\n<!-- cargo-verify-matrix:verify-matrix.yml -->\n"),
+        "{written}"
+    );
+    assert!(written.contains("\n| unit | b | 1 | FAIL |\n"), "{written}");
+    assert!(
+        written.contains("unit in b"),
+        "the failure's log tail: {written}"
+    );
+    assert_eq!(
+        project.read("output.txt"),
+        "verdict=NOT_VERIFIED\nreport=verify-matrix-report.json\n"
+    );
+    let report = project.json("verify-matrix-report.json");
+    assert_eq!(report["verdict"], "NOT_VERIFIED");
+}
+
+#[test]
+fn the_summary_shares_githubs_1_mib_with_earlier_steps() {
+    let project = artifacts();
+    project
+        .cmd()
+        .args(["merge", "--out", "report.json", "artifacts"])
+        .assert()
+        .code(1);
+    let limit = 1024 * 1024;
+    let earlier = "x".repeat(limit - 450) + "\n";
+    let summary = project.write("summary.md", &earlier);
+    project
+        .cmd()
+        .args([
+            "publish",
+            "--link",
+            "https://ci.example/run/1",
+            "report.json",
+        ])
+        .env("GITHUB_STEP_SUMMARY", &summary)
+        .assert()
+        .code(1);
+    let written = project.read("summary.md");
+    assert!(written.len() <= limit, "{} bytes", written.len());
+    let ours = &written[earlier.len()..];
+    assert!(ours.contains("Cut to fit"), "{ours}");
+    assert!(
+        ours.contains("Full report: https://ci.example/run/1"),
+        "{ours}"
+    );
+    assert!(
+        ours.contains("All Required Environments: NOT VERIFIED\n"),
+        "{ours}"
+    );
+}
+
+#[test]
+fn dry_run_prints_exactly_what_would_be_written_and_writes_nothing() {
+    let project = artifacts();
+    project
+        .cmd()
+        .args(["merge", "--out", "report.json", "artifacts"])
+        .assert()
+        .code(1);
+    let out = project
+        .cmd()
+        .args(["publish", "--dry-run", "--to", "summary", "report.json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "the verdict's code");
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let markdown = project
+        .cmd()
+        .args(["render", "report.json"])
+        .output()
+        .unwrap()
+        .stdout;
+    let markdown = String::from_utf8(markdown).unwrap();
+    assert_eq!(
+        stdout,
+        format!(
+            "=== job summary: append {} bytes to $GITHUB_STEP_SUMMARY\n{markdown}=== step output: verdict=NOT_VERIFIED\n=== step output: report=report.json\n",
+            markdown.len()
+        )
+    );
+    assert!(!project.path().join("$GITHUB_STEP_SUMMARY").exists());
+}
+
+#[test]
+fn without_a_summary_file_publishing_is_a_usage_error_and_write_failures_exit_5() {
+    let project = artifacts();
+    project
+        .cmd()
+        .args(["merge", "--out", "report.json", "artifacts"])
+        .assert()
+        .code(1);
+    project
+        .cmd()
+        .args(["publish", "report.json"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "$GITHUB_STEP_SUMMARY is not set, so there is no job summary to write to",
+        ));
+    std::fs::create_dir(project.path().join("a-folder")).unwrap();
+    project
+        .cmd()
+        .args(["publish", "report.json"])
+        .env("GITHUB_STEP_SUMMARY", project.path().join("a-folder"))
+        .assert()
+        .code(5)
+        .stderr(predicate::str::contains("failed to write the job summary"));
+}
