@@ -4,8 +4,7 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use super::args::{
-    Cli, Command, GlobalArgs, MergeArgs, PlanArgs, PlanFormat, PublishArgs, PublishFlags,
-    RenderArgs, RenderFlags, ReportArgs, RunArgs, ValidateSignalArgs,
+    Cli, Command, GlobalArgs, MergeArgs, PlanArgs, PlanFormat, RenderArgs, RenderFlags, RunArgs,
 };
 use super::color::use_color;
 use super::live::{Live, Mode};
@@ -19,7 +18,6 @@ use crate::results::source::detect_source;
 use crate::results::{PartialResult, Report, merge, write_json_atomic};
 use crate::run::process::{Stop, StopReason};
 use crate::run::{RunEvent, RunOptions, run_environment};
-use crate::validate_signal;
 
 /// Runs the parsed command line.
 pub fn dispatch(cli: Cli) -> Result<i32, Error> {
@@ -33,9 +31,11 @@ pub fn dispatch(cli: Cli) -> Result<i32, Error> {
         Some(Command::Run(args)) => run_cmd(&cli.global, &args),
         Some(Command::Merge(args)) => merge_cmd(&cli.global, &args),
         Some(Command::Render(args)) => render_cmd(&cli.global, &args),
-        Some(Command::ValidateSignal(args)) => validate_signal_cmd(&cli.global, &args),
-        Some(Command::Publish(args)) => publish_cmd(&cli.global, &args),
-        Some(Command::Report(args)) => report_cmd(&cli.global, &args),
+        Some(Command::ValidateSignal(args)) => {
+            super::signal::validate_signal_cmd(&cli.global, &args)
+        }
+        Some(Command::Publish(args)) => super::publish::publish_cmd(&cli.global, &args),
+        Some(Command::Report(args)) => super::publish::report_cmd(&cli.global, &args),
         Some(Command::Exec(args)) => super::exec::exec_cmd(&args),
         None => run_cmd(&cli.global, &cli.run),
     }
@@ -48,7 +48,7 @@ fn current_dir() -> Result<PathBuf, Error> {
     })
 }
 
-fn load_manifest(global: &GlobalArgs) -> Result<Manifest, Error> {
+pub(super) fn load_manifest(global: &GlobalArgs) -> Result<Manifest, Error> {
     Ok(manifest::load(global.manifest.as_deref(), &current_dir()?)?)
 }
 
@@ -271,7 +271,7 @@ impl Signals {
 /// Collects partial results under `paths` and builds the report, with log paths made
 /// relative to `report_dir`.
 #[allow(clippy::print_stderr)]
-fn merged_report(
+pub(super) fn merged_report(
     global: &GlobalArgs,
     paths: &[PathBuf],
     report_dir: &Path,
@@ -328,7 +328,7 @@ fn render_cmd(global: &GlobalArgs, args: &RenderArgs) -> Result<i32, Error> {
 
 /// A report read from a file, which may come from an artifact: its names must be ones a
 /// manifest can declare.
-fn checked_report(path: &Path, bytes: &[u8]) -> Result<Report, Error> {
+pub(super) fn checked_report(path: &Path, bytes: &[u8]) -> Result<Report, Error> {
     let report: Report = parse_versioned(path, bytes)?;
     if let Some(name) = report.invalid_name() {
         return Err(Error::InvalidInput(format!(
@@ -368,7 +368,7 @@ fn render_options(
 }
 
 /// Under GitHub Actions, the page of this workflow run.
-fn run_url() -> Option<String> {
+pub(super) fn run_url() -> Option<String> {
     let var = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
     if var("GITHUB_ACTIONS").as_deref() != Some("true") {
         return None;
@@ -382,148 +382,7 @@ fn run_url() -> Option<String> {
     ))
 }
 
-fn publish_cmd(global: &GlobalArgs, args: &PublishArgs) -> Result<i32, Error> {
-    let report = checked_report(&args.report, &read_bounded(&args.report)?)?;
-    publish_report(global, &report, &args.report, &args.publish)
-}
-
-fn report_cmd(global: &GlobalArgs, args: &ReportArgs) -> Result<i32, Error> {
-    let report_dir = parent_dir(&args.out);
-    let report = merged_report(global, &args.paths, &report_dir)?;
-    write_json_atomic(&args.out, &report)?;
-    let options = RenderOptions {
-        color: use_color(global.color),
-        ..RenderOptions::for_report(&report)
-    };
-    print_stdout(&render::render(&report, Format::Table, &options)?)?;
-    publish_report(global, &report, &args.out, &args.publish)
-}
-
-/// Publishes `report` (read from, or written to, `path`); the exit code is the
-/// verdict's once publishing worked.
-#[allow(clippy::print_stderr)]
-fn publish_report(
-    global: &GlobalArgs,
-    report: &Report,
-    path: &Path,
-    flags: &PublishFlags,
-) -> Result<i32, Error> {
-    let targets = if flags.to.is_empty() {
-        vec![crate::publish::Target::Summary]
-    } else {
-        flags.to.clone()
-    };
-    let options = RenderOptions {
-        key: flags
-            .key
-            .clone()
-            .unwrap_or_else(|| report.manifest.path.clone()),
-        log_root: Some(parent_dir(path)),
-        tail_lines: flags.tail_lines,
-        link: flags.link.clone().or_else(run_url),
-        ..RenderOptions::for_report(report)
-    };
-    let files = crate::publish::ActionsFiles::from_env();
-    let publication =
-        crate::publish::plan(report, path, &targets, &options, &files, flags.dry_run)?;
-    if flags.dry_run {
-        print_stdout(&publication.describe())?;
-    } else {
-        publication.apply()?;
-        if !global.quiet
-            && let Some((file, _)) = &publication.summary
-        {
-            eprintln!("published: job summary ({})", file.display());
-        }
-    }
-    Ok(report.exit_code())
-}
-
-/// The most bytes of signal text read.
-const MAX_SIGNAL_BYTES: u64 = 16 * 1024 * 1024;
-
-fn validate_signal_cmd(global: &GlobalArgs, args: &ValidateSignalArgs) -> Result<i32, Error> {
-    let manifest = load_manifest(global)?;
-    let text = read_signal(&args.file)?;
-    let environments: Vec<EnvName> = if args.environments.is_empty() {
-        manifest
-            .environments
-            .iter()
-            .map(|e| e.name.clone())
-            .collect()
-    } else {
-        args.environments
-            .iter()
-            .map(|e| EnvName(e.clone()))
-            .collect()
-    };
-    let mut expected = Vec::new();
-    if !manifest.skip {
-        for check in manifest
-            .checks
-            .iter()
-            .filter(|c| c.required && !c.kind.is_manual())
-        {
-            for env in environments.iter().filter(|e| check.scope.includes(e)) {
-                expected.push((check.id.to_string(), env.to_string()));
-            }
-        }
-    }
-    let against = match &args.against {
-        Some(path) => {
-            let report = checked_report(path, &read_bounded(path)?)?;
-            if report.manifest.digest != manifest.digest {
-                return Err(Error::InvalidInput(format!(
-                    "report `{}` was produced from a different manifest than `{}` ({} vs {})",
-                    path.display(),
-                    manifest.path.display(),
-                    report.manifest.digest,
-                    manifest.digest
-                )));
-            }
-            Some(report)
-        }
-        None => None,
-    };
-    let validation = validate_signal::validate(&text, &expected, against.as_ref());
-    print_stdout(&(serde_json::to_string(&validation).unwrap_or_default() + "\n"))?;
-    Ok(if validation.valid {
-        exit_code::OK
-    } else {
-        exit_code::FAILED
-    })
-}
-
-/// The signal text from a file, or standard input for `-`; at most 16 MiB.
-fn read_signal(path: &Path) -> Result<String, Error> {
-    use std::io::Read as _;
-    let unreadable = |e: std::io::Error| {
-        Error::InvalidInput(format!("cannot read signal `{}`: {e}", path.display()))
-    };
-    let mut bytes = Vec::new();
-    if path.as_os_str() == "-" {
-        std::io::stdin()
-            .take(MAX_SIGNAL_BYTES + 1)
-            .read_to_end(&mut bytes)
-            .map_err(unreadable)?;
-    } else {
-        std::fs::File::open(path)
-            .map_err(unreadable)?
-            .take(MAX_SIGNAL_BYTES + 1)
-            .read_to_end(&mut bytes)
-            .map_err(unreadable)?;
-    }
-    if bytes.len() as u64 > MAX_SIGNAL_BYTES {
-        return Err(Error::InvalidInput(format!(
-            "signal `{}` is larger than {MAX_SIGNAL_BYTES} bytes",
-            path.display()
-        )));
-    }
-    String::from_utf8(bytes)
-        .map_err(|_| Error::InvalidInput(format!("signal `{}` is not UTF-8 text", path.display())))
-}
-
-fn parent_dir(path: &Path) -> PathBuf {
+pub(super) fn parent_dir(path: &Path) -> PathBuf {
     match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),

@@ -6,6 +6,8 @@ mod commands;
 mod error;
 mod exec;
 mod live;
+mod publish;
+mod signal;
 
 use std::ffi::OsString;
 use std::io::Write as _;

@@ -1,0 +1,98 @@
+//! `validate-signal`: the coordinator's check of an agent's signal.
+
+use std::path::Path;
+
+use super::args::{GlobalArgs, ValidateSignalArgs};
+use super::commands::{checked_report, load_manifest};
+use super::{Error, print_stdout};
+use crate::exit_code;
+use crate::manifest::EnvName;
+use crate::results::io::read_bounded;
+use crate::validate_signal;
+
+/// The most bytes of signal text read.
+const MAX_SIGNAL_BYTES: u64 = 16 * 1024 * 1024;
+
+pub(super) fn validate_signal_cmd(
+    global: &GlobalArgs,
+    args: &ValidateSignalArgs,
+) -> Result<i32, Error> {
+    let manifest = load_manifest(global)?;
+    let text = read_signal(&args.file)?;
+    let environments: Vec<EnvName> = if args.environments.is_empty() {
+        manifest
+            .environments
+            .iter()
+            .map(|e| e.name.clone())
+            .collect()
+    } else {
+        args.environments
+            .iter()
+            .map(|e| EnvName(e.clone()))
+            .collect()
+    };
+    let mut expected = Vec::new();
+    if !manifest.skip {
+        for check in manifest
+            .checks
+            .iter()
+            .filter(|c| c.required && !c.kind.is_manual())
+        {
+            for env in environments.iter().filter(|e| check.scope.includes(e)) {
+                expected.push((check.id.to_string(), env.to_string()));
+            }
+        }
+    }
+    let against = match &args.against {
+        Some(path) => {
+            let report = checked_report(path, &read_bounded(path)?)?;
+            if report.manifest.digest != manifest.digest {
+                return Err(Error::InvalidInput(format!(
+                    "report `{}` was produced from a different manifest than `{}` ({} vs {})",
+                    path.display(),
+                    manifest.path.display(),
+                    report.manifest.digest,
+                    manifest.digest
+                )));
+            }
+            Some(report)
+        }
+        None => None,
+    };
+    let validation = validate_signal::validate(&text, &expected, against.as_ref());
+    print_stdout(&(serde_json::to_string(&validation).unwrap_or_default() + "\n"))?;
+    Ok(if validation.valid {
+        exit_code::OK
+    } else {
+        exit_code::FAILED
+    })
+}
+
+/// The signal text from a file, or standard input for `-`; at most 16 MiB.
+fn read_signal(path: &Path) -> Result<String, Error> {
+    use std::io::Read as _;
+    let unreadable = |e: std::io::Error| {
+        Error::InvalidInput(format!("cannot read signal `{}`: {e}", path.display()))
+    };
+    let mut bytes = Vec::new();
+    if path.as_os_str() == "-" {
+        std::io::stdin()
+            .take(MAX_SIGNAL_BYTES + 1)
+            .read_to_end(&mut bytes)
+            .map_err(unreadable)?;
+    } else {
+        std::fs::File::open(path)
+            .map_err(unreadable)?
+            .take(MAX_SIGNAL_BYTES + 1)
+            .read_to_end(&mut bytes)
+            .map_err(unreadable)?;
+    }
+    if bytes.len() as u64 > MAX_SIGNAL_BYTES {
+        return Err(Error::InvalidInput(format!(
+            "signal `{}` is larger than {MAX_SIGNAL_BYTES} bytes",
+            path.display()
+        )));
+    }
+    String::from_utf8(bytes)
+        .map_err(|_| Error::InvalidInput(format!("signal `{}` is not UTF-8 text", path.display())))
+}
