@@ -96,16 +96,16 @@ fn stage(text: &str) -> usize {
         .map_or(0, |i| i + 1)
 }
 
+/// The whole document.
+fn unlimited(report: &Report, logs: &Path) -> String {
+    render(report, Format::Markdown, &options(logs, Budget::UNLIMITED)).unwrap()
+}
+
 #[test]
 fn an_unlimited_or_roomy_budget_changes_nothing() {
     let logs = tempfile::tempdir().unwrap();
     let report = report(logs.path());
-    let whole = render(
-        &report,
-        Format::Markdown,
-        &options(logs.path(), Budget::UNLIMITED),
-    )
-    .unwrap();
+    let whole = unlimited(&report, logs.path());
     assert_eq!(stage(&whole), 0);
     assert!(whole.contains("check3 env0 line 59"));
     let exact = chars(whole.chars().count());
@@ -119,12 +119,7 @@ fn an_unlimited_or_roomy_budget_changes_nothing() {
 fn every_budget_fits_keeps_the_verdict_lines_and_degrades_in_order() {
     let logs = tempfile::tempdir().unwrap();
     let report = report(logs.path());
-    let whole = render(
-        &report,
-        Format::Markdown,
-        &options(logs.path(), Budget::UNLIMITED),
-    )
-    .unwrap();
+    let whole = unlimited(&report, logs.path());
     let real_rows: Vec<String> = report
         .rows
         .iter()
@@ -204,12 +199,7 @@ fn every_budget_fits_keeps_the_verdict_lines_and_degrades_in_order() {
 fn bytes_and_characters_are_different_limits() {
     let logs = tempfile::tempdir().unwrap();
     let report = report(logs.path());
-    let whole = render(
-        &report,
-        Format::Markdown,
-        &options(logs.path(), Budget::UNLIMITED),
-    )
-    .unwrap();
+    let whole = unlimited(&report, logs.path());
     // The grid's ✅ are three bytes each: a character limit of the byte length fits
     // everything, a byte limit of the character count does not.
     let n = whole.chars().count();

@@ -20,6 +20,17 @@ fn artifacts() -> Project {
     project
 }
 
+/// The artifacts merged into `report.json`.
+fn merged() -> Project {
+    let project = artifacts();
+    project
+        .cmd()
+        .args(["merge", "--out", "report.json", "artifacts"])
+        .assert()
+        .code(1);
+    project
+}
+
 #[test]
 fn report_merges_renders_and_publishes_the_summary_and_outputs() {
     let project = artifacts();
@@ -60,12 +71,7 @@ fn report_merges_renders_and_publishes_the_summary_and_outputs() {
 
 #[test]
 fn the_summary_shares_githubs_1_mib_with_earlier_steps() {
-    let project = artifacts();
-    project
-        .cmd()
-        .args(["merge", "--out", "report.json", "artifacts"])
-        .assert()
-        .code(1);
+    let project = merged();
     let limit = 1024 * 1024;
     let earlier = "x".repeat(limit - 450) + "\n";
     let summary = project.write("summary.md", &earlier);
@@ -96,12 +102,7 @@ fn the_summary_shares_githubs_1_mib_with_earlier_steps() {
 
 #[test]
 fn dry_run_prints_exactly_what_would_be_written_and_writes_nothing() {
-    let project = artifacts();
-    project
-        .cmd()
-        .args(["merge", "--out", "report.json", "artifacts"])
-        .assert()
-        .code(1);
+    let project = merged();
     let out = project
         .cmd()
         .args(["publish", "--dry-run", "--to", "summary", "report.json"])
@@ -128,12 +129,7 @@ fn dry_run_prints_exactly_what_would_be_written_and_writes_nothing() {
 
 #[test]
 fn without_a_summary_file_publishing_is_a_usage_error_and_write_failures_exit_5() {
-    let project = artifacts();
-    project
-        .cmd()
-        .args(["merge", "--out", "report.json", "artifacts"])
-        .assert()
-        .code(1);
+    let project = merged();
     project
         .cmd()
         .args(["publish", "report.json"])
