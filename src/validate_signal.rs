@@ -5,6 +5,7 @@
 //! The matrix is read only from the rows right under its header: text further down (a
 //! log tail quoted in a failure's details, say) cannot add or change a claim.
 
+use std::collections::HashMap;
 use std::sync::LazyLock;
 
 use regex::Regex;
@@ -147,11 +148,9 @@ fn first_error(
         return Some("No verification results found in matrix".to_owned());
     }
     if let Some(report) = against {
+        let index = report.index();
         for claim in &parsed.rows {
-            let actual = report
-                .rows
-                .iter()
-                .find(|r| r.check == claim.check && r.environment == claim.environment);
+            let actual = index.row(&claim.check, &claim.environment);
             let same = actual.is_some_and(|r| {
                 i64::from(r.exit_code) == i64::try_from(claim.exit_code).unwrap_or(-1)
                     && r.result.as_str() == claim.result
@@ -168,12 +167,18 @@ fn first_error(
             }
         }
     }
+    let mut by_pair: HashMap<(&str, &str), Vec<&Claim>> = HashMap::new();
+    for claim in &parsed.rows {
+        by_pair
+            .entry((&claim.check, &claim.environment))
+            .or_default()
+            .push(claim);
+    }
     for (check, env) in expected {
-        let claims: Vec<&Claim> = parsed
-            .rows
-            .iter()
-            .filter(|c| c.check == *check && c.environment == *env)
-            .collect();
+        let claims = by_pair
+            .get(&(check.as_str(), env.as_str()))
+            .map(Vec::as_slice)
+            .unwrap_or(&[]);
         if claims.is_empty() {
             return Some(format!("Missing: {check} in {env}"));
         }
