@@ -254,22 +254,14 @@ pub struct RenderArgs {
 #[derive(Debug, Args)]
 #[command(next_help_heading = "Render options")]
 pub struct RenderFlags {
-    /// Log lines shown per failure
-    #[arg(long, value_name = "N", default_value_t = 40)]
-    pub tail_lines: usize,
+    #[command(flatten)]
+    pub matrix: MatrixFlags,
     /// Cut the markdown down to at most N bytes (a check run summary takes 65535)
     #[arg(long, value_name = "N")]
     pub max_bytes: Option<usize>,
     /// Cut the markdown down to at most N characters (a PR comment takes 65536)
     #[arg(long, value_name = "N")]
     pub max_chars: Option<usize>,
-    /// Where the full report can be read, linked when the markdown is cut (default
-    /// under Actions: this workflow run)
-    #[arg(long, value_name = "URL")]
-    pub link: Option<String>,
-    /// The key in the markdown's hidden marker (default: the manifest path)
-    #[arg(long, value_name = "KEY")]
-    pub key: Option<String>,
     /// The task a signal is about (signal, audit; infra-blocked defaults to the run)
     #[arg(long, value_name = "ID")]
     pub task_id: Option<String>,
@@ -317,16 +309,23 @@ pub struct PublishFlags {
     /// Print exactly what would be written, and write nothing
     #[arg(long)]
     pub dry_run: bool,
-    /// The key in the markdown's hidden marker (default: the manifest path)
-    #[arg(long, value_name = "KEY")]
-    pub key: Option<String>,
+    #[command(flatten)]
+    pub matrix: MatrixFlags,
+}
+
+/// How the markdown matrix is written (`render`, `merge`, `publish`, `report`).
+#[derive(Debug, Args)]
+pub struct MatrixFlags {
+    /// Log lines shown per failure
+    #[arg(long, value_name = "N", default_value_t = 40)]
+    pub tail_lines: usize,
     /// Where the full report can be read, linked when the markdown is cut (default
     /// under Actions: this workflow run)
     #[arg(long, value_name = "URL")]
     pub link: Option<String>,
-    /// Log lines shown per failure
-    #[arg(long, value_name = "N", default_value_t = 40)]
-    pub tail_lines: usize,
+    /// The key in the markdown's hidden marker (default: the manifest path)
+    #[arg(long, value_name = "KEY")]
+    pub key: Option<String>,
 }
 
 /// `validate-signal`.

@@ -4,7 +4,8 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use super::args::{
-    Cli, Command, GlobalArgs, MergeArgs, PlanArgs, PlanFormat, RenderArgs, RenderFlags, RunArgs,
+    Cli, Command, GlobalArgs, MatrixFlags, MergeArgs, PlanArgs, PlanFormat, RenderArgs,
+    RenderFlags, RunArgs,
 };
 use super::color::use_color;
 use super::live::{Live, Mode};
@@ -340,10 +341,9 @@ pub(super) fn checked_report(path: &Path, bytes: &[u8]) -> Result<Report, Error>
     Ok(report)
 }
 
-/// The render options of `merge` and `render`.
-fn render_options(
-    global: &GlobalArgs,
-    flags: &RenderFlags,
+/// The options the matrix flags set, with logs read relative to `log_root`.
+pub(super) fn matrix_options(
+    flags: &MatrixFlags,
     report: &Report,
     log_root: PathBuf,
 ) -> RenderOptions {
@@ -352,23 +352,36 @@ fn render_options(
         key: flags.key.clone().unwrap_or(defaults.key),
         log_root: Some(log_root),
         tail_lines: flags.tail_lines,
+        link: flags.link.clone().or_else(run_url),
+        ..defaults
+    }
+}
+
+/// The render options of `merge` and `render`.
+fn render_options(
+    global: &GlobalArgs,
+    flags: &RenderFlags,
+    report: &Report,
+    log_root: PathBuf,
+) -> RenderOptions {
+    RenderOptions {
         color: use_color(global.color),
         budget: Budget {
             max_bytes: flags.max_bytes,
             max_chars: flags.max_chars,
         },
-        link: flags.link.clone().or_else(run_url),
         signal: SignalInfo {
             task_id: flags.task_id.clone(),
             files: flags.modified_files.clone(),
             tests: flags.tests_written.clone(),
             summary: flags.summary.clone(),
         },
+        ..matrix_options(&flags.matrix, report, log_root)
     }
 }
 
 /// Under GitHub Actions, the page of this workflow run.
-pub(super) fn run_url() -> Option<String> {
+fn run_url() -> Option<String> {
     let var = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
     if var("GITHUB_ACTIONS").as_deref() != Some("true") {
         return None;

@@ -4,7 +4,7 @@ use std::path::Path;
 
 use super::args::{GlobalArgs, PublishArgs, PublishFlags, ReportArgs};
 use super::color::use_color;
-use super::commands::{checked_report, merged_report, parent_dir, run_url};
+use super::commands::{checked_report, matrix_options, merged_report, parent_dir};
 use super::{Error, print_stdout};
 use crate::publish::{self, ActionsFiles, Target};
 use crate::render::{self, Format, RenderOptions};
@@ -42,16 +42,7 @@ fn publish_report(
     } else {
         flags.to.clone()
     };
-    let options = RenderOptions {
-        key: flags
-            .key
-            .clone()
-            .unwrap_or_else(|| report.manifest.path.clone()),
-        log_root: Some(parent_dir(path)),
-        tail_lines: flags.tail_lines,
-        link: flags.link.clone().or_else(run_url),
-        ..RenderOptions::for_report(report)
-    };
+    let options = matrix_options(&flags.matrix, report, parent_dir(path));
     let files = ActionsFiles::from_env();
     let publication = publish::plan(report, path, &targets, &options, &files, flags.dry_run)?;
     if flags.dry_run {
