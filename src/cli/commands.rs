@@ -14,7 +14,7 @@ use crate::exit_code;
 use crate::manifest::{self, CheckId, EnvName, Manifest};
 use crate::plan::{self, select};
 use crate::render::{self, Budget, Format, RenderOptions, SignalInfo};
-use crate::results::io::{Probe, parse_versioned, read_bounded};
+use crate::results::io::{Probe, read_bounded};
 use crate::results::source::detect_source;
 use crate::results::{PartialResult, Report, merge, write_json_atomic};
 use crate::run::process::{Stop, StopReason};
@@ -305,14 +305,14 @@ fn merge_cmd(global: &GlobalArgs, args: &MergeArgs) -> Result<i32, Error> {
 fn render_cmd(global: &GlobalArgs, args: &RenderArgs) -> Result<i32, Error> {
     let first = &args.files[0];
     let bytes = read_bounded(first)?;
-    let is_report = Probe::read(first, &bytes)?.is_some_and(|p| p.rows.is_some());
-    let (report, log_root) = if is_report {
+    let probe = Probe::read(first, &bytes)?.unwrap_or_default();
+    let (report, log_root) = if probe.rows.is_some() {
         if args.files.len() > 1 {
             return Err(Error::Usage(
                 "render takes one report, or partial result files; not both".to_owned(),
             ));
         }
-        (checked_report(first, &bytes)?, parent_dir(first))
+        (probed_report(first, &bytes, &probe)?, parent_dir(first))
     } else {
         let here = PathBuf::from(".");
         (merged_report(global, &args.files, &here)?, here)
@@ -330,7 +330,13 @@ fn render_cmd(global: &GlobalArgs, args: &RenderArgs) -> Result<i32, Error> {
 /// A report read from a file, which may come from an artifact: its names must be ones a
 /// manifest can declare.
 pub(super) fn checked_report(path: &Path, bytes: &[u8]) -> Result<Report, Error> {
-    let report: Report = parse_versioned(path, bytes)?;
+    let probe = Probe::read(path, bytes)?.unwrap_or_default();
+    probed_report(path, bytes, &probe)
+}
+
+/// [`checked_report`] when the keys of `bytes` are already probed.
+fn probed_report(path: &Path, bytes: &[u8], probe: &Probe) -> Result<Report, Error> {
+    let report: Report = probe.parse(path, bytes)?;
     if let Some(name) = report.invalid_name() {
         return Err(Error::InvalidInput(format!(
             "report `{}` is not valid: `{}` is not a check or environment name",

@@ -118,45 +118,35 @@ impl Probe {
     }
 }
 
-/// Parses a document of ours: `format_version` is checked first, so that a newer file
-/// gets a clear message rather than a schema error, then the document is deserialized
-/// straight from the bytes (no intermediate tree).
-pub fn parse_versioned<T: DeserializeOwned>(
-    path: &Path,
-    bytes: &[u8],
-) -> Result<T, ResultFileError> {
-    let probe = Probe::read(path, bytes)?.unwrap_or_default();
-    probe.check_version(path)?;
-    parse_typed(path, bytes)
-}
-
 impl Probe {
-    /// Refuses a document without our `format_version`.
-    pub fn check_version(&self, path: &Path) -> Result<(), ResultFileError> {
+    /// Parses the probed document as `T`: `format_version` is checked first, so that a
+    /// newer file gets a clear message rather than a schema error, then the document is
+    /// deserialized straight from the bytes (no intermediate tree), naming the path of
+    /// the first field at fault.
+    pub fn parse<T: DeserializeOwned>(
+        &self,
+        path: &Path,
+        bytes: &[u8],
+    ) -> Result<T, ResultFileError> {
         match &self.format_version {
-            Some(v) if v.as_u64() == Some(u64::from(FORMAT_VERSION)) => Ok(()),
-            Some(v) => Err(ResultFileError::Version {
-                path: path.to_path_buf(),
-                found: v.to_string(),
-            }),
-            None => Err(ResultFileError::Invalid {
-                path: path.to_path_buf(),
-                message: "no `format_version`: not a cargo-verify-matrix result".to_owned(),
-            }),
+            Some(v) if v.as_u64() == Some(u64::from(FORMAT_VERSION)) => {}
+            Some(v) => {
+                return Err(ResultFileError::Version {
+                    path: path.to_path_buf(),
+                    found: v.to_string(),
+                });
+            }
+            None => {
+                return Err(ResultFileError::Invalid {
+                    path: path.to_path_buf(),
+                    message: "no `format_version`: not a cargo-verify-matrix result".to_owned(),
+                });
+            }
         }
+        let mut de = serde_json::Deserializer::from_slice(bytes);
+        serde_path_to_error::deserialize(&mut de).map_err(|e| ResultFileError::Invalid {
+            path: path.to_path_buf(),
+            message: format!("at `{}`: {}", e.path(), e.inner()),
+        })
     }
-}
-
-/// Deserializes `bytes` as `T`, naming the path of the first field at fault.
-pub fn parse_typed<T: DeserializeOwned>(path: &Path, bytes: &[u8]) -> Result<T, ResultFileError> {
-    let mut de = serde_json::Deserializer::from_slice(bytes);
-    serde_path_to_error::deserialize(&mut de).map_err(|e| ResultFileError::Invalid {
-        path: path.to_path_buf(),
-        message: format!("at `{}`: {}", e.path(), e.inner()),
-    })
-}
-
-/// Reads and parses a result file or report (see [`parse_versioned`]).
-pub fn read_json<T: DeserializeOwned>(path: &Path) -> Result<T, ResultFileError> {
-    parse_versioned(path, &read_bounded(path)?)
 }

@@ -11,7 +11,7 @@ use std::path::{Component, Path, PathBuf};
 
 use walkdir::WalkDir;
 
-use super::io::{Probe, ResultFileError, parse_typed, read_bounded};
+use super::io::{Probe, ResultFileError, read_bounded};
 use super::schema::PartialResult;
 
 /// A partial result and where it came from.
@@ -92,8 +92,7 @@ pub fn collect(paths: &[PathBuf], report_dir: &Path) -> Result<Collected, MergeE
             ));
             continue;
         };
-        probe.check_version(&file)?;
-        let mut result: PartialResult = parse_typed(&file, &bytes)?;
+        let mut result: PartialResult = probe.parse(&file, &bytes)?;
         confine_logs(&file, &mut result, report_dir, &mut collected.notes);
         collected.partials.push(Loaded { path: file, result });
     }

@@ -7,7 +7,7 @@ pub mod report;
 pub mod schema;
 pub mod source;
 
-pub use io::{ResultFileError, read_json, write_json_atomic, write_json_atomic_unsynced};
+pub use io::{ResultFileError, write_json_atomic, write_json_atomic_unsynced};
 pub use report::{
     Disagreement, InfraBlocked, Manual, Missing, MissingKind, Report, Row, RowResult, Verdict,
 };
