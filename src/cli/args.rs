@@ -65,7 +65,7 @@ pub enum Command {
     /// Render a report or partial result files: markdown, table, JSON, JUnit, HTML or a
     /// signal
     Render(RenderArgs),
-    /// Publish a report: the job summary and step outputs
+    /// Publish a report: job summary, PR comment, check run
     Publish(PublishArgs),
     /// Merge, render and publish in one step (the final job of a workflow)
     Report(ReportArgs),
@@ -306,9 +306,32 @@ pub struct PublishFlags {
     /// Where to publish (repeatable, or comma-separated; default: summary)
     #[arg(long = "to", value_enum, value_name = "TARGET", value_delimiter = ',')]
     pub to: Vec<Target>,
-    /// Print exactly what would be written, and write nothing
+    /// Print exactly what would be written and sent, and write and send nothing
     #[arg(long)]
     pub dry_run: bool,
+    /// The GitHub token (default: $GITHUB_TOKEN, which keeps it out of the process list)
+    #[arg(long, value_name = "TOKEN")]
+    pub token: Option<String>,
+    /// The repository (default: $GITHUB_REPOSITORY, then the one the results record)
+    #[arg(long, value_name = "OWNER/NAME")]
+    pub repo: Option<String>,
+    /// The pull request to comment on (default: from the event, then from the results)
+    #[arg(long, value_name = "N")]
+    pub pr: Option<u64>,
+    /// The commit the check run is on (default: the pull request's head, then the
+    /// results' commit)
+    #[arg(long, value_name = "SHA")]
+    pub sha: Option<String>,
+    /// The check run's name
+    #[arg(long, value_name = "NAME", default_value = crate::publish::check_run::DEFAULT_NAME)]
+    pub check_name: String,
+    /// The login our comments are written by (default: the token's user;
+    /// github-actions[bot] for a workflow token)
+    #[arg(long, value_name = "LOGIN")]
+    pub comment_author: Option<String>,
+    /// Retries of a request that failed for a passing reason (5xx, rate limit)
+    #[arg(long, value_name = "N", default_value_t = 4)]
+    pub retries: u32,
     #[command(flatten)]
     pub matrix: MatrixFlags,
 }

@@ -42,7 +42,7 @@ pub fn dispatch(cli: Cli) -> Result<i32, Error> {
     }
 }
 
-fn current_dir() -> Result<PathBuf, Error> {
+pub(super) fn current_dir() -> Result<PathBuf, Error> {
     std::env::current_dir().map_err(|source| Error::Io {
         context: "cannot read the current directory".to_owned(),
         source,

@@ -47,6 +47,11 @@ impl Error {
             Error::Publish(crate::publish::PublishError::Render(e)) => e.exit_code(),
             Error::Publish(crate::publish::PublishError::NoSummaryFile) => exit_code::USAGE,
             Error::Publish(crate::publish::PublishError::Write { .. }) => exit_code::PUBLISH_FAILED,
+            Error::Publish(
+                crate::publish::PublishError::Unplaceable(_)
+                | crate::publish::PublishError::Context(crate::publish::ContextError::Missing(_)),
+            ) => exit_code::USAGE,
+            Error::Publish(crate::publish::PublishError::Context(_)) => exit_code::INVALID_INPUT,
             // Another run owns the folder: the input (the output folder) is unusable.
             Error::Run(RunError::Locked { .. }) => exit_code::INVALID_INPUT,
             Error::Run(_) | Error::Io { .. } => exit_code::INTERNAL,

@@ -1,12 +1,17 @@
 //! `publish` and `report`: putting a report where reviewers look.
 
+use std::collections::HashMap;
 use std::path::Path;
 
 use super::args::{GlobalArgs, PublishArgs, PublishFlags, ReportArgs};
 use super::color::use_color;
-use super::commands::{checked_report, matrix_options, merged_report, parent_dir};
+use super::commands::{checked_report, current_dir, matrix_options, merged_report, parent_dir};
 use super::{Error, print_stdout};
-use crate::publish::{self, ActionsFiles, Target};
+use crate::exit_code;
+use crate::manifest;
+use crate::publish::{
+    self, ActionsFiles, CheckSite, Context, GitHub, Overrides, RetryPolicy, Settings, Target, Token,
+};
 use crate::render::{self, Format, RenderOptions};
 use crate::results::io::read_bounded;
 use crate::results::{Report, write_json_atomic};
@@ -28,8 +33,13 @@ pub(super) fn report_cmd(global: &GlobalArgs, args: &ReportArgs) -> Result<i32, 
     publish_report(global, &report, &args.out, &args.publish)
 }
 
+/// Explains a refused token, the usual case being a pull request from a fork.
+const DENIED_HELP: &str = "GitHub refused the token. On a pull request from a fork, workflows get a read-only \
+token: publish from a separate workflow triggered by `workflow_run` (README, \"Fork pull requests\"). \
+Otherwise give the job `permissions: pull-requests: write` (comment) and `checks: write` (check run).";
+
 /// Publishes `report` (read from, or written to, `path`); the exit code is the
-/// verdict's once publishing worked.
+/// verdict's once publishing worked, or was refused for want of permission.
 #[allow(clippy::print_stderr)]
 fn publish_report(
     global: &GlobalArgs,
@@ -42,18 +52,147 @@ fn publish_report(
     } else {
         flags.to.clone()
     };
+    let to_github = targets.contains(&Target::Comment) || targets.contains(&Target::CheckRun);
     let options = matrix_options(&flags.matrix, report, parent_dir(path));
+    let context = if to_github {
+        let overrides = Overrides {
+            repository: flags.repo.clone(),
+            pr: flags.pr,
+            sha: flags.sha.clone(),
+        };
+        let var = |name: &str| std::env::var(name).ok();
+        Some(Context::resolve(&var, report, &overrides).map_err(publish::PublishError::from)?)
+    } else {
+        None
+    };
+    let settings = Settings {
+        sites: if targets.contains(&Target::CheckRun) {
+            check_sites(global, report)
+        } else {
+            HashMap::new()
+        },
+        targets,
+        dry_run: flags.dry_run,
+        check_name: flags.check_name.clone(),
+        comment_author: flags.comment_author.clone(),
+    };
     let files = ActionsFiles::from_env();
-    let publication = publish::plan(report, path, &targets, &options, &files, flags.dry_run)?;
+    let publication = publish::plan(report, path, &settings, &options, &files, context.as_ref())?;
     if flags.dry_run {
         print_stdout(&publication.describe())?;
-    } else {
-        publication.apply()?;
-        if !global.quiet
-            && let Some((file, _)) = &publication.summary
-        {
+        return Ok(report.exit_code());
+    }
+    // The token is checked before anything is written, so a missing one fails cleanly.
+    // octocrab's client needs the runtime it will run on.
+    let runtime = runtime()?;
+    let github = match &context {
+        Some(context) if publication.comment.is_some() || publication.check_run.is_some() => {
+            let _entered = runtime.enter();
+            Some(client(global, flags, context)?)
+        }
+        _ => None,
+    };
+    publication.apply()?;
+    if !global.quiet {
+        if let Some((file, _)) = &publication.summary {
             eprintln!("published: job summary ({})", file.display());
         }
+        for note in &publication.notes {
+            eprintln!("note: {note}");
+        }
     }
-    Ok(report.exit_code())
+    let Some(github) = github else {
+        return Ok(report.exit_code());
+    };
+    let sent = runtime.block_on(publication.send(&github));
+    if !global.quiet {
+        for line in &sent.done {
+            eprintln!("published: {line}");
+        }
+    }
+    for denied in &sent.denied {
+        eprintln!("warning: {denied}");
+    }
+    if !sent.denied.is_empty() {
+        eprintln!("warning: {DENIED_HELP}");
+        if let Some(file) = publication.apply_fallback()? {
+            eprintln!(
+                "warning: the matrix was written to the job summary ({}) instead",
+                file.display()
+            );
+        }
+    }
+    for failed in &sent.failed {
+        eprintln!("error: publishing failed: {failed}");
+    }
+    if sent.failed.is_empty() {
+        Ok(report.exit_code())
+    } else {
+        Ok(exit_code::PUBLISH_FAILED)
+    }
+}
+
+/// The GitHub client, with the token from `--token` or `$GITHUB_TOKEN`.
+fn client(global: &GlobalArgs, flags: &PublishFlags, context: &Context) -> Result<GitHub, Error> {
+    let raw = flags
+        .token
+        .clone()
+        .or_else(|| std::env::var("GITHUB_TOKEN").ok().filter(|t| !t.is_empty()))
+        .ok_or_else(|| {
+            Error::Usage(
+                "publishing a comment or a check run needs a token: set GITHUB_TOKEN \
+                 (in a workflow: `env: GITHUB_TOKEN: ${{ github.token }}`) or pass --token"
+                    .to_owned(),
+            )
+        })?;
+    let token = Token::new(&raw).map_err(Error::Usage)?;
+    let policy = RetryPolicy {
+        retries: flags.retries,
+        ..RetryPolicy::default()
+    };
+    let mut github = GitHub::new(&context.api_url, token, policy).map_err(Error::Usage)?;
+    github.verbose = global.verbose > 0;
+    Ok(github)
+}
+
+fn runtime() -> Result<tokio::runtime::Runtime, Error> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|source| Error::Io {
+            context: "cannot start the async runtime".to_owned(),
+            source,
+        })
+}
+
+/// Each check's manifest line, when the manifest at hand is the one the results were
+/// produced from; otherwise annotations go on line 1.
+#[allow(clippy::print_stderr)]
+fn check_sites(global: &GlobalArgs, report: &Report) -> HashMap<String, CheckSite> {
+    let loaded = current_dir()
+        .ok()
+        .and_then(|dir| manifest::load(global.manifest.as_deref(), &dir).ok())
+        .filter(|m| m.digest == report.manifest.digest);
+    let Some(manifest) = loaded else {
+        if !global.quiet {
+            eprintln!(
+                "note: the manifest the results were produced from is not at hand; annotations go on line 1 of {}",
+                report.manifest.path
+            );
+        }
+        return HashMap::new();
+    };
+    manifest
+        .checks
+        .iter()
+        .map(|check| {
+            (
+                check.id.to_string(),
+                CheckSite {
+                    line: check.line.unwrap_or(1),
+                    required: check.required,
+                },
+            )
+        })
+        .collect()
 }

@@ -1,15 +1,30 @@
-//! Publishing a report where reviewers look (DESIGN.md §6). This build publishes to the
-//! job summary (`$GITHUB_STEP_SUMMARY`) and the step outputs (`verdict`, `report`).
+//! Publishing a report where reviewers look (DESIGN.md §6): the job summary
+//! (`$GITHUB_STEP_SUMMARY`) and step outputs (`verdict`, `report`), the sticky PR
+//! comment, and the check run.
 //!
 //! Publishing is planned first, as data, then applied: `--dry-run` prints the plan, so
-//! what it shows is exactly what would be written.
+//! what it shows is exactly what would be written and sent.
 
+pub mod check_run;
+pub mod client;
+pub mod comment;
+pub mod context;
+
+use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
-use crate::render::{self, Budget, Format, RenderError, RenderOptions};
+pub use check_run::{CheckRunPlan, CheckSite};
+pub use client::{ApiError, GitHub, RetryPolicy, Token};
+pub use comment::{CommentOutcome, CommentPlan};
+pub use context::{Context, ContextError, Overrides};
+
+use crate::render::{self, Budget, Format, RenderError, RenderOptions, markdown};
 use crate::results::Report;
+
+/// GitHub's limit on a comment's body, in characters.
+pub const COMMENT_LIMIT: usize = 65_536;
 
 /// GitHub shows at most 1 MiB of a step's summary.
 pub const STEP_SUMMARY_LIMIT: usize = 1024 * 1024;
@@ -17,13 +32,16 @@ pub const STEP_SUMMARY_LIMIT: usize = 1024 * 1024;
 /// Where a report is published.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Target {
-    /// Append the matrix to the job summary ($GITHUB_STEP_SUMMARY) and set the step
-    /// outputs `verdict` and `report`.
+    /// The sticky PR comment (needs `pull-requests: write`)
+    Comment,
+    /// A check run on the head commit, with annotations (needs `checks: write`)
+    CheckRun,
+    /// Append the matrix to the job summary ($GITHUB_STEP_SUMMARY)
     Summary,
 }
 
 /// Everything one publication writes.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Publication {
     /// The markdown appended to the job summary, and the file it goes to.
     pub summary: Option<(PathBuf, String)>,
@@ -31,6 +49,28 @@ pub struct Publication {
     pub outputs: Vec<(String, String)>,
     /// The `$GITHUB_OUTPUT` file, when there is one.
     pub output_file: Option<PathBuf>,
+    /// The sticky comment.
+    pub comment: Option<CommentPlan>,
+    /// The check run.
+    pub check_run: Option<CheckRunPlan>,
+    /// The job summary written when GitHub refuses the token, if the summary was not
+    /// asked for.
+    pub fallback_summary: Option<(PathBuf, String)>,
+    /// Targets asked for that do not apply here, and why.
+    pub notes: Vec<String>,
+}
+
+/// What a publication is asked to do, beyond the report.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    pub targets: Vec<Target>,
+    pub dry_run: bool,
+    /// The check run's name.
+    pub check_name: String,
+    /// The login our comments are written by (asked of GitHub when not given).
+    pub comment_author: Option<String>,
+    /// Each check's manifest line, for annotations.
+    pub sites: HashMap<String, CheckSite>,
 }
 
 /// Why a publication cannot be made or written.
@@ -43,6 +83,11 @@ pub enum PublishError {
         "$GITHUB_STEP_SUMMARY is not set, so there is no job summary to write to (outside GitHub Actions, use --dry-run to see what would be written)"
     )]
     NoSummaryFile,
+    #[error(transparent)]
+    Context(#[from] ContextError),
+    /// A comment or check run without a commit to attach it to.
+    #[error("{0}")]
+    Unplaceable(String),
     #[error("failed to write {what} `{}`: {source}", path.display())]
     Write {
         what: &'static str,
@@ -73,49 +118,154 @@ impl ActionsFiles {
     }
 }
 
-/// Plans what publishing `report` (read from `report_path`) to `targets` writes.
+/// Plans what publishing `report` (read from `report_path`) does. `context` is needed
+/// for a comment or a check run.
 pub fn plan(
     report: &Report,
     report_path: &Path,
-    targets: &[Target],
+    settings: &Settings,
     options: &RenderOptions,
     files: &ActionsFiles,
-    dry_run: bool,
+    context: Option<&Context>,
 ) -> Result<Publication, PublishError> {
     let mut publication = Publication {
         summary: None,
-        outputs: Vec::new(),
+        outputs: vec![
+            ("verdict".to_owned(), report.verdict.as_str().to_owned()),
+            ("report".to_owned(), report_path.display().to_string()),
+        ],
         output_file: files.output.clone(),
+        comment: None,
+        check_run: None,
+        fallback_summary: None,
+        notes: Vec::new(),
     };
-    if targets.contains(&Target::Summary) {
-        let path = match (&files.step_summary, dry_run) {
-            (Some(path), _) => path.clone(),
-            (None, true) => PathBuf::from("$GITHUB_STEP_SUMMARY"),
-            (None, false) => return Err(PublishError::NoSummaryFile),
-        };
-        // Earlier steps' summaries share the limit.
-        let used = std::fs::metadata(&path).map_or(0, |m| m.len() as usize);
-        let options = RenderOptions {
+    let wants = |target| settings.targets.contains(&target);
+    let summary_file = match (&files.step_summary, settings.dry_run) {
+        (Some(path), _) => Some(path.clone()),
+        (None, true) => Some(PathBuf::from("$GITHUB_STEP_SUMMARY")),
+        (None, false) => None,
+    };
+    if wants(Target::Summary) {
+        let path = summary_file.clone().ok_or(PublishError::NoSummaryFile)?;
+        publication.summary = Some(summary(report, options, path)?);
+    } else if (wants(Target::Comment) || wants(Target::CheckRun))
+        && let Some(path) = files.step_summary.clone()
+    {
+        publication.fallback_summary = Some(summary(report, options, path)?);
+    }
+    let github = |target| wants(target).then_some(context).flatten();
+    if let Some(context) = github(Target::Comment) {
+        match context.pr {
+            Some((pr, pr_origin)) => {
+                let body = markdown::render(
+                    report,
+                    &RenderOptions {
+                        budget: Budget {
+                            max_bytes: None,
+                            max_chars: Some(COMMENT_LIMIT),
+                        },
+                        ..options.clone()
+                    },
+                )?;
+                publication.comment = Some(CommentPlan {
+                    repository: context.require_repository()?.to_owned(),
+                    pr,
+                    pr_origin,
+                    head_sha: context.head_sha.clone(),
+                    marker: markdown::marker(&options.key),
+                    body,
+                    author: settings.comment_author.clone(),
+                });
+            }
+            None => publication.notes.push(format!(
+                "no PR comment: this is not a pull request ({}); pass --pr N to name one",
+                context.event_name.as_deref().unwrap_or("no GitHub event")
+            )),
+        }
+    }
+    if let Some(context) = github(Target::CheckRun) {
+        publication.check_run = Some(check_run_plan(report, settings, options, context)?);
+    }
+    Ok(publication)
+}
+
+/// The job summary: the markdown within what is left of the 1 MiB.
+fn summary(
+    report: &Report,
+    options: &RenderOptions,
+    path: PathBuf,
+) -> Result<(PathBuf, String), PublishError> {
+    // Earlier steps' summaries share the limit.
+    let used = std::fs::metadata(&path).map_or(0, |m| m.len() as usize);
+    let options = RenderOptions {
+        budget: Budget {
+            max_bytes: Some(STEP_SUMMARY_LIMIT.saturating_sub(used)),
+            max_chars: None,
+        },
+        ..options.clone()
+    };
+    Ok((path, render::render(report, Format::Markdown, &options)?))
+}
+
+fn check_run_plan(
+    report: &Report,
+    settings: &Settings,
+    options: &RenderOptions,
+    context: &Context,
+) -> Result<CheckRunPlan, PublishError> {
+    let head_sha = context.head_sha.clone().ok_or_else(|| {
+        PublishError::Unplaceable(
+            "no commit for the check run: the results record none and this is not a GitHub \
+             event with one; pass --sha"
+                .to_owned(),
+        )
+    })?;
+    let summary = markdown::render(
+        report,
+        &RenderOptions {
             budget: Budget {
-                max_bytes: Some(STEP_SUMMARY_LIMIT.saturating_sub(used)),
+                max_bytes: Some(check_run::OUTPUT_LIMIT),
                 max_chars: None,
             },
             ..options.clone()
-        };
-        let markdown = render::render(report, Format::Markdown, &options)?;
-        publication.summary = Some((path, markdown));
-        publication.outputs = vec![
-            ("verdict".to_owned(), report.verdict.as_str().to_owned()),
-            ("report".to_owned(), report_path.display().to_string()),
-        ];
-    }
-    Ok(publication)
+        },
+    )?;
+    let external_id = match &context.run {
+        Some((id, attempt)) => format!("cargo-verify-matrix:{}:{id}.{attempt}", options.key),
+        None => {
+            let now = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap_or_default();
+            format!(
+                "cargo-verify-matrix:{}:{}.{}",
+                options.key,
+                now.as_nanos(),
+                std::process::id()
+            )
+        }
+    };
+    Ok(CheckRunPlan {
+        repository: context.require_repository()?.to_owned(),
+        name: settings.check_name.clone(),
+        head_sha,
+        external_id: check_run::cut(&external_id, 200),
+        details_url: options.link.clone(),
+        conclusion: check_run::conclusion(report.verdict),
+        title: check_run::title(report),
+        summary,
+        text: markdown::failure_details(report, options, check_run::OUTPUT_LIMIT),
+        annotations: check_run::annotations(report, &settings.sites),
+    })
 }
 
 impl Publication {
     /// What `--dry-run` prints: each write, then what it writes.
     pub fn describe(&self) -> String {
         let mut out = String::new();
+        for note in &self.notes {
+            let _ = writeln!(out, "=== note: {note}");
+        }
         if let Some((path, markdown)) = &self.summary {
             let _ = writeln!(
                 out,
@@ -127,6 +277,31 @@ impl Publication {
         }
         for (name, value) in &self.outputs {
             let _ = writeln!(out, "=== step output: {name}={value}");
+        }
+        if let Some(comment) = &self.comment {
+            let _ = writeln!(
+                out,
+                "=== PR comment on {}#{}: POST /repos/{}/issues/{}/comments, or PATCH our comment \
+                 (first line {}) if its body differs; {} characters",
+                comment.repository,
+                comment.pr,
+                comment.repository,
+                comment.pr,
+                comment.marker,
+                comment.body.chars().count()
+            );
+            out.push_str(&comment.body);
+        }
+        if let Some(check_run) = &self.check_run {
+            for request in check_run.requests() {
+                let _ = writeln!(
+                    out,
+                    "=== check run: {} {}\n{}",
+                    request.method,
+                    request.path,
+                    serde_json::to_string_pretty(&request.body).unwrap_or_default()
+                );
+            }
         }
         out
     }
@@ -145,6 +320,88 @@ impl Publication {
         }
         Ok(())
     }
+
+    /// Writes the job summary in place of a comment or check run GitHub refused;
+    /// the file written, if there was one to write.
+    pub fn apply_fallback(&self) -> Result<Option<&Path>, PublishError> {
+        match &self.fallback_summary {
+            Some((path, markdown)) => {
+                append(path, markdown.as_bytes(), "the job summary")?;
+                Ok(Some(path))
+            }
+            None => Ok(None),
+        }
+    }
+}
+
+/// What publishing to GitHub did.
+#[derive(Debug, Default)]
+pub struct Sent {
+    /// One line per target that was published.
+    pub done: Vec<String>,
+    /// GitHub refused the token (403 or 404): read-only, or a missing permission.
+    pub denied: Vec<ApiError>,
+    /// Every other failure, after retries.
+    pub failed: Vec<ApiError>,
+}
+
+impl Publication {
+    /// Sends the comment and the check run. A failure of one does not stop the other.
+    pub async fn send(&self, gh: &GitHub) -> Sent {
+        let mut sent = Sent::default();
+        let mut record = |result: Result<String, ApiError>| match result {
+            Ok(line) => sent.done.push(line),
+            Err(e @ ApiError::Denied { .. }) => sent.denied.push(e),
+            Err(e) => sent.failed.push(e),
+        };
+        if let Some(plan) = &self.comment {
+            record(comment::publish(gh, plan).await.map(|outcome| {
+                let target = format!("PR comment on {}#{}", plan.repository, plan.pr);
+                match outcome {
+                    CommentOutcome::Created { url, removed } => {
+                        described(format!("{target} created"), &url, removed)
+                    }
+                    CommentOutcome::Updated { url, removed } => {
+                        described(format!("{target} updated"), &url, removed)
+                    }
+                    CommentOutcome::Unchanged { url, removed } => {
+                        described(format!("{target} unchanged, not rewritten"), &url, removed)
+                    }
+                    CommentOutcome::Skipped(reason) => format!("{target} not posted: {reason}"),
+                }
+            }));
+        }
+        if let Some(plan) = &self.check_run {
+            record(check_run::publish(gh, plan).await.map(|outcome| {
+                let mut line = format!(
+                    "check run \"{}\" on {} ({}, {} request{})",
+                    plan.name,
+                    plan.head_sha,
+                    plan.conclusion,
+                    outcome.requests,
+                    if outcome.requests == 1 { "" } else { "s" }
+                );
+                if !outcome.url.is_empty() {
+                    line.push_str(&format!(": {}", outcome.url));
+                }
+                line
+            }));
+        }
+        sent
+    }
+}
+
+fn described(mut line: String, url: &str, removed: usize) -> String {
+    if !url.is_empty() {
+        line.push_str(&format!(": {url}"));
+    }
+    if removed > 0 {
+        line.push_str(&format!(
+            " ({removed} duplicate{} removed)",
+            if removed == 1 { "" } else { "s" }
+        ));
+    }
+    line
 }
 
 fn append(path: &Path, bytes: &[u8], what: &'static str) -> Result<(), PublishError> {

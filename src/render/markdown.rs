@@ -19,9 +19,18 @@ const TAIL_BYTES: u64 = 16 * 1024;
 /// The fewest log lines shown before tails are dropped altogether.
 const MIN_TAIL_LINES: usize = 5;
 
-/// The hidden marker line that identifies our comment for `key`.
+/// The hidden marker line that identifies our comment for `key`. The key is kept to
+/// one line that cannot end the HTML comment early (`--`, `<`, `>` are left out).
 pub fn marker(key: &str) -> String {
-    format!("<!-- cargo-verify-matrix:{key} -->")
+    let mut safe: String = key
+        .chars()
+        .filter(|c| !matches!(c, '<' | '>'))
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect();
+    while safe.contains("--") {
+        safe = safe.replace("--", "-");
+    }
+    format!("<!-- cargo-verify-matrix:{} -->", safe.trim_matches('-'))
 }
 
 /// How much of the matrix one rendering shows.
@@ -113,6 +122,37 @@ pub fn render(report: &Report, options: &RenderOptions) -> Result<String, Render
         "the markdown matrix cannot fit in {}: even the verdict lines alone take {smallest} characters",
         options.budget.describe()
     )))
+}
+
+/// The failure details alone (a check run's text), within `max_bytes`: log tails are
+/// shortened, then dropped, then whole blocks left out with a count of what is missing.
+pub fn failure_details(report: &Report, options: &RenderOptions, max_bytes: usize) -> String {
+    let tails = read_tails(report, options);
+    let mut out = String::new();
+    for shape in shapes(options.tail_lines).into_iter().filter(|s| s.details) {
+        out.clear();
+        details(report, &tails, shape, &mut out);
+        if out.len() <= max_bytes {
+            return out;
+        }
+    }
+    // Even without tails: keep the first blocks that fit.
+    let blocks: Vec<&str> = out.split_inclusive("</details>\n\n").collect();
+    let mut kept = String::new();
+    for (i, block) in blocks.iter().enumerate() {
+        let note = format!(
+            "… and {} more failed pairs: see the full report.\n",
+            blocks.len() - i
+        );
+        if kept.len() + block.len() + note.len() > max_bytes {
+            if kept.len() + note.len() <= max_bytes {
+                kept.push_str(&note);
+            }
+            break;
+        }
+        kept.push_str(block);
+    }
+    kept
 }
 
 /// The log tail of each failed row (by index into `report.rows`), read once at the
@@ -453,6 +493,18 @@ fn last_lines(text: &str, n: usize) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_marker_key_cannot_close_the_comment_or_break_the_line() {
+        assert_eq!(
+            marker("ci/verify-matrix.yml"),
+            "<!-- cargo-verify-matrix:ci/verify-matrix.yml -->"
+        );
+        assert_eq!(
+            marker("a-->b\n<x>---"),
+            "<!-- cargo-verify-matrix:a-b x -->"
+        );
+    }
 
     #[test]
     fn last_lines_counts_from_the_end() {

@@ -95,6 +95,10 @@ pub fn std_bin() -> std::process::Command {
         "GITHUB_RUN_ID",
         "GITHUB_RUN_ATTEMPT",
         "GITHUB_JOB",
+        "GITHUB_EVENT_NAME",
+        "GITHUB_TOKEN",
+        "GITHUB_API_URL",
+        "GITHUB_SERVER_URL",
         "VERIFY_MATRIX_ENV",
         "CARGO_TERM_COLOR",
     ] {

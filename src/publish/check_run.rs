@@ -1,0 +1,270 @@
+//! The check run (DESIGN.md §6): on the head commit, completed, with the verdict as its
+//! conclusion, the matrix as its summary, the failure details as its text and one
+//! annotation per failed or missing pair at the manifest line that defines the check.
+//! GitHub takes at most 50 annotations per request: the create carries the first 50,
+//! and each update (PATCH) the next 50, which GitHub adds to the ones it has.
+
+use std::collections::HashMap;
+
+use serde_json::{Value, json};
+
+use super::client::{ApiError, GitHub};
+use crate::results::{Report, RowResult, Verdict};
+
+/// The check run's name unless `--check-name` says otherwise.
+pub const DEFAULT_NAME: &str = "Environment Verification Matrix";
+/// GitHub's limit on the summary and on the text, in bytes.
+pub const OUTPUT_LIMIT: usize = 65_535;
+/// GitHub's limit on annotations per request.
+pub const ANNOTATIONS_PER_REQUEST: usize = 50;
+/// GitHub's limit on an annotation's title.
+const TITLE_LIMIT: usize = 255;
+/// GitHub's limit on an annotation's message, in bytes.
+const MESSAGE_LIMIT: usize = 64 * 1024;
+
+/// What the manifest says about a check, for its annotations.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CheckSite {
+    /// The line that defines the check.
+    pub line: usize,
+    pub required: bool,
+}
+
+/// A check run to publish.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CheckRunPlan {
+    /// `owner/name`.
+    pub repository: String,
+    pub name: String,
+    pub head_sha: String,
+    /// Names this publication's check run, so a create whose answer was lost is found
+    /// instead of made twice.
+    pub external_id: String,
+    pub details_url: Option<String>,
+    pub conclusion: &'static str,
+    pub title: String,
+    pub summary: String,
+    pub text: String,
+    pub annotations: Vec<Value>,
+}
+
+/// One request of the check run: the create, then one update per further 50
+/// annotations. `{id}` stands for the created check run's id in an update's path.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Request {
+    pub method: &'static str,
+    pub path: String,
+    pub body: Value,
+}
+
+impl CheckRunPlan {
+    /// Every request, in order.
+    pub fn requests(&self) -> Vec<Request> {
+        let mut chunks = self.annotations.chunks(ANNOTATIONS_PER_REQUEST);
+        let output = |annotations: &[Value]| {
+            let mut output = json!({ "title": self.title, "summary": self.summary });
+            if !self.text.is_empty() {
+                output["text"] = json!(self.text);
+            }
+            if !annotations.is_empty() {
+                output["annotations"] = json!(annotations);
+            }
+            output
+        };
+        let mut create = json!({
+            "name": self.name,
+            "head_sha": self.head_sha,
+            "external_id": self.external_id,
+            "status": "completed",
+            "conclusion": self.conclusion,
+            "output": output(chunks.next().unwrap_or_default()),
+        });
+        if let Some(url) = &self.details_url {
+            create["details_url"] = json!(url);
+        }
+        let mut requests = vec![Request {
+            method: "POST",
+            path: format!("/repos/{}/check-runs", self.repository),
+            body: create,
+        }];
+        requests.extend(chunks.map(|chunk| Request {
+            method: "PATCH",
+            path: format!("/repos/{}/check-runs/{{id}}", self.repository),
+            body: json!({ "output": output(chunk) }),
+        }));
+        requests
+    }
+}
+
+/// The conclusion for a verdict.
+pub fn conclusion(verdict: Verdict) -> &'static str {
+    match verdict {
+        Verdict::Verified => "success",
+        Verdict::NotVerified => "failure",
+        Verdict::Skipped => "neutral",
+    }
+}
+
+/// The one-line verdict used as the check run's title.
+pub fn title(report: &Report) -> String {
+    match report.verdict {
+        Verdict::Verified => format!(
+            "VERIFIED: {} passed in {}",
+            plural(report.rows.len(), "check", "checks"),
+            report.tested_list()
+        ),
+        Verdict::Skipped => "SKIPPED: the manifest says skip: true".to_owned(),
+        Verdict::NotVerified => {
+            let first = report.reasons.first().map_or("", String::as_str);
+            let more = report.reasons.len().saturating_sub(1);
+            let mut title = format!("NOT VERIFIED: {first}");
+            if more > 0 {
+                title.push_str(&format!(" (and {more} more)"));
+            }
+            cut(&title, 1000)
+        }
+    }
+}
+
+fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// One annotation per failed or missing pair, at the check's manifest line (line 1 when
+/// the manifest is not at hand). A failure of an optional check is a warning.
+pub fn annotations(report: &Report, sites: &HashMap<String, CheckSite>) -> Vec<Value> {
+    let path = &report.manifest.path;
+    let site = |check: &str| sites.get(check).copied();
+    let annotation = |check: &str, level: &str, title: String, message: String| {
+        let line = site(check).map_or(1, |s| s.line);
+        json!({
+            "path": path,
+            "start_line": line,
+            "end_line": line,
+            "annotation_level": level,
+            "title": cut(&title, TITLE_LIMIT),
+            "message": cut(&message, MESSAGE_LIMIT),
+        })
+    };
+    let mut out = Vec::new();
+    for row in report.rows.iter().filter(|r| r.result == RowResult::Fail) {
+        let level = if row.required { "failure" } else { "warning" };
+        let expected = row
+            .required_exit_code
+            .map_or_else(String::new, |code| format!(" (expected {code})"));
+        out.push(annotation(
+            &row.check,
+            level,
+            format!("{} failed in {}", row.check, row.environment),
+            format!("exit {}{expected}: {}", row.exit_code, row.detail.summary),
+        ));
+    }
+    for missing in &report.missing {
+        let level = match site(&missing.check) {
+            Some(CheckSite {
+                required: false, ..
+            }) => "warning",
+            _ => "failure",
+        };
+        out.push(annotation(
+            &missing.check,
+            level,
+            format!("{}: no result in {}", missing.check, missing.environment),
+            missing.reason.clone(),
+        ));
+    }
+    out
+}
+
+/// `text` cut to at most `max` bytes, at a character boundary, marked when cut.
+pub fn cut(text: &str, max: usize) -> String {
+    if text.len() <= max {
+        return text.to_owned();
+    }
+    let mut end = max.saturating_sub('…'.len_utf8());
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}…", &text[..end])
+}
+
+/// What publishing the check run did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CheckRunOutcome {
+    pub url: String,
+    pub requests: usize,
+}
+
+/// Publishes `plan`: the create, then the updates carrying the other annotations.
+pub async fn publish(gh: &GitHub, plan: &CheckRunPlan) -> Result<CheckRunOutcome, ApiError> {
+    let requests = plan.requests();
+    let (create, updates) = requests.split_first().expect("a plan has its create");
+    let created = gh
+        .create(&create.path, &create.body, "creating the check run", || {
+            find(gh, plan)
+        })
+        .await?;
+    let id = created
+        .get("id")
+        .and_then(Value::as_u64)
+        .ok_or_else(|| ApiError::Failed {
+            what: "creating the check run".to_owned(),
+            message: "GitHub's answer has no check run id".to_owned(),
+        })?;
+    for (i, update) in updates.iter().enumerate() {
+        gh.patch(
+            &update.path.replace("{id}", &id.to_string()),
+            &update.body,
+            &format!(
+                "adding annotations to the check run ({}/{})",
+                i + 1,
+                updates.len()
+            ),
+        )
+        .await?;
+    }
+    Ok(CheckRunOutcome {
+        url: created
+            .get("html_url")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned(),
+        requests: requests.len(),
+    })
+}
+
+/// This publication's check run, if a create whose answer was lost made it.
+async fn find(gh: &GitHub, plan: &CheckRunPlan) -> Result<Option<Value>, ApiError> {
+    let name: String =
+        percent_encoding::utf8_percent_encode(&plan.name, percent_encoding::NON_ALPHANUMERIC)
+            .collect();
+    let listed = gh
+        .get(
+            &format!(
+                "/repos/{}/commits/{}/check-runs?check_name={name}&filter=all&per_page=100",
+                plan.repository, plan.head_sha
+            ),
+            "listing the commit's check runs",
+        )
+        .await?;
+    Ok(listed
+        .get("check_runs")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .find(|run| run.get("external_id").and_then(Value::as_str) == Some(&plan.external_id))
+        .cloned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cutting_keeps_whole_characters_within_the_limit() {
+        assert_eq!(cut("abc", 3), "abc");
+        let cut_text = cut("ééééé", 6);
+        assert!(cut_text.len() <= 6, "{cut_text}");
+        assert!(cut_text.ends_with('…'));
+    }
+}

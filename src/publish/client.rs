@@ -1,0 +1,592 @@
+//! The GitHub REST client: octocrab underneath, with our retry rules on top.
+//!
+//! Requests are built and sent through octocrab's raw interface (`build_request` and
+//! `execute`), so the method is the one GitHub documents (octocrab's `update_comment`
+//! sends POST where the REST API documents PATCH) and the response's status and headers
+//! stay visible: `retry-after` and `x-ratelimit-reset` decide how long to wait.
+//!
+//! - 500, 502, 503, 504 and transport errors: retried with exponential backoff;
+//! - 429, and 403 that is a rate limit (primary or secondary): retried after the wait
+//!   the response asks for;
+//! - 403 (otherwise) and 404: [`ApiError::Denied`], which the caller treats as a
+//!   read-only token;
+//! - anything else: [`ApiError::Failed`] with the API's message.
+//!
+//! A create (POST) whose outcome is unknown (a 5xx or a broken connection) is never sent
+//! again blindly: [`GitHub::create`] asks the caller to look for what it may have made.
+//!
+//! The token lives only in octocrab's authorization header, which hyper marks sensitive.
+//! Every message that leaves this module passes through [`Token::redact`].
+
+use std::future::Future;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use http::header::{ACCEPT, HeaderMap};
+use http::{Method, StatusCode};
+use octocrab::Octocrab;
+use serde_json::Value;
+
+/// The media type GitHub documents for the REST API.
+pub const ACCEPT_JSON: &str = "application/vnd.github+json";
+
+/// A token. Its `Debug` shows `***`; it is only ever handed to octocrab.
+#[derive(Clone)]
+pub struct Token(String);
+
+impl std::fmt::Debug for Token {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Token(***)")
+    }
+}
+
+impl Token {
+    /// A token from `--token` or `GITHUB_TOKEN` (surrounding white space removed).
+    /// Refused, without echoing it, when it could not go into an HTTP header.
+    pub fn new(raw: &str) -> Result<Token, String> {
+        let token = raw.trim();
+        if token.is_empty() {
+            return Err("the GitHub token is empty".to_owned());
+        }
+        if !token.bytes().all(|b| b.is_ascii_graphic()) {
+            return Err(
+                "the GitHub token contains spaces, line breaks or other characters a token cannot have"
+                    .to_owned(),
+            );
+        }
+        Ok(Token(token.to_owned()))
+    }
+
+    /// `text` with every occurrence of the token replaced by `***`.
+    pub fn redact(&self, text: &str) -> String {
+        text.replace(&self.0, "***")
+    }
+}
+
+/// How often and how long to retry.
+#[derive(Debug, Clone, Copy)]
+pub struct RetryPolicy {
+    /// Retries after the first attempt.
+    pub retries: u32,
+    /// The first backoff; it doubles with each retry.
+    pub base: Duration,
+    /// The longest single wait: a rate limit that resets later fails instead.
+    pub max_wait: Duration,
+}
+
+impl Default for RetryPolicy {
+    fn default() -> RetryPolicy {
+        RetryPolicy {
+            retries: 4,
+            base: Duration::from_secs(1),
+            max_wait: Duration::from_secs(120),
+        }
+    }
+}
+
+/// A request that did not succeed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ApiError {
+    /// 403 (not a rate limit) or 404: the token may not do this (a read-only token on a
+    /// fork's pull request, or a workflow without the permission).
+    #[error("{what}: {status} {message}")]
+    Denied {
+        what: String,
+        status: u16,
+        message: String,
+    },
+    /// Any other failure, after the retries.
+    #[error("{what}: {message}")]
+    Failed { what: String, message: String },
+}
+
+/// The outcome of one attempt.
+enum Attempt {
+    Done(Value),
+    /// Worth another try after `wait`; `maybe_applied` when a write may have happened.
+    Retry {
+        wait: Duration,
+        maybe_applied: bool,
+        message: String,
+    },
+    Fatal(ApiError),
+}
+
+/// A GitHub REST client for one API root.
+pub struct GitHub {
+    octo: Octocrab,
+    token: Token,
+    policy: RetryPolicy,
+    /// Print each request (method, path, status) on stderr; never headers.
+    pub verbose: bool,
+}
+
+impl GitHub {
+    /// A client for `api_url` (`https://api.github.com`, or GitHub Enterprise Server's
+    /// `https://HOST/api/v3`) that authenticates with `token`.
+    pub fn new(api_url: &str, token: Token, policy: RetryPolicy) -> Result<GitHub, String> {
+        let octo = Octocrab::builder()
+            .base_uri(api_url)
+            .map_err(|e| format!("`{api_url}` is not a usable API URL: {e}"))?
+            .personal_token(token.0.clone())
+            .set_connect_timeout(Some(Duration::from_secs(15)))
+            .set_read_timeout(Some(Duration::from_secs(60)))
+            .set_write_timeout(Some(Duration::from_secs(60)))
+            .build()
+            .map_err(|e| token.redact(&format!("cannot set up the GitHub client: {e}")))?;
+        Ok(GitHub {
+            octo,
+            token,
+            policy,
+            verbose: false,
+        })
+    }
+
+    /// `text` without the token.
+    pub fn redact(&self, text: &str) -> String {
+        self.token.redact(text)
+    }
+
+    /// A GET, retried as needed.
+    pub async fn get(&self, path: &str, what: &str) -> Result<Value, ApiError> {
+        self.idempotent(Method::GET, path, None, what).await
+    }
+
+    /// A PATCH, retried as needed (it sets a state, so sending it twice is harmless).
+    pub async fn patch(&self, path: &str, body: &Value, what: &str) -> Result<Value, ApiError> {
+        self.idempotent(Method::PATCH, path, Some(body), what).await
+    }
+
+    /// A DELETE, retried as needed; a 404 means it is already gone.
+    pub async fn delete(&self, path: &str, what: &str) -> Result<(), ApiError> {
+        match self.idempotent(Method::DELETE, path, None, what).await {
+            Ok(_) | Err(ApiError::Denied { status: 404, .. }) => Ok(()),
+            Err(e) => Err(e),
+        }
+    }
+
+    async fn idempotent(
+        &self,
+        method: Method,
+        path: &str,
+        body: Option<&Value>,
+        what: &str,
+    ) -> Result<Value, ApiError> {
+        let mut retry = 0;
+        loop {
+            match self.attempt(&method, path, body, what).await {
+                Attempt::Done(value) => return Ok(value),
+                Attempt::Fatal(error) => return Err(error),
+                Attempt::Retry { wait, message, .. } => {
+                    self.before_retry(&mut retry, wait, what, message).await?;
+                }
+            }
+        }
+    }
+
+    /// A POST that creates something. When its outcome is unknown, `find_existing` is
+    /// asked (after the wait) whether the thing exists now; only if it does not is the
+    /// POST sent again.
+    pub async fn create<F, Fut>(
+        &self,
+        path: &str,
+        body: &Value,
+        what: &str,
+        mut find_existing: F,
+    ) -> Result<Value, ApiError>
+    where
+        F: FnMut() -> Fut,
+        Fut: Future<Output = Result<Option<Value>, ApiError>>,
+    {
+        let mut retry = 0;
+        loop {
+            match self.attempt(&Method::POST, path, Some(body), what).await {
+                Attempt::Done(value) => return Ok(value),
+                Attempt::Fatal(error) => return Err(error),
+                Attempt::Retry {
+                    wait,
+                    maybe_applied,
+                    message,
+                } => {
+                    self.before_retry(&mut retry, wait, what, message).await?;
+                    if maybe_applied && let Some(existing) = find_existing().await? {
+                        return Ok(existing);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Waits before retry number `retry + 1`, or gives up with `message`.
+    async fn before_retry(
+        &self,
+        retry: &mut u32,
+        wait: Duration,
+        what: &str,
+        message: String,
+    ) -> Result<(), ApiError> {
+        if *retry >= self.policy.retries {
+            let tries = *retry + 1;
+            return Err(ApiError::Failed {
+                what: what.to_owned(),
+                message: format!(
+                    "{message} (gave up after {tries} attempt{})",
+                    if tries == 1 { "" } else { "s" }
+                ),
+            });
+        }
+        if wait > self.policy.max_wait {
+            return Err(ApiError::Failed {
+                what: what.to_owned(),
+                message: format!(
+                    "{message}; GitHub asks to wait {} s, longer than the {} s this command waits",
+                    wait.as_secs(),
+                    self.policy.max_wait.as_secs()
+                ),
+            });
+        }
+        *retry += 1;
+        #[allow(clippy::print_stderr)]
+        {
+            eprintln!(
+                "warning: {what}: {message}; retrying in {:.1} s ({}/{})",
+                wait.as_secs_f64(),
+                retry,
+                self.policy.retries
+            );
+        }
+        tokio::time::sleep(wait).await;
+        Ok(())
+    }
+
+    /// The backoff before retry number `retry + 1` when the response names no wait.
+    fn backoff(&self, retry: u32) -> Duration {
+        self.policy
+            .base
+            .saturating_mul(1 << retry.min(16))
+            .min(self.policy.max_wait)
+    }
+
+    async fn attempt(
+        &self,
+        method: &Method,
+        path: &str,
+        body: Option<&Value>,
+        what: &str,
+    ) -> Attempt {
+        let fatal = |message: String| {
+            Attempt::Fatal(ApiError::Failed {
+                what: what.to_owned(),
+                message: self.redact(&message),
+            })
+        };
+        let builder = http::Request::builder()
+            .method(method.clone())
+            .uri(path)
+            .header(ACCEPT, ACCEPT_JSON);
+        let request = match self.octo.build_request(builder, body) {
+            Ok(request) => request,
+            Err(e) => return fatal(format!("cannot build the request: {e}")),
+        };
+        let response = self.octo.execute(request).await;
+        let response = match response {
+            Ok(response) => response,
+            Err(e) => {
+                self.trace(method, path, "no response");
+                return Attempt::Retry {
+                    // Transport errors have no headers to read; the first backoff.
+                    wait: self.backoff(0),
+                    maybe_applied: *method == Method::POST,
+                    message: self.redact(&error_chain(&e)),
+                };
+            }
+        };
+        let status = response.status();
+        let headers = response.headers().clone();
+        let text = match self.octo.body_to_string(response).await {
+            Ok(text) => text,
+            Err(e) => {
+                return Attempt::Retry {
+                    wait: self.backoff(0),
+                    maybe_applied: *method == Method::POST,
+                    message: self.redact(&format!("reading the response failed: {e}")),
+                };
+            }
+        };
+        self.trace(method, path, status.as_str());
+        classify(status, &headers, &text, what, SystemTime::now())
+            .map_message(|m| self.redact(&m), |retry| self.backoff(retry))
+    }
+
+    #[allow(clippy::print_stderr)]
+    fn trace(&self, method: &Method, path: &str, status: &str) {
+        if self.verbose {
+            eprintln!("github: {method} {} -> {status}", self.redact(path));
+        }
+    }
+}
+
+/// What a response means, before the client's policy fills in redaction and backoff.
+enum Classified {
+    Done(Value),
+    /// Retry after the response's own wait, or the backoff when it names none.
+    Retry {
+        wait: Option<Duration>,
+        maybe_applied: bool,
+        message: String,
+    },
+    Fatal(ApiError),
+}
+
+impl Classified {
+    fn map_message(
+        self,
+        redact: impl Fn(String) -> String,
+        backoff: impl Fn(u32) -> Duration,
+    ) -> Attempt {
+        match self {
+            Classified::Done(value) => Attempt::Done(value),
+            Classified::Retry {
+                wait,
+                maybe_applied,
+                message,
+            } => Attempt::Retry {
+                wait: wait.unwrap_or_else(|| backoff(0)),
+                maybe_applied,
+                message: redact(message),
+            },
+            Classified::Fatal(ApiError::Denied {
+                what,
+                status,
+                message,
+            }) => Attempt::Fatal(ApiError::Denied {
+                what,
+                status,
+                message: redact(message),
+            }),
+            Classified::Fatal(ApiError::Failed { what, message }) => {
+                Attempt::Fatal(ApiError::Failed {
+                    what,
+                    message: redact(message),
+                })
+            }
+        }
+    }
+}
+
+/// Sorts a response into done, retry (and after how long) or fatal.
+fn classify(
+    status: StatusCode,
+    headers: &HeaderMap,
+    text: &str,
+    what: &str,
+    now: SystemTime,
+) -> Classified {
+    if status.is_success() {
+        let value = if text.trim().is_empty() {
+            Value::Null
+        } else {
+            match serde_json::from_str(text) {
+                Ok(value) => value,
+                Err(e) => {
+                    return Classified::Fatal(ApiError::Failed {
+                        what: what.to_owned(),
+                        message: format!("the response is not JSON: {e}"),
+                    });
+                }
+            }
+        };
+        return Classified::Done(value);
+    }
+    let message = format!("{} {}", status.as_u16(), api_message(status, text));
+    let header = |name: &str| {
+        headers
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .map(str::trim)
+    };
+    let retry_after = header("retry-after")
+        .and_then(|v| v.parse::<u64>().ok())
+        .map(Duration::from_secs);
+    let exhausted = header("x-ratelimit-remaining") == Some("0");
+    let until_reset = header("x-ratelimit-reset")
+        .and_then(|v| v.parse::<u64>().ok())
+        .map(|reset| {
+            let now = now.duration_since(UNIX_EPOCH).unwrap_or_default().as_secs();
+            // One second more: the reset time is rounded down.
+            Duration::from_secs(reset.saturating_sub(now) + 1)
+        });
+    let secondary = text.to_ascii_lowercase().contains("secondary rate limit");
+    let rate_limited = status == StatusCode::TOO_MANY_REQUESTS
+        || (status == StatusCode::FORBIDDEN && (exhausted || secondary || retry_after.is_some()));
+    if rate_limited {
+        // GitHub's advice: retry-after if given; else the reset when the limit is
+        // exhausted; else (a secondary limit) at least a minute.
+        let wait = retry_after
+            .or(if exhausted { until_reset } else { None })
+            .unwrap_or(Duration::from_secs(60));
+        return Classified::Retry {
+            wait: Some(wait),
+            maybe_applied: false,
+            message: format!("{message} (rate limited)"),
+        };
+    }
+    match status.as_u16() {
+        500 | 502 | 503 | 504 => Classified::Retry {
+            wait: retry_after,
+            maybe_applied: true,
+            message,
+        },
+        403 | 404 => Classified::Fatal(ApiError::Denied {
+            what: what.to_owned(),
+            status: status.as_u16(),
+            message: api_message(status, text),
+        }),
+        _ => Classified::Fatal(ApiError::Failed {
+            what: what.to_owned(),
+            message,
+        }),
+    }
+}
+
+/// The API's `message` (and the messages of its `errors`), or the status's reason.
+fn api_message(status: StatusCode, text: &str) -> String {
+    let parsed: Option<Value> = serde_json::from_str(text).ok();
+    let mut message = parsed
+        .as_ref()
+        .and_then(|v| v.get("message"))
+        .and_then(Value::as_str)
+        .map(str::to_owned)
+        .unwrap_or_else(|| status.canonical_reason().unwrap_or("error").to_owned());
+    let details: Vec<String> = parsed
+        .as_ref()
+        .and_then(|v| v.get("errors"))
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|e| match e {
+            Value::String(s) => Some(s.clone()),
+            other => other
+                .get("message")
+                .and_then(Value::as_str)
+                .map(str::to_owned)
+                .or_else(|| other.get("code").and_then(Value::as_str).map(str::to_owned)),
+        })
+        .collect();
+    if !details.is_empty() {
+        message = format!("{message} ({})", details.join("; "));
+    }
+    // One line, of a sane length: it ends up in a terminal and a log.
+    let mut one_line: String = message
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .take(500)
+        .collect();
+    if message.chars().count() > 500 {
+        one_line.push('…');
+    }
+    one_line
+}
+
+/// An error and its causes, on one line.
+fn error_chain(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        let line = cause.to_string();
+        if !text.contains(&line) {
+            text.push_str(": ");
+            text.push_str(&line);
+        }
+        source = cause.source();
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn headers(pairs: &[(&'static str, &str)]) -> HeaderMap {
+        let mut map = HeaderMap::new();
+        for (k, v) in pairs {
+            map.insert(*k, v.parse().unwrap());
+        }
+        map
+    }
+
+    fn wait_of(c: Classified) -> Option<Duration> {
+        match c {
+            Classified::Retry { wait, .. } => wait,
+            _ => panic!("not a retry"),
+        }
+    }
+
+    #[test]
+    fn rate_limits_wait_as_the_response_asks() {
+        let now = UNIX_EPOCH + Duration::from_secs(1_000);
+        let c = classify(
+            StatusCode::TOO_MANY_REQUESTS,
+            &headers(&[("retry-after", "7")]),
+            "{}",
+            "x",
+            now,
+        );
+        assert_eq!(wait_of(c), Some(Duration::from_secs(7)));
+        let c = classify(
+            StatusCode::FORBIDDEN,
+            &headers(&[
+                ("x-ratelimit-remaining", "0"),
+                ("x-ratelimit-reset", "1030"),
+            ]),
+            r#"{"message":"API rate limit exceeded"}"#,
+            "x",
+            now,
+        );
+        assert_eq!(wait_of(c), Some(Duration::from_secs(31)));
+        let c = classify(
+            StatusCode::FORBIDDEN,
+            &HeaderMap::new(),
+            r#"{"message":"You have exceeded a secondary rate limit."}"#,
+            "x",
+            now,
+        );
+        assert_eq!(wait_of(c), Some(Duration::from_secs(60)));
+    }
+
+    #[test]
+    fn a_plain_403_is_denied_and_a_422_fails() {
+        let c = classify(
+            StatusCode::FORBIDDEN,
+            &HeaderMap::new(),
+            r#"{"message":"Resource not accessible by integration"}"#,
+            "creating the comment",
+            UNIX_EPOCH,
+        );
+        assert!(matches!(
+            c,
+            Classified::Fatal(ApiError::Denied { status: 403, ref message, .. })
+                if message == "Resource not accessible by integration"
+        ));
+        let c = classify(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            &HeaderMap::new(),
+            r#"{"message":"Validation Failed","errors":[{"code":"invalid"},"body is too long"]}"#,
+            "x",
+            UNIX_EPOCH,
+        );
+        assert!(matches!(
+            c,
+            Classified::Fatal(ApiError::Failed { ref message, .. })
+                if message == "422 Validation Failed (invalid; body is too long)"
+        ));
+    }
+
+    #[test]
+    fn tokens_are_checked_and_redacted() {
+        assert!(Token::new("a b").is_err());
+        assert!(Token::new("  \n").is_err());
+        let token = Token::new(" ghs_abc\n").unwrap();
+        assert_eq!(format!("{token:?}"), "Token(***)");
+        assert_eq!(token.redact("x ghs_abc y"), "x *** y");
+    }
+}

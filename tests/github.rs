@@ -1,0 +1,926 @@
+//! `publish --to comment,check-run` against a recording GitHub stand-in on 127.0.0.1
+//! (wiremock). Each test asserts the exact method, path, headers and JSON body of every
+//! request, as GitHub's REST API documents them, and that the token never shows.
+
+mod common;
+
+use std::process::Output;
+
+use common::Project;
+use serde_json::{Value, json};
+use wiremock::matchers::{method, path, query_param};
+use wiremock::{Mock, MockServer, Request, ResponseTemplate};
+
+const TOKEN: &str = "ghs_TestTokenThatMustNeverBeShown0123456789";
+/// The pull request's head, which the runs verified.
+const HEAD: &str = "1111111111111111111111111111111111111111";
+/// The merge commit GitHub sets as GITHUB_SHA on pull_request events.
+const MERGE: &str = "2222222222222222222222222222222222222222";
+const COMMENTS: &str = "/repos/o/r/issues/12/comments";
+const MARKER: &str = "<!-- cargo-verify-matrix:verify-matrix.yml -->";
+
+const MANIFEST: &str = "version: 1
+environments: [{name: a}, {name: b}]
+checks:
+  - { id: unit, run: 'echo \"unit in $VERIFY_MATRIX_ENV\"; test \"$VERIFY_MATRIX_ENV\" != b' }
+";
+
+/// `manifest` run in each of `envs` as the matrix jobs of PR #12 would, merged into
+/// `report.json`.
+fn reported(manifest: &str, envs: &[&str]) -> Project {
+    let project = Project::new(manifest);
+    let event = project.write(
+        "pr-event.json",
+        &json!({"pull_request": {"number": 12, "head": {"sha": HEAD}}}).to_string(),
+    );
+    for env in envs {
+        let status = project
+            .std_cmd()
+            .args(["run", "--env", env, "--out", &format!("artifacts/{env}")])
+            .env("GITHUB_ACTIONS", "true")
+            .env("GITHUB_EVENT_NAME", "pull_request")
+            .env("GITHUB_EVENT_PATH", &event)
+            .env("GITHUB_REPOSITORY", "o/r")
+            .env("GITHUB_SHA", MERGE)
+            .env("GITHUB_RUN_ID", "77")
+            .env("GITHUB_RUN_ATTEMPT", "1")
+            .output()
+            .unwrap();
+        assert!(status.status.code().is_some(), "{status:?}");
+    }
+    let merge = project
+        .std_cmd()
+        .args(["merge", "--out", "report.json", "artifacts"])
+        .output()
+        .unwrap();
+    assert!(project.path().join("report.json").exists(), "{merge:?}");
+    project
+}
+
+/// `publish ARGS report.json` as the final job of a `pull_request` workflow, against
+/// `api`. Checks that the token shows nowhere in what it printed.
+async fn publish(project: &Project, api: &str, args: &[&str], env: &[(&str, &str)]) -> Output {
+    let mut cmd = project.std_cmd();
+    cmd.arg("publish")
+        .args(args)
+        .arg("report.json")
+        .env("GITHUB_API_URL", api)
+        .env("GITHUB_TOKEN", TOKEN)
+        .env("GITHUB_EVENT_NAME", "pull_request")
+        .env("GITHUB_EVENT_PATH", project.path().join("pr-event.json"))
+        .env("GITHUB_REPOSITORY", "o/r")
+        .env("GITHUB_SHA", MERGE)
+        .env("GITHUB_RUN_ID", "78")
+        .env("GITHUB_RUN_ATTEMPT", "1");
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let output = tokio::task::spawn_blocking(move || cmd.output().unwrap())
+        .await
+        .unwrap();
+    let shown = format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(!shown.contains(TOKEN), "the token leaked:\n{shown}");
+    assert!(
+        !shown.contains("TestTokenThatMust"),
+        "part of the token leaked:\n{shown}"
+    );
+    output
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+/// The requests the stand-in received, each as (method, path?query, JSON body).
+async fn requests(server: &MockServer) -> Vec<(String, String, Value)> {
+    let received: Vec<Request> = server.received_requests().await.unwrap();
+    received.iter().map(check_headers).collect()
+}
+
+/// Every request carries the headers GitHub's REST API documents.
+fn check_headers(request: &Request) -> (String, String, Value) {
+    let header = |name: &str| {
+        request
+            .headers
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or_default()
+            .to_owned()
+    };
+    assert_eq!(header("authorization"), format!("Bearer {TOKEN}"));
+    assert_eq!(header("accept"), "application/vnd.github+json");
+    assert_eq!(header("x-github-api-version"), "2022-11-28");
+    assert!(
+        !header("user-agent").is_empty(),
+        "GitHub requires a User-Agent"
+    );
+    let body = if request.body.is_empty() {
+        Value::Null
+    } else {
+        assert_eq!(header("content-type"), "application/json");
+        serde_json::from_slice(&request.body).expect("a JSON body")
+    };
+    let target = match request.url.query() {
+        Some(q) => format!("{}?{q}", request.url.path()),
+        None => request.url.path().to_owned(),
+    };
+    (request.method.to_string(), target, body)
+}
+
+fn writes(all: &[(String, String, Value)]) -> Vec<(String, String, Value)> {
+    all.iter().filter(|(m, ..)| m != "GET").cloned().collect()
+}
+
+fn listing(page: u32) -> String {
+    format!("{COMMENTS}?per_page=100&page={page}")
+}
+
+/// A comment as GitHub lists it.
+fn comment(id: u64, login: &str, body: &str, created_at: &str) -> Value {
+    json!({
+        "id": id, "body": body, "user": {"login": login, "type": "Bot"},
+        "created_at": created_at,
+        "html_url": format!("https://github.com/o/r/pull/12#issuecomment-{id}"),
+    })
+}
+
+/// GET /user as an installation token sees it.
+async fn installation_token(server: &MockServer) {
+    Mock::given(method("GET"))
+        .and(path("/user"))
+        .respond_with(
+            ResponseTemplate::new(403)
+                .set_body_json(json!({"message": "Resource not accessible by integration"})),
+        )
+        .mount(server)
+        .await;
+}
+
+async fn comments_page(server: &MockServer, page: u32, comments: Value) {
+    Mock::given(method("GET"))
+        .and(path(COMMENTS))
+        .and(query_param("page", page.to_string()))
+        .respond_with(ResponseTemplate::new(200).set_body_json(comments))
+        .mount(server)
+        .await;
+}
+
+async fn accept_comment(server: &MockServer) {
+    Mock::given(method("POST"))
+        .and(path(COMMENTS))
+        .respond_with(ResponseTemplate::new(201).set_body_json(comment(
+            900,
+            "github-actions[bot]",
+            "",
+            "2026-11-21T15:00:00Z",
+        )))
+        .mount(server)
+        .await;
+}
+
+/// The body the first post sends, with the job summary written alongside.
+async fn first_post(project: &Project) -> String {
+    let server = MockServer::start().await;
+    installation_token(&server).await;
+    comments_page(&server, 1, json!([])).await;
+    accept_comment(&server).await;
+    let summary = project.write("summary.md", "");
+    let out = publish(
+        project,
+        &server.uri(),
+        &["--to", "comment,summary"],
+        &[("GITHUB_STEP_SUMMARY", summary.to_str().unwrap())],
+    )
+    .await;
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let all = requests(&server).await;
+    let body = all[2].2["body"].as_str().unwrap().to_owned();
+    assert_eq!(
+        all,
+        vec![
+            ("GET".into(), "/user".into(), Value::Null),
+            ("GET".into(), listing(1), Value::Null),
+            ("POST".into(), COMMENTS.into(), json!({ "body": body })),
+        ]
+    );
+    body
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_first_post_creates_one_comment_with_the_matrix() {
+    let project = reported(MANIFEST, &["a", "b"]);
+    let body = first_post(&project).await;
+    assert!(body.starts_with(&format!("{MARKER}\n")), "{body}");
+    assert!(
+        body.contains("\n| unit | a | 0 | PASS |\n| unit | b | 1 | FAIL |\n"),
+        "{body}"
+    );
+    assert!(
+        body.contains("\nAll Required Environments: NOT VERIFIED\n"),
+        "{body}"
+    );
+    // The same rendering as the job summary written in the same run.
+    assert_eq!(project.read("summary.md"), body);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_unchanged_comment_is_not_rewritten() {
+    let project = reported(MANIFEST, &["a", "b"]);
+    let body = first_post(&project).await;
+    let server = MockServer::start().await;
+    installation_token(&server).await;
+    // GitHub hands bodies back with CRLF line endings.
+    let stored = body.replace('\n', "\r\n");
+    comments_page(
+        &server,
+        1,
+        json!([comment(
+            5,
+            "github-actions[bot]",
+            &stored,
+            "2026-11-20T10:00:00Z"
+        )]),
+    )
+    .await;
+    let out = publish(&project, &server.uri(), &["--to", "comment"], &[]).await;
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("unchanged, not rewritten"),
+        "{}",
+        stderr(&out)
+    );
+    let all = requests(&server).await;
+    assert_eq!(writes(&all), vec![], "no write at all");
+    assert_eq!(all.len(), 2);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_changed_comment_is_updated_in_place_with_patch() {
+    let project = reported(MANIFEST, &["a", "b"]);
+    let server = MockServer::start().await;
+    installation_token(&server).await;
+    let old = format!("{MARKER}\n## ✅ Environment Verification Matrix: VERIFIED\n");
+    comments_page(
+        &server,
+        1,
+        json!([
+            comment(3, "octocat", "Looks good", "2026-11-20T09:00:00Z"),
+            comment(5, "github-actions[bot]", &old, "2026-11-20T10:00:00Z"),
+        ]),
+    )
+    .await;
+    Mock::given(method("PATCH"))
+        .and(path("/repos/o/r/issues/comments/5"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(comment(
+            5,
+            "github-actions[bot]",
+            "",
+            "2026-11-20T10:00:00Z",
+        )))
+        .mount(&server)
+        .await;
+    let out = publish(&project, &server.uri(), &["--to", "comment"], &[]).await;
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let all = writes(&requests(&server).await);
+    assert_eq!(all.len(), 1, "{all:?}");
+    let (verb, target, body) = &all[0];
+    assert_eq!(
+        (verb.as_str(), target.as_str()),
+        ("PATCH", "/repos/o/r/issues/comments/5")
+    );
+    let body = body["body"].as_str().unwrap();
+    assert!(
+        body.starts_with(MARKER) && body.contains("| unit | b | 1 | FAIL |"),
+        "{body}"
+    );
+    assert!(
+        stderr(&out).contains(
+            "published: PR comment on o/r#12 updated: https://github.com/o/r/pull/12#issuecomment-5"
+        ),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn duplicates_are_removed_keeping_the_oldest_and_others_comments_are_left_alone() {
+    let project = reported(MANIFEST, &["a", "b"]);
+    let body = first_post(&project).await;
+    let server = MockServer::start().await;
+    // A personal token: its user is who writes our comments.
+    Mock::given(method("GET"))
+        .and(path("/user"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({"login": "ci-bot"})))
+        .mount(&server)
+        .await;
+    comments_page(
+        &server,
+        1,
+        json!([
+            // Someone else copied our marker: never edited, never deleted.
+            comment(
+                4,
+                "mallory",
+                &format!("{MARKER}\nAll Required Environments: VERIFIED"),
+                "2026-11-20T09:00:00Z"
+            ),
+            comment(6, "ci-bot", &body, "2026-11-20T10:00:00Z"),
+            comment(
+                8,
+                "ci-bot",
+                &format!("{MARKER}\nstale"),
+                "2026-11-20T10:00:01Z"
+            ),
+            comment(7, "ci-bot", &body, "2026-11-20T10:00:01Z"),
+            // A different manifest's comment.
+            comment(
+                9,
+                "ci-bot",
+                "<!-- cargo-verify-matrix:other.yml -->\nx",
+                "2026-11-20T10:00:02Z"
+            ),
+        ]),
+    )
+    .await;
+    Mock::given(method("DELETE"))
+        .respond_with(ResponseTemplate::new(204))
+        .mount(&server)
+        .await;
+    let out = publish(&project, &server.uri(), &["--to", "comment"], &[]).await;
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert_eq!(
+        writes(&requests(&server).await),
+        vec![
+            (
+                "DELETE".into(),
+                "/repos/o/r/issues/comments/7".into(),
+                Value::Null
+            ),
+            (
+                "DELETE".into(),
+                "/repos/o/r/issues/comments/8".into(),
+                Value::Null
+            ),
+        ]
+    );
+    assert!(stderr(&out).contains("unchanged, not rewritten: https://github.com/o/r/pull/12#issuecomment-6 (2 duplicates removed)"), "{}", stderr(&out));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn every_page_of_comments_is_read() {
+    let project = reported(MANIFEST, &["a", "b"]);
+    let body = first_post(&project).await;
+    let server = MockServer::start().await;
+    installation_token(&server).await;
+    let others = |from: u64, n: u64| -> Vec<Value> {
+        (from..from + n)
+            .map(|id| comment(id, "octocat", "+1", "2026-11-19T00:00:00Z"))
+            .collect()
+    };
+    comments_page(&server, 1, json!(others(1, 100))).await;
+    let mut second = others(101, 30);
+    second.push(comment(
+        150,
+        "github-actions[bot]",
+        &body,
+        "2026-11-20T00:00:00Z",
+    ));
+    comments_page(&server, 2, json!(second)).await;
+    let out = publish(&project, &server.uri(), &["--to", "comment"], &[]).await;
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let all = requests(&server).await;
+    let targets: Vec<&str> = all.iter().map(|(_, t, _)| t.as_str()).collect();
+    assert_eq!(targets, vec!["/user", &listing(1), &listing(2)]);
+    assert!(
+        stderr(&out).contains("issuecomment-150"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+/// 60 checks, each failing in `a`; `b` never reports: 60 failed and 60 missing pairs.
+fn sixty_checks() -> String {
+    let mut manifest = String::from("version: 1\nenvironments: [{name: a}, {name: b}]\nchecks:\n");
+    for i in 0..60 {
+        manifest.push_str(&format!("  - id: c{i:02}\n    run: 'exit 3'\n"));
+    }
+    manifest
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_check_run_sends_120_annotations_in_three_requests() {
+    let project = reported(&sixty_checks(), &["a"]);
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .and(path("/repos/o/r/check-runs"))
+        .respond_with(
+            ResponseTemplate::new(201)
+                .set_body_json(json!({"id": 4242, "html_url": "https://github.com/o/r/runs/4242"})),
+        )
+        .mount(&server)
+        .await;
+    Mock::given(method("PATCH"))
+        .and(path("/repos/o/r/check-runs/4242"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({"id": 4242})))
+        .mount(&server)
+        .await;
+    let out = publish(
+        &project,
+        &server.uri(),
+        &["--to", "check-run", "--check-name", "Verify"],
+        &[],
+    )
+    .await;
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let all = requests(&server).await;
+    assert_eq!(
+        all.len(),
+        3,
+        "{:?}",
+        all.iter().map(|r| &r.1).collect::<Vec<_>>()
+    );
+    let (verb, target, create) = &all[0];
+    assert_eq!(
+        (verb.as_str(), target.as_str()),
+        ("POST", "/repos/o/r/check-runs")
+    );
+    assert_eq!(create["name"], "Verify");
+    assert_eq!(
+        create["head_sha"], HEAD,
+        "the PR's head, not the merge commit"
+    );
+    assert_eq!(create["status"], "completed");
+    assert_eq!(create["conclusion"], "failure");
+    assert_eq!(
+        create["external_id"],
+        "cargo-verify-matrix:verify-matrix.yml:78.1"
+    );
+    let output = &create["output"];
+    assert!(
+        output["title"]
+            .as_str()
+            .unwrap()
+            .starts_with("NOT VERIFIED: "),
+        "{}",
+        output["title"]
+    );
+    let summary = output["summary"].as_str().unwrap();
+    assert!(
+        summary.starts_with(MARKER) && summary.len() <= 65_535,
+        "{summary}"
+    );
+    assert!(
+        output["text"]
+            .as_str()
+            .unwrap()
+            .contains("<details><summary>❌ c00 in a")
+    );
+    let annotations = output["annotations"].as_array().unwrap();
+    assert_eq!(annotations.len(), 50);
+    // c00 is defined on line 4 of the manifest, c59 on line 122.
+    assert_eq!(
+        annotations[0],
+        json!({
+            "path": "verify-matrix.yml", "start_line": 4, "end_line": 4,
+            "annotation_level": "failure", "title": "c00 failed in a",
+            "message": annotations[0]["message"],
+        })
+    );
+    assert!(
+        annotations[0]["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("exit 3 (expected 0)"),
+        "{}",
+        annotations[0]["message"]
+    );
+    for (i, (verb, target, update)) in all[1..].iter().enumerate() {
+        assert_eq!(
+            (verb.as_str(), target.as_str()),
+            ("PATCH", "/repos/o/r/check-runs/4242")
+        );
+        assert_eq!(update["output"]["title"], output["title"]);
+        assert_eq!(update["output"]["summary"], output["summary"]);
+        let n = update["output"]["annotations"].as_array().unwrap().len();
+        assert_eq!(n, [50, 20][i]);
+    }
+    let last = all[2].2["output"]["annotations"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()
+        .clone();
+    assert_eq!(last["title"], "c59: no result in b");
+    assert_eq!(last["start_line"], 122);
+    assert!(
+        stderr(&out).contains("https://github.com/o/r/runs/4242"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_502_is_retried_after_looking_for_what_the_create_may_have_made() {
+    let project = reported(MANIFEST, &["a", "b"]);
+    let server = MockServer::start().await;
+    installation_token(&server).await;
+    Mock::given(method("POST"))
+        .and(path(COMMENTS))
+        .respond_with(ResponseTemplate::new(502).set_body_string("<html>Bad gateway</html>"))
+        .up_to_n_times(1)
+        .with_priority(1)
+        .mount(&server)
+        .await;
+    accept_comment(&server).await;
+    comments_page(&server, 1, json!([])).await;
+    let out = publish(&project, &server.uri(), &["--to", "comment"], &[]).await;
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("502 Bad Gateway; retrying in 1.0 s (1/4)"),
+        "{}",
+        stderr(&out)
+    );
+    let all = requests(&server).await;
+    let order: Vec<(&str, &str)> = all
+        .iter()
+        .map(|(m, t, _)| (m.as_str(), t.as_str()))
+        .collect();
+    let list = listing(1);
+    assert_eq!(
+        order,
+        vec![
+            ("GET", "/user"),
+            ("GET", list.as_str()),
+            ("POST", COMMENTS),
+            // Before sending the create again: did the first one happen after all?
+            ("GET", list.as_str()),
+            ("POST", COMMENTS),
+        ]
+    );
+    assert_eq!(all[2].2, all[4].2, "the same body both times");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_create_that_happened_despite_a_502_is_not_sent_again() {
+    let project = reported(MANIFEST, &["a", "b"]);
+    let body = first_post(&project).await;
+    let server = MockServer::start().await;
+    installation_token(&server).await;
+    Mock::given(method("POST"))
+        .and(path(COMMENTS))
+        .respond_with(ResponseTemplate::new(502))
+        .mount(&server)
+        .await;
+    Mock::given(method("GET"))
+        .and(path(COMMENTS))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!([])))
+        .up_to_n_times(1)
+        .with_priority(1)
+        .mount(&server)
+        .await;
+    comments_page(
+        &server,
+        1,
+        json!([comment(
+            31,
+            "github-actions[bot]",
+            &body,
+            "2026-11-21T15:00:00Z"
+        )]),
+    )
+    .await;
+    let out = publish(&project, &server.uri(), &["--to", "comment"], &[]).await;
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let posts = writes(&requests(&server).await);
+    assert_eq!(posts.len(), 1, "exactly one create: {posts:?}");
+    assert!(stderr(&out).contains("issuecomment-31"), "{}", stderr(&out));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_rate_limit_waits_as_long_as_retry_after_says() {
+    let project = reported(MANIFEST, &["a", "b"]);
+    let server = MockServer::start().await;
+    installation_token(&server).await;
+    Mock::given(method("GET"))
+        .and(path(COMMENTS))
+        .respond_with(
+            ResponseTemplate::new(403)
+                .insert_header("retry-after", "2")
+                .set_body_json(json!({"message": "You have exceeded a secondary rate limit. Please wait a few minutes before you try again."})),
+        )
+        .up_to_n_times(1)
+        .with_priority(1)
+        .mount(&server)
+        .await;
+    Mock::given(method("GET"))
+        .and(path(COMMENTS))
+        .respond_with(
+            ResponseTemplate::new(429)
+                .insert_header("retry-after", "1")
+                .set_body_json(json!({"message": "Too many requests"})),
+        )
+        .up_to_n_times(1)
+        .with_priority(2)
+        .mount(&server)
+        .await;
+    comments_page(&server, 1, json!([])).await;
+    accept_comment(&server).await;
+    let started = std::time::Instant::now();
+    let out = publish(&project, &server.uri(), &["--to", "comment"], &[]).await;
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains("(rate limited); retrying in 2.0 s (1/4)"),
+        "{err}"
+    );
+    assert!(
+        err.contains("429 Too many requests (rate limited); retrying in 1.0 s (2/4)"),
+        "{err}"
+    );
+    // A lower bound only: the waits happened (never an upper bound on a loaded machine).
+    assert!(started.elapsed() >= std::time::Duration::from_secs(3));
+    assert_eq!(writes(&requests(&server).await).len(), 1);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_read_only_token_falls_back_to_the_job_summary_and_the_verdicts_exit_code() {
+    let project = reported(MANIFEST, &["a", "b"]);
+    let server = MockServer::start().await;
+    installation_token(&server).await;
+    comments_page(&server, 1, json!([])).await;
+    for target in [COMMENTS, "/repos/o/r/check-runs"] {
+        Mock::given(method("POST"))
+            .and(path(target))
+            .respond_with(ResponseTemplate::new(403).set_body_json(
+                json!({"message": "Resource not accessible by integration", "documentation_url": "https://docs.github.com/rest"}),
+            ))
+            .mount(&server)
+            .await;
+    }
+    let summary = project.write("summary.md", "");
+    let out = publish(
+        &project,
+        &server.uri(),
+        &["--to", "comment,check-run"],
+        &[("GITHUB_STEP_SUMMARY", summary.to_str().unwrap())],
+    )
+    .await;
+    // The verdict's code (1: a check failed), not 5.
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains(
+            "warning: creating the PR comment: 403 Resource not accessible by integration"
+        ),
+        "{err}"
+    );
+    assert!(
+        err.contains("warning: creating the check run: 403 Resource not accessible by integration"),
+        "{err}"
+    );
+    assert!(err.contains("`workflow_run`"), "{err}");
+    assert!(err.contains("written to the job summary"), "{err}");
+    let written = project.read("summary.md");
+    assert!(
+        written.starts_with(MARKER) && written.contains("| unit | b | 1 | FAIL |"),
+        "{written}"
+    );
+    // Each create was tried once: a 403 is not retried.
+    assert_eq!(writes(&requests(&server).await).len(), 2);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn github_enterprise_requests_go_under_its_api_path() {
+    let project = reported(MANIFEST, &["a", "b"]);
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .and(path("/api/v3/repos/o/r/check-runs"))
+        .respond_with(ResponseTemplate::new(201).set_body_json(json!({"id": 1})))
+        .mount(&server)
+        .await;
+    let api = format!("{}/api/v3", server.uri());
+    let out = publish(&project, &api, &["--to", "check-run"], &[]).await;
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let all = requests(&server).await;
+    assert_eq!(all.len(), 1);
+    assert_eq!(all[0].1, "/api/v3/repos/o/r/check-runs");
+    assert_eq!(all[0].2["head_sha"], HEAD);
+}
+
+/// The fork-safe set-up: a `workflow_run` workflow publishes what the PR's runs recorded.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_workflow_run_takes_the_pr_and_commit_from_the_results_after_checking_them() {
+    let project = reported(MANIFEST, &["a", "b"]);
+    let event = project.write(
+        "run-event.json",
+        &json!({"workflow_run": {"head_sha": HEAD, "pull_requests": [], "event": "pull_request"}})
+            .to_string(),
+    );
+    let server = MockServer::start().await;
+    installation_token(&server).await;
+    Mock::given(method("GET"))
+        .and(path("/repos/o/r/pulls/12"))
+        .respond_with(
+            ResponseTemplate::new(200).set_body_json(json!({"number": 12, "head": {"sha": HEAD}})),
+        )
+        .mount(&server)
+        .await;
+    comments_page(&server, 1, json!([])).await;
+    accept_comment(&server).await;
+    Mock::given(method("POST"))
+        .and(path("/repos/o/r/check-runs"))
+        .respond_with(ResponseTemplate::new(201).set_body_json(json!({"id": 2})))
+        .mount(&server)
+        .await;
+    let workflow_run = [
+        ("GITHUB_EVENT_NAME", "workflow_run"),
+        ("GITHUB_EVENT_PATH", event.to_str().unwrap()),
+        // On workflow_run, GITHUB_SHA is the default branch's head.
+        ("GITHUB_SHA", "3333333333333333333333333333333333333333"),
+    ];
+    let out = publish(
+        &project,
+        &server.uri(),
+        &["--to", "comment,check-run"],
+        &workflow_run,
+    )
+    .await;
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let all = requests(&server).await;
+    let order: Vec<(&str, &str)> = all
+        .iter()
+        .map(|(m, t, _)| (m.as_str(), t.as_str()))
+        .collect();
+    let list = listing(1);
+    assert_eq!(
+        order,
+        vec![
+            ("GET", "/repos/o/r/pulls/12"),
+            ("GET", "/user"),
+            ("GET", list.as_str()),
+            ("POST", COMMENTS),
+            ("POST", "/repos/o/r/check-runs"),
+        ]
+    );
+    assert_eq!(all[4].2["head_sha"], HEAD);
+
+    // A PR whose head is not the verified commit gets no comment; the check run still
+    // goes on the commit the results are about.
+    server.reset().await;
+    Mock::given(method("GET"))
+        .and(path("/repos/o/r/pulls/12"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(
+            json!({"number": 12, "head": {"sha": "4444444444444444444444444444444444444444"}}),
+        ))
+        .mount(&server)
+        .await;
+    Mock::given(method("POST"))
+        .and(path("/repos/o/r/check-runs"))
+        .respond_with(ResponseTemplate::new(201).set_body_json(json!({"id": 3})))
+        .mount(&server)
+        .await;
+    let out = publish(
+        &project,
+        &server.uri(),
+        &["--to", "comment,check-run"],
+        &workflow_run,
+    )
+    .await;
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains(
+            "PR comment on o/r#12 not posted: the results name PR #12, whose head is 4444"
+        ),
+        "{}",
+        stderr(&out)
+    );
+    let writes = writes(&requests(&server).await);
+    assert_eq!(writes.len(), 1);
+    assert_eq!(writes[0].1, "/repos/o/r/check-runs");
+
+    // Results for another commit than the workflow run's are refused outright.
+    let other = project.write(
+        "other-event.json",
+        &json!({"workflow_run": {"head_sha": "5555555555555555555555555555555555555555", "pull_requests": []}}).to_string(),
+    );
+    let out = publish(
+        &project,
+        &server.uri(),
+        &["--to", "check-run"],
+        &[
+            ("GITHUB_EVENT_NAME", "workflow_run"),
+            ("GITHUB_EVENT_PATH", other.to_str().unwrap()),
+        ],
+    )
+    .await;
+    assert_eq!(out.status.code(), Some(4), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains(&format!("the results are for commit {HEAD}")),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn other_failures_exit_5_with_the_apis_message_and_never_the_token() {
+    let project = reported(MANIFEST, &["a", "b"]);
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .and(path("/repos/o/r/check-runs"))
+        .respond_with(ResponseTemplate::new(500).set_body_json(json!({"message": "Server Error"})))
+        .mount(&server)
+        .await;
+    Mock::given(method("GET"))
+        .and(path(format!("/repos/o/r/commits/{HEAD}/check-runs")))
+        .respond_with(
+            ResponseTemplate::new(200).set_body_json(json!({"total_count": 0, "check_runs": []})),
+        )
+        .mount(&server)
+        .await;
+    let out = publish(
+        &project,
+        &server.uri(),
+        &["--to", "check-run", "--retries", "1"],
+        &[],
+    )
+    .await;
+    assert_eq!(out.status.code(), Some(5), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("error: publishing failed: creating the check run: 500 Server Error (gave up after 2 attempts)"),
+        "{}",
+        stderr(&out)
+    );
+    let all = requests(&server).await;
+    assert_eq!(
+        all.iter()
+            .map(|(m, t, _)| format!("{m} {t}"))
+            .collect::<Vec<_>>(),
+        vec![
+            "POST /repos/o/r/check-runs".to_owned(),
+            format!(
+                "GET /repos/o/r/commits/{HEAD}/check-runs?check_name=Environment%20Verification%20Matrix&filter=all&per_page=100"
+            ),
+            "POST /repos/o/r/check-runs".to_owned(),
+        ]
+    );
+
+    // An API that echoes the token back: it is redacted, even from -v's request lines.
+    server.reset().await;
+    Mock::given(method("POST"))
+        .respond_with(
+            ResponseTemplate::new(401)
+                .set_body_json(json!({"message": format!("Bad credentials: {TOKEN}")})),
+        )
+        .mount(&server)
+        .await;
+    let out = publish(&project, &server.uri(), &["-v", "--to", "check-run"], &[]).await;
+    assert_eq!(out.status.code(), Some(5), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("401 Bad credentials: ***"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_dry_run_prints_the_requests_and_sends_nothing() {
+    let project = reported(MANIFEST, &["a", "b"]);
+    let server = MockServer::start().await;
+    let out = publish(
+        &project,
+        &server.uri(),
+        &["--dry-run", "--to", "comment,check-run"],
+        &[("GITHUB_TOKEN", "")],
+    )
+    .await;
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("=== PR comment on o/r#12: POST /repos/o/r/issues/12/comments"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("=== check run: POST /repos/o/r/check-runs\n{"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains(&format!("\"head_sha\": \"{HEAD}\"")),
+        "{stdout}"
+    );
+    assert!(requests(&server).await.is_empty());
+
+    // Without a token, a real publication is a usage error, before anything is sent.
+    let out = publish(
+        &project,
+        &server.uri(),
+        &["--to", "comment"],
+        &[("GITHUB_TOKEN", "")],
+    )
+    .await;
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("needs a token"), "{}", stderr(&out));
+}
