@@ -326,7 +326,7 @@ pub struct PublishFlags {
     #[arg(long, value_name = "NAME", default_value = crate::publish::check_run::DEFAULT_NAME)]
     pub check_name: String,
     /// The login our comments are written by (default: the token's user;
-    /// github-actions[bot] for a workflow token)
+    /// `github-actions[bot]` for a workflow token)
     #[arg(long, value_name = "LOGIN")]
     pub comment_author: Option<String>,
     /// Retries of a request that failed for a passing reason (5xx, rate limit)
