@@ -1,8 +1,11 @@
 //! `publish --to comment,check-run` against a recording GitHub stand-in on 127.0.0.1
 //! (wiremock). Each test asserts the exact method, path, headers and JSON body of every
-//! request, as GitHub's REST API documents them, and that the token never shows.
+//! request, and that the token never shows. Every recorded request is also checked
+//! against GitHub's own OpenAPI description of the REST API (see `openapi.rs`).
 
 mod common;
+#[path = "common/openapi.rs"]
+mod openapi;
 
 use std::process::Output;
 
@@ -124,6 +127,17 @@ fn check_headers(request: &Request) -> (String, String, Value) {
         assert_eq!(header("content-type"), "application/json");
         serde_json::from_slice(&request.body).expect("a JSON body")
     };
+    let below_api = request
+        .url
+        .path()
+        .strip_prefix("/api/v3")
+        .unwrap_or(request.url.path());
+    openapi::check_request(
+        request.method.as_str(),
+        below_api,
+        request.url.query(),
+        &body,
+    );
     let target = match request.url.query() {
         Some(q) => format!("{}?{q}", request.url.path()),
         None => request.url.path().to_owned(),

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# The test suite, from a bare machine with Rust: installs what the tests use besides
+# Rust, then runs `cargo test --locked` (extra arguments are passed on).
+#
+# - pytest and junitparser (PyPI): real `pytest` runs, and a JUnit reader the JUnit
+#   output is checked with;
+# - GitHub's OpenAPI description of its REST API (npm package @octokit/openapi, pinned):
+#   every request the publishing tests record is checked against it.
+#
+# A missing tool fails the run; no test skips itself.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+OPENAPI_VERSION=23.0.2
+OPENAPI_SHA256=71a18407dd5e8464f4e0525daf03deabbe65abd9287d6adc7b5d98f516cd0d0c
+OPENAPI_DIR=target/github-openapi
+
+for tool in bash sh git node npm python3; do
+    command -v "$tool" >/dev/null || { echo "error: $tool is required" >&2; exit 1; }
+done
+python3 -m pytest --version >/dev/null 2>&1 \
+    || python3 -m pip install --quiet --disable-pip-version-check pytest \
+    || { echo "error: cannot install pytest" >&2; exit 1; }
+python3 -c 'import junitparser' >/dev/null 2>&1 \
+    || python3 -m pip install --quiet --disable-pip-version-check junitparser \
+    || { echo "error: cannot install junitparser" >&2; exit 1; }
+
+if [[ ! -s "$OPENAPI_DIR/api.github.com.json" \
+      || "$(cat "$OPENAPI_DIR/version" 2>/dev/null)" != "$OPENAPI_VERSION" ]]; then
+    rm -rf "$OPENAPI_DIR.tmp" && mkdir -p "$OPENAPI_DIR.tmp"
+    (cd "$OPENAPI_DIR.tmp" && npm pack --silent "@octokit/openapi@$OPENAPI_VERSION" >/dev/null) \
+        || { echo "error: cannot fetch @octokit/openapi@$OPENAPI_VERSION" >&2; exit 1; }
+    tarball="$OPENAPI_DIR.tmp/octokit-openapi-$OPENAPI_VERSION.tgz"
+    if command -v sha256sum >/dev/null; then sum=(sha256sum); else sum=(shasum -a 256); fi
+    [[ "$("${sum[@]}" "$tarball" | cut -d' ' -f1)" == "$OPENAPI_SHA256" ]] \
+        || { echo "error: @octokit/openapi@$OPENAPI_VERSION does not have the expected SHA-256" >&2; exit 1; }
+    tar -xzf "$tarball" -C "$OPENAPI_DIR.tmp" package/generated/api.github.com.json
+    mv "$OPENAPI_DIR.tmp/package/generated/api.github.com.json" "$OPENAPI_DIR.tmp/"
+    echo "$OPENAPI_VERSION" > "$OPENAPI_DIR.tmp/version"
+    rm -rf "$OPENAPI_DIR.tmp/package" "$tarball" "$OPENAPI_DIR"
+    mv "$OPENAPI_DIR.tmp" "$OPENAPI_DIR"
+fi
+
+exec cargo test --locked "$@"
