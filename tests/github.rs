@@ -196,6 +196,15 @@ async fn accept_comment(server: &MockServer) {
         .await;
 }
 
+/// A check-run create that succeeds, under the API root `prefix`.
+async fn accept_check_run(server: &MockServer, prefix: &str, id: u64) {
+    Mock::given(method("POST"))
+        .and(path(format!("{prefix}/repos/o/r/check-runs")))
+        .respond_with(ResponseTemplate::new(201).set_body_json(json!({ "id": id })))
+        .mount(server)
+        .await;
+}
+
 /// The body the first post sends, with the job summary written alongside.
 async fn first_post(project: &Project) -> String {
     let server = MockServer::start().await;
@@ -711,11 +720,7 @@ async fn a_read_only_token_falls_back_to_the_job_summary_and_the_verdicts_exit_c
 async fn github_enterprise_requests_go_under_its_api_path() {
     let project = reported(MANIFEST, &["a", "b"]);
     let server = MockServer::start().await;
-    Mock::given(method("POST"))
-        .and(path("/api/v3/repos/o/r/check-runs"))
-        .respond_with(ResponseTemplate::new(201).set_body_json(json!({"id": 1})))
-        .mount(&server)
-        .await;
+    accept_check_run(&server, "/api/v3", 1).await;
     let api = format!("{}/api/v3", server.uri());
     let out = publish(&project, &api, &["--to", "check-run"], &[]).await;
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
@@ -745,11 +750,7 @@ async fn a_workflow_run_takes_the_pr_and_commit_from_the_results_after_checking_
         .await;
     comments_page(&server, 1, json!([])).await;
     accept_comment(&server).await;
-    Mock::given(method("POST"))
-        .and(path("/repos/o/r/check-runs"))
-        .respond_with(ResponseTemplate::new(201).set_body_json(json!({"id": 2})))
-        .mount(&server)
-        .await;
+    accept_check_run(&server, "", 2).await;
     let workflow_run = [
         ("GITHUB_EVENT_NAME", "workflow_run"),
         ("GITHUB_EVENT_PATH", event.to_str().unwrap()),
@@ -792,11 +793,7 @@ async fn a_workflow_run_takes_the_pr_and_commit_from_the_results_after_checking_
         ))
         .mount(&server)
         .await;
-    Mock::given(method("POST"))
-        .and(path("/repos/o/r/check-runs"))
-        .respond_with(ResponseTemplate::new(201).set_body_json(json!({"id": 3})))
-        .mount(&server)
-        .await;
+    accept_check_run(&server, "", 3).await;
     let out = publish(
         &project,
         &server.uri(),

@@ -78,8 +78,8 @@ pub(crate) fn print_stdout(text: &str) -> Result<(), Error> {
     }
 }
 
-/// The async runtime of `run` and `exec`: one thread, as the work is waiting on
-/// processes and pipes.
+/// The async runtime of `run`, `exec` and publishing: one thread, as the work is
+/// waiting on processes, pipes and the network.
 pub(crate) fn runtime() -> Result<tokio::runtime::Runtime, Error> {
     tokio::runtime::Builder::new_current_thread()
         .enable_all()

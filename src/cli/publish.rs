@@ -6,7 +6,7 @@ use std::path::Path;
 use super::args::{GlobalArgs, PublishArgs, PublishFlags, ReportArgs};
 use super::color::use_color;
 use super::commands::{checked_report, current_dir, matrix_options, merged_report, parent_dir};
-use super::{Error, print_stdout};
+use super::{Error, print_stdout, runtime};
 use crate::exit_code;
 use crate::manifest;
 use crate::publish::{
@@ -153,16 +153,6 @@ fn client(global: &GlobalArgs, flags: &PublishFlags, context: &Context) -> Resul
     let mut github = GitHub::new(&context.api_url, token, policy).map_err(Error::Usage)?;
     github.verbose = global.verbose > 0;
     Ok(github)
-}
-
-fn runtime() -> Result<tokio::runtime::Runtime, Error> {
-    tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(|source| Error::Io {
-            context: "cannot start the async runtime".to_owned(),
-            source,
-        })
 }
 
 /// Each check's manifest line, when the manifest at hand is the one the results were
