@@ -29,8 +29,10 @@ trap 'rm -rf "$work"' EXIT
 
 if $quick; then
     bytes=$((16 * 1024 * 1024)); checks=10; envs=5; runs="--runs 1 --warmup 0"
+    sleepers=4; jobs=2; nap=0.1; plan_checks=20
 else
     bytes=$((1024 * 1024 * 1024)); checks=200; envs=100; runs="--warmup 2 --min-runs 10"
+    sleepers=16; jobs=4; nap=0.5; plan_checks=1000
 fi
 
 echo "## machine"
@@ -81,6 +83,45 @@ n = int(sys.argv[2])
 base, tool = data[0]["mean"], data[1]["mean"]
 print(f"overhead per check: {(tool - base) / n * 1000:.2f} ms (budget 1.5 ms)")
 PY
+
+echo
+echo "## --jobs $jobs over $sleepers checks sleeping $nap s"
+mkdir -p "$work/sleepy"
+{
+    echo "version: 1"
+    echo "environments: [{name: bench}]"
+    echo "checks:"
+    for i in $(seq 1 "$sleepers"); do echo "  - { id: s$i, run: 'sleep $nap' }"; done
+} >"$work/sleepy/verify-matrix.yml"
+ideal=$(python3 -c "import math; print(math.ceil($sleepers / $jobs) * $nap)")
+hyperfine $runs -N --export-json "$work/jobs.json" --export-markdown "$work/jobs.md" \
+    -n "sleep $ideal (the ideal, ceil($sleepers/$jobs) × $nap s)" "sleep $ideal" \
+    -n "cargo-verify-matrix run --jobs $jobs" "$bin -q run --jobs $jobs --manifest $work/sleepy/verify-matrix.yml --out $work/sleepy/out" >/dev/null
+cat "$work/jobs.md"
+python3 - "$work/jobs.json" "$ideal" <<'PY'
+import json, sys
+data = json.load(open(sys.argv[1]))["results"]
+ideal = float(sys.argv[2])
+print(f"wall / ideal: {data[1]['mean'] / ideal:.3f} (budget 1.05); sleep {ideal} itself: {data[0]['mean'] / ideal:.3f}")
+PY
+
+echo
+echo "## startup: --version, and plan of a $plan_checks-check manifest"
+mkdir -p "$work/big"
+{
+    echo "version: 1"
+    echo "environments: [{name: linux}, {name: macos, runs-on: macos-latest}, {name: windows, runs-on: windows-latest}]"
+    echo "checks:"
+    for i in $(seq 1 "$plan_checks"); do echo "  - { id: c$i, run: 'cargo test -p c$i' }"; done
+} >"$work/big/verify-matrix.yml"
+planned=$("$bin" plan --format json --manifest "$work/big/verify-matrix.yml" | jq '[.environments[].checks[]] | length')
+echo "plan lists $planned (check, environment) pairs"
+hyperfine $runs -N --export-markdown "$work/startup.md" \
+    -n "true (process start)" "true" \
+    -n "cargo-verify-matrix --version" "$bin --version" \
+    -n "plan ($plan_checks checks, 3 environments)" "$bin plan --manifest $work/big/verify-matrix.yml" \
+    -n "plan --format github" "$bin plan --format github --manifest $work/big/verify-matrix.yml" >/dev/null
+cat "$work/startup.md"
 
 echo
 echo "## merge + render: $envs environments × $checks checks, one result file each"
