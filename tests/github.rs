@@ -855,28 +855,35 @@ async fn other_failures_exit_5_with_the_apis_message_and_never_the_token() {
     let out = publish(
         &project,
         &server.uri(),
-        &["--to", "check-run", "--retries", "1"],
+        &["--to", "check-run", "--retries", "2"],
         &[],
     )
     .await;
     assert_eq!(out.status.code(), Some(5), "{}", stderr(&out));
+    let err = stderr(&out);
+    // The backoff doubles: 1 s, then 2 s.
     assert!(
-        stderr(&out).contains("error: publishing failed: creating the check run: 500 Server Error (gave up after 2 attempts)"),
-        "{}",
-        stderr(&out)
+        err.contains("500 Server Error; retrying in 1.0 s (1/2)"),
+        "{err}"
+    );
+    assert!(
+        err.contains("500 Server Error; retrying in 2.0 s (2/2)"),
+        "{err}"
+    );
+    assert!(
+        err.contains("error: publishing failed: creating the check run: 500 Server Error (gave up after 3 attempts)"),
+        "{err}"
     );
     let all = requests(&server).await;
+    let find = format!(
+        "GET /repos/o/r/commits/{HEAD}/check-runs?check_name=Environment%20Verification%20Matrix&filter=all&per_page=100"
+    );
+    let create = "POST /repos/o/r/check-runs".to_owned();
     assert_eq!(
         all.iter()
             .map(|(m, t, _)| format!("{m} {t}"))
             .collect::<Vec<_>>(),
-        vec![
-            "POST /repos/o/r/check-runs".to_owned(),
-            format!(
-                "GET /repos/o/r/commits/{HEAD}/check-runs?check_name=Environment%20Verification%20Matrix&filter=all&per_page=100"
-            ),
-            "POST /repos/o/r/check-runs".to_owned(),
-        ]
+        vec![create.clone(), find.clone(), create.clone(), find, create]
     );
 
     // An API that echoes the token back: it is redacted, even from -v's request lines.

@@ -102,13 +102,47 @@ pub enum ApiError {
 /// The outcome of one attempt.
 enum Attempt {
     Done(Value),
-    /// Worth another try after `wait`; `maybe_applied` when a write may have happened.
+    /// Worth another try: after `wait` when the response names one, else after the
+    /// backoff. `maybe_applied` when a write may have happened.
     Retry {
-        wait: Duration,
+        wait: Option<Duration>,
         maybe_applied: bool,
         message: String,
     },
     Fatal(ApiError),
+}
+
+impl Attempt {
+    /// The same outcome with the token taken out of its message.
+    fn redacted(self, token: &Token) -> Attempt {
+        match self {
+            Attempt::Retry {
+                wait,
+                maybe_applied,
+                message,
+            } => Attempt::Retry {
+                wait,
+                maybe_applied,
+                message: token.redact(&message),
+            },
+            Attempt::Fatal(ApiError::Denied {
+                what,
+                status,
+                message,
+            }) => Attempt::Fatal(ApiError::Denied {
+                what,
+                status,
+                message: token.redact(&message),
+            }),
+            Attempt::Fatal(ApiError::Failed { what, message }) => {
+                Attempt::Fatal(ApiError::Failed {
+                    what,
+                    message: token.redact(&message),
+                })
+            }
+            done @ Attempt::Done(_) => done,
+        }
+    }
 }
 
 /// A GitHub REST client for one API root.
@@ -216,14 +250,21 @@ impl GitHub {
         }
     }
 
-    /// Waits before retry number `retry + 1`, or gives up with `message`.
+    /// Waits before retry number `retry + 1` (`wait`, or else the backoff: the base
+    /// doubled for each retry so far), or gives up with `message`.
     async fn before_retry(
         &self,
         retry: &mut u32,
-        wait: Duration,
+        wait: Option<Duration>,
         what: &str,
         message: String,
     ) -> Result<(), ApiError> {
+        let wait = wait.unwrap_or_else(|| {
+            self.policy
+                .base
+                .saturating_mul(1 << (*retry).min(16))
+                .min(self.policy.max_wait)
+        });
         if *retry >= self.policy.retries {
             let tries = *retry + 1;
             return Err(ApiError::Failed {
@@ -258,14 +299,6 @@ impl GitHub {
         Ok(())
     }
 
-    /// The backoff before retry number `retry + 1` when the response names no wait.
-    fn backoff(&self, retry: u32) -> Duration {
-        self.policy
-            .base
-            .saturating_mul(1 << retry.min(16))
-            .min(self.policy.max_wait)
-    }
-
     async fn attempt(
         &self,
         method: &Method,
@@ -273,102 +306,47 @@ impl GitHub {
         body: Option<&Value>,
         what: &str,
     ) -> Attempt {
-        let fatal = |message: String| {
-            Attempt::Fatal(ApiError::Failed {
-                what: what.to_owned(),
-                message: self.redact(&message),
-            })
-        };
         let builder = http::Request::builder()
             .method(method.clone())
             .uri(path)
             .header(ACCEPT, ACCEPT_JSON);
         let request = match self.octo.build_request(builder, body) {
             Ok(request) => request,
-            Err(e) => return fatal(format!("cannot build the request: {e}")),
+            Err(e) => {
+                return Attempt::Fatal(ApiError::Failed {
+                    what: what.to_owned(),
+                    message: format!("cannot build the request: {e}"),
+                })
+                .redacted(&self.token);
+            }
         };
-        let response = self.octo.execute(request).await;
-        let response = match response {
+        // Without a complete response, a POST may or may not have been carried out.
+        let lost = |message: String| Attempt::Retry {
+            wait: None,
+            maybe_applied: *method == Method::POST,
+            message,
+        };
+        let response = match self.octo.execute(request).await {
             Ok(response) => response,
             Err(e) => {
                 self.trace(method, path, "no response");
-                return Attempt::Retry {
-                    // Transport errors have no headers to read; the first backoff.
-                    wait: self.backoff(0),
-                    maybe_applied: *method == Method::POST,
-                    message: self.redact(&error_chain(&e)),
-                };
+                return lost(error_chain(&e)).redacted(&self.token);
             }
         };
         let status = response.status();
         let headers = response.headers().clone();
-        let text = match self.octo.body_to_string(response).await {
-            Ok(text) => text,
-            Err(e) => {
-                return Attempt::Retry {
-                    wait: self.backoff(0),
-                    maybe_applied: *method == Method::POST,
-                    message: self.redact(&format!("reading the response failed: {e}")),
-                };
-            }
+        let attempt = match self.octo.body_to_string(response).await {
+            Ok(text) => classify(status, &headers, &text, what, SystemTime::now()),
+            Err(e) => lost(format!("reading the response failed: {e}")),
         };
         self.trace(method, path, status.as_str());
-        classify(status, &headers, &text, what, SystemTime::now())
-            .map_message(|m| self.redact(&m), |retry| self.backoff(retry))
+        attempt.redacted(&self.token)
     }
 
     #[allow(clippy::print_stderr)]
     fn trace(&self, method: &Method, path: &str, status: &str) {
         if self.verbose {
             eprintln!("github: {method} {} -> {status}", self.redact(path));
-        }
-    }
-}
-
-/// What a response means, before the client's policy fills in redaction and backoff.
-enum Classified {
-    Done(Value),
-    /// Retry after the response's own wait, or the backoff when it names none.
-    Retry {
-        wait: Option<Duration>,
-        maybe_applied: bool,
-        message: String,
-    },
-    Fatal(ApiError),
-}
-
-impl Classified {
-    fn map_message(
-        self,
-        redact: impl Fn(String) -> String,
-        backoff: impl Fn(u32) -> Duration,
-    ) -> Attempt {
-        match self {
-            Classified::Done(value) => Attempt::Done(value),
-            Classified::Retry {
-                wait,
-                maybe_applied,
-                message,
-            } => Attempt::Retry {
-                wait: wait.unwrap_or_else(|| backoff(0)),
-                maybe_applied,
-                message: redact(message),
-            },
-            Classified::Fatal(ApiError::Denied {
-                what,
-                status,
-                message,
-            }) => Attempt::Fatal(ApiError::Denied {
-                what,
-                status,
-                message: redact(message),
-            }),
-            Classified::Fatal(ApiError::Failed { what, message }) => {
-                Attempt::Fatal(ApiError::Failed {
-                    what,
-                    message: redact(message),
-                })
-            }
         }
     }
 }
@@ -380,7 +358,7 @@ fn classify(
     text: &str,
     what: &str,
     now: SystemTime,
-) -> Classified {
+) -> Attempt {
     if status.is_success() {
         let value = if text.trim().is_empty() {
             Value::Null
@@ -388,14 +366,14 @@ fn classify(
             match serde_json::from_str(text) {
                 Ok(value) => value,
                 Err(e) => {
-                    return Classified::Fatal(ApiError::Failed {
+                    return Attempt::Fatal(ApiError::Failed {
                         what: what.to_owned(),
                         message: format!("the response is not JSON: {e}"),
                     });
                 }
             }
         };
-        return Classified::Done(value);
+        return Attempt::Done(value);
     }
     let message = format!("{} {}", status.as_u16(), api_message(status, text));
     let header = |name: &str| {
@@ -424,24 +402,24 @@ fn classify(
         let wait = retry_after
             .or(if exhausted { until_reset } else { None })
             .unwrap_or(Duration::from_secs(60));
-        return Classified::Retry {
+        return Attempt::Retry {
             wait: Some(wait),
             maybe_applied: false,
             message: format!("{message} (rate limited)"),
         };
     }
     match status.as_u16() {
-        500 | 502 | 503 | 504 => Classified::Retry {
+        500 | 502 | 503 | 504 => Attempt::Retry {
             wait: retry_after,
             maybe_applied: true,
             message,
         },
-        403 | 404 => Classified::Fatal(ApiError::Denied {
+        403 | 404 => Attempt::Fatal(ApiError::Denied {
             what: what.to_owned(),
             status: status.as_u16(),
             message: api_message(status, text),
         }),
-        _ => Classified::Fatal(ApiError::Failed {
+        _ => Attempt::Fatal(ApiError::Failed {
             what: what.to_owned(),
             message,
         }),
@@ -514,9 +492,9 @@ mod tests {
         map
     }
 
-    fn wait_of(c: Classified) -> Option<Duration> {
+    fn wait_of(c: Attempt) -> Option<Duration> {
         match c {
-            Classified::Retry { wait, .. } => wait,
+            Attempt::Retry { wait, .. } => wait,
             _ => panic!("not a retry"),
         }
     }
@@ -564,7 +542,7 @@ mod tests {
         );
         assert!(matches!(
             c,
-            Classified::Fatal(ApiError::Denied { status: 403, ref message, .. })
+            Attempt::Fatal(ApiError::Denied { status: 403, ref message, .. })
                 if message == "Resource not accessible by integration"
         ));
         let c = classify(
@@ -576,7 +554,7 @@ mod tests {
         );
         assert!(matches!(
             c,
-            Classified::Fatal(ApiError::Failed { ref message, .. })
+            Attempt::Fatal(ApiError::Failed { ref message, .. })
                 if message == "422 Validation Failed (invalid; body is too long)"
         ));
     }
