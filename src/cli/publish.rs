@@ -83,12 +83,15 @@ fn publish_report(
         return Ok(report.exit_code());
     }
     // The token is checked before anything is written, so a missing one fails cleanly.
-    // octocrab's client needs the runtime it will run on.
-    let runtime = runtime()?;
+    // octocrab's client is made inside the runtime it will run on.
     let github = match &context {
         Some(context) if publication.comment.is_some() || publication.check_run.is_some() => {
-            let _entered = runtime.enter();
-            Some(client(global, flags, context)?)
+            let runtime = runtime()?;
+            let github = {
+                let _entered = runtime.enter();
+                client(global, flags, context)?
+            };
+            Some((runtime, github))
         }
         _ => None,
     };
@@ -101,7 +104,7 @@ fn publish_report(
             eprintln!("note: {note}");
         }
     }
-    let Some(github) = github else {
+    let Some((runtime, github)) = github else {
         return Ok(report.exit_code());
     };
     let sent = runtime.block_on(publication.send(&github));

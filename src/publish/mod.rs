@@ -20,7 +20,8 @@ pub use client::{ApiError, GitHub, RetryPolicy, Token};
 pub use comment::{CommentOutcome, CommentPlan};
 pub use context::{Context, ContextError, Overrides};
 
-use crate::render::{self, Budget, Format, RenderError, RenderOptions, markdown};
+use crate::render::text::plural;
+use crate::render::{Budget, RenderError, RenderOptions, markdown};
 use crate::results::Report;
 
 /// GitHub's limit on a comment's body, in characters.
@@ -141,13 +142,12 @@ pub fn plan(
         notes: Vec::new(),
     };
     let wants = |target| settings.targets.contains(&target);
-    let summary_file = match (&files.step_summary, settings.dry_run) {
-        (Some(path), _) => Some(path.clone()),
-        (None, true) => Some(PathBuf::from("$GITHUB_STEP_SUMMARY")),
-        (None, false) => None,
-    };
     if wants(Target::Summary) {
-        let path = summary_file.clone().ok_or(PublishError::NoSummaryFile)?;
+        let path = match (&files.step_summary, settings.dry_run) {
+            (Some(path), _) => path.clone(),
+            (None, true) => PathBuf::from("$GITHUB_STEP_SUMMARY"),
+            (None, false) => return Err(PublishError::NoSummaryFile),
+        };
         publication.summary = Some(summary(report, options, path)?);
     } else if (wants(Target::Comment) || wants(Target::CheckRun))
         && let Some(path) = files.step_summary.clone()
@@ -158,16 +158,7 @@ pub fn plan(
     if let Some(context) = github(Target::Comment) {
         match context.pr {
             Some((pr, pr_origin)) => {
-                let body = markdown::render(
-                    report,
-                    &RenderOptions {
-                        budget: Budget {
-                            max_bytes: None,
-                            max_chars: Some(COMMENT_LIMIT),
-                        },
-                        ..options.clone()
-                    },
-                )?;
+                let body = within(report, options, None, Some(COMMENT_LIMIT))?;
                 publication.comment = Some(CommentPlan {
                     repository: context.require_repository()?.to_owned(),
                     pr,
@@ -198,14 +189,30 @@ fn summary(
 ) -> Result<(PathBuf, String), PublishError> {
     // Earlier steps' summaries share the limit.
     let used = std::fs::metadata(&path).map_or(0, |m| m.len() as usize);
+    let markdown = within(
+        report,
+        options,
+        Some(STEP_SUMMARY_LIMIT.saturating_sub(used)),
+        None,
+    )?;
+    Ok((path, markdown))
+}
+
+/// The markdown matrix cut to GitHub's limit for where it goes.
+fn within(
+    report: &Report,
+    options: &RenderOptions,
+    max_bytes: Option<usize>,
+    max_chars: Option<usize>,
+) -> Result<String, RenderError> {
     let options = RenderOptions {
         budget: Budget {
-            max_bytes: Some(STEP_SUMMARY_LIMIT.saturating_sub(used)),
-            max_chars: None,
+            max_bytes,
+            max_chars,
         },
         ..options.clone()
     };
-    Ok((path, render::render(report, Format::Markdown, &options)?))
+    markdown::render(report, &options)
 }
 
 fn check_run_plan(
@@ -221,16 +228,7 @@ fn check_run_plan(
                 .to_owned(),
         )
     })?;
-    let summary = markdown::render(
-        report,
-        &RenderOptions {
-            budget: Budget {
-                max_bytes: Some(check_run::OUTPUT_LIMIT),
-                max_chars: None,
-            },
-            ..options.clone()
-        },
-    )?;
+    let summary = within(report, options, Some(check_run::OUTPUT_LIMIT), None)?;
     let external_id = match &context.run {
         Some((id, attempt)) => format!("cargo-verify-matrix:{}:{id}.{attempt}", options.key),
         None => {
@@ -379,7 +377,7 @@ impl Publication {
                     plan.head_sha,
                     plan.conclusion,
                     outcome.requests,
-                    if outcome.requests == 1 { "" } else { "s" }
+                    plural(outcome.requests, "", "s")
                 );
                 if !outcome.url.is_empty() {
                     line.push_str(&format!(": {}", outcome.url));
@@ -398,7 +396,7 @@ fn described(mut line: String, url: &str, removed: usize) -> String {
     if removed > 0 {
         line.push_str(&format!(
             " ({removed} duplicate{} removed)",
-            if removed == 1 { "" } else { "s" }
+            plural(removed, "", "s")
         ));
     }
     line
