@@ -9,6 +9,7 @@ use std::collections::HashMap;
 use serde_json::{Value, json};
 
 use super::client::{ApiError, GitHub};
+use crate::render::text::plural;
 use crate::results::{Report, RowResult, Verdict};
 
 /// The check run's name unless `--check-name` says otherwise.
@@ -109,7 +110,8 @@ pub fn conclusion(verdict: Verdict) -> &'static str {
 pub fn title(report: &Report) -> String {
     match report.verdict {
         Verdict::Verified => format!(
-            "VERIFIED: {} passed in {}",
+            "VERIFIED: {} {} passed in {}",
+            report.rows.len(),
             plural(report.rows.len(), "check", "checks"),
             report.tested_list()
         ),
@@ -124,10 +126,6 @@ pub fn title(report: &Report) -> String {
             cut(&title, 1000)
         }
     }
-}
-
-fn plural(n: usize, one: &str, many: &str) -> String {
-    format!("{n} {}", if n == 1 { one } else { many })
 }
 
 /// One annotation per failed or missing pair, at the check's manifest line (line 1 when

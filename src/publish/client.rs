@@ -24,6 +24,8 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use http::header::{ACCEPT, HeaderMap};
 use http::{Method, StatusCode};
 use octocrab::Octocrab;
+
+use crate::render::text::plural;
 use serde_json::Value;
 
 /// The media type GitHub documents for the REST API.
@@ -271,7 +273,7 @@ impl GitHub {
                 what: what.to_owned(),
                 message: format!(
                     "{message} (gave up after {tries} attempt{})",
-                    if tries == 1 { "" } else { "s" }
+                    plural(tries as usize, "", "s")
                 ),
             });
         }

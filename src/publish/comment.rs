@@ -66,28 +66,19 @@ struct Listed {
 
 impl Listed {
     fn from_json(value: &Value) -> Option<Listed> {
+        let text = |pointer: &str| {
+            value
+                .pointer(pointer)
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_owned()
+        };
         Some(Listed {
             id: value.get("id")?.as_u64()?,
-            body: value
-                .get("body")
-                .and_then(Value::as_str)
-                .unwrap_or_default()
-                .to_owned(),
-            login: value
-                .pointer("/user/login")
-                .and_then(Value::as_str)
-                .unwrap_or_default()
-                .to_owned(),
-            created_at: value
-                .get("created_at")
-                .and_then(Value::as_str)
-                .unwrap_or_default()
-                .to_owned(),
-            url: value
-                .get("html_url")
-                .and_then(Value::as_str)
-                .unwrap_or_default()
-                .to_owned(),
+            body: text("/body"),
+            login: text("/user/login"),
+            created_at: text("/created_at"),
+            url: text("/html_url"),
         })
     }
 }

@@ -8,7 +8,7 @@
 
 use std::fmt::Write as _;
 
-use super::text::{escape_markdown, fence_for};
+use super::text::{escape_markdown, fence_for, plural};
 use super::{RenderError, RenderOptions, log_tail};
 use crate::results::report::PairIndex;
 use crate::results::{Report, Row, RowResult, Verdict};
@@ -297,10 +297,6 @@ fn cell(index: &PairIndex<'_>, check: &str, env: &str) -> &'static str {
         None if index.missing(check, env).is_some() => "⚠️",
         None => "–",
     }
-}
-
-fn plural<'a>(n: usize, one: &'a str, many: &'a str) -> &'a str {
-    if n == 1 { one } else { many }
 }
 
 /// The strict table and the lines below it, exactly as FORMATS.md §5 gives them.

@@ -54,6 +54,11 @@ pub fn fence_for(content: &str) -> String {
     "`".repeat((longest + 1).max(3))
 }
 
+/// `one` for one, `many` otherwise.
+pub fn plural<'a>(n: usize, one: &'a str, many: &'a str) -> &'a str {
+    if n == 1 { one } else { many }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
