@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Whole-process benchmarks of cargo-verify-matrix, each against its baseline in the same
-# run. Installs what it needs (hyperfine, GNU time) when missing.
+# run, then the in-process criterion benchmarks (benches/pipeline.rs). Installs what it
+# needs (hyperfine, GNU time) when missing.
 #
 #   scripts/bench.sh            full figures (what BENCHMARKS.md reports)
 #   scripts/bench.sh --quick    a smoke run: everything runs once, tiny sizes
@@ -175,3 +176,12 @@ hyperfine $runs -N -i --export-markdown "$work/merge.md" \
     -n "render markdown, 65536-character budget" "$bin -q render --max-chars 65536 report.json" >/dev/null
 cat "$work/merge.md"
 cd - >/dev/null
+
+echo
+echo "## in-process stages (criterion, benches/pipeline.rs)"
+if $quick; then
+    # Each benchmark once, to keep them compiling and running; nothing is timed.
+    cargo bench --locked -q --bench pipeline -- --test
+else
+    cargo bench --locked -q --bench pipeline 2>/dev/null | grep -E '^[a-z]|time:|thrpt:'
+fi

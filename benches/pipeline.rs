@@ -1,0 +1,275 @@
+//! In-process benchmarks of the pipeline's stages (DESIGN.md §7), with criterion.
+//!
+//! ```sh
+//! cargo bench --bench pipeline            # measure
+//! cargo bench --bench pipeline -- --test  # run each once (the CI smoke run)
+//! ```
+//!
+//! The inputs are generated at start-up into a temporary folder: manifests of 10 and
+//! 1,000 checks, a 50 MB `cargo test` log, and the partial results of 100 environments ×
+//! 200 checks (one real `run` of the binary, copied under 100 environment names, as
+//! `scripts/bench.sh` does for the whole-process figure).
+
+use std::fmt::Write as _;
+use std::hint::black_box;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
+
+use cargo_verify_matrix::manifest::{self, Gate, Manifest};
+use cargo_verify_matrix::plan;
+use cargo_verify_matrix::render::{Budget, RenderOptions, markdown};
+use cargo_verify_matrix::results::{PartialResult, Report, merge};
+use cargo_verify_matrix::run::effect;
+
+/// A manifest of `checks` checks over three environments, in the shapes users write:
+/// plain commands, test gates, per-environment restrictions, variables.
+fn manifest_text(checks: usize) -> String {
+    let mut text = String::from(
+        "version: 1\n\
+         environments:\n\
+         \x20 - { name: linux, runs-on: ubuntu-latest, detect: { os: linux } }\n\
+         \x20 - { name: macos, runs-on: macos-latest, detect: { os: macos } }\n\
+         \x20 - { name: windows, runs-on: windows-latest, detect: { os: windows } }\n\
+         defaults:\n\
+         \x20 timeout: 30m\n\
+         \x20 env: { CARGO_TERM_COLOR: never }\n\
+         checks:\n",
+    );
+    for i in 0..checks {
+        match i % 4 {
+            0 => writeln!(text, "  - {{ id: test-{i}, test: cargo test -p crate{i} --locked }}"),
+            1 => writeln!(
+                text,
+                "  - id: lint-{i}\n    name: Lint {i}\n    run: cargo clippy -p crate{i} -- -D warnings\n    gate: lint"
+            ),
+            2 => writeln!(
+                text,
+                "  - {{ id: fmt-{i}, run: cargo fmt --check, gate: format, environment: linux }}"
+            ),
+            _ => writeln!(
+                text,
+                "  - id: build-{i}\n    run: cargo build -p crate{i}\n    timeout: 5m\n    env: {{ RUSTFLAGS: \"-D warnings\" }}"
+            ),
+        }
+        .expect("writing to a String");
+    }
+    text
+}
+
+fn parse(text: &str) -> Manifest {
+    manifest::from_yaml_text(Path::new("verify-matrix.yml"), text).expect("a valid manifest")
+}
+
+fn manifest_benches(c: &mut Criterion) {
+    let mut group = c.benchmark_group("manifest parse + validate");
+    for checks in [10, 1_000] {
+        let text = manifest_text(checks);
+        assert_eq!(parse(&text).checks.len(), checks);
+        group.throughput(Throughput::Bytes(text.len() as u64));
+        group.bench_function(format!("{checks} checks"), |b| {
+            b.iter(|| parse(black_box(&text)))
+        });
+    }
+    group.finish();
+}
+
+fn plan_benches(c: &mut Criterion) {
+    let manifest = parse(&manifest_text(1_000));
+    let mut group = c.benchmark_group("plan");
+    group.bench_function("1000 checks × 3 environments", |b| {
+        b.iter(|| plan::plan(black_box(&manifest), None))
+    });
+    let planned = plan::plan(&manifest, None);
+    group.bench_function("github strategy.matrix of 1000 checks", |b| {
+        b.iter(|| black_box(&planned).github_matrix().to_string())
+    });
+    group.finish();
+}
+
+/// A 50 MB `cargo test` log: many test binaries, each listing its tests and ending in
+/// the summary line the scan counts, with compiler noise between them.
+fn write_test_log(path: &Path, target: usize) -> (u64, u64) {
+    let mut text = String::with_capacity(target + 4096);
+    let mut passed = 0;
+    let mut binaries = 0;
+    while text.len() < target {
+        binaries += 1;
+        writeln!(
+            text,
+            "   Compiling crate{binaries} v0.1.0 (/work/crate{binaries})"
+        )
+        .unwrap();
+        writeln!(
+            text,
+            "     Running unittests src/lib.rs (target/debug/deps/crate{binaries}-0123abcd)"
+        )
+        .unwrap();
+        writeln!(text, "\nrunning 200 tests").unwrap();
+        for t in 0..200 {
+            writeln!(
+                text,
+                "test module_{binaries}::case_{t}::does_what_it_says ... ok"
+            )
+            .unwrap();
+        }
+        writeln!(
+            text,
+            "\ntest result: ok. 200 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.42s\n"
+        )
+        .unwrap();
+        passed += 200;
+    }
+    std::fs::write(path, &text).expect("writing the log");
+    (text.len() as u64, passed)
+}
+
+fn effectiveness_benches(c: &mut Criterion) {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let log = dir.path().join("tests.log");
+    let (bytes, passed) = write_test_log(&log, 50 * 1000 * 1000);
+    let first = effect::assess_file(Gate::Test, &log);
+    assert_eq!(
+        first.tests_executed,
+        Some(passed),
+        "the scan counts every test"
+    );
+    let mut group = c.benchmark_group("effectiveness");
+    group.throughput(Throughput::Bytes(bytes));
+    group.sample_size(10);
+    group.bench_function("scan of a 50 MB cargo test log", |b| {
+        b.iter(|| effect::assess_file(Gate::Test, black_box(&log)))
+    });
+    group.finish();
+}
+
+/// The partial results of `envs` environments × `checks` checks under `root`, one file
+/// per environment, as artifacts lay them out. One check in 100 fails with a 200-line
+/// log, so the matrix carries failure details and log tails.
+fn write_partials(root: &Path, envs: usize, checks: usize) -> PathBuf {
+    let names: Vec<String> = (1..=envs).map(|e| format!("e{e:03}")).collect();
+    let mut text = String::from("version: 1\nenvironments:\n");
+    for name in &names {
+        writeln!(text, "  - name: {name}").unwrap();
+    }
+    text.push_str("checks:\n");
+    for i in 1..=checks {
+        if i % 100 == 7 {
+            writeln!(text, "  - {{ id: c{i}, run: 'seq 1 200; exit 1' }}").unwrap();
+        } else {
+            writeln!(text, "  - {{ id: c{i}, run: 'true' }}").unwrap();
+        }
+    }
+    std::fs::write(root.join("verify-matrix.yml"), text).unwrap();
+    let artifacts = root.join("artifacts");
+    let first = &names[0];
+    let status = Command::new(env!("CARGO_BIN_EXE_cargo-verify-matrix"))
+        .args(["-q", "run", "--env", first, "--out"])
+        .arg(artifacts.join(first))
+        .current_dir(root)
+        .stdout(std::process::Stdio::null())
+        .status()
+        .expect("running cargo-verify-matrix");
+    assert_eq!(status.code(), Some(1), "the failing checks fail the run");
+    let source = artifacts.join(first);
+    let result =
+        std::fs::read_to_string(source.join(format!("verify-matrix-{first}.json"))).unwrap();
+    let result: serde_json::Value = serde_json::from_str(&result).unwrap();
+    for name in &names[1..] {
+        let folder = artifacts.join(name);
+        let logs = folder.join("logs").join(name);
+        std::fs::create_dir_all(&logs).unwrap();
+        for entry in std::fs::read_dir(source.join("logs").join(first)).unwrap() {
+            let entry = entry.unwrap();
+            std::fs::copy(entry.path(), logs.join(entry.file_name())).unwrap();
+        }
+        let mut copy = result.clone();
+        copy["environment"] = name.as_str().into();
+        for check in copy["checks"].as_array_mut().unwrap() {
+            let id = check["command_id"].as_str().unwrap().to_owned();
+            check["environment"] = name.as_str().into();
+            check["log_path"] = format!("logs/{name}/{id}.log").into();
+        }
+        let json = serde_json::to_string_pretty(&copy).unwrap();
+        std::fs::write(folder.join(format!("verify-matrix-{name}.json")), json).unwrap();
+    }
+    artifacts
+}
+
+/// What `merge` does before writing: collect the files, rebuild the manifest each
+/// embeds, build the report.
+fn merge_report(artifacts: &Path, report_dir: &Path) -> Report {
+    let collected = merge::collect(&[artifacts.to_path_buf()], report_dir).expect("mergeable");
+    let first = &collected.partials[0].result;
+    let manifest = manifest::from_embedded(
+        Path::new(&first.manifest.path),
+        first.manifest.content.clone(),
+    )
+    .expect("the embedded manifest");
+    let partials: Vec<PartialResult> = collected.partials.into_iter().map(|l| l.result).collect();
+    Report::build(&manifest, &partials)
+}
+
+fn options(report: &Report, root: &Path, budget: Budget) -> RenderOptions {
+    RenderOptions {
+        log_root: Some(root.to_path_buf()),
+        budget,
+        ..RenderOptions::for_report(report)
+    }
+}
+
+fn merge_render_benches(c: &mut Criterion) {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let root = dir.path();
+    let artifacts = write_partials(root, 100, 200);
+    let report = merge_report(&artifacts, root);
+    assert_eq!(report.environments.len(), 100);
+    let full = markdown::render(&report, &options(&report, root, Budget::UNLIMITED)).unwrap();
+    let comment = Budget {
+        max_bytes: None,
+        max_chars: Some(65_536),
+    };
+    let cut = markdown::render(&report, &options(&report, root, comment)).unwrap();
+    assert!(
+        full.chars().count() > 65_536,
+        "the budget has something to cut"
+    );
+    assert!(cut.chars().count() <= 65_536, "the budgeted render fits");
+
+    let mut group = c.benchmark_group("merge + render");
+    group.sample_size(10);
+    group.bench_function("merge 100 files (100 environments × 200 checks)", |b| {
+        b.iter(|| merge_report(black_box(&artifacts), root))
+    });
+    group.bench_function("merge + render markdown", |b| {
+        b.iter(|| {
+            let report = merge_report(black_box(&artifacts), root);
+            markdown::render(&report, &options(&report, root, Budget::UNLIMITED)).unwrap()
+        })
+    });
+    group.bench_function("render markdown", |b| {
+        b.iter_batched(
+            || options(&report, root, Budget::UNLIMITED),
+            |options| markdown::render(black_box(&report), &options).unwrap(),
+            BatchSize::SmallInput,
+        )
+    });
+    group.bench_function("render markdown within 65,536 characters", |b| {
+        b.iter_batched(
+            || options(&report, root, comment),
+            |options| markdown::render(black_box(&report), &options).unwrap(),
+            BatchSize::SmallInput,
+        )
+    });
+    group.finish();
+}
+
+criterion_group!(
+    benches,
+    manifest_benches,
+    plan_benches,
+    effectiveness_benches,
+    merge_render_benches
+);
+criterion_main!(benches);
