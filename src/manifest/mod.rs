@@ -8,6 +8,7 @@ mod load;
 pub mod model;
 mod parse;
 pub mod raw;
+pub mod schema;
 pub mod spans;
 pub mod validate;
 

@@ -6,27 +6,38 @@
 //! `#[serde(untagged)]`, which would replace a precise message with "did not match any
 //! variant".
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::fmt;
 use std::time::Duration;
 
+use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 use serde::de::{self, Deserializer, SeqAccess, Visitor};
 use serde::{Deserialize, Serialize};
 
 /// The whole manifest, version 1.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct RawManifest {
+    /// The manifest format version: 1.
+    #[schemars(extend("const" = 1))]
     pub version: u32,
+    /// Where the checks must pass; the order is the column order everywhere.
+    #[schemars(length(min = 1))]
     pub environments: Vec<RawEnvironment>,
+    /// Settings every check takes unless it sets them itself.
     #[serde(default)]
     pub defaults: RawDefaults,
+    /// A limit on the whole run of one environment.
     #[serde(default)]
     pub run_timeout: Option<RawDuration>,
+    /// What commands may do.
     #[serde(default)]
     pub policy: RawPolicy,
+    /// `true`: nothing runs, and the report says SKIPPED.
     #[serde(default)]
     pub skip: bool,
+    /// The checks, in the order they run and are shown.
     #[serde(default)]
     pub checks: Vec<RawCheck>,
 }
@@ -43,121 +54,170 @@ pub const TOP_LEVEL_KEYS: &[&str] = &[
 ];
 
 /// One environment (a column of the matrix, a job of the workflow matrix).
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct RawEnvironment {
+    /// The environment's name; `ALL` is reserved.
+    #[schemars(extend("pattern" = NAME_PATTERN))]
     pub name: String,
+    /// The runner label, or list of labels, `plan --format github` gives the job.
     #[serde(default)]
+    #[schemars(schema_with = "runs_on_schema")]
     pub runs_on: Option<serde_json::Value>,
+    /// The job's container: an image name, or a mapping with `image`.
     #[serde(default)]
+    #[schemars(schema_with = "container_schema")]
     pub container: Option<serde_json::Value>,
+    /// Variables set for every check in this environment.
     #[serde(default)]
     pub env: Option<BTreeMap<String, EnvValue>>,
+    /// The default shell in this environment.
     #[serde(default)]
     pub shell: Option<Shell>,
+    /// How `run` recognises this environment; all conditions given must hold.
     #[serde(default)]
     pub detect: Option<RawDetect>,
 }
 
 /// Conditions that recognise the environment `run` is in; all given must hold.
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct RawDetect {
+    /// The operating system: `linux`, `macos` or `windows`.
     #[serde(default)]
     pub os: Option<String>,
+    /// The CPU architecture, e.g. `x86_64` or `aarch64`.
     #[serde(default)]
     pub arch: Option<String>,
+    /// Variables that must equal these values (`"*"`: be set).
     #[serde(default)]
     pub env: Option<BTreeMap<String, EnvValue>>,
+    /// A path that must exist.
     #[serde(default)]
     pub file: Option<String>,
 }
 
 /// Defaults applied to every check that does not set the key itself.
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct RawDefaults {
+    /// The shell commands run under.
     #[serde(default)]
     pub shell: Option<Shell>,
+    /// The time limit of one check.
     #[serde(default)]
     pub timeout: Option<RawDuration>,
+    /// How long a timed-out check has between SIGTERM and SIGKILL.
     #[serde(default)]
     pub grace: Option<RawDuration>,
+    /// How many times a failing check is run again.
     #[serde(default)]
     pub retries: Option<u32>,
+    /// Whether a failure makes the verdict NOT VERIFIED.
     #[serde(default)]
     pub required: Option<bool>,
+    /// The working folder, relative to the manifest's folder.
     #[serde(default)]
     pub cwd: Option<String>,
+    /// Variables set for every check.
     #[serde(default)]
     pub env: Option<BTreeMap<String, EnvValue>>,
 }
 
 /// What commands may do.
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct RawPolicy {
+    /// Regular expressions; a command matching one is refused.
     #[serde(default)]
     pub deny: Vec<String>,
+    /// `true` lets development servers and watch modes run.
     #[serde(default)]
     pub allow_watch: bool,
 }
 
 /// One check, or (with `item:` instead of `id:`) one item of an `all-of`/`any-of` group.
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct RawCheck {
+    /// The check's id: unique, and what results and signals name it by.
     #[serde(default)]
+    #[schemars(extend("pattern" = NAME_PATTERN))]
     pub id: Option<String>,
+    /// The id of an item inside `all-of` or `any-of` (instead of `id`).
     #[serde(default)]
+    #[schemars(extend("pattern" = NAME_PATTERN))]
     pub item: Option<String>,
+    /// A name for people.
     #[serde(default)]
     pub name: Option<String>,
 
     // The kinds: exactly one must be present.
+    /// A command; passes on the required exit code.
     #[serde(default)]
     pub run: Option<String>,
+    /// A test command, or `auto` to detect it; a test gate that must really run tests.
     #[serde(default)]
     pub test: Option<String>,
+    /// A path or glob that must match at least one path.
     #[serde(default)]
     pub file: Option<String>,
+    /// A path or glob that must match nothing.
     #[serde(default)]
     pub not_file: Option<String>,
+    /// A folder that must have no uncommitted changes and no untracked, non-ignored files.
     #[serde(default)]
     pub git_clean: Option<String>,
+    /// Items (inline checks with `item:`) that must all pass.
     #[serde(default)]
     pub all_of: Option<Vec<RawCheck>>,
+    /// Items (inline checks with `item:`) of which one must pass.
     #[serde(default)]
     pub any_of: Option<Vec<RawCheck>>,
+    /// A statement a person confirms; listed for review, never executed.
     #[serde(default)]
     pub assert: Option<String>,
+    /// A judged quality criterion; listed for review, never executed.
     #[serde(default)]
     pub quality: Option<RawQuality>,
 
+    /// Folders tried in turn for a relative `file` or `not-file` path.
     #[serde(default)]
     pub search: Option<Vec<String>>,
+    /// Where the check applies: `ALL` (the default), a name, or a list of names.
     #[serde(default)]
     pub environment: Option<EnvSelector>,
+    /// The exit code that passes (default 0).
     #[serde(default)]
     pub exit_code: Option<i32>,
+    /// `failure`: passes on any non-zero exit code.
     #[serde(default)]
     pub expect: Option<Expect>,
+    /// What kind of gate the check is; decides how effectiveness is judged.
     #[serde(default)]
     pub gate: Option<Gate>,
+    /// Whether a green run must show it did its work (default true for `test`).
     #[serde(default)]
     pub must_be_effective: Option<bool>,
+    /// Whether a failure makes the verdict NOT VERIFIED (default true).
     #[serde(default)]
     pub required: Option<bool>,
+    /// The time limit of the check.
     #[serde(default)]
     pub timeout: Option<RawDuration>,
+    /// How long a timed-out check has between SIGTERM and SIGKILL.
     #[serde(default)]
     pub grace: Option<RawDuration>,
+    /// How many times a failing check is run again.
     #[serde(default)]
     pub retries: Option<u32>,
+    /// The working folder, relative to the manifest's folder.
     #[serde(default)]
     pub cwd: Option<String>,
+    /// Variables set for this check.
     #[serde(default)]
     pub env: Option<BTreeMap<String, EnvValue>>,
+    /// The shell the command runs under.
     #[serde(default)]
     pub shell: Option<Shell>,
 }
@@ -198,18 +258,21 @@ impl RawCheck {
 }
 
 /// A manual judgment item: listed for review, never executed.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct RawQuality {
+    /// What is judged.
     pub criteria: String,
+    /// The score that passes.
     #[serde(default)]
     pub pass_threshold: Option<f64>,
+    /// What the judgment covers.
     #[serde(default)]
     pub scope: Option<String>,
 }
 
 /// The shell a command runs under.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Shell {
     /// `bash --noprofile --norc -eo pipefail -c CMD`, as GitHub Actions runs `run:` steps.
@@ -238,7 +301,7 @@ impl Shell {
 }
 
 /// What kind of gate a check is; decides how effectiveness is judged.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Deserialize, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Gate {
     Test,
@@ -265,7 +328,7 @@ impl Gate {
 }
 
 /// `expect:` — what outcome passes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Expect {
     /// Passes on the required exit code (the default).
@@ -365,5 +428,75 @@ impl<'de> Deserialize<'de> for EnvValue {
             }
         }
         deserializer.deserialize_any(ValueVisitor)
+    }
+}
+
+/// What environment and check names look like (`ALL` is reserved; validation says so).
+const NAME_PATTERN: &str = "^[A-Za-z0-9][A-Za-z0-9._-]*$";
+
+fn runs_on_schema(_: &mut SchemaGenerator) -> Schema {
+    json_schema!({
+        "description": "The runner label, or list of labels, `plan --format github` gives the job.",
+        "anyOf": [
+            { "type": "string" },
+            { "type": "array", "items": { "type": "string" }, "minItems": 1 },
+            { "type": "null" }
+        ]
+    })
+}
+
+fn container_schema(_: &mut SchemaGenerator) -> Schema {
+    json_schema!({
+        "description": "The job's container: an image name, or a mapping with `image`.",
+        "anyOf": [
+            { "type": "string" },
+            { "type": "object", "required": ["image"], "properties": { "image": { "type": "string" } } },
+            { "type": "null" }
+        ]
+    })
+}
+
+impl JsonSchema for RawDuration {
+    fn schema_name() -> Cow<'static, str> {
+        "Duration".into()
+    }
+
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({
+            "description": "A duration such as \"90s\", \"10m\" or \"1h 30m\", or a number of seconds.",
+            "anyOf": [
+                { "type": "string", "minLength": 1 },
+                { "type": "integer", "minimum": 0 }
+            ]
+        })
+    }
+}
+
+impl JsonSchema for EnvSelector {
+    fn schema_name() -> Cow<'static, str> {
+        "EnvironmentSelector".into()
+    }
+
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({
+            "description": "`ALL`, an environment name, or a list of environment names.",
+            "anyOf": [
+                { "type": "string" },
+                { "type": "array", "items": { "type": "string" } }
+            ]
+        })
+    }
+}
+
+impl JsonSchema for EnvValue {
+    fn schema_name() -> Cow<'static, str> {
+        "EnvValue".into()
+    }
+
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({
+            "description": "A variable's value; numbers and booleans are taken as their text.",
+            "type": ["string", "number", "boolean"]
+        })
     }
 }

@@ -1,0 +1,64 @@
+//! The manifest's JSON Schema, generated from the serde types that parse it
+//! ([`super::raw`]), for editors: the YAML language server completes keys, shows the doc
+//! comments as hover text and flags unknown keys as the parser would.
+//!
+//! The schema describes the shape; some rules only validation knows (one kind per check,
+//! ids unique, environment names that exist) are not in it.
+
+use schemars::generate::SchemaSettings;
+use serde_json::Value;
+
+use super::raw::RawManifest;
+
+/// The JSON Schema (draft-07, which editors support best) of `verify-matrix.yml`.
+pub fn json_schema() -> Value {
+    let generator = SchemaSettings::draft07().into_generator();
+    let schema = generator.into_root_schema_for::<RawManifest>();
+    let mut value = schema.to_value();
+    if let Some(object) = value.as_object_mut() {
+        object.insert(
+            "title".to_owned(),
+            Value::from("verify-matrix.yml (cargo verify-matrix manifest, version 1)"),
+        );
+    }
+    value
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_schema_names_every_top_level_key_and_refuses_others() {
+        let schema = json_schema();
+        let properties = schema["properties"].as_object().unwrap();
+        let keys: Vec<&str> = properties.keys().map(String::as_str).collect();
+        let mut expected = super::super::raw::TOP_LEVEL_KEYS.to_vec();
+        expected.sort_unstable();
+        let mut keys = keys;
+        keys.sort_unstable();
+        assert_eq!(keys, expected);
+        assert_eq!(schema["additionalProperties"], false);
+        assert_eq!(
+            schema["required"],
+            serde_json::json!(["version", "environments"])
+        );
+    }
+
+    #[test]
+    fn check_keys_are_kebab_case_with_descriptions() {
+        let schema = json_schema();
+        let check = &schema["definitions"]["RawCheck"]["properties"];
+        for key in [
+            "not-file",
+            "git-clean",
+            "all-of",
+            "must-be-effective",
+            "exit-code",
+        ] {
+            let description = check[key]["description"].as_str().unwrap_or_default();
+            assert!(!description.is_empty(), "{key} has a description");
+        }
+        assert!(check.get("not_file").is_none());
+    }
+}
