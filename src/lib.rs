@@ -17,6 +17,7 @@
 
 pub mod cli;
 pub mod exit_code;
+pub mod init;
 pub mod manifest;
 pub mod plan;
 pub mod publish;

@@ -74,6 +74,24 @@ pub enum Command {
     ValidateSignal(ValidateSignalArgs),
     /// Run one command as a verification worker; print exactly one JSON result object
     Exec(ExecArgs),
+    /// Write a starter verify-matrix.yml and GitHub workflow detected from the repository
+    Init(InitArgs),
+    /// Print the manifest's JSON Schema (for editors' YAML language servers)
+    Schema,
+}
+
+/// `init`.
+#[derive(Debug, Args)]
+pub struct InitArgs {
+    /// The repository folder to set up
+    #[arg(long, value_name = "DIR", default_value = ".")]
+    pub dir: PathBuf,
+    /// Overwrite verify-matrix.yml and the workflow if they exist
+    #[arg(long)]
+    pub force: bool,
+    /// Write only verify-matrix.yml, no workflow
+    #[arg(long)]
+    pub no_workflow: bool,
 }
 
 /// `exec`.

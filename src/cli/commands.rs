@@ -38,6 +38,8 @@ pub fn dispatch(cli: Cli) -> Result<i32, Error> {
         Some(Command::Publish(args)) => super::publish::publish_cmd(&cli.global, &args),
         Some(Command::Report(args)) => super::publish::report_cmd(&cli.global, &args),
         Some(Command::Exec(args)) => super::exec::exec_cmd(&args),
+        Some(Command::Init(args)) => super::init::init_cmd(cli.global.quiet, &args),
+        Some(Command::Schema) => super::init::schema_cmd(),
         None => run_cmd(&cli.global, &cli.run),
     }
 }
@@ -183,6 +185,8 @@ fn run_cmd(global: &GlobalArgs, args: &RunArgs) -> Result<i32, Error> {
         ..RenderOptions::for_report(&report)
     };
     print_stdout(&render::render(&report, Format::Table, &options)?)?;
+    // The Action's `verdict` output for this leg.
+    write_github_output("verdict", report.verdict.as_str())?;
     if !quiet {
         for env in &names {
             eprintln!(

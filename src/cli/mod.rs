@@ -5,6 +5,7 @@ mod color;
 mod commands;
 mod error;
 mod exec;
+mod init;
 mod live;
 mod publish;
 mod signal;

@@ -1,0 +1,77 @@
+//! `init` and `schema`.
+
+use std::path::PathBuf;
+
+use super::args::InitArgs;
+use super::{Error, print_stdout};
+use crate::exit_code;
+use crate::init::{self, MANIFEST_PATH, WORKFLOW, WORKFLOW_PATH};
+
+/// Writes the starter manifest (and workflow); refuses to overwrite either without
+/// `--force`, before writing anything.
+#[allow(clippy::print_stderr)]
+pub(super) fn init_cmd(quiet: bool, args: &InitArgs) -> Result<i32, Error> {
+    if !args.dir.is_dir() {
+        return Err(Error::Usage(format!(
+            "`{}` is not a folder",
+            args.dir.display()
+        )));
+    }
+    let project = init::detect(&args.dir);
+    let mut files: Vec<(PathBuf, String)> =
+        vec![(args.dir.join(MANIFEST_PATH), init::manifest_text(&project))];
+    if !args.no_workflow {
+        files.push((args.dir.join(WORKFLOW_PATH), WORKFLOW.to_owned()));
+    }
+    if !args.force {
+        let existing: Vec<String> = files
+            .iter()
+            .filter(|(path, _)| path.exists())
+            .map(|(path, _)| format!("`{}`", path.display()))
+            .collect();
+        if !existing.is_empty() {
+            return Err(Error::Usage(format!(
+                "{} already exist{}; nothing was written (--force overwrites)",
+                existing.join(" and "),
+                if existing.len() == 1 { "s" } else { "" }
+            )));
+        }
+    }
+    for (path, text) in &files {
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).map_err(|source| Error::Io {
+                context: format!("cannot create `{}`", parent.display()),
+                source,
+            })?;
+        }
+        std::fs::write(path, text).map_err(|source| Error::Io {
+            context: format!("cannot write `{}`", path.display()),
+            source,
+        })?;
+    }
+    if !quiet {
+        let found = project.describe();
+        if found.is_empty() {
+            eprintln!(
+                "found no Cargo.toml, package.json, pyproject.toml or go.mod: add your checks"
+            );
+        } else {
+            eprintln!("found {}", found.join(", "));
+        }
+        for (path, _) in &files {
+            eprintln!("wrote {}", path.display());
+        }
+        eprintln!(
+            "next: `cargo verify-matrix plan` shows the matrix, `cargo verify-matrix` runs it here"
+        );
+    }
+    Ok(exit_code::OK)
+}
+
+/// Prints the manifest's JSON Schema.
+pub(super) fn schema_cmd() -> Result<i32, Error> {
+    let schema = crate::manifest::schema::json_schema();
+    let text = serde_json::to_string_pretty(&schema).unwrap_or_default();
+    print_stdout(&(text + "\n"))?;
+    Ok(exit_code::OK)
+}

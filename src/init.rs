@@ -1,0 +1,331 @@
+//! `init`: a starter `verify-matrix.yml` detected from the repository, and the
+//! three-job workflow that runs it.
+//!
+//! Detection looks at the files at the repository's top: a Cargo workspace (through
+//! `cargo metadata`, so a virtual workspace counts its members), `package.json` (its
+//! scripts and lock file), `pyproject.toml` / `pytest.ini` / `setup.cfg`, and `go.mod`.
+//! Each ecosystem found contributes its usual checks; nothing found gives a manifest with
+//! one real check (a clean git tree) and commented examples.
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+/// The workflow `init` writes: the basic three-job workflow of README, the same file the
+/// repository keeps (and lints) under `fixtures/workflows/`.
+pub const WORKFLOW: &str = include_str!("../fixtures/workflows/verify-matrix.yml");
+
+/// Where `init` writes, relative to the repository.
+pub const MANIFEST_PATH: &str = "verify-matrix.yml";
+/// Where `init` writes the workflow, relative to the repository.
+pub const WORKFLOW_PATH: &str = ".github/workflows/verify-matrix.yml";
+
+/// What was found in the repository.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Project {
+    /// A Cargo package or workspace: how many members.
+    pub cargo: Option<usize>,
+    /// A Node package: its package manager and the scripts it defines.
+    pub node: Option<Node>,
+    /// A Python project: whether ruff is configured.
+    pub python: Option<Python>,
+    /// A Go module.
+    pub go: bool,
+}
+
+/// A `package.json`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Node {
+    /// `npm`, `pnpm` or `yarn`, from the lock file.
+    pub manager: &'static str,
+    /// The scripts among `lint`, `typecheck`, `build`, `test` it defines (npm's
+    /// placeholder `test` script does not count).
+    pub scripts: Vec<&'static str>,
+}
+
+/// A Python project.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Python {
+    pub ruff: bool,
+}
+
+impl Project {
+    /// Names of what was found, for people.
+    pub fn describe(&self) -> Vec<String> {
+        let mut found = Vec::new();
+        match self.cargo {
+            Some(1) => found.push("a Cargo package".to_owned()),
+            Some(n) => found.push(format!("a Cargo workspace of {n} packages")),
+            None => {}
+        }
+        if let Some(node) = &self.node {
+            found.push(format!("a Node package ({})", node.manager));
+        }
+        if self.python.is_some() {
+            found.push("a Python project".to_owned());
+        }
+        if self.go {
+            found.push("a Go module".to_owned());
+        }
+        found
+    }
+}
+
+/// Looks at `dir` (the repository's top folder).
+pub fn detect(dir: &Path) -> Project {
+    Project {
+        cargo: detect_cargo(dir),
+        node: detect_node(dir),
+        python: detect_python(dir),
+        go: dir.join("go.mod").is_file(),
+    }
+}
+
+fn detect_cargo(dir: &Path) -> Option<usize> {
+    let manifest = dir.join("Cargo.toml");
+    if !manifest.is_file() {
+        return None;
+    }
+    // `--no-deps` resolves nothing and needs no network; a Cargo.toml cargo cannot read
+    // still counts as one package (the checks will say what is wrong with it).
+    let members = cargo_metadata::MetadataCommand::new()
+        .manifest_path(&manifest)
+        .no_deps()
+        .exec()
+        .map(|m| m.workspace_members.len())
+        .unwrap_or(1);
+    Some(members.max(1))
+}
+
+fn detect_node(dir: &Path) -> Option<Node> {
+    let text = std::fs::read_to_string(dir.join("package.json")).ok()?;
+    let package: serde_json::Value = serde_json::from_str(&text).unwrap_or_default();
+    let defined = |name: &str| {
+        package["scripts"][name]
+            .as_str()
+            .is_some_and(|s| !s.contains("no test specified"))
+    };
+    let scripts = ["lint", "typecheck", "build", "test"]
+        .into_iter()
+        .filter(|s| defined(s))
+        .collect();
+    let manager = if dir.join("pnpm-lock.yaml").is_file() {
+        "pnpm"
+    } else if dir.join("yarn.lock").is_file() {
+        "yarn"
+    } else {
+        "npm"
+    };
+    Some(Node { manager, scripts })
+}
+
+fn detect_python(dir: &Path) -> Option<Python> {
+    let pyproject = std::fs::read_to_string(dir.join("pyproject.toml")).unwrap_or_default();
+    let found = !pyproject.is_empty()
+        || dir.join("pytest.ini").is_file()
+        || dir.join("setup.cfg").is_file()
+        || dir.join("setup.py").is_file();
+    found.then(|| Python {
+        ruff: pyproject.contains("[tool.ruff") || dir.join("ruff.toml").is_file(),
+    })
+}
+
+/// The starter manifest for `project`, commented for people who have not read the
+/// documentation.
+pub fn manifest_text(project: &Project) -> String {
+    let mut text = String::from(
+        "# verify-matrix.yml: the checks a pull request must pass, and the environments it\n\
+         # must pass them in. Written by `cargo verify-matrix init`; edit freely.\n\
+         #   cargo verify-matrix plan     the (check × environment) matrix\n\
+         #   cargo verify-matrix          run this environment's checks\n\
+         # Every key: `cargo verify-matrix schema` prints the JSON Schema (for editors).\n\
+         version: 1\n\
+         \n\
+         # Each environment is one job of the workflow's matrix (`runs-on`, `container`),\n\
+         # and `detect` tells `cargo verify-matrix` on a machine which one it is in.\n\
+         environments:\n\
+         \x20 - name: linux\n\
+         \x20   runs-on: ubuntu-latest\n\
+         \x20   detect: { os: linux }\n\
+         \x20 # - name: macos\n\
+         \x20 #   runs-on: macos-latest\n\
+         \x20 #   detect: { os: macos }\n\
+         \x20 # - name: windows\n\
+         \x20 #   runs-on: windows-latest\n\
+         \x20 #   detect: { os: windows }\n\
+         \n\
+         defaults:\n\
+         \x20 timeout: 30m\n\
+         \n\
+         # Checks run in this order. `run:` passes on exit code 0; `test:` must also show\n\
+         # that tests really ran; `gate:` says what kind of check it is.\n\
+         checks:\n",
+    );
+    let mut any = false;
+    if let Some(members) = project.cargo {
+        any = true;
+        let workspace = if members > 1 { " --workspace" } else { "" };
+        writeln!(
+            text,
+            "  # Rust\n\
+             \x20 - id: fmt\n\
+             \x20   name: Formatting\n\
+             \x20   run: cargo fmt --all --check\n\
+             \x20   gate: format\n\
+             \x20 - id: clippy\n\
+             \x20   name: Clippy, warnings denied\n\
+             \x20   run: cargo clippy{workspace} --all-targets -- -D warnings\n\
+             \x20   gate: lint\n\
+             \x20 - id: tests\n\
+             \x20   name: Tests\n\
+             \x20   test: cargo test{workspace}"
+        )
+        .expect("writing to a String");
+    }
+    if let Some(node) = &project.node {
+        any = true;
+        let manager = node.manager;
+        let install = match manager {
+            "pnpm" => "pnpm install --frozen-lockfile",
+            "yarn" => "yarn install --frozen-lockfile",
+            _ => "npm ci",
+        };
+        writeln!(
+            text,
+            "  # Node ({manager})\n\
+             \x20 - id: {manager}-install\n\
+             \x20   name: Install dependencies\n\
+             \x20   run: {install}\n\
+             \x20   gate: build"
+        )
+        .expect("writing to a String");
+        for script in &node.scripts {
+            let gate = match *script {
+                "lint" => "lint",
+                "typecheck" => "typecheck",
+                "build" => "build",
+                _ => "test",
+            };
+            let key = if gate == "test" { "test" } else { "run" };
+            let command = match (manager, *script) {
+                ("npm", "test") => "npm test".to_owned(),
+                ("yarn", s) => format!("yarn {s}"),
+                (m, s) => format!("{m} run {s}"),
+            };
+            writeln!(text, "  - id: {manager}-{script}\n    {key}: {command}").unwrap();
+            if key == "run" {
+                writeln!(text, "    gate: {gate}").unwrap();
+            }
+        }
+    }
+    if let Some(python) = &project.python {
+        any = true;
+        text.push_str("  # Python\n");
+        if python.ruff {
+            text.push_str("  - id: ruff\n    run: ruff check .\n    gate: lint\n");
+        }
+        text.push_str("  - id: pytest\n    test: python -m pytest\n");
+    }
+    if project.go {
+        any = true;
+        text.push_str(
+            "  # Go\n\
+             \x20 - id: gofmt\n\
+             \x20   run: test -z \"$(gofmt -l .)\"\n\
+             \x20   gate: format\n\
+             \x20 - id: go-vet\n\
+             \x20   run: go vet ./...\n\
+             \x20   gate: lint\n\
+             \x20 - id: go-test\n\
+             \x20   test: go test ./...\n",
+        );
+    }
+    if !any {
+        text.push_str(
+            "  # No Cargo.toml, package.json, pyproject.toml or go.mod was found: add your\n\
+             \x20 # build, lint and test commands here, e.g.\n\
+             \x20 # - id: tests\n\
+             \x20 #   test: make test\n",
+        );
+    }
+    text.push_str(
+        "  # Nothing the checks did may be left uncommitted.\n\
+         \x20 - id: tree-clean\n\
+         \x20   name: No uncommitted changes\n\
+         \x20   git-clean: .\n\
+         \x20   required: false\n",
+    );
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> crate::manifest::Manifest {
+        crate::manifest::from_yaml_text(Path::new("verify-matrix.yml"), text)
+            .unwrap_or_else(|e| panic!("{e}\n{text}"))
+    }
+
+    fn ids(text: &str) -> Vec<String> {
+        parse(text)
+            .checks
+            .iter()
+            .map(|c| c.id.as_str().to_owned())
+            .collect()
+    }
+
+    #[test]
+    fn every_combination_of_ecosystems_gives_a_valid_manifest() {
+        let node = |manager| Node {
+            manager,
+            scripts: vec!["lint", "typecheck", "build", "test"],
+        };
+        let everything = Project {
+            cargo: Some(3),
+            node: Some(node("yarn")),
+            python: Some(Python { ruff: true }),
+            go: true,
+        };
+        assert_eq!(
+            ids(&manifest_text(&everything)),
+            [
+                "fmt",
+                "clippy",
+                "tests",
+                "yarn-install",
+                "yarn-lint",
+                "yarn-typecheck",
+                "yarn-build",
+                "yarn-test",
+                "ruff",
+                "pytest",
+                "gofmt",
+                "go-vet",
+                "go-test",
+                "tree-clean"
+            ]
+        );
+        for manager in ["npm", "pnpm"] {
+            let project = Project {
+                node: Some(node(manager)),
+                ..Project::default()
+            };
+            parse(&manifest_text(&project));
+        }
+        assert_eq!(ids(&manifest_text(&Project::default())), ["tree-clean"]);
+    }
+
+    #[test]
+    fn a_single_package_is_not_tested_as_a_workspace() {
+        let one = manifest_text(&Project {
+            cargo: Some(1),
+            ..Project::default()
+        });
+        assert!(one.contains("test: cargo test\n"), "{one}");
+        let many = manifest_text(&Project {
+            cargo: Some(2),
+            ..Project::default()
+        });
+        assert!(many.contains("test: cargo test --workspace\n"), "{many}");
+    }
+}
