@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# The Action's plan, run and report steps. Inputs arrive as environment variables
+# (never interpolated into this text); outputs go to $GITHUB_OUTPUT. Written for bash
+# 3.2 too (macOS's /bin/bash).
+#   plan    matrix        (written by `plan --format github` itself)
+#   run     verdict, out  (the folder uploaded as the artifact `<prefix>-<environment>`)
+#   report  verdict, report (written by `report`), report-path
+set -euo pipefail
+
+manifest=()
+[ -n "${VERIFY_MATRIX_MANIFEST:-}" ] && manifest=(--manifest "$VERIFY_MATRIX_MANIFEST")
+
+case "$1" in
+    plan)
+        cargo-verify-matrix ${manifest[@]+"${manifest[@]}"} plan --format github
+        ;;
+    run)
+        env=${VERIFY_MATRIX_ENVIRONMENT:-}
+        [ -n "$env" ] || { echo "::error title=cargo verify-matrix::input \`environment\` is required for \`command: run\`"; exit 2; }
+        out="${RUNNER_TEMP:?}/verify-matrix-results/$env"
+        echo "out=$out" >>"$GITHUB_OUTPUT"
+        cargo-verify-matrix ${manifest[@]+"${manifest[@]}"} run --env "$env" --jobs "${VERIFY_MATRIX_JOBS:-1}" --out "$out"
+        ;;
+    report)
+        artifacts=${VERIFY_MATRIX_ARTIFACTS:?}
+        report="${RUNNER_TEMP:?}/verify-matrix-report.json"
+        echo "report-path=$report" >>"$GITHUB_OUTPUT"
+        cargo-verify-matrix ${manifest[@]+"${manifest[@]}"} report --to "${VERIFY_MATRIX_POST:-summary}" --out "$report" "$artifacts"
+        ;;
+    *)
+        echo "::error title=cargo verify-matrix::unknown command \`$1\`"
+        exit 2
+        ;;
+esac
