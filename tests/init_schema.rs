@@ -124,6 +124,14 @@ fn init(project: &Project, args: &[&str]) -> std::process::Output {
     project.std_cmd().arg("init").args(args).output().unwrap()
 }
 
+/// `init ARGS`, which must succeed; what it printed to stderr.
+fn init_ok(project: &Project, args: &[&str]) -> String {
+    let out = init(project, args);
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    stderr
+}
+
 #[test]
 fn init_in_a_cargo_workspace_writes_a_manifest_that_plans_and_the_workflow() {
     let project = Project::empty();
@@ -138,9 +146,7 @@ fn init_in_a_cargo_workspace_writes_a_manifest_that_plans_and_the_workflow() {
         );
         project.write(&format!("{member}/src/lib.rs"), "");
     }
-    let out = init(&project, &[]);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let stderr = init_ok(&project, &[]);
     assert!(
         stderr.contains("found a Cargo workspace of 2 packages"),
         "{stderr}"
@@ -203,13 +209,7 @@ fn init_refuses_to_overwrite_without_force_and_writes_nothing() {
         "mine\n"
     );
 
-    let out = init(&project, &["--force"]);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    init_ok(&project, &["--force"]);
     assert!(
         project
             .read("verify-matrix.yml")
@@ -229,13 +229,7 @@ fn init_detects_node_scripts_and_the_package_manager() {
         r#"{"name": "p", "scripts": {"test": "vitest run", "lint": "eslint .", "start": "node ."}}"#,
     );
     project.write("pnpm-lock.yaml", "lockfileVersion: '9.0'\n");
-    let out = init(&project, &["--no-workflow"]);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    init_ok(&project, &["--no-workflow"]);
     assert!(
         !project.path().join(".github").exists(),
         "--no-workflow writes no workflow"

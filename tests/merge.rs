@@ -3,8 +3,6 @@
 
 mod common;
 
-use std::path::Path;
-
 use common::Project;
 use predicates::prelude::*;
 use serde_json::Value;
@@ -99,7 +97,7 @@ fn every_artifact_layout_gives_the_same_report() {
     let flat = project.path().join("flat");
     std::fs::create_dir_all(&flat).unwrap();
     for env in ["a", "b"] {
-        copy_dir(
+        common::copy_dir(
             &project
                 .path()
                 .join(format!("artifacts/verify-matrix-{env}")),
@@ -138,18 +136,6 @@ fn every_artifact_layout_gives_the_same_report() {
     assert_eq!(nested, strip(report(&project, "files.json")));
 }
 
-fn copy_dir(from: &Path, to: &Path) {
-    for entry in walkdir::WalkDir::new(from) {
-        let entry = entry.unwrap();
-        let target = to.join(entry.path().strip_prefix(from).unwrap());
-        if entry.file_type().is_dir() {
-            std::fs::create_dir_all(&target).unwrap();
-        } else {
-            std::fs::copy(entry.path(), &target).unwrap();
-        }
-    }
-}
-
 #[test]
 fn all_environments_passing_is_verified_and_exit_0() {
     let project = Project::new(
@@ -179,7 +165,7 @@ fn only_missing_environments_is_exit_3() {
 #[test]
 fn identical_duplicates_count_once() {
     let project = artifacts();
-    copy_dir(
+    common::copy_dir(
         &project.path().join("artifacts/verify-matrix-a"),
         &project.path().join("artifacts/retry-a"),
     );

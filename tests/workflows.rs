@@ -8,7 +8,7 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
 
 use common::{Project, repo_root};
@@ -175,20 +175,6 @@ fn output<'a>(outputs: &'a [(String, String)], name: &str) -> &'a str {
         .unwrap_or_else(|| panic!("no step output {name} in {outputs:?}"))
 }
 
-/// What upload-artifact and download-artifact do: the folder `from` becomes
-/// `<artifacts>/<name>/`.
-fn transfer(from: &Path, to: &Path) {
-    for entry in walkdir::WalkDir::new(from) {
-        let entry = entry.unwrap();
-        let target = to.join(entry.path().strip_prefix(from).unwrap());
-        if entry.file_type().is_dir() {
-            std::fs::create_dir_all(&target).unwrap();
-        } else {
-            std::fs::copy(entry.path(), &target).unwrap();
-        }
-    }
-}
-
 #[tokio::test(flavor = "multi_thread")]
 async fn the_three_jobs_plan_run_and_report_through_the_actions_step_script() {
     let project = Project::empty();
@@ -221,7 +207,7 @@ async fn the_three_jobs_plan_run_and_report_through_the_actions_step_script() {
         assert_eq!(output(&leg, "verdict"), verdict);
         let out = PathBuf::from(output(&leg, "out"));
         assert!(out.join(format!("verify-matrix-{env}.json")).is_file());
-        transfer(&out, &artifacts.join(format!("verify-matrix-{env}")));
+        common::copy_dir(&out, &artifacts.join(format!("verify-matrix-{env}")));
     }
 
     // Job 3: report, against a GitHub stand-in.

@@ -253,3 +253,17 @@ pub fn sample_partial(
         checks,
     }
 }
+
+/// Copies the folder `from` to `to`, recursively (as an artifact upload and download
+/// would move it).
+pub fn copy_dir(from: &Path, to: &Path) {
+    for entry in walkdir::WalkDir::new(from) {
+        let entry = entry.unwrap();
+        let target = to.join(entry.path().strip_prefix(from).unwrap());
+        if entry.file_type().is_dir() {
+            std::fs::create_dir_all(&target).unwrap();
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
