@@ -6,12 +6,17 @@
 mod common;
 #[path = "common/openapi.rs"]
 mod openapi;
+#[path = "common/stand_in.rs"]
+mod stand_in;
 
 use std::process::Output;
 
 use common::Project;
 use serde_json::{Value, json};
-use wiremock::matchers::{method, path, query_param};
+use stand_in::{
+    COMMENTS, accept_check_run, accept_comment, comment, comments_page, installation_token,
+};
+use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer, Request, ResponseTemplate};
 
 const TOKEN: &str = "ghs_TestTokenThatMustNeverBeShown0123456789";
@@ -19,7 +24,6 @@ const TOKEN: &str = "ghs_TestTokenThatMustNeverBeShown0123456789";
 const HEAD: &str = "1111111111111111111111111111111111111111";
 /// The merge commit GitHub sets as GITHUB_SHA on pull_request events.
 const MERGE: &str = "2222222222222222222222222222222222222222";
-const COMMENTS: &str = "/repos/o/r/issues/12/comments";
 const MARKER: &str = "<!-- cargo-verify-matrix:verify-matrix.yml -->";
 
 const MANIFEST: &str = "version: 1
@@ -151,58 +155,6 @@ fn writes(all: &[(String, String, Value)]) -> Vec<(String, String, Value)> {
 
 fn listing(page: u32) -> String {
     format!("{COMMENTS}?per_page=100&page={page}")
-}
-
-/// A comment as GitHub lists it.
-fn comment(id: u64, login: &str, body: &str, created_at: &str) -> Value {
-    json!({
-        "id": id, "body": body, "user": {"login": login, "type": "Bot"},
-        "created_at": created_at,
-        "html_url": format!("https://github.com/o/r/pull/12#issuecomment-{id}"),
-    })
-}
-
-/// GET /user as an installation token sees it.
-async fn installation_token(server: &MockServer) {
-    Mock::given(method("GET"))
-        .and(path("/user"))
-        .respond_with(
-            ResponseTemplate::new(403)
-                .set_body_json(json!({"message": "Resource not accessible by integration"})),
-        )
-        .mount(server)
-        .await;
-}
-
-async fn comments_page(server: &MockServer, page: u32, comments: Value) {
-    Mock::given(method("GET"))
-        .and(path(COMMENTS))
-        .and(query_param("page", page.to_string()))
-        .respond_with(ResponseTemplate::new(200).set_body_json(comments))
-        .mount(server)
-        .await;
-}
-
-async fn accept_comment(server: &MockServer) {
-    Mock::given(method("POST"))
-        .and(path(COMMENTS))
-        .respond_with(ResponseTemplate::new(201).set_body_json(comment(
-            900,
-            "github-actions[bot]",
-            "",
-            "2026-11-21T15:00:00Z",
-        )))
-        .mount(server)
-        .await;
-}
-
-/// A check-run create that succeeds, under the API root `prefix`.
-async fn accept_check_run(server: &MockServer, prefix: &str, id: u64) {
-    Mock::given(method("POST"))
-        .and(path(format!("{prefix}/repos/o/r/check-runs")))
-        .respond_with(ResponseTemplate::new(201).set_body_json(json!({ "id": id })))
-        .mount(server)
-        .await;
 }
 
 /// The body the first post sends, with the job summary written alongside.

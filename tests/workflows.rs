@@ -7,14 +7,16 @@
 //! fails these tests, it never skips them.
 
 mod common;
+#[path = "common/stand_in.rs"]
+mod stand_in;
 
 use std::path::PathBuf;
 use std::process::Command;
 
 use common::{Project, repo_root};
 use serde_json::{Value, json};
-use wiremock::matchers::{method, path};
-use wiremock::{Mock, MockServer, ResponseTemplate};
+use stand_in::{COMMENTS, accept_check_run, accept_comment, comments_page, installation_token};
+use wiremock::MockServer;
 
 /// Runs a validator; a validator that cannot be started is a failure with the fix.
 fn validator(program: &str, args: &[&str], files: &[PathBuf]) -> std::process::Output {
@@ -212,26 +214,10 @@ async fn the_three_jobs_plan_run_and_report_through_the_actions_step_script() {
 
     // Job 3: report, against a GitHub stand-in.
     let server = MockServer::start().await;
-    Mock::given(method("GET"))
-        .and(path("/user"))
-        .respond_with(ResponseTemplate::new(403).set_body_json(json!({"message": "no"})))
-        .mount(&server)
-        .await;
-    Mock::given(method("GET"))
-        .and(path("/repos/o/r/issues/12/comments"))
-        .respond_with(ResponseTemplate::new(200).set_body_json(json!([])))
-        .mount(&server)
-        .await;
-    Mock::given(method("POST"))
-        .and(path("/repos/o/r/issues/12/comments"))
-        .respond_with(ResponseTemplate::new(201).set_body_json(json!({"id": 1, "body": ""})))
-        .mount(&server)
-        .await;
-    Mock::given(method("POST"))
-        .and(path("/repos/o/r/check-runs"))
-        .respond_with(ResponseTemplate::new(201).set_body_json(json!({"id": 2})))
-        .mount(&server)
-        .await;
+    installation_token(&server).await;
+    comments_page(&server, 1, json!([])).await;
+    accept_comment(&server).await;
+    accept_check_run(&server, "", 2).await;
     let uri = server.uri();
     let report = tokio::task::spawn_blocking({
         let inputs = vec![
@@ -266,7 +252,7 @@ async fn the_three_jobs_plan_run_and_report_through_the_actions_step_script() {
         .collect();
     assert_eq!(posts.len(), 2, "{posts:#?}");
     let comment = posts[0].1["body"].as_str().unwrap();
-    assert_eq!(posts[0].0, "/repos/o/r/issues/12/comments");
+    assert_eq!(posts[0].0, COMMENTS);
     for line in [
         "| unit | linux | 0 | PASS |",
         "| unit | arm | 0 | PASS |",

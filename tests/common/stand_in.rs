@@ -1,0 +1,63 @@
+//! GitHub stand-ins shared by the publishing tests: the answers the real API gives to
+//! what `publish` asks, for repository o/r and pull request 12.
+
+#![allow(dead_code)]
+
+use serde_json::{Value, json};
+use wiremock::matchers::{method, path, query_param};
+use wiremock::{Mock, MockServer, ResponseTemplate};
+
+/// Pull request 12's comments.
+pub const COMMENTS: &str = "/repos/o/r/issues/12/comments";
+
+/// A comment as GitHub lists it.
+pub fn comment(id: u64, login: &str, body: &str, created_at: &str) -> Value {
+    json!({
+        "id": id, "body": body, "user": {"login": login, "type": "Bot"},
+        "created_at": created_at,
+        "html_url": format!("https://github.com/o/r/pull/12#issuecomment-{id}"),
+    })
+}
+
+/// GET /user as an installation token sees it.
+pub async fn installation_token(server: &MockServer) {
+    Mock::given(method("GET"))
+        .and(path("/user"))
+        .respond_with(
+            ResponseTemplate::new(403)
+                .set_body_json(json!({"message": "Resource not accessible by integration"})),
+        )
+        .mount(server)
+        .await;
+}
+
+pub async fn comments_page(server: &MockServer, page: u32, comments: Value) {
+    Mock::given(method("GET"))
+        .and(path(COMMENTS))
+        .and(query_param("page", page.to_string()))
+        .respond_with(ResponseTemplate::new(200).set_body_json(comments))
+        .mount(server)
+        .await;
+}
+
+pub async fn accept_comment(server: &MockServer) {
+    Mock::given(method("POST"))
+        .and(path(COMMENTS))
+        .respond_with(ResponseTemplate::new(201).set_body_json(comment(
+            900,
+            "github-actions[bot]",
+            "",
+            "2026-11-21T15:00:00Z",
+        )))
+        .mount(server)
+        .await;
+}
+
+/// A check-run create that succeeds, under the API root `prefix`.
+pub async fn accept_check_run(server: &MockServer, prefix: &str, id: u64) {
+    Mock::given(method("POST"))
+        .and(path(format!("{prefix}/repos/o/r/check-runs")))
+        .respond_with(ResponseTemplate::new(201).set_body_json(json!({ "id": id })))
+        .mount(server)
+        .await;
+}
