@@ -201,12 +201,9 @@ fn write_partials(root: &Path, envs: usize, checks: usize) -> PathBuf {
 /// embeds, build the report.
 fn merge_report(artifacts: &Path, report_dir: &Path) -> Report {
     let collected = merge::collect(&[artifacts.to_path_buf()], report_dir).expect("mergeable");
-    let first = &collected.partials[0].result;
-    let manifest = manifest::from_embedded(
-        Path::new(&first.manifest.path),
-        first.manifest.content.clone(),
-    )
-    .expect("the embedded manifest");
+    let manifest = collected.partials[0]
+        .embedded_manifest()
+        .expect("the embedded manifest");
     let partials: Vec<PartialResult> = collected.partials.into_iter().map(|l| l.result).collect();
     Report::build(&manifest, &partials)
 }

@@ -416,18 +416,16 @@ pub(super) fn parent_dir(path: &Path) -> PathBuf {
 /// embedded in the results. Every result must come from the same manifest.
 fn manifest_for(global: &GlobalArgs, partials: &[merge::Loaded]) -> Result<Manifest, Error> {
     // `merge::collect` has checked that every result names the same digest.
+    let loaded = partials
+        .first()
+        .ok_or_else(|| Error::Usage("no result files given".to_owned()))?;
     let merge::Loaded {
         path: first_path,
         result: first,
-    } = partials
-        .first()
-        .ok_or_else(|| Error::Usage("no result files given".to_owned()))?;
+    } = loaded;
     let manifest = match &global.manifest {
         Some(path) => manifest::load(Some(path), &current_dir()?)?,
-        None => manifest::from_embedded(
-            Path::new(&first.manifest.path),
-            first.manifest.content.clone(),
-        )?,
+        None => loaded.embedded_manifest()?,
     };
     if manifest.digest != first.manifest.digest {
         return Err(Error::InvalidInput(format!(

@@ -11,6 +11,8 @@ use std::path::{Component, Path, PathBuf};
 
 use walkdir::WalkDir;
 
+use crate::manifest::{self, Manifest, ManifestError};
+
 use super::io::{Probe, ResultFileError, read_bounded};
 use super::schema::PartialResult;
 
@@ -19,6 +21,16 @@ use super::schema::PartialResult;
 pub struct Loaded {
     pub path: PathBuf,
     pub result: PartialResult,
+}
+
+impl Loaded {
+    /// The manifest this result embeds (the one it was run from), validated again.
+    pub fn embedded_manifest(&self) -> Result<Manifest, ManifestError> {
+        manifest::from_embedded(
+            Path::new(&self.result.manifest.path),
+            self.result.manifest.content.clone(),
+        )
+    }
 }
 
 /// What `collect` found.
