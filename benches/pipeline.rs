@@ -19,7 +19,7 @@ use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_mai
 
 use cargo_verify_matrix::manifest::{self, Gate, Manifest};
 use cargo_verify_matrix::plan;
-use cargo_verify_matrix::render::{Budget, RenderOptions, markdown};
+use cargo_verify_matrix::render::{Budget, Format, RenderOptions, render};
 use cargo_verify_matrix::results::{PartialResult, Report, merge};
 use cargo_verify_matrix::run::effect;
 
@@ -216,18 +216,23 @@ fn options(report: &Report, root: &Path, budget: Budget) -> RenderOptions {
     }
 }
 
+/// The markdown matrix, as `render` makes it (quoting included).
+fn markdown(report: &Report, options: &RenderOptions) -> String {
+    render(report, Format::Markdown, options).unwrap()
+}
+
 fn merge_render_benches(c: &mut Criterion) {
     let dir = tempfile::tempdir().expect("a temporary folder");
     let root = dir.path();
     let artifacts = write_partials(root, 100, 200);
     let report = merge_report(&artifacts, root);
     assert_eq!(report.environments.len(), 100);
-    let full = markdown::render(&report, &options(&report, root, Budget::UNLIMITED)).unwrap();
+    let full = markdown(&report, &options(&report, root, Budget::UNLIMITED));
     let comment = Budget {
         max_bytes: None,
         max_chars: Some(65_536),
     };
-    let cut = markdown::render(&report, &options(&report, root, comment)).unwrap();
+    let cut = markdown(&report, &options(&report, root, comment));
     assert!(
         full.chars().count() > 65_536,
         "the budget has something to cut"
@@ -242,20 +247,20 @@ fn merge_render_benches(c: &mut Criterion) {
     group.bench_function("merge + render markdown", |b| {
         b.iter(|| {
             let report = merge_report(black_box(&artifacts), root);
-            markdown::render(&report, &options(&report, root, Budget::UNLIMITED)).unwrap()
+            markdown(&report, &options(&report, root, Budget::UNLIMITED))
         })
     });
     group.bench_function("render markdown", |b| {
         b.iter_batched(
             || options(&report, root, Budget::UNLIMITED),
-            |options| markdown::render(black_box(&report), &options).unwrap(),
+            |options| markdown(black_box(&report), &options),
             BatchSize::SmallInput,
         )
     });
     group.bench_function("render markdown within 65,536 characters", |b| {
         b.iter_batched(
             || options(&report, root, comment),
-            |options| markdown::render(black_box(&report), &options).unwrap(),
+            |options| markdown(black_box(&report), &options),
             BatchSize::SmallInput,
         )
     });

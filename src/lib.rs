@@ -24,6 +24,7 @@ pub mod publish;
 pub mod render;
 pub mod results;
 pub mod run;
+pub mod untrusted;
 pub mod validate_signal;
 
 /// Runs the program with the process's arguments; returns the exit code.

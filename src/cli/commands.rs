@@ -13,12 +13,13 @@ use super::{Error, print_stdout};
 use crate::exit_code;
 use crate::manifest::{self, CheckId, EnvName, Manifest};
 use crate::plan::{self, select};
-use crate::render::{self, Budget, Format, RenderOptions, SignalInfo};
+use crate::render::{self, Budget, Format, Quoted, RenderOptions, SignalInfo};
 use crate::results::io::{Probe, read_bounded};
 use crate::results::source::detect_source;
 use crate::results::{PartialResult, Report, merge, write_json_atomic};
 use crate::run::process::{Stop, StopReason};
 use crate::run::{RunEvent, RunOptions, run_environment};
+use crate::untrusted::{Quoter, Redactor};
 
 /// Runs the parsed command line.
 pub fn dispatch(cli: Cli) -> Result<i32, Error> {
@@ -125,7 +126,7 @@ fn run_cmd(global: &GlobalArgs, args: &RunArgs) -> Result<i32, Error> {
     }
     let quiet = global.quiet;
     let jobs = usize::from(args.jobs);
-    let live = Live::new(Mode::detect(quiet), &args.out, jobs);
+    let live = Live::new(Mode::detect(quiet), &args.out, jobs, quoter(None));
     let options = RunOptions {
         out_dir: args.out.clone(),
         jobs,
@@ -182,6 +183,7 @@ fn run_cmd(global: &GlobalArgs, args: &RunArgs) -> Result<i32, Error> {
     let report = Report::build_for(&scope, &partials, &names);
     let options = RenderOptions {
         color: use_color(global.color),
+        quoter: quoter(None),
         ..RenderOptions::for_report(&report)
     };
     print_stdout(&render::render(&report, Format::Table, &options)?)?;
@@ -298,10 +300,11 @@ fn merge_cmd(global: &GlobalArgs, args: &MergeArgs) -> Result<i32, Error> {
         None => PathBuf::from("."),
     };
     let report = merged_report(global, &args.paths, &report_dir)?;
-    if let Some(out) = &args.out {
-        write_json_atomic(out, &report)?;
-    }
     let options = render_options(global, &args.render, &report, report_dir);
+    if let Some(out) = &args.out {
+        // The report file is an output too: its free text is quoted like any render's.
+        write_json_atomic(out, Quoted::new(&report, &options.quoter).report())?;
+    }
     print_stdout(&render::render(&report, args.format, &options)?)?;
     Ok(report.exit_code())
 }
@@ -363,8 +366,21 @@ pub(super) fn matrix_options(
         log_root: Some(log_root),
         tail_lines: flags.tail_lines,
         link: flags.link.clone().or_else(run_url),
+        quoter: quoter(None),
         ..defaults
     }
+}
+
+/// Quotes untrusted text, masking the values of this process's secret-looking
+/// variables, `token` (the tool's own, when given) and token shapes.
+pub(super) fn quoter(token: Option<&str>) -> Quoter {
+    let vars = std::env::vars_os()
+        .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)));
+    let mut redactor = Redactor::from_vars(vars);
+    if let Some(token) = token {
+        redactor.add(token);
+    }
+    Quoter::new(redactor)
 }
 
 /// The render options of `merge` and `render`.

@@ -21,6 +21,7 @@ use crate::results::logs::tail;
 use crate::results::{CheckResult, Status};
 use crate::run::RunEvent;
 use crate::run::process::Echo;
+use crate::untrusted::Quoter;
 
 /// GitHub shows at most this many error annotations per step.
 pub const MAX_ANNOTATIONS: usize = 10;
@@ -60,6 +61,8 @@ pub struct Live {
     /// With one job under Actions, output streams to stdout as it comes.
     stream: Option<Arc<LineTracker>>,
     state: Mutex<State>,
+    /// Summaries and log tails are quoted (secrets masked) before they are shown.
+    quoter: Quoter,
 }
 
 #[derive(Default)]
@@ -72,7 +75,7 @@ struct State {
 
 impl Live {
     /// A reporter for a run writing under `out_dir` with `jobs` checks at once.
-    pub fn new(mode: Mode, out_dir: &Path, jobs: usize) -> Live {
+    pub fn new(mode: Mode, out_dir: &Path, jobs: usize, quoter: Quoter) -> Live {
         let stream = (mode == Mode::GitHub && jobs == 1).then(|| Arc::new(LineTracker::default()));
         let multi = (mode == Mode::Terminal)
             .then(|| MultiProgress::with_draw_target(ProgressDrawTarget::stderr()));
@@ -84,6 +87,7 @@ impl Live {
                 multi,
                 ..State::default()
             }),
+            quoter,
         }
     }
 
@@ -153,7 +157,8 @@ impl Live {
     }
 
     fn finished(&self, state: &mut State, result: &CheckResult) {
-        let line = status_line(result);
+        let summary = self.quoter.quote(&result.summary);
+        let line = status_line(result, &summary);
         let failed = matches!(result.status, Status::Fail | Status::Error);
         match self.mode {
             Mode::GitHub => {
@@ -182,7 +187,7 @@ impl Live {
                                 "{} failed in {}",
                                 result.command_id, result.environment
                             )),
-                            escape_data(&result.summary)
+                            escape_data(&summary)
                         ));
                     } else {
                         state.unannotated += 1;
@@ -215,7 +220,9 @@ impl Live {
 
     fn log_tail(&self, result: &CheckResult) -> Option<String> {
         let path = self.out_dir.join(result.log_path.as_deref()?);
-        tail(&path, TAIL_LINES, 16 * 1024).filter(|t| !t.trim().is_empty())
+        tail(&path, TAIL_LINES, 16 * 1024)
+            .filter(|t| !t.trim().is_empty())
+            .map(|t| self.quoter.quote(&t))
     }
 
     /// With several jobs the output is shown once the check is done, from its log.
@@ -245,8 +252,9 @@ impl Live {
     }
 }
 
-/// `  PASS [   1.2s] linux unit_tests: passed (exit 0) in 1.2s`
-pub fn status_line(result: &CheckResult) -> String {
+/// `  PASS [   1.2s] linux unit_tests: passed (exit 0) in 1.2s`, with the result's
+/// summary already quoted.
+pub fn status_line(result: &CheckResult, summary: &str) -> String {
     let status = match (result.status, result.flaky) {
         (Status::Pass, true) => "PASS (flaky)",
         (status, _) => status.as_str(),
@@ -256,7 +264,7 @@ pub fn status_line(result: &CheckResult) -> String {
         result.duration_ms as f64 / 1000.0,
         result.environment,
         result.command_id,
-        result.summary
+        summary
     )
 }
 

@@ -5,14 +5,16 @@ use std::path::Path;
 
 use super::args::{GlobalArgs, PublishArgs, PublishFlags, ReportArgs};
 use super::color::use_color;
-use super::commands::{checked_report, current_dir, matrix_options, merged_report, parent_dir};
+use super::commands::{
+    checked_report, current_dir, matrix_options, merged_report, parent_dir, quoter,
+};
 use super::{Error, print_stdout, runtime};
 use crate::exit_code;
 use crate::manifest;
 use crate::publish::{
     self, ActionsFiles, CheckSite, Context, GitHub, Overrides, RetryPolicy, Settings, Target, Token,
 };
-use crate::render::{self, Format, RenderOptions};
+use crate::render::{self, Format, Quoted, RenderOptions};
 use crate::results::io::read_bounded;
 use crate::results::{Report, write_json_atomic};
 
@@ -24,11 +26,12 @@ pub(super) fn publish_cmd(global: &GlobalArgs, args: &PublishArgs) -> Result<i32
 pub(super) fn report_cmd(global: &GlobalArgs, args: &ReportArgs) -> Result<i32, Error> {
     let report_dir = parent_dir(&args.out);
     let report = merged_report(global, &args.paths, &report_dir)?;
-    write_json_atomic(&args.out, &report)?;
     let options = RenderOptions {
         color: use_color(global.color),
+        quoter: quoter(args.publish.token.as_deref()),
         ..RenderOptions::for_report(&report)
     };
+    write_json_atomic(&args.out, Quoted::new(&report, &options.quoter).report())?;
     print_stdout(&render::render(&report, Format::Table, &options)?)?;
     publish_report(global, &report, &args.out, &args.publish)
 }
@@ -53,7 +56,10 @@ fn publish_report(
         flags.to.clone()
     };
     let to_github = targets.contains(&Target::Comment) || targets.contains(&Target::CheckRun);
-    let options = matrix_options(&flags.matrix, report, parent_dir(path));
+    let options = RenderOptions {
+        quoter: quoter(flags.token.as_deref()),
+        ..matrix_options(&flags.matrix, report, parent_dir(path))
+    };
     let context = if to_github {
         let overrides = Overrides {
             repository: flags.repo.clone(),

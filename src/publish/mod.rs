@@ -21,7 +21,7 @@ pub use comment::{CommentOutcome, CommentPlan};
 pub use context::{Context, ContextError, Overrides};
 
 use crate::render::text::plural;
-use crate::render::{Budget, RenderError, RenderOptions, markdown};
+use crate::render::{Budget, Quoted, RenderError, RenderOptions, markdown};
 use crate::results::Report;
 
 /// GitHub's limit on a comment's body, in characters.
@@ -129,6 +129,8 @@ pub fn plan(
     files: &ActionsFiles,
     context: Option<&Context>,
 ) -> Result<Publication, PublishError> {
+    // Everything below renders from the quoted report only.
+    let report = &Quoted::new(report, &options.quoter);
     let mut publication = Publication {
         summary: None,
         outputs: vec![
@@ -183,7 +185,7 @@ pub fn plan(
 
 /// The job summary: the markdown within what is left of the 1 MiB.
 fn summary(
-    report: &Report,
+    report: &Quoted,
     options: &RenderOptions,
     path: PathBuf,
 ) -> Result<(PathBuf, String), PublishError> {
@@ -200,7 +202,7 @@ fn summary(
 
 /// The markdown matrix cut to GitHub's limit for where it goes.
 fn within(
-    report: &Report,
+    report: &Quoted,
     options: &RenderOptions,
     max_bytes: Option<usize>,
     max_chars: Option<usize>,
@@ -216,7 +218,7 @@ fn within(
 }
 
 fn check_run_plan(
-    report: &Report,
+    report: &Quoted,
     settings: &Settings,
     options: &RenderOptions,
     context: &Context,

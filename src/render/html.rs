@@ -5,7 +5,7 @@
 use std::fmt::Write as _;
 
 use super::text::escape_html as esc;
-use super::{RenderOptions, log_tail};
+use super::{Quoted, RenderOptions};
 use crate::results::{Report, RowResult, Verdict};
 
 const STYLE: &str = "\
@@ -29,7 +29,7 @@ code{font-family:ui-monospace,SFMono-Regular,Menlo,monospace}
 ";
 
 /// Renders the report as one HTML page.
-pub fn render(report: &Report, options: &RenderOptions) -> String {
+pub fn render(report: &Quoted, options: &RenderOptions) -> String {
     let mut out = String::new();
     let (class, verdict) = match report.verdict {
         Verdict::Verified => ("verified", "VERIFIED"),
@@ -176,7 +176,7 @@ fn blocked_and_manual(report: &Report, out: &mut String) {
     }
 }
 
-fn failures(report: &Report, options: &RenderOptions, out: &mut String) {
+fn failures(report: &Quoted, options: &RenderOptions, out: &mut String) {
     let failed: Vec<_> = report
         .rows
         .iter()
@@ -198,7 +198,7 @@ fn failures(report: &Report, options: &RenderOptions, out: &mut String) {
             d.duration_ms,
             d.attempts
         );
-        match log_tail(options, d, 64 * 1024) {
+        match report.log_tail(options, d, 64 * 1024) {
             Some(log) => {
                 let _ = writeln!(out, "<pre><code>{}</code></pre>", esc(&log));
             }

@@ -6,11 +6,11 @@ use std::time::Duration;
 
 use quick_junit::{NonSuccessKind, Property, TestCase, TestCaseStatus, TestSuite};
 
-use super::{RenderOptions, log_tail};
-use crate::results::{MissingKind, Report, RowResult};
+use super::{Quoted, RenderOptions};
+use crate::results::{MissingKind, RowResult};
 
 /// Renders the report as JUnit XML.
-pub fn render(report: &Report, options: &RenderOptions) -> String {
+pub fn render(report: &Quoted, options: &RenderOptions) -> String {
     let mut junit = quick_junit::Report::new("Environment Verification Matrix");
     for env in &report.environments {
         let mut suite = TestSuite::new(env.as_str());
@@ -29,7 +29,7 @@ pub fn render(report: &Report, options: &RenderOptions) -> String {
                     } else {
                         "optional check failed"
                     });
-                    let log = log_tail(options, d, 16 * 1024);
+                    let log = report.log_tail(options, d, 16 * 1024);
                     let mut text = format!("exit code {}", row.exit_code);
                     if let Some(log) = log {
                         text.push_str("\n\n");

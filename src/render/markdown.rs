@@ -9,7 +9,7 @@
 use std::fmt::Write as _;
 
 use super::text::{escape_markdown, fence_for, plural};
-use super::{RenderError, RenderOptions, log_tail};
+use super::{Quoted, RenderError, RenderOptions};
 use crate::results::report::PairIndex;
 use crate::results::{Report, Row, RowResult, Verdict};
 
@@ -108,7 +108,7 @@ fn shapes(tail_lines: usize) -> Vec<Shape> {
 }
 
 /// Renders the whole markdown document, cut down to `options.budget`.
-pub fn render(report: &Report, options: &RenderOptions) -> Result<String, RenderError> {
+pub fn render(report: &Quoted, options: &RenderOptions) -> Result<String, RenderError> {
     let tails = read_tails(report, options);
     let mut smallest = 0;
     for shape in shapes(options.tail_lines) {
@@ -126,7 +126,7 @@ pub fn render(report: &Report, options: &RenderOptions) -> Result<String, Render
 
 /// The failure details alone (a check run's text), within `max_bytes`: log tails are
 /// shortened, then dropped, then whole blocks left out with a count of what is missing.
-pub fn failure_details(report: &Report, options: &RenderOptions, max_bytes: usize) -> String {
+pub fn failure_details(report: &Quoted, options: &RenderOptions, max_bytes: usize) -> String {
     let tails = read_tails(report, options);
     let mut out = String::new();
     for shape in shapes(options.tail_lines).into_iter().filter(|s| s.details) {
@@ -157,13 +157,13 @@ pub fn failure_details(report: &Report, options: &RenderOptions, max_bytes: usiz
 
 /// The log tail of each failed row (by index into `report.rows`), read once at the
 /// longest length any shape shows.
-fn read_tails(report: &Report, options: &RenderOptions) -> Vec<Option<String>> {
+fn read_tails(report: &Quoted, options: &RenderOptions) -> Vec<Option<String>> {
     report
         .rows
         .iter()
         .map(|row| {
             (row.result == RowResult::Fail)
-                .then(|| log_tail(options, &row.detail, TAIL_BYTES))
+                .then(|| report.log_tail(options, &row.detail, TAIL_BYTES))
                 .flatten()
         })
         .collect()

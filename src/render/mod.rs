@@ -4,6 +4,7 @@ pub mod budget;
 pub mod html;
 pub mod junit;
 pub mod markdown;
+pub mod quoted;
 pub mod signal;
 pub mod table;
 pub mod text;
@@ -11,11 +12,12 @@ pub mod text;
 use std::path::PathBuf;
 
 pub use budget::Budget;
+pub use quoted::Quoted;
 pub use signal::SignalInfo;
 
 use crate::exit_code;
-use crate::results::logs::{resolve_log, tail};
-use crate::results::{CheckResult, Report};
+use crate::results::Report;
+use crate::untrusted::Quoter;
 
 /// The formats `render` writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -55,6 +57,8 @@ pub struct RenderOptions {
     pub link: Option<String>,
     /// What the agent signals say beyond the matrix.
     pub signal: SignalInfo,
+    /// How text from checks, artifacts and agents is quoted (secrets to mask).
+    pub quoter: Quoter,
 }
 
 impl RenderOptions {
@@ -68,6 +72,7 @@ impl RenderOptions {
             budget: Budget::UNLIMITED,
             link: None,
             signal: SignalInfo::default(),
+            quoter: Quoter::default(),
         }
     }
 }
@@ -99,25 +104,18 @@ impl RenderError {
     }
 }
 
-/// The last `options.tail_lines` lines of a result's log (at most `max_bytes` read),
-/// when there is a log folder and the path stays inside it; `None` for an empty log.
-fn log_tail(options: &RenderOptions, detail: &CheckResult, max_bytes: u64) -> Option<String> {
-    let root = options.log_root.as_deref()?;
-    let path = resolve_log(root, detail.log_path.as_deref()?)?;
-    tail(&path, options.tail_lines, max_bytes).filter(|l| !l.trim().is_empty())
-}
-
-/// Renders `report` in `format`.
+/// Renders `report` in `format`, every quoted string through `options.quoter`.
 pub fn render(
     report: &Report,
     format: Format,
     options: &RenderOptions,
 ) -> Result<String, RenderError> {
+    let report = &Quoted::new(report, &options.quoter);
     Ok(match format {
         Format::Markdown => markdown::render(report, options)?,
         Format::Table => table::render(report, options.color),
         Format::Json => {
-            let mut text = serde_json::to_string_pretty(report).unwrap_or_default();
+            let mut text = serde_json::to_string_pretty(report.report()).unwrap_or_default();
             text.push('\n');
             text
         }

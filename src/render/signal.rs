@@ -3,8 +3,8 @@
 
 use std::fmt::Write as _;
 
-use super::RenderError;
 use super::markdown::{infra_blocked_block, run_label, strict_row};
+use super::{Quoted, RenderError};
 use crate::results::{Report, Row, RowResult, Verdict};
 
 /// What a signal says beyond the matrix, given by the agent that sends it.
@@ -20,29 +20,35 @@ pub struct SignalInfo {
     pub summary: Option<String>,
 }
 
-/// One line of agent-given text: line breaks would let it forge the signal's own lines.
-fn one_line(text: &str) -> String {
-    text.split(['\n', '\r'])
+/// One line of quoted text: line breaks would let it forge the signal's own lines.
+fn one_line(report: &Quoted, text: &str) -> String {
+    report
+        .quote(text)
+        .split('\n')
         .map(str::trim)
         .collect::<Vec<_>>()
         .join(" ")
 }
 
-fn task_id(info: &SignalInfo, format: &'static str) -> Result<String, RenderError> {
+fn task_id(
+    report: &Quoted,
+    info: &SignalInfo,
+    format: &'static str,
+) -> Result<String, RenderError> {
     info.task_id
         .as_deref()
-        .map(one_line)
+        .map(|t| one_line(report, t))
         .filter(|t| !t.is_empty())
         .ok_or(RenderError::NoTaskId(format))
 }
 
-fn list(title: &str, items: &[String], out: &mut String) {
+fn list(report: &Quoted, title: &str, items: &[String], out: &mut String) {
     if items.is_empty() {
         return;
     }
     let _ = writeln!(out, "{title}:");
     for item in items {
-        let _ = writeln!(out, "- {}", one_line(item));
+        let _ = writeln!(out, "- {}", one_line(report, item));
     }
     out.push('\n');
 }
@@ -60,11 +66,15 @@ fn matrix(report: &Report, out: &mut String) {
 
 /// READY_FOR_REVIEW: the agent's claim that its work is done, with the real matrix. For
 /// a report that is not VERIFIED it says so (and lists why), so a coordinator rejects it.
-pub fn ready_for_review(report: &Report, info: &SignalInfo) -> Result<String, RenderError> {
+pub fn ready_for_review(report: &Quoted, info: &SignalInfo) -> Result<String, RenderError> {
     let mut out = String::new();
-    let _ = writeln!(out, "READY_FOR_REVIEW: {}\n", task_id(info, "signal")?);
-    list("Files Modified", &info.files, &mut out);
-    list("Tests Written", &info.tests, &mut out);
+    let _ = writeln!(
+        out,
+        "READY_FOR_REVIEW: {}\n",
+        task_id(report, info, "signal")?
+    );
+    list(report, "Files Modified", &info.files, &mut out);
+    list(report, "Tests Written", &info.tests, &mut out);
     matrix(report, &mut out);
     if !report.missing.is_empty() {
         for m in &report.missing {
@@ -73,7 +83,7 @@ pub fn ready_for_review(report: &Report, info: &SignalInfo) -> Result<String, Re
                 "Missing: {} in {} ({})",
                 m.check,
                 m.environment,
-                one_line(&m.reason)
+                one_line(report, &m.reason)
             );
         }
         out.push('\n');
@@ -84,18 +94,18 @@ pub fn ready_for_review(report: &Report, info: &SignalInfo) -> Result<String, Re
     } else {
         out.push_str("All Required Environments: NOT VERIFIED\n");
         for reason in &report.reasons {
-            let _ = writeln!(out, "- {}", one_line(reason));
+            let _ = writeln!(out, "- {}", one_line(report, reason));
         }
     }
     if let Some(summary) = &info.summary {
-        let _ = writeln!(out, "\nSummary: {}", one_line(summary));
+        let _ = writeln!(out, "\nSummary: {}", one_line(report, summary));
     }
     Ok(out)
 }
 
 /// AUDIT_PASSED: only for a VERIFIED report.
-pub fn audit_passed(report: &Report, info: &SignalInfo) -> Result<String, RenderError> {
-    let task = task_id(info, "audit")?;
+pub fn audit_passed(report: &Quoted, info: &SignalInfo) -> Result<String, RenderError> {
+    let task = task_id(report, info, "audit")?;
     if report.verdict != Verdict::Verified {
         let reasons = if report.reasons.is_empty() {
             String::new()
@@ -128,7 +138,7 @@ pub fn audit_passed(report: &Report, info: &SignalInfo) -> Result<String, Render
     let _ = writeln!(out, "Environments Verified: {}", report.tested_list());
     out.push_str("All Required Environments: CONFIRMED\n");
     let conclusion = match &info.summary {
-        Some(text) => one_line(text),
+        Some(text) => one_line(report, text),
         None => {
             let required = report
                 .checks_in_order()
@@ -171,12 +181,12 @@ fn evidence(rows: &[&Row]) -> String {
 
 /// One INFRA_BLOCKED block per environment with no results, labelled with the task (or
 /// the run when no task is given).
-pub fn infra_blocked(report: &Report, info: &SignalInfo) -> Result<String, RenderError> {
+pub fn infra_blocked(report: &Quoted, info: &SignalInfo) -> Result<String, RenderError> {
     if report.infra_blocked.is_empty() {
         return Err(RenderError::NothingBlocked);
     }
     let label = match &info.task_id {
-        Some(task) => one_line(task),
+        Some(task) => one_line(report, task),
         None => run_label(report),
     };
     let blocks: Vec<String> = report

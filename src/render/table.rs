@@ -6,11 +6,12 @@ use tabled::settings::Style as TableStyle;
 
 use std::time::Duration;
 
-use crate::results::{Report, RowResult, Verdict};
+use super::Quoted;
+use crate::results::{RowResult, Verdict};
 use crate::run::check::format_duration;
 
 /// Renders the report for a terminal; `color` adds ANSI colours.
-pub fn render(report: &Report, color: bool) -> String {
+pub fn render(report: &Quoted, color: bool) -> String {
     let paint = |text: &str, c: AnsiColor| -> String {
         if color {
             let style = Style::new().fg_color(Some(c.into())).bold();

@@ -1,0 +1,112 @@
+//! The report as renderers see it: every string that came from a check, an artifact or
+//! an agent already passed through the [`Quoter`] (secrets masked, claim-shaped text
+//! neutralised), and log tails quoted as they are read. Renderers take a [`Quoted`], so
+//! none of them can reach the raw text.
+
+use std::ops::Deref;
+
+use super::RenderOptions;
+use crate::results::logs::{resolve_log, tail};
+use crate::results::{CheckResult, Report};
+use crate::untrusted::Quoter;
+
+/// A report whose free text is quoted.
+#[derive(Debug, Clone)]
+pub struct Quoted {
+    report: Report,
+    quoter: Quoter,
+}
+
+impl Deref for Quoted {
+    type Target = Report;
+
+    fn deref(&self) -> &Report {
+        &self.report
+    }
+}
+
+impl Quoted {
+    /// Quotes every free-text field of `report`. Check and environment names are not
+    /// free text: a manifest or [`Report::invalid_name`] has already checked them.
+    pub fn new(report: &Report, quoter: &Quoter) -> Quoted {
+        let q = |text: &mut String| *text = quoter.quote(text);
+        let qo = |text: &mut Option<String>| {
+            if let Some(t) = text {
+                *t = quoter.quote(t);
+            }
+        };
+        let mut report = report.clone();
+        q(&mut report.manifest.path);
+        q(&mut report.manifest.digest);
+        let source = &mut report.source;
+        for field in [
+            &mut source.repository,
+            &mut source.commit,
+            &mut source.run_id,
+            &mut source.job,
+        ] {
+            qo(field);
+        }
+        for row in &mut report.rows {
+            let d = &mut row.detail;
+            for field in [
+                &mut d.command_id,
+                &mut d.environment,
+                &mut d.kind,
+                &mut d.command,
+                &mut d.cwd,
+                &mut d.gate_type,
+                &mut d.summary,
+            ] {
+                q(field);
+            }
+            qo(&mut d.ineffective_reason);
+            qo(&mut d.refused);
+            for leak in &mut d.leaked {
+                q(&mut leak.command);
+            }
+            if let Some(counts) = &mut d.test_counts {
+                q(&mut counts.runner);
+            }
+        }
+        for missing in &mut report.missing {
+            q(&mut missing.reason);
+        }
+        for reason in &mut report.reasons {
+            q(reason);
+        }
+        for item in &mut report.manual {
+            q(&mut item.text);
+        }
+        Quoted {
+            report,
+            quoter: quoter.clone(),
+        }
+    }
+
+    /// Quotes text that is not part of the report (what an agent passes in).
+    pub fn quote(&self, text: &str) -> String {
+        self.quoter.quote(text)
+    }
+
+    /// The quoted report itself (e.g. to write it as JSON).
+    pub fn report(&self) -> &Report {
+        &self.report
+    }
+
+    /// The last `options.tail_lines` lines of a result's log (at most `max_bytes` read),
+    /// quoted, when there is a log folder and the path stays inside it; `None` for an
+    /// empty log.
+    pub fn log_tail(
+        &self,
+        options: &RenderOptions,
+        detail: &CheckResult,
+        max_bytes: u64,
+    ) -> Option<String> {
+        let root = options.log_root.as_deref()?;
+        let path = resolve_log(root, detail.log_path.as_deref()?)?;
+        tail(&path, options.tail_lines, max_bytes)
+            .filter(|l| !l.trim().is_empty())
+            .map(|l| self.quote(&l))
+    }
+}

@@ -1,0 +1,259 @@
+//! Secret redaction: the values of secret-looking variables, values a check masked with
+//! `::add-mask::`, and well-known token shapes are replaced by `***` (as GitHub masks
+//! them in job logs).
+
+use std::borrow::Cow;
+use std::sync::LazyLock;
+
+use aho_corasick::{AhoCorasick, MatchKind};
+use regex::Regex;
+
+/// What replaces a secret.
+pub const MASK: &str = "***";
+
+/// Values shorter than this are not treated as secrets: a variable such as
+/// `USE_KEYCHAIN=true` would otherwise mask every `true` in a log.
+pub const MIN_SECRET_CHARS: usize = 6;
+
+/// Parts of a variable name that mark its value as a secret (upper-cased comparison).
+pub const SECRET_NAME_PARTS: &[&str] = &[
+    "TOKEN",
+    "SECRET",
+    "PASSWORD",
+    "PASSWD",
+    "KEY",
+    "CREDENTIAL",
+    "PRIVATE",
+];
+
+/// Token shapes recognised whatever variable (if any) they came from; the part matched
+/// by a group named `s…` (or the whole match) is masked.
+static SHAPES: LazyLock<Regex> = LazyLock::new(|| {
+    let shapes = [
+        // GitHub: personal, OAuth, user-to-server, server-to-server and refresh tokens.
+        r"gh[pousr]_[A-Za-z0-9]{20,255}",
+        r"github_pat_[A-Za-z0-9_]{20,255}",
+        // npm, GitLab, Slack, Google API keys, Stripe live keys.
+        r"npm_[A-Za-z0-9]{30,}",
+        r"glpat-[A-Za-z0-9_-]{20,}",
+        r"xox[abposr]-[A-Za-z0-9-]{10,}",
+        r"AIza[0-9A-Za-z_-]{35}",
+        r"[sr]k_live_[0-9A-Za-z]{16,}",
+        // AWS access key ids, and secret keys where they are named.
+        r"\b(?:AKIA|ASIA)[A-Z0-9]{16}\b",
+        r#"(?i:aws_?secret_?access_?key)["']?\s*[:=]\s*["']?(?P<s1>[A-Za-z0-9/+=]{40})"#,
+        // Credentials in URLs, and authorization headers.
+        r"://[^/\s:@]{1,256}:(?P<s2>[^/\s@]{1,256})@",
+        r"(?i:authorization)\s*[:=]\s*(?i:bearer|token|basic)\s+(?P<s3>[A-Za-z0-9._~+/=-]{8,})",
+        // Private key blocks, also when the tail cut one end off.
+        r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----(?s:.*?)(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|\z)",
+    ];
+    Regex::new(&shapes.join("|")).expect("valid token shapes")
+});
+
+/// The end of a private key block whose start a tail cut off.
+static KEY_END: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"-----END [A-Z0-9 ]*PRIVATE KEY-----").expect("valid regex"));
+
+/// `::add-mask::VALUE` lines: GitHub's way for a step to mark a value as a secret.
+static ADD_MASK: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"(?m)::add-mask::([^\r\n]*)").expect("valid regex"));
+
+/// Replaces secrets in text with [`MASK`].
+#[derive(Debug, Clone, Default)]
+pub struct Redactor {
+    /// Known secret values.
+    values: Vec<String>,
+    /// All of `values` as one search, the longest match first, so that a secret
+    /// containing another is masked whole.
+    search: Option<AhoCorasick>,
+}
+
+impl Redactor {
+    /// A redactor for the values of the secret-looking variables among `vars` (names
+    /// containing one of [`SECRET_NAME_PARTS`]).
+    pub fn from_vars<I, K, V>(vars: I) -> Redactor
+    where
+        I: IntoIterator<Item = (K, V)>,
+        K: AsRef<str>,
+        V: AsRef<str>,
+    {
+        let mut redactor = Redactor::default();
+        for (name, value) in vars {
+            if is_secret_name(name.as_ref()) {
+                redactor.add(value.as_ref());
+            }
+        }
+        redactor
+    }
+
+    /// Adds a secret value (ignored when shorter than [`MIN_SECRET_CHARS`] characters).
+    pub fn add(&mut self, value: &str) {
+        let value = value.trim();
+        if value.chars().count() < MIN_SECRET_CHARS || self.values.iter().any(|v| v == value) {
+            return;
+        }
+        self.values.push(value.to_owned());
+        // Building only fails past limits far beyond any environment's size.
+        self.search = AhoCorasick::builder()
+            .match_kind(MatchKind::LeftmostLongest)
+            .build(&self.values)
+            .ok();
+    }
+
+    /// `text` with every known value replaced by [`MASK`].
+    fn mask_values(&self, text: &str) -> String {
+        match &self.search {
+            Some(search) => search.replace_all(text, &vec![MASK; self.values.len()]),
+            None => text.to_owned(),
+        }
+    }
+
+    /// How many secret values are known.
+    pub fn len(&self) -> usize {
+        self.values.len()
+    }
+
+    /// Whether no secret value is known (token shapes are still masked).
+    pub fn is_empty(&self) -> bool {
+        self.values.is_empty()
+    }
+
+    /// `text` with every known value, every value masked by an `::add-mask::` line of
+    /// the text itself, and every token shape replaced by [`MASK`].
+    pub fn redact<'a>(&self, text: &'a str) -> Cow<'a, str> {
+        let mut out = match &self.search {
+            Some(search) if search.is_match(text) => Cow::Owned(self.mask_values(text)),
+            _ => Cow::Borrowed(text),
+        };
+        // GitHub masks these whatever their length; a single character would mask
+        // everything. Longest first, so that a value containing another goes whole.
+        let mut masked: Vec<&str> = ADD_MASK
+            .captures_iter(text)
+            .filter_map(|c| c.get(1))
+            .map(|m| m.as_str().trim())
+            .filter(|v| v.chars().count() >= 2)
+            .collect();
+        masked.sort_by_key(|v| std::cmp::Reverse(v.len()));
+        for value in masked {
+            if out.contains(value) {
+                out = Cow::Owned(out.replace(value, MASK));
+            }
+        }
+        if let Some(end) = KEY_END.find(&out)
+            && !out[..end.start()].contains("-----BEGIN ")
+        {
+            // A tail that starts inside a private key: everything up to its end.
+            out = Cow::Owned(format!("{MASK}{}", &out[end.end()..]));
+        }
+        if SHAPES.is_match(&out) {
+            out = Cow::Owned(mask_shapes(&out));
+        }
+        out
+    }
+}
+
+/// Whether a variable named `name` holds a secret, by its name.
+pub fn is_secret_name(name: &str) -> bool {
+    let upper = name.to_ascii_uppercase();
+    SECRET_NAME_PARTS.iter().any(|part| upper.contains(part))
+}
+
+/// Replaces each token shape (or its secret part) with [`MASK`].
+fn mask_shapes(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut last = 0;
+    for caps in SHAPES.captures_iter(text) {
+        let whole = caps.get(0).expect("group 0");
+        let secret = ["s1", "s2", "s3"]
+            .iter()
+            .find_map(|name| caps.name(name))
+            .unwrap_or(whole);
+        out.push_str(&text[last..secret.start()]);
+        out.push_str(MASK);
+        last = secret.end();
+        // The rest of the whole match (e.g. the `@` of a URL) is kept.
+        out.push_str(&text[last..whole.end()]);
+        last = whole.end();
+    }
+    out.push_str(&text[last..]);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn secret_looking_variables_are_masked() {
+        let r = Redactor::from_vars([
+            ("MY_API_KEY", "k3y-value-123"),
+            ("NPM_TOKEN", "npm-token-value"),
+            ("DB_PASSWORD", "hunter2"),
+            ("HOME", "/home/someone"),
+            ("USE_KEYCHAIN", "true"),
+        ]);
+        assert_eq!(r.len(), 3);
+        assert_eq!(
+            r.redact("key=k3y-value-123 npm=npm-token-value pw=hunter2 home=/home/someone true"),
+            "key=*** npm=*** pw=*** home=/home/someone true"
+        );
+    }
+
+    #[test]
+    fn longer_secrets_win_over_their_prefixes() {
+        let mut r = Redactor::default();
+        r.add("abcdef");
+        r.add("abcdefghij");
+        assert_eq!(r.redact("x abcdefghij y abcdef"), "x *** y ***");
+    }
+
+    #[test]
+    fn token_shapes_are_masked() {
+        let r = Redactor::default();
+        let ghp = format!("ghp_{}", "a".repeat(36));
+        let pat = format!("github_pat_{}", "B1_".repeat(20));
+        let npm = format!("npm_{}", "c".repeat(36));
+        for (text, want) in [
+            (format!("token {ghp} end"), "token *** end".to_owned()),
+            (pat.clone(), "***".to_owned()),
+            (format!("//registry/:_authToken={npm}"), "//registry/:_authToken=***".to_owned()),
+            ("AKIAIOSFODNN7EXAMPLE".to_owned(), "***".to_owned()),
+            (
+                "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY".to_owned(),
+                "aws_secret_access_key = ***".to_owned(),
+            ),
+            (
+                "https://user:s3cr3t@example.com/x".to_owned(),
+                "https://user:***@example.com/x".to_owned(),
+            ),
+            (
+                "Authorization: Bearer abcdefgh12345".to_owned(),
+                "Authorization: Bearer ***".to_owned(),
+            ),
+            (
+                "a\n-----BEGIN OPENSSH PRIVATE KEY-----\nb3Blbn\n-----END OPENSSH PRIVATE KEY-----\nz".to_owned(),
+                "a\n***\nz".to_owned(),
+            ),
+            ("x\n-----BEGIN RSA PRIVATE KEY-----\nMIIE".to_owned(), "x\n***".to_owned()),
+            ("MIIEabc\n-----END PRIVATE KEY-----\nafter".to_owned(), "***\nafter".to_owned()),
+        ] {
+            assert_eq!(r.redact(&text), want, "{text}");
+        }
+    }
+
+    #[test]
+    fn values_masked_by_the_text_itself_are_masked_everywhere() {
+        let r = Redactor::default();
+        assert_eq!(
+            r.redact("::add-mask::xyz\nthe value is xyz\r\n"),
+            "::add-mask::***\nthe value is ***\r\n"
+        );
+    }
+
+    #[test]
+    fn text_without_secrets_is_borrowed() {
+        let r = Redactor::from_vars([("TOKEN", "abcdefgh")]);
+        assert!(matches!(r.redact("nothing here"), Cow::Borrowed(_)));
+    }
+}
