@@ -94,3 +94,138 @@ fn a_failing_checks_output_cannot_forge_the_verdict() {
         }
     }
 }
+
+/// A PASS the facts do not support, for each fact a result carries.
+#[test]
+fn merge_re_derives_status_from_the_facts_and_the_manifest() {
+    use cargo_verify_matrix::manifest::from_yaml_text;
+    use cargo_verify_matrix::results::{CheckResult, Leaked, Report, Source, Status, Verdict};
+    use common::{sample_partial, sample_result};
+
+    let m = from_yaml_text(
+        std::path::Path::new("verify-matrix.yml"),
+        "version: 1\nenvironments: [{ name: linux }]\nchecks:\n  \
+         - { id: unit, test: cargo test }\n  - { id: audit, run: cargo audit, expect: failure }\n",
+    )
+    .unwrap();
+    let pass = |id: &str, exit| CheckResult {
+        must_be_effective: id == "unit",
+        gate_effective: Some(true),
+        required_exit_code: (id == "unit").then_some(0),
+        ..sample_result(id, "linux", Status::Pass, exit, "passed")
+    };
+    let honest = vec![pass("unit", Some(0)), pass("audit", Some(1))];
+    let build = |checks: Vec<CheckResult>| {
+        Report::build(
+            &m,
+            &[sample_partial(&m, "linux", Source::default(), checks)],
+        )
+    };
+    let report = build(honest.clone());
+    assert_eq!(report.verdict, Verdict::Verified, "{:?}", report.reasons);
+    assert!(report.contradictions.is_empty());
+
+    let cases: Vec<(&str, Box<dyn Fn(&mut CheckResult)>, &str)> = vec![
+        (
+            "unit",
+            Box::new(|r| r.gate_effective = Some(false)),
+            "the gate was not shown effective",
+        ),
+        (
+            "unit",
+            Box::new(|r| r.gate_effective = None),
+            "the gate was not shown effective",
+        ),
+        (
+            "unit",
+            Box::new(|r| r.must_be_effective = false),
+            "the manifest says it must be",
+        ),
+        ("unit", Box::new(|r| r.timed_out = true), "it timed out"),
+        (
+            "unit",
+            Box::new(|r| {
+                r.leaked = vec![Leaked {
+                    pid: 7,
+                    command: "sleep".into(),
+                }]
+            }),
+            "it left processes running",
+        ),
+        (
+            "unit",
+            Box::new(|r| r.refused = Some("x".into())),
+            "it was refused",
+        ),
+        (
+            "audit",
+            Box::new(|r| r.exit_code = Some(0)),
+            "a failure was expected",
+        ),
+        (
+            "audit",
+            Box::new(|r| r.required_exit_code = Some(0)),
+            "the manifest says none",
+        ),
+    ];
+    for (id, spoil, why) in cases {
+        let mut checks = honest.clone();
+        let index = checks.iter().position(|c| c.command_id == id).unwrap();
+        spoil(&mut checks[index]);
+        let report = build(checks);
+        assert_eq!(report.verdict, Verdict::NotVerified, "{why}");
+        assert_eq!(report.exit_code(), 1, "{why}: a failure, not a gap");
+        let c = &report.contradictions;
+        assert!(
+            c.len() == 1 && c[0].check == id && c[0].reason.contains(why),
+            "{why}: {c:?}"
+        );
+        assert!(
+            report.reasons.iter().any(|r| r.contains(why)),
+            "{:?}",
+            report.reasons
+        );
+        let row = report.rows.iter().find(|r| r.check == id).unwrap();
+        assert_eq!(row.result.as_str(), "FAIL", "{why}");
+    }
+}
+
+/// The same holds with the trusted manifest given: an artifact edited to a PASS with
+/// its own required exit code merges to FAIL, named in the report.
+#[test]
+fn an_edited_artifact_fails_against_the_trusted_manifest() {
+    let project = Project::new(
+        "version: 1\nenvironments: [{ name: linux }]\nchecks:\n  - { id: unit, run: 'exit 1' }\n",
+    );
+    assert_eq!(project.run_env("linux", "out"), 1);
+    let path = project.path().join("out/verify-matrix-linux.json");
+    let mut result: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    result["checks"][0]["status"] = "PASS".into();
+    result["checks"][0]["required_exit_code"] = 1.into();
+    std::fs::write(&path, result.to_string()).unwrap();
+    let out = project
+        .cmd()
+        .args([
+            "--manifest",
+            "verify-matrix.yml",
+            "merge",
+            "--format",
+            "markdown",
+        ])
+        .args(["--out", "report.json", "out"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert!(stdout.contains("| unit | linux | 1 | FAIL |"), "{stdout}");
+    let report = project.json("report.json");
+    assert_eq!(report["verdict"], "NOT_VERIFIED");
+    assert_eq!(report["rows"][0]["result"], "FAIL");
+    assert_eq!(report["rows"][0]["detail"]["required_exit_code"], 0);
+    assert_eq!(
+        report["contradictions"][0]["reason"],
+        "it records the required exit code as 1, the manifest says 0; \
+         it claims PASS, but exit code 1 does not pass (required 0)"
+    );
+}

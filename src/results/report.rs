@@ -6,9 +6,9 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 
 use serde::{Deserialize, Serialize};
 
-use super::schema::{CheckResult, FORMAT_VERSION, PartialResult, Source, Status};
+use super::schema::{CheckResult, FORMAT_VERSION, PartialResult, Source, Status, one_line_summary};
 use crate::exit_code;
-use crate::manifest::{EnvName, Manifest};
+use crate::manifest::{Check, EnvName, Manifest};
 
 /// The verdict.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -83,6 +83,15 @@ pub struct Disagreement {
     pub failed_in: Vec<String>,
 }
 
+/// A result whose claims contradict its own facts or the trusted manifest (e.g. PASS
+/// with an exit code the manifest does not accept). It counts as FAIL.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Contradiction {
+    pub check: String,
+    pub environment: String,
+    pub reason: String,
+}
+
 /// A manual item awaiting review.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Manual {
@@ -110,6 +119,10 @@ pub struct Report {
     pub missing: Vec<Missing>,
     pub infra_blocked: Vec<InfraBlocked>,
     pub disagreements: Vec<Disagreement>,
+    /// Results that contradict their facts or the manifest (absent from reports written
+    /// before this field existed).
+    #[serde(default)]
+    pub contradictions: Vec<Contradiction>,
     pub manual: Vec<Manual>,
     pub verdict: Verdict,
     pub reasons: Vec<String>,
@@ -171,6 +184,7 @@ impl Report {
             missing: Vec::new(),
             infra_blocked: Vec::new(),
             disagreements: Vec::new(),
+            contradictions: Vec::new(),
             manual: Vec::new(),
             verdict: Verdict::Verified,
             reasons: Vec::new(),
@@ -209,7 +223,7 @@ impl Report {
                     .map(Vec::as_slice)
                     .unwrap_or(&[]);
                 let blocking = check.required;
-                let Some(first) = found.first() else {
+                let Some(claimed) = found.first() else {
                     let reason = if has_results(env) {
                         format!("{NO_RESULT_IN}{env_name} results")
                     } else {
@@ -227,7 +241,27 @@ impl Report {
                 };
                 let conflicting = found
                     .iter()
-                    .any(|r| r.status != first.status || r.exit_code != first.exit_code);
+                    .any(|r| r.status != claimed.status || r.exit_code != claimed.exit_code);
+                // The facts decide, against the trusted manifest: never the claim alone.
+                let (first, contradictions) = rederive(check, claimed);
+                let first = &first;
+                if !contradictions.is_empty() {
+                    let reason = contradictions.join("; ");
+                    if blocking {
+                        let failure = format!("the result contradicts its facts: {reason}");
+                        failures.push(if first.exit_code.is_none() {
+                            report.failed_to_run = true;
+                            format!("{}{failure}", failed_to_run_prefix(id, env_name))
+                        } else {
+                            format!("{id} in {env_name}: {failure}")
+                        });
+                    }
+                    report.contradictions.push(Contradiction {
+                        check: id.to_owned(),
+                        environment: env_name.to_owned(),
+                        reason,
+                    });
+                }
                 match (first.status, first.exit_code) {
                     (Status::NotRun, _) if !conflicting => {
                         if blocking {
@@ -242,11 +276,13 @@ impl Report {
                     (Status::Error, None) if !conflicting => {
                         if blocking {
                             report.failed_to_run = true;
-                            failures.push(format!(
-                                "{}{}",
-                                failed_to_run_prefix(id, env_name),
-                                first.summary
-                            ));
+                            if contradictions.is_empty() {
+                                failures.push(format!(
+                                    "{}{}",
+                                    failed_to_run_prefix(id, env_name),
+                                    first.summary
+                                ));
+                            }
                         }
                         failed_in.push(env_name.to_owned());
                         report.missing.push(Missing {
@@ -262,7 +298,7 @@ impl Report {
                             passed_in.push(env_name.to_owned());
                         } else {
                             failed_in.push(env_name.to_owned());
-                            if blocking {
+                            if blocking && contradictions.is_empty() {
                                 failures.push(if conflicting {
                                     format!("{id} in {env_name}: conflicting results reported")
                                 } else {
@@ -281,7 +317,7 @@ impl Report {
                             } else {
                                 RowResult::Fail
                             },
-                            detail: (*first).clone(),
+                            detail: first.clone(),
                         });
                     }
                 }
@@ -472,6 +508,95 @@ impl<'a> PairIndex<'a> {
     pub fn missing(&self, check: &str, environment: &str) -> Option<&'a Missing> {
         self.missing.get(&(check, environment)).copied()
     }
+}
+
+/// The exit codes a passing result can have: POSIX exit statuses, which include 128+N
+/// for a process killed by signal N. (Windows' 32-bit codes are recorded as they are,
+/// and never pass.)
+pub const PASSING_EXIT_CODES: std::ops::RangeInclusive<i32> = 0..=255;
+
+/// Re-derives a result from its facts and the trusted manifest's `check`: the status
+/// from the exit code, the manifest's expectation, effectiveness, timeout, leaks and
+/// refusal; the fields the manifest owns from the manifest. Returns the result as the
+/// facts have it, and each contradiction between the claims and the facts.
+fn rederive(check: &Check, claimed: &CheckResult) -> (CheckResult, Vec<String>) {
+    let mut facts = claimed.clone();
+    let mut contradictions = Vec::new();
+    let required_code = check.expect.required_code();
+    if claimed.required_exit_code != required_code {
+        contradictions.push(format!(
+            "it records the required exit code as {}, the manifest says {}",
+            describe_code(claimed.required_exit_code),
+            describe_code(required_code)
+        ));
+    }
+    if check.must_be_effective && !claimed.must_be_effective {
+        contradictions.push(
+            "it records the gate as not having to be effective, the manifest says it must be"
+                .to_owned(),
+        );
+    }
+    facts.required = check.required;
+    facts.required_exit_code = required_code;
+    facts.must_be_effective = check.must_be_effective;
+    if let Some(code) = claimed.exit_code
+        && !PASSING_EXIT_CODES.contains(&code)
+        && claimed.status == Status::Pass
+    {
+        contradictions.push(format!(
+            "exit code {code} is outside {}..={}",
+            PASSING_EXIT_CODES.start(),
+            PASSING_EXIT_CODES.end()
+        ));
+    }
+    if claimed.status == Status::Pass {
+        let mut why_not = Vec::new();
+        match claimed.exit_code {
+            None => why_not.push("it has no exit code".to_owned()),
+            Some(code) if !check.expect.accepts(code) => why_not.push(format!(
+                "exit code {code} does not pass ({})",
+                match required_code {
+                    Some(want) => format!("required {want}"),
+                    None => "a failure was expected".to_owned(),
+                }
+            )),
+            Some(_) => {}
+        }
+        if check.must_be_effective && claimed.gate_effective != Some(true) {
+            why_not.push("the gate was not shown effective".to_owned());
+        }
+        if claimed.timed_out {
+            why_not.push("it timed out".to_owned());
+        }
+        if !claimed.leaked.is_empty() {
+            why_not.push("it left processes running".to_owned());
+        }
+        if claimed.refused.is_some() {
+            why_not.push("it was refused".to_owned());
+        }
+        if !why_not.is_empty() {
+            contradictions.push(format!("it claims PASS, but {}", why_not.join(", ")));
+        }
+    }
+    if !contradictions.is_empty() {
+        if facts.status == Status::Pass {
+            // No made-up exit code: without one there is no row.
+            facts.status = if facts.exit_code.is_some() {
+                Status::Fail
+            } else {
+                Status::Error
+            };
+        }
+        facts.summary = one_line_summary(&format!(
+            "contradicts its facts: {}",
+            contradictions.join("; ")
+        ));
+    }
+    (facts, contradictions)
+}
+
+fn describe_code(code: Option<i32>) -> String {
+    code.map_or_else(|| "none (expect: failure)".to_owned(), |c| c.to_string())
 }
 
 /// The reason of a missing pair whose environment has no results at all.
