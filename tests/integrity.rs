@@ -125,7 +125,8 @@ fn merge_re_derives_status_from_the_facts_and_the_manifest() {
     assert_eq!(report.verdict, Verdict::Verified, "{:?}", report.reasons);
     assert!(report.contradictions.is_empty());
 
-    let cases: Vec<(&str, Box<dyn Fn(&mut CheckResult)>, &str)> = vec![
+    type Spoil = Box<dyn Fn(&mut CheckResult)>;
+    let cases: Vec<(&str, Spoil, &str)> = vec![
         (
             "unit",
             Box::new(|r| r.gate_effective = Some(false)),
