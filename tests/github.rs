@@ -35,7 +35,21 @@ checks:
 /// `manifest` run in each of `envs` as the matrix jobs of PR #12 would, merged into
 /// `report.json`.
 fn reported(manifest: &str, envs: &[&str]) -> Project {
+    reported_with(manifest, envs, &[], &[])
+}
+
+/// [`reported`], with `files` written first and `vars` set for the runs (e.g. a
+/// workflow's secrets).
+fn reported_with(
+    manifest: &str,
+    envs: &[&str],
+    files: &[(&str, &str)],
+    vars: &[(&str, &str)],
+) -> Project {
     let project = Project::new(manifest);
+    for (name, text) in files {
+        project.write(name, text);
+    }
     let event = project.write(
         "pr-event.json",
         &json!({"pull_request": {"number": 12, "head": {"sha": HEAD}}}).to_string(),
@@ -51,6 +65,7 @@ fn reported(manifest: &str, envs: &[&str]) -> Project {
             .env("GITHUB_SHA", MERGE)
             .env("GITHUB_RUN_ID", "77")
             .env("GITHUB_RUN_ATTEMPT", "1")
+            .envs(vars.iter().copied())
             .output()
             .unwrap();
         assert!(status.status.code().is_some(), "{status:?}");
@@ -893,4 +908,64 @@ async fn a_dry_run_prints_the_requests_and_sends_nothing() {
     .await;
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     assert!(stderr(&out).contains("needs a token"), "{}", stderr(&out));
+}
+
+/// A failing check prints the workflow's secrets and the tool's own token (which it can
+/// only read from a file: the token is not in its environment): neither the comment nor
+/// the check run nor the job summary carries any of them.
+#[tokio::test(flavor = "multi_thread")]
+async fn secrets_and_the_token_never_reach_the_comment_or_the_check_run() {
+    const NPM: &str = "npm-secret-value-4711";
+    const API_KEY: &str = "api-key-value-0815";
+    let manifest = "version: 1
+environments: [{name: a}]
+checks:
+  - { id: leaky, run: 'env | sort; echo \"the token: $(cat token.txt)\"; exit 1' }
+";
+    let secrets = [("NPM_TOKEN", NPM), ("MY_API_KEY", API_KEY)];
+    let mut run_vars = secrets.to_vec();
+    run_vars.push(("GITHUB_TOKEN", TOKEN));
+    // The runs see the secrets and the token, as a workflow's job would.
+    let project = reported_with(manifest, &["a"], &[("token.txt", TOKEN)], &run_vars);
+    let log = project.read("artifacts/a/logs/a/leaky.log");
+    assert!(
+        log.contains(NPM) && log.contains(API_KEY),
+        "the full log is the evidence"
+    );
+    assert!(log.contains(&format!("the token: {TOKEN}")), "{log}");
+    assert!(
+        !log.contains("GITHUB_TOKEN="),
+        "the tool's token never reaches a check:\n{log}"
+    );
+
+    let server = MockServer::start().await;
+    installation_token(&server).await;
+    comments_page(&server, 1, json!([])).await;
+    accept_comment(&server).await;
+    accept_check_run(&server, "", 7).await;
+    let summary = project.write("summary.md", "");
+    let out = publish(
+        &project,
+        &server.uri(),
+        &["--to", "comment,check-run,summary"],
+        &[
+            ("GITHUB_STEP_SUMMARY", summary.to_str().unwrap()),
+            secrets[0],
+            secrets[1],
+        ],
+    )
+    .await;
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let sent = writes(&requests(&server).await);
+    assert_eq!(sent.len(), 2, "{sent:?}");
+    let published = format!("{sent:?}\n{}", project.read("summary.md"));
+    for secret in [TOKEN, NPM, API_KEY] {
+        assert!(
+            !published.contains(secret),
+            "{secret} was published:\n{published}"
+        );
+    }
+    assert!(published.contains("MY_API_KEY=***"), "{published}");
+    assert!(published.contains("NPM_TOKEN=***"), "{published}");
+    assert!(published.contains("the token: ***"), "{published}");
 }

@@ -230,3 +230,129 @@ fn an_edited_artifact_fails_against_the_trusted_manifest() {
          it claims PASS, but exit code 1 does not pass (required 0)"
     );
 }
+
+/// The workflow's secrets, as a failing `env | sort` prints them.
+const SECRETS: [(&str, &str); 3] = [
+    ("GITHUB_TOKEN", "ghs_ToolTokenNeverShown000000000000000000"),
+    ("NPM_TOKEN", "npm-secret-value-4711"),
+    ("MY_API_KEY", "api-key-value-0815"),
+];
+
+#[test]
+fn secrets_are_redacted_in_every_format_and_the_token_is_kept_from_checks() {
+    let project = Project::new(
+        r#"version: 1
+environments: [{ name: linux }, { name: macos }]
+checks:
+  - id: leaky
+    run: |
+      env | sort
+      echo "from a file: $(cat token.txt)"
+      echo "a token shape: ghp_0123456789abcdefghijABCDEFGHIJ0123456789"
+      exit 1
+    environment: linux
+  - id: token_hidden
+    run: test -z "${GITHUB_TOKEN:-}"
+    environment: linux
+  - id: token_asked
+    env: { GITHUB_TOKEN: set-by-the-manifest }
+    run: test "$GITHUB_TOKEN" = set-by-the-manifest
+    environment: linux
+"#,
+    );
+    project.write("token.txt", SECRETS[0].1);
+    let run = project
+        .cmd()
+        .args(["run", "--env", "linux"])
+        .envs(SECRETS)
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(1));
+    let stdout = String::from_utf8(run.stdout).unwrap();
+    for (_, value) in SECRETS {
+        assert!(!stdout.contains(value), "run's own table:\n{stdout}");
+    }
+    let results = project.json("verify-matrix-results/verify-matrix-linux.json");
+    let status = |id: &str| {
+        results["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["command_id"] == id)
+            .unwrap()["status"]
+            .clone()
+    };
+    assert_eq!(status("token_hidden"), "PASS", "the token is not inherited");
+    assert_eq!(status("token_asked"), "PASS", "unless the manifest sets it");
+
+    for format in [
+        "markdown",
+        "signal",
+        "junit",
+        "html",
+        "table",
+        "json",
+        "infra-blocked",
+    ] {
+        let out = project
+            .cmd()
+            .args(["render", "--format", format, "--task-id", "T-1"])
+            .args(["--summary", SECRETS[1].1])
+            .arg("verify-matrix-results/verify-matrix-linux.json")
+            .envs(SECRETS)
+            .output()
+            .unwrap();
+        let text = String::from_utf8(out.stdout).unwrap();
+        assert!(
+            !text.is_empty(),
+            "{format}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        for (_, value) in SECRETS {
+            assert!(!text.contains(value), "{format} shows {value}:\n{text}");
+        }
+        assert!(
+            !text.contains("ghp_0123456789"),
+            "{format}: a token shape:\n{text}"
+        );
+        if ["markdown", "junit", "html"].contains(&format) {
+            for masked in [
+                "NPM_TOKEN=***",
+                "MY_API_KEY=***",
+                "from a file: ***",
+                "shape: ***",
+            ] {
+                assert!(text.contains(masked), "{format}: no `{masked}`:\n{text}");
+            }
+        }
+    }
+    // The job summary, as `publish` appends it.
+    let summary = project.write("summary.md", "");
+    let merged = project
+        .cmd()
+        .args(["merge", "--out", "report.json", "verify-matrix-results"])
+        .envs(SECRETS)
+        .output()
+        .unwrap();
+    assert_eq!(merged.status.code(), Some(1));
+    let publish = project
+        .cmd()
+        .args(["publish", "--to", "summary", "report.json"])
+        .env("GITHUB_STEP_SUMMARY", &summary)
+        .envs(SECRETS)
+        .output()
+        .unwrap();
+    assert_eq!(publish.status.code(), Some(1), "{publish:?}");
+    let written = format!(
+        "{}{}",
+        project.read("summary.md"),
+        project.read("report.json")
+    );
+    assert!(written.contains("NPM_TOKEN=***"), "{written}");
+    for (_, value) in SECRETS {
+        assert!(
+            !written.contains(value),
+            "the summary or report shows {value}"
+        );
+    }
+}

@@ -24,6 +24,10 @@ pub const NOT_FOUND_EXIT: i32 = 127;
 /// Exit code recorded when the program cannot be executed (as shells do).
 pub const NOT_EXECUTABLE_EXIT: i32 = 126;
 
+/// Variables of this process that checks never inherit unless the manifest sets them:
+/// the token the tool itself publishes with (`publish`, `report`).
+pub const HIDDEN_FROM_CHECKS: &[&str] = &["GITHUB_TOKEN"];
+
 /// How long to wait for the output pipe to close after the process group is gone.
 const PIPE_DRAIN: Duration = Duration::from_secs(2);
 
@@ -98,9 +102,13 @@ pub async fn execute(spec: &Spec, stop: &mut StopReceiver) -> io::Result<Executi
     let token = leaks::new_token();
 
     let mut command = tokio::process::Command::new(&spec.argv.program);
+    for name in HIDDEN_FROM_CHECKS {
+        command.env_remove(name);
+    }
     command
         .args(&spec.argv.args)
         .current_dir(&spec.cwd)
+        // The manifest's own variables may set a hidden one again: it asked for it.
         .envs(&spec.env)
         .env(leaks::TOKEN_VAR, &token)
         .stdin(Stdio::null())
