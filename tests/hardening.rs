@@ -347,3 +347,34 @@ fn odd_output_is_recorded_exactly() {
         "still\n"
     );
 }
+
+#[test]
+fn every_environments_lock_is_taken_before_the_first_check_runs() {
+    let project = Project::new(
+        "version: 1\nenvironments: [{ name: a }, { name: b }]\nchecks:\n  \
+         - { id: mark, run: 'touch ran-in-$VERIFY_MATRIX_ENV' }\n",
+    );
+    std::fs::create_dir_all(project.path().join("verify-matrix-results")).unwrap();
+    let lock = std::fs::File::create(
+        project
+            .path()
+            .join("verify-matrix-results/.verify-matrix-b.lock"),
+    )
+    .unwrap();
+    lock.lock().unwrap();
+    project
+        .cmd()
+        .args(["run", "--env", "a", "--env", "b"])
+        .assert()
+        .code(4)
+        .stderr(predicate::str::contains(
+            "another run of environment `b` is writing to `verify-matrix-results`",
+        ));
+    assert!(!project.path().join("ran-in-a").exists(), "a never started");
+    assert!(
+        !project
+            .path()
+            .join("verify-matrix-results/verify-matrix-a.json")
+            .exists()
+    );
+}

@@ -269,3 +269,58 @@ fn help_texts() {
         insta::assert_snapshot!(name, String::from_utf8(output.stdout).unwrap());
     }
 }
+
+/// What a hostile pull request could put in the manifest is refused with a position
+/// before any parser can be made to work hard; a byte-order mark is fine.
+#[test]
+fn hostile_manifests_are_refused_before_parsing() {
+    let project = Project::empty();
+    let plan = |name: &str| {
+        let out = project
+            .cmd()
+            .args(["plan", "--format", "json", "--manifest", name])
+            .output()
+            .unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    project.write(
+        "bom.yml",
+        "\u{feff}version: 1\nenvironments: [{name: linux}]\nchecks: [{id: a, run: 'true'}]\n",
+    );
+    assert_eq!(plan("bom.yml"), (Some(0), String::new()));
+
+    let big = std::fs::File::create(project.path().join("big.yml")).unwrap();
+    big.set_len(17 * 1024 * 1024).unwrap();
+    let (code, err) = plan("big.yml");
+    assert_eq!(code, Some(4));
+    assert_eq!(
+        err,
+        "error: manifest `big.yml` is larger than 16777216 bytes; it was not read\n"
+    );
+
+    let header = "version: 1\nenvironments: [{name: linux}]\nchecks: []\n";
+    let flow = format!(
+        "{header}x: {}{}\n",
+        "[".repeat(100_000),
+        "]".repeat(100_000)
+    );
+    project.write("flow.yml", &flow);
+    let dashes = format!("{header}x:\n{}1\n", "- ".repeat(100_000));
+    project.write("dashes.yml", &dashes);
+    for (name, at) in [
+        ("flow.yml", "flow.yml:4:67"),
+        ("dashes.yml", "dashes.yml:5:"),
+    ] {
+        let (code, err) = plan(name);
+        assert_eq!(code, Some(4), "{name}");
+        assert!(
+            err.starts_with("error: the manifest nests deeper than 64 levels\n"),
+            "{name}: {err}"
+        );
+        assert!(err.contains(&format!(" --> {at}")), "{name}: {err}");
+        assert!(err.len() < 1000, "{name}: the snippet is cut: {err}");
+    }
+}

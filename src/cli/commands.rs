@@ -18,7 +18,7 @@ use crate::results::io::{Probe, read_bounded};
 use crate::results::source::detect_source;
 use crate::results::{PartialResult, Report, merge, write_json_atomic};
 use crate::run::process::{Stop, StopReason};
-use crate::run::{RunEvent, RunOptions, run_environment};
+use crate::run::{RunEvent, RunOptions, lock_environments, run_environment};
 use crate::untrusted::{Quoter, Redactor};
 
 /// Runs the parsed command line.
@@ -140,6 +140,9 @@ fn run_cmd(global: &GlobalArgs, args: &RunArgs) -> Result<i32, Error> {
     if manifest.skip && !quiet {
         eprintln!("SKIPPED: the manifest says `skip: true`; no check runs");
     }
+    // Every environment's lock before the first check: a run never finishes one
+    // environment and then finds another taken.
+    let locks = lock_environments(&args.out, environments.iter().map(|e| e.name.as_str()))?;
     let runtime = super::runtime()?;
     crate::run::leaks::become_subreaper();
     let (stop_tx, stop_rx) = tokio::sync::watch::channel(None);
@@ -148,10 +151,11 @@ fn run_cmd(global: &GlobalArgs, args: &RunArgs) -> Result<i32, Error> {
     // a merge sees it reported rather than missing.
     runtime.block_on(async {
         let _signals = tokio::spawn(forward_signals(Signals::new(), stop_tx));
-        for env in &environments {
+        for (env, lock) in environments.iter().zip(&locks) {
             let partial = run_environment(
                 &manifest,
                 env,
+                lock,
                 &source,
                 &options,
                 stop_rx.clone(),

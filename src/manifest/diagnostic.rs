@@ -43,7 +43,19 @@ pub fn render(file: &str, text: &str, diagnostics: &[Diagnostic]) -> String {
         let at = if d.path.is_empty() {
             String::new()
         } else {
-            format!(" ({})", d.path)
+            // A key may hold control characters (`"A\0B":`): show them escaped.
+            let path: String = d
+                .path
+                .chars()
+                .map(|c| {
+                    if c.is_control() {
+                        c.escape_default().to_string()
+                    } else {
+                        c.to_string()
+                    }
+                })
+                .collect();
+            format!(" ({path})")
         };
         match d.pos {
             Some(pos) if pos.line >= 1 && pos.line <= lines.len() => {
@@ -51,10 +63,10 @@ pub fn render(file: &str, text: &str, diagnostics: &[Diagnostic]) -> String {
                 let pad = " ".repeat(number.len());
                 let _ = writeln!(out, "{pad}--> {file}:{}:{}{at}", pos.line, pos.col);
                 let _ = writeln!(out, "{pad} |");
-                let source = lines[pos.line - 1].replace('\t', " ");
+                let (source, start) = snippet(lines[pos.line - 1], pos.col.saturating_sub(1));
                 let _ = writeln!(out, "{number} | {source}");
                 let width = source.chars().count();
-                let start = pos.col.saturating_sub(1).min(width);
+                let start = start.min(width);
                 let len = pos.len.clamp(1, (width - start).max(1));
                 let _ = writeln!(out, "{pad} | {}{}", " ".repeat(start), "^".repeat(len));
             }
@@ -74,6 +86,32 @@ pub fn render(file: &str, text: &str, diagnostics: &[Diagnostic]) -> String {
         if count == 1 { "" } else { "s" }
     );
     out
+}
+
+/// The widest snippet shown, in characters: a longer line is cut around the column.
+const SNIPPET_CHARS: usize = 100;
+
+/// The source line to show (tabs as spaces, cut to [`SNIPPET_CHARS`] around `col`, a
+/// 0-based character column) and where `col` falls in it.
+fn snippet(line: &str, col: usize) -> (String, usize) {
+    let chars: Vec<char> = line
+        .chars()
+        .map(|c| if c == '\t' { ' ' } else { c })
+        .collect();
+    if chars.len() <= SNIPPET_CHARS {
+        return (chars.into_iter().collect(), col);
+    }
+    let from = col.saturating_sub(SNIPPET_CHARS / 2).min(chars.len());
+    let to = (from + SNIPPET_CHARS).min(chars.len());
+    let mut shown = String::new();
+    if from > 0 {
+        shown.push('…');
+    }
+    shown.extend(&chars[from..to]);
+    if to < chars.len() {
+        shown.push('…');
+    }
+    (shown, col - from + usize::from(from > 0))
 }
 
 /// Rewrites serde's messages into the manifest's vocabulary ("key", not "field") and

@@ -19,6 +19,20 @@ pub enum ManifestError {
         path: PathBuf,
         source: std::io::Error,
     },
+    /// The file is larger than any manifest can be.
+    #[error("manifest `{}` is larger than {limit} bytes; it was not read", path.display())]
+    TooLarge { path: PathBuf, limit: u64 },
+    /// The file is not UTF-8 text.
+    #[error(
+        "manifest `{}` is not UTF-8: invalid byte at offset {offset} (line {line}, column {col})",
+        path.display()
+    )]
+    NotUtf8 {
+        path: PathBuf,
+        offset: usize,
+        line: usize,
+        col: usize,
+    },
     /// `cargo metadata` failed.
     #[error("failed to read Cargo metadata from `{}`: {message}", path.display())]
     CargoMetadata { path: PathBuf, message: String },

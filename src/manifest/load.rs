@@ -10,6 +10,7 @@ use serde_json::Value;
 use super::diagnostic::{self, Diagnostic};
 use super::digest::digest;
 use super::error::ManifestError;
+use super::guard;
 use super::model::Manifest;
 use super::parse;
 use super::spans::{Pos, Spans};
@@ -87,22 +88,17 @@ fn relative_to(path: &Path, base: &Path) -> PathBuf {
         .unwrap_or_else(|_| path.to_path_buf())
 }
 
-fn read(path: &Path) -> Result<String, ManifestError> {
-    std::fs::read_to_string(path).map_err(|source| ManifestError::Read {
-        path: path.to_path_buf(),
-        source,
-    })
-}
-
 /// Loads a YAML manifest file.
 pub fn load_yaml_file(path: &Path) -> Result<Manifest, ManifestError> {
-    let text = read(path)?;
+    let text = guard::read_text(path)?;
     from_yaml_text(path, &text)
 }
 
 /// Parses and validates YAML manifest text read from `path`.
 pub fn from_yaml_text(path: &Path, text: &str) -> Result<Manifest, ManifestError> {
+    let text = guard::strip_bom(text);
     let invalid = |diagnostics: Vec<Diagnostic>| invalid(path, text, diagnostics);
+    guard::check_nesting(text).map_err(|d| invalid(vec![d]))?;
     let spans = Spans::from_yaml(text);
     let content = parse_yaml_text(text, &spans).map_err(|d| invalid(vec![d]))?;
     build(path, content, &spans).map_err(invalid)
@@ -127,10 +123,34 @@ fn parse_yaml_text(text: &str, spans: &Spans) -> Result<Value, Diagnostic> {
             col: l.column(),
             len: 1,
         });
+        // serde_yaml gives no position for these: find the place in the text.
+        let (message, pos) = if message.contains("more than one document") {
+            (
+                "a manifest is one YAML document, but a second one starts here".to_owned(),
+                pos.or(spans.second_document),
+            )
+        } else if message.contains("repetition limit") || message.contains("recursion limit") {
+            (
+                format!("{message}: aliases expand to too much"),
+                pos.or(spans.first_alias),
+            )
+        } else {
+            (message, pos)
+        };
         Diagnostic::new("", format!("invalid YAML: {message}"), pos)
     })?;
-    serde_json::to_value(&yaml)
-        .map_err(|e| Diagnostic::new("", format!("unsupported YAML: {e}"), None))
+    serde_json::to_value(&yaml).map_err(|e| {
+        let message = if e.to_string().contains("key must be a string") {
+            "a key must be a name, not a list or a mapping".to_owned()
+        } else {
+            e.to_string()
+        };
+        Diagnostic::new(
+            "",
+            format!("unsupported YAML: {message}"),
+            spans.complex_key,
+        )
+    })
 }
 
 /// Validates manifest content already in JSON form (the copy embedded in a result file).
@@ -163,7 +183,7 @@ fn load_cargo(cargo_toml: &Path) -> Result<Manifest, ManifestError> {
             .ok_or_else(|| ManifestError::NoCargoTable {
                 path: cargo_toml.to_path_buf(),
             })?;
-    let text = read(cargo_toml)?;
+    let text = guard::read_text(cargo_toml)?;
     build(cargo_toml, content, &Spans::default()).map_err(|mut d| {
         // TOML positions are not mapped; point at the table header and say the key path.
         let header = text

@@ -4,6 +4,7 @@
 pub mod diagnostic;
 pub mod digest;
 mod error;
+pub mod guard;
 mod load;
 pub mod model;
 mod parse;

@@ -32,6 +32,12 @@ pub struct Spans {
     map: HashMap<String, Span>,
     /// Keys that appear twice in one mapping: the path and the second occurrence.
     duplicates: Vec<(String, Pos)>,
+    /// Where a second YAML document starts, if there is one.
+    pub second_document: Option<Pos>,
+    /// The first alias (`*name`).
+    pub first_alias: Option<Pos>,
+    /// The first mapping key that is a list or a mapping.
+    pub complex_key: Option<Pos>,
 }
 
 impl Spans {
@@ -39,12 +45,18 @@ impl Spans {
     /// syntax error itself is reported by the loader, with serde_yaml's position.
     pub fn from_yaml(text: &str) -> Spans {
         let mut builder = Builder::default();
-        let mut parser = Parser::new_from_str(text);
+        // Tabs become spaces: libyaml (serde_yaml) accepts a tab after `key:` where
+        // yaml-rust2 stops, and a space keeps every column where it was.
+        let text = text.replace('\t', " ");
+        let mut parser = Parser::new_from_str(&text);
         // A parse error is reported elsewhere; keep what was mapped up to it.
-        let _ = parser.load(&mut builder, false);
+        let _ = parser.load(&mut builder, true);
         Spans {
             map: builder.map,
             duplicates: builder.duplicates,
+            second_document: builder.second_document,
+            first_alias: builder.first_alias,
+            complex_key: builder.complex_key,
         }
     }
 
@@ -128,6 +140,10 @@ struct Builder {
     stack: Vec<Frame>,
     map: HashMap<String, Span>,
     duplicates: Vec<(String, Pos)>,
+    documents: usize,
+    second_document: Option<Pos>,
+    first_alias: Option<Pos>,
+    complex_key: Option<Pos>,
 }
 
 fn pos(mark: Marker, len: usize) -> Pos {
@@ -194,6 +210,16 @@ impl Builder {
 
 impl MarkedEventReceiver for Builder {
     fn on_event(&mut self, ev: Event, mark: Marker) {
+        if let Event::DocumentStart = ev {
+            self.documents += 1;
+            if self.documents == 2 {
+                self.second_document = Some(pos(mark, 3));
+            }
+        }
+        // Only the first document is mapped.
+        if self.documents > 1 {
+            return;
+        }
         match ev {
             Event::Scalar(text, style, ..) => {
                 let quoted = matches!(
@@ -205,10 +231,15 @@ impl MarkedEventReceiver for Builder {
                 self.node(pos(mark, first_line_len), Some(&text));
             }
             Event::Alias(_) => {
+                self.first_alias.get_or_insert(pos(mark, 1));
                 self.node(pos(mark, 1), Some("*"));
             }
             Event::MappingStart(..) => {
-                let path = self.node(pos(mark, 1), None).unwrap_or_default();
+                let path = self.node(pos(mark, 1), None);
+                if path.is_none() {
+                    self.complex_key.get_or_insert(pos(mark, 1));
+                }
+                let path = path.unwrap_or_default();
                 self.stack.push(Frame::Mapping {
                     path,
                     pending_key: None,
@@ -216,7 +247,11 @@ impl MarkedEventReceiver for Builder {
                 });
             }
             Event::SequenceStart(..) => {
-                let path = self.node(pos(mark, 1), None).unwrap_or_default();
+                let path = self.node(pos(mark, 1), None);
+                if path.is_none() {
+                    self.complex_key.get_or_insert(pos(mark, 1));
+                }
+                let path = path.unwrap_or_default();
                 self.stack.push(Frame::Sequence { path, next: 0 });
             }
             Event::MappingEnd | Event::SequenceEnd => {

@@ -17,6 +17,18 @@ use crate::run::words;
 /// The version of the manifest format this build reads.
 pub const SUPPORTED_VERSION: u32 = 1;
 
+/// The longest `timeout` and `run-timeout`: 7 days.
+pub const MAX_TIMEOUT: Duration = Duration::from_secs(7 * 24 * 3600);
+
+/// The longest `grace`: 1 hour.
+pub const MAX_GRACE: Duration = Duration::from_secs(3600);
+
+/// The most `retries`.
+pub const MAX_RETRIES: u32 = 100;
+
+/// The exit codes a check can require: what a process can exit with.
+pub const EXIT_CODES: std::ops::RangeInclusive<i32> = 0..=255;
+
 /// Everything validation produces besides the file facts (path, digest, content).
 #[derive(Debug)]
 pub struct Validated {
@@ -51,8 +63,11 @@ pub fn validate(
     }
     let environments = v.environments(&raw.environments);
     let defaults = &raw.defaults;
-    v.positive("defaults.timeout", defaults.timeout, "timeout");
-    v.positive("run-timeout", raw.run_timeout, "run-timeout");
+    v.timeout("defaults.timeout", defaults.timeout, "timeout");
+    v.timeout("run-timeout", raw.run_timeout, "run-timeout");
+    v.grace("defaults.grace", defaults.grace);
+    v.retries("defaults.retries", defaults.retries);
+    v.env_vars("defaults.env", &defaults.env);
     let policy = v.policy(raw);
 
     let mut ids = HashSet::new();
@@ -106,9 +121,68 @@ impl Validator<'_> {
         self.diagnostics.push(Diagnostic::new(path, message, pos));
     }
 
-    fn positive(&mut self, path: &str, value: Option<RawDuration>, what: &str) {
-        if value.is_some_and(|d| d.0.is_zero()) {
-            self.error(path, format!("{what} must be greater than zero"));
+    /// A timeout: more than zero, at most [`MAX_TIMEOUT`].
+    fn timeout(&mut self, path: &str, value: Option<RawDuration>, what: &str) {
+        match value {
+            Some(d) if d.0.is_zero() => {
+                self.error(path, format!("{what} must be greater than zero"));
+            }
+            Some(d) if d.0 > MAX_TIMEOUT => self.error(
+                path,
+                format!(
+                    "{what} of {} is longer than the longest allowed, {}",
+                    humantime::format_duration(d.0),
+                    humantime::format_duration(MAX_TIMEOUT)
+                ),
+            ),
+            _ => {}
+        }
+    }
+
+    fn grace(&mut self, path: &str, value: Option<RawDuration>) {
+        if let Some(d) = value
+            && d.0 > MAX_GRACE
+        {
+            self.error(
+                path,
+                format!(
+                    "grace of {} is longer than the longest allowed, {}",
+                    humantime::format_duration(d.0),
+                    humantime::format_duration(MAX_GRACE)
+                ),
+            );
+        }
+    }
+
+    fn retries(&mut self, path: &str, value: Option<u32>) {
+        if let Some(n) = value
+            && n > MAX_RETRIES
+        {
+            self.error(
+                path,
+                format!("{n} retries are more than the most allowed, {MAX_RETRIES}"),
+            );
+        }
+    }
+
+    /// Variables a process can be given: a name without `=` or NUL, a value without NUL.
+    fn env_vars(&mut self, path: &str, vars: &Option<BTreeMap<String, EnvValue>>) {
+        for (name, value) in vars.iter().flatten() {
+            let at = join_key(path, name);
+            if name.is_empty() || name.contains(['=', '\0']) {
+                self.key_error(
+                    &at,
+                    format!(
+                        "invalid variable name `{}`: it must be non-empty, without `=` or NUL",
+                        name.escape_debug()
+                    ),
+                );
+            } else if value.0.contains('\0') {
+                self.error(
+                    &at,
+                    format!("the value of `{name}` contains a NUL character"),
+                );
+            }
         }
     }
 
@@ -184,6 +258,7 @@ impl Validator<'_> {
                     format!("unknown os `{os}`; expected one of: linux, macos, windows"),
                 );
             }
+            self.env_vars(&join_key(&path, "env"), &env.env);
             self.env_names.push(name.clone());
             out.push(Environment {
                 name,
@@ -357,7 +432,22 @@ impl Validator<'_> {
                 "a `test` check is a test gate; remove `gate` or use `run`",
             );
         }
-        self.positive(&join_key(path, "timeout"), raw.timeout, "timeout");
+        self.timeout(&join_key(path, "timeout"), raw.timeout, "timeout");
+        self.grace(&join_key(path, "grace"), raw.grace);
+        self.retries(&join_key(path, "retries"), raw.retries);
+        self.env_vars(&join_key(path, "env"), &raw.env);
+        if let Some(code) = raw.exit_code
+            && !EXIT_CODES.contains(&code)
+        {
+            self.error(
+                &join_key(path, "exit-code"),
+                format!(
+                    "exit code {code} is impossible: a process exits with {}..={}",
+                    EXIT_CODES.start(),
+                    EXIT_CODES.end()
+                ),
+            );
+        }
         let scope = self.scope(path, raw);
         let shell = raw.shell.or(defaults.shell);
         let command = raw

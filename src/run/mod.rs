@@ -12,4 +12,7 @@ pub mod runner;
 pub mod shell;
 pub mod words;
 
-pub use runner::{RunError, RunEvent, RunOptions, result_path, run_environment};
+pub use runner::{
+    EnvironmentLock, RunError, RunEvent, RunOptions, lock_environments, result_path,
+    run_environment,
+};

@@ -75,6 +75,31 @@ pub enum RunError {
     },
 }
 
+/// The exclusive lock of one environment's results in an output folder, held until it
+/// drops. [`run_environment`] needs one, so that a run of several environments holds all
+/// their locks before the first check starts.
+#[derive(Debug)]
+pub struct EnvironmentLock {
+    environment: String,
+    _file: File,
+}
+
+/// Takes the locks of every environment in `envs` under `out_dir`, or none: a run of
+/// several environments either owns all their result files or starts nothing.
+pub fn lock_environments<'a>(
+    out_dir: &Path,
+    envs: impl IntoIterator<Item = &'a str>,
+) -> Result<Vec<EnvironmentLock>, RunError> {
+    envs.into_iter()
+        .map(|env| {
+            Ok(EnvironmentLock {
+                environment: env.to_owned(),
+                _file: lock_environment(out_dir, env)?,
+            })
+        })
+        .collect()
+}
+
 /// Takes the exclusive lock of `env` in `out_dir`, held until the returned file drops.
 fn lock_environment(out_dir: &Path, env: &str) -> Result<File, RunError> {
     let lock = out_dir.join(format!(".verify-matrix-{env}.lock"));
@@ -151,17 +176,19 @@ pub fn result_path(out_dir: &Path, env: &str) -> PathBuf {
 }
 
 /// Runs the checks of `env` (the manifest's automated checks that apply to it, or
-/// `options.only`), writing the partial result file as it goes.
+/// `options.only`), writing the partial result file as it goes; `lock` is the
+/// environment's lock in `options.out_dir`.
 pub async fn run_environment(
     manifest: &Manifest,
     env: &Environment,
+    lock: &EnvironmentLock,
     source: &Source,
     options: &RunOptions,
     stop: StopReceiver,
     on_event: &(dyn Fn(RunEvent<'_>) + Sync),
 ) -> Result<PartialResult, RunError> {
     let started = Instant::now();
-    let _lock = lock_environment(&options.out_dir, env.name.as_str())?;
+    debug_assert_eq!(lock.environment, env.name.as_str());
     let run_timeout = options.run_timeout.or(manifest.run_timeout);
     let stop = run_stop_channel(stop, run_timeout);
     let jobs: Vec<CheckJob> = manifest
