@@ -378,3 +378,63 @@ fn every_environments_lock_is_taken_before_the_first_check_runs() {
             .exists()
     );
 }
+
+/// Waits (up to 30 s) until no live process's command line contains `needle`.
+fn wait_until_gone(needle: &str) -> bool {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !alive(needle).is_empty() {
+        if Instant::now() > deadline {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    true
+}
+
+/// `kill -9` of the tool mid-check: the check's main process dies with it (a
+/// parent-death signal), and what that process started itself is killed by the next
+/// run of the same environment.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_sigkilled_run_leaves_nothing_running_after_the_next_start() {
+    let project = Project::new(&manifest_with(concat!(
+        "  - id: alone\n    run: sleep 65.1\n",
+        "  - id: with_child\n    run: sleep 65.2; true\n",
+    )));
+    let mut tool = project
+        .std_cmd()
+        .args(["run", "--jobs", "2"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    wait_until_alive("sleep 65.1");
+    wait_until_alive("sleep 65.2");
+    tool.kill().unwrap();
+    tool.wait().unwrap();
+    // The main process of `alone` is `sleep` itself (bash execs a lone command).
+    assert!(wait_until_gone("sleep 65.1"), "{:?}", alive("sleep 65.1"));
+    // `with_child`'s shell died, but its `sleep` was adopted by init and lives on.
+    assert!(!alive("sleep 65.2").is_empty());
+
+    // The next start of the environment finds and kills it before running anything.
+    let next = project
+        .cmd()
+        .args(["run", "--check", "alone", "--run-timeout", "1s"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&next.stderr);
+    assert!(
+        stderr.contains("left running in local by a run that was killed"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("sleep 65.2"), "{stderr}");
+    assert!(wait_until_gone("sleep 65.2"), "{:?}", alive("sleep 65.2"));
+    assert!(
+        !project
+            .path()
+            .join("verify-matrix-results/.verify-matrix-local.running")
+            .exists(),
+        "a run that ended leaves no list behind"
+    );
+}

@@ -143,6 +143,14 @@ fn run_cmd(global: &GlobalArgs, args: &RunArgs) -> Result<i32, Error> {
     // Every environment's lock before the first check: a run never finishes one
     // environment and then finds another taken.
     let locks = lock_environments(&args.out, environments.iter().map(|e| e.name.as_str()))?;
+    for (env, lock) in environments.iter().zip(&locks) {
+        for leaked in &lock.leftovers {
+            eprintln!(
+                "note: killed process {} ({}), left running in {} by a run that was killed",
+                leaked.pid, leaked.command, env.name
+            );
+        }
+    }
     let runtime = super::runtime()?;
     crate::run::leaks::become_subreaper();
     let (stop_tx, stop_rx) = tokio::sync::watch::channel(None);

@@ -68,6 +68,7 @@ pub fn exec_cmd(args: &ExecArgs) -> Result<i32, Error> {
             .parent()
             .map(Path::to_path_buf)
             .unwrap_or_default(),
+        running: None,
     };
     let runtime = super::runtime()?;
     crate::run::leaks::become_subreaper();

@@ -35,6 +35,9 @@ pub struct CheckJob {
     pub echo: Option<super::process::Echo>,
     /// The run's output folder (never counted by `not-file` or `git-clean`).
     pub out_dir: PathBuf,
+    /// Where each execution's token is recorded for the environment's next run (none
+    /// for `exec`, which has no environment folder).
+    pub running: Option<PathBuf>,
 }
 
 /// The future of [`CheckJob::run`], boxed because groups run their items recursively.
@@ -63,6 +66,7 @@ impl CheckJob {
             policy: manifest.policy.clone(),
             echo: None,
             out_dir: out_dir.to_path_buf(),
+            running: Some(super::runner::running_path(out_dir, env.name.as_str())),
         }
     }
 
@@ -231,6 +235,7 @@ impl CheckJob {
             policy: self.policy.clone(),
             echo: self.echo.clone(),
             out_dir: self.out_dir.clone(),
+            running: self.running.clone(),
         }
     }
 
@@ -267,6 +272,7 @@ impl CheckJob {
                 log_path: self.log_file.clone(),
                 append: attempt > 1,
                 echo: self.echo.clone(),
+                running: self.running.clone(),
             };
             if attempt > 1 {
                 append_banner(&self.log_file, attempt, max_attempts)?;

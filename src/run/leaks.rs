@@ -21,14 +21,49 @@ use crate::results::Leaked;
 /// The variable that marks a check's processes.
 pub const TOKEN_VAR: &str = "VERIFY_MATRIX_TOKEN";
 
-/// A fresh token for one execution.
+/// A fresh token for one execution: this process's id and start time (so that a later
+/// process with the same id never makes the same tokens) and a counter.
 pub fn new_token() -> String {
     static NEXT: AtomicU64 = AtomicU64::new(1);
+    static STARTED: std::sync::LazyLock<u128> = std::sync::LazyLock::new(|| {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos())
+    });
     format!(
-        "{}-{}",
+        "{}-{}-{}",
         std::process::id(),
+        *STARTED,
         NEXT.fetch_add(1, Ordering::Relaxed)
     )
+}
+
+/// Kills every live process that carries one of `tokens` (SIGKILL: they belong to a run
+/// that no longer exists) and returns them. Only Linux can read other processes'
+/// environments; elsewhere nothing is found.
+#[cfg(target_os = "linux")]
+pub fn kill_tokens(tokens: &[String]) -> Vec<Leaked> {
+    if tokens.is_empty() {
+        return Vec::new();
+    }
+    let own = std::process::id();
+    let found: Vec<Leaked> = all_pids()
+        .filter(|pid| *pid != own && is_alive(*pid))
+        .filter(|pid| environ_token(*pid).is_some_and(|t| tokens.contains(&t)))
+        .map(|pid| Leaked {
+            pid,
+            command: command_line(pid),
+        })
+        .collect();
+    for leaked in &found {
+        signal(leaked.pid, Sig::Kill);
+    }
+    found
+}
+
+#[cfg(not(target_os = "linux"))]
+pub fn kill_tokens(_tokens: &[String]) -> Vec<Leaked> {
+    Vec::new()
 }
 
 /// The main processes of the checks running now: tokio waits for these, so they are

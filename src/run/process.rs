@@ -74,6 +74,9 @@ pub struct Spec {
     pub append: bool,
     /// Also copy the output here as it arrives.
     pub echo: Option<Echo>,
+    /// Where the execution's token is appended once it starts, so that a later run can
+    /// find what a killed run left behind.
+    pub running: Option<PathBuf>,
 }
 
 /// What happened.
@@ -117,6 +120,11 @@ pub async fn execute(spec: &Spec, stop: &mut StopReceiver) -> io::Result<Executi
         .kill_on_drop(true);
     #[cfg(unix)]
     command.process_group(0);
+    #[cfg(target_os = "linux")]
+    die_with_this_process(&mut command);
+    if let Some(running) = &spec.running {
+        record_token(running, &token)?;
+    }
 
     let spawned = command.spawn();
     // The Command holds our copies of the pipe's write end: drop them, so that EOF
@@ -204,6 +212,36 @@ pub async fn execute(spec: &Spec, stop: &mut StopReceiver) -> io::Result<Executi
     }
     execution.duration = started.elapsed();
     Ok(execution)
+}
+
+/// Linux: the check's main process gets SIGKILL when this process dies, however it dies
+/// (even by SIGKILL, which no handler sees). Its own children are found by their token
+/// at the next start of the environment ([`record_token`]).
+#[cfg(target_os = "linux")]
+fn die_with_this_process(command: &mut tokio::process::Command) {
+    let parent = nix::unistd::getpid();
+    // SAFETY: the closure runs in the child between fork and exec, and makes only
+    // async-signal-safe system calls (prctl, getppid, kill).
+    unsafe {
+        command.pre_exec(move || {
+            nix::sys::prctl::set_pdeathsig(nix::sys::signal::Signal::SIGKILL)
+                .map_err(io::Error::from)?;
+            // The parent may have died before the prctl: then nobody will tell us.
+            if nix::unistd::getppid() != parent {
+                let _ = nix::sys::signal::raise(nix::sys::signal::Signal::SIGKILL);
+            }
+            Ok(())
+        });
+    }
+}
+
+/// Appends `token` to the environment's list of running executions.
+fn record_token(running: &std::path::Path, token: &str) -> io::Result<()> {
+    let mut file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(running)?;
+    writeln!(file, "{token}")
 }
 
 /// Resolves when a stop is requested (immediately if one already was).

@@ -11,8 +11,8 @@ use tokio::task::JoinSet;
 use crate::manifest::{CheckId, Environment, Manifest};
 use crate::results::source::{detect_runner, now_rfc3339};
 use crate::results::{
-    CheckResult, FORMAT_VERSION, ManifestRef, Outcome, PartialResult, ResultFileError, Source,
-    Status, Tool, write_json_atomic, write_json_atomic_unsynced,
+    CheckResult, FORMAT_VERSION, Leaked, ManifestRef, Outcome, PartialResult, ResultFileError,
+    Source, Status, Tool, write_json_atomic, write_json_atomic_unsynced,
 };
 
 use super::check::{CheckJob, format_duration, signal_name};
@@ -82,6 +82,9 @@ pub enum RunError {
 pub struct EnvironmentLock {
     environment: String,
     _file: File,
+    /// Processes an earlier run of this environment left running when it was killed
+    /// (SIGKILL, a crash), killed when the lock was taken.
+    pub leftovers: Vec<Leaked>,
 }
 
 /// Takes the locks of every environment in `envs` under `out_dir`, or none: a run of
@@ -92,12 +95,33 @@ pub fn lock_environments<'a>(
 ) -> Result<Vec<EnvironmentLock>, RunError> {
     envs.into_iter()
         .map(|env| {
+            let file = lock_environment(out_dir, env)?;
             Ok(EnvironmentLock {
                 environment: env.to_owned(),
-                _file: lock_environment(out_dir, env)?,
+                _file: file,
+                leftovers: kill_leftovers(out_dir, env),
             })
         })
         .collect()
+}
+
+/// The list of the executions of `env` under `out_dir` that have started and may still
+/// have processes; removed when a run of the environment ends.
+pub fn running_path(out_dir: &Path, env: &str) -> PathBuf {
+    out_dir.join(format!(".verify-matrix-{env}.running"))
+}
+
+/// Kills what a run of `env` that never ended left behind (its list of executions is
+/// still there), and removes the list. Called with the environment's lock held.
+fn kill_leftovers(out_dir: &Path, env: &str) -> Vec<Leaked> {
+    let path = running_path(out_dir, env);
+    let Ok(text) = std::fs::read_to_string(&path) else {
+        return Vec::new();
+    };
+    let tokens: Vec<String> = text.lines().map(str::to_owned).collect();
+    let killed = super::leaks::kill_tokens(&tokens);
+    let _ = std::fs::remove_file(&path);
+    killed
 }
 
 /// Takes the exclusive lock of `env` in `out_dir`, held until the returned file drops.
@@ -295,5 +319,7 @@ pub async fn run_environment(
     partial.finished_at = Some(now_rfc3339());
     partial.duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
     write_json_atomic(&path, &partial)?;
+    // Every check's processes are gone: nothing is left for a later run to clean.
+    let _ = std::fs::remove_file(running_path(&options.out_dir, env.name.as_str()));
     Ok(partial)
 }
