@@ -25,7 +25,17 @@ case "$1" in
         artifacts=${VERIFY_MATRIX_ARTIFACTS:?}
         report="${RUNNER_TEMP:?}/verify-matrix-report.json"
         echo "report-path=$report" >>"$GITHUB_OUTPUT"
-        cargo-verify-matrix ${manifest[@]+"${manifest[@]}"} report --to "${VERIFY_MATRIX_POST:-summary}" --out "$report" "$artifacts"
+        trust=()
+        base=${VERIFY_MATRIX_BASE_MANIFEST:-}
+        if [ -n "$base" ]; then
+            if [ -f "$base" ]; then
+                trust+=(--base-manifest "$base")
+            else
+                echo "::notice title=cargo verify-matrix::no base manifest at $base (a base branch without one?): the manifest is not compared"
+            fi
+        fi
+        [ "${VERIFY_MATRIX_ALLOW_WEAKENING:-false}" = true ] && trust+=(--allow-weakening)
+        cargo-verify-matrix ${manifest[@]+"${manifest[@]}"} report --to "${VERIFY_MATRIX_POST:-summary}" ${trust[@]+"${trust[@]}"} --out "$report" "$artifacts"
         ;;
     *)
         echo "::error title=cargo verify-matrix::unknown command \`$1\`"

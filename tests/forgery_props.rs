@@ -10,11 +10,12 @@ mod coordinator;
 
 use std::path::Path;
 
+use cargo_verify_matrix::manifest::compare::ManifestChange;
 use cargo_verify_matrix::manifest::{Manifest, from_yaml_text};
 use cargo_verify_matrix::render::{
     Budget, Format, Quoted, RenderOptions, SignalInfo, markdown, render,
 };
-use cargo_verify_matrix::results::{CheckResult, Report, Source, Status, Verdict};
+use cargo_verify_matrix::results::{CheckResult, ManifestOrigin, Report, Source, Status, Verdict};
 use cargo_verify_matrix::untrusted::{Quoter, Redactor};
 use common::{sample_partial, sample_result};
 use coordinator::{claims_verified, coordinator_accepts, coordinator_accepts_audit, headers, rows};
@@ -200,7 +201,15 @@ proptest! {
                 ),
             ]),
         ]);
-        report.source.run_id = Some(run_id);
+        report.source.run_id = Some(run_id.clone());
+        // What a manifest change quotes (a pull request writes the commands).
+        report.manifest.origin = Some(ManifestOrigin::Tree);
+        report.manifest.compared_with = Some("sha256:0123".into());
+        report.manifest_changes.push(ManifestChange {
+            check: Some("unit_tests".into()),
+            change: run_id,
+            weakens: false,
+        });
         prop_assert_eq!(report.verdict, Verdict::NotVerified);
         let real: Vec<_> = report
             .rows

@@ -356,3 +356,156 @@ checks:
         );
     }
 }
+
+const BASE: &str = "version: 1
+environments: [{ name: a }, { name: b }]
+checks:
+  - { id: unit, run: 'true' }
+  - { id: lint, run: 'true' }
+";
+
+/// A pull request's manifest that makes every check pass by weakening it.
+const WEAKENED: &str = "version: 1
+environments: [{ name: a }, { name: b }]
+checks:
+  - { id: unit, run: 'exit 3', exit-code: 3 }
+  - { id: lint, run: 'true', required: false, environment: a }
+";
+
+/// The pull request's manifest run in both environments, into `pr/out`, in a project
+/// that also holds the base branch's manifest under `base/`.
+fn weakened_runs() -> Project {
+    let project = Project::empty();
+    project.write("pr/verify-matrix.yml", WEAKENED);
+    project.write("base/verify-matrix.yml", BASE);
+    for env in ["a", "b"] {
+        let status = project
+            .std_cmd()
+            .current_dir(project.path().join("pr"))
+            .args(["run", "--env", env, "--out", "out"])
+            .output()
+            .unwrap();
+        assert_eq!(status.status.code(), Some(0), "{status:?}");
+    }
+    project
+}
+
+fn merge_in(project: &Project, dir: &str, args: &[&str]) -> (i32, String, serde_json::Value) {
+    let out = project
+        .std_cmd()
+        .current_dir(project.path().join(dir))
+        .args(["merge", "--format", "markdown", "--out", "report.json"])
+        .args(args)
+        .output()
+        .unwrap();
+    let report = serde_json::from_str(
+        &std::fs::read_to_string(project.path().join(dir).join("report.json")).unwrap(),
+    )
+    .unwrap();
+    (
+        out.status.code().unwrap(),
+        String::from_utf8(out.stdout).unwrap(),
+        report,
+    )
+}
+
+/// `pull_request`: the tree holds the pull request's own manifest, compared with the
+/// base branch's: its weakenings are in effect, so they fail unless allowed.
+#[test]
+fn a_weakened_manifest_is_not_verified_unless_allowed() {
+    let project = weakened_runs();
+    let (code, markdown, report) = merge_in(
+        &project,
+        "pr",
+        &["--base-manifest", "../base/verify-matrix.yml", "out"],
+    );
+    assert_eq!(code, 1, "{markdown}");
+    assert_eq!(report["verdict"], "NOT_VERIFIED");
+    assert_eq!(report["manifest"]["origin"], "tree");
+    assert_eq!(
+        report["manifest"]["results_digest"],
+        serde_json::Value::Null
+    );
+    let weakenings: Vec<&str> = report["manifest_changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["weakens"] == true)
+        .map(|c| c["change"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        weakenings,
+        [
+            "check `unit`: exit code 0 became 3",
+            "check `lint` was made optional",
+            "check `lint` is no longer required in b",
+        ]
+    );
+    for line in [
+        "Manifest: `verify-matrix.yml` from the checked-out tree (sha256:",
+        "- ⚠️ check \\`lint\\` was made optional (weakens; not allowed)",
+        "- the manifest is weaker than the trusted one: check \\`unit\\`: exit code 0 became 3 \
+         (not allowed; see --allow-weakening)",
+        "All Required Environments: NOT VERIFIED",
+    ] {
+        assert!(markdown.contains(line), "no `{line}` in:\n{markdown}");
+    }
+
+    let (code, markdown, report) = merge_in(
+        &project,
+        "pr",
+        &[
+            "--base-manifest",
+            "../base/verify-matrix.yml",
+            "--allow-weakening",
+            "out",
+        ],
+    );
+    assert_eq!(code, 0, "{markdown}");
+    assert_eq!(report["verdict"], "VERIFIED");
+    assert_eq!(report["weakening_allowed"], true);
+    assert!(markdown.contains("(weakens; allowed)"), "{markdown}");
+}
+
+/// `workflow_run`: the tree is the base branch's checkout, so its manifest is the one
+/// the results are judged against; the pull request's changes are listed and cannot
+/// take effect.
+#[test]
+fn with_the_base_manifest_in_the_tree_the_weakening_cannot_take_effect() {
+    let project = weakened_runs();
+    let (code, markdown, report) = merge_in(&project, "base", &["../pr/out"]);
+    assert_eq!(code, 1, "{markdown}");
+    assert_eq!(report["manifest"]["origin"], "tree");
+    assert!(report["manifest"]["results_digest"].is_string());
+    assert_eq!(
+        report["manifest"]["compared_with"],
+        report["manifest"]["digest"]
+    );
+    // unit passed with exit 3 only by the pull request's rules; lint never ran in b.
+    assert!(markdown.contains("| unit | a | 3 | FAIL |"), "{markdown}");
+    assert!(markdown.contains("Missing: lint in b"), "{markdown}");
+    assert!(
+        markdown.contains("(weakens; the trusted manifest was used)"),
+        "{markdown}"
+    );
+    assert!(
+        markdown.contains("The results were produced from another manifest"),
+        "{markdown}"
+    );
+}
+
+/// Without a manifest at hand, the copy embedded in the results is used, and the
+/// report says so.
+#[test]
+fn the_report_says_when_the_embedded_manifest_was_used() {
+    let project = weakened_runs();
+    std::fs::create_dir(project.path().join("elsewhere")).unwrap();
+    std::fs::create_dir(project.path().join("elsewhere/.git")).unwrap();
+    let (code, markdown, report) = merge_in(&project, "elsewhere", &["../pr/out"]);
+    assert_eq!(code, 0, "{markdown}");
+    assert_eq!(report["manifest"]["origin"], "embedded");
+    assert!(
+        markdown.contains("Manifest: `verify-matrix.yml` embedded in the results"),
+        "{markdown}"
+    );
+}

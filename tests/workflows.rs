@@ -10,7 +10,7 @@ mod common;
 #[path = "common/stand_in.rs"]
 mod stand_in;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use common::{Project, repo_root};
@@ -280,4 +280,65 @@ async fn the_three_jobs_plan_run_and_report_through_the_actions_step_script() {
         summary.contains("| arm-only | arm | 1 | FAIL |"),
         "{summary}"
     );
+}
+
+/// The report step compares the pull request's manifest with the base branch's when
+/// the workflow checked it out: a weakening fails unless the label allowed it, and a
+/// base branch without a manifest is only a notice.
+#[test]
+fn the_report_step_compares_with_the_base_manifest() {
+    let project = Project::empty();
+    project.write(
+        "checkout/verify-matrix.yml",
+        "version: 1\nenvironments: [{ name: linux }]\nchecks:\n  \
+         - { id: unit, run: 'exit 1', exit-code: 1 }\n",
+    );
+    project.write(
+        "event.json",
+        &json!({"pull_request": {"number": 12, "head": {"sha": HEAD}}}).to_string(),
+    );
+    let leg = step(
+        &project,
+        "run-linux",
+        "run",
+        &[("VERIFY_MATRIX_ENVIRONMENT", "linux".to_owned())],
+        0,
+    );
+    let artifacts = project.path().join("artifacts");
+    common::copy_dir(
+        Path::new(output(&leg, "out")),
+        &artifacts.join("verify-matrix-linux"),
+    );
+    let report = |base: bool, allow: &str, code: i32| {
+        let inputs = [
+            ("VERIFY_MATRIX_POST", "summary".to_owned()),
+            ("VERIFY_MATRIX_ARTIFACTS", artifacts.display().to_string()),
+            (
+                "VERIFY_MATRIX_BASE_MANIFEST",
+                ".verify-matrix-base/verify-matrix.yml".to_owned(),
+            ),
+            ("VERIFY_MATRIX_ALLOW_WEAKENING", allow.to_owned()),
+        ];
+        if base {
+            project.write(
+                "checkout/.verify-matrix-base/verify-matrix.yml",
+                "version: 1\nenvironments: [{ name: linux }]\nchecks:\n  - { id: unit, run: 'true' }\n",
+            );
+        }
+        let outputs = step(&project, "report", "report", &inputs, code);
+        output(&outputs, "verdict").to_owned()
+    };
+    assert_eq!(
+        report(false, "false", 0),
+        "VERIFIED",
+        "no base manifest yet"
+    );
+    assert_eq!(
+        report(true, "false", 1),
+        "NOT_VERIFIED",
+        "exit code 0 became 1"
+    );
+    assert_eq!(report(true, "true", 0), "VERIFIED", "allowed by the label");
+    let summary = project.read("runner/report/summary.md");
+    assert!(summary.contains("(weakens; allowed)"), "{summary}");
 }

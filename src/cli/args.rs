@@ -252,6 +252,8 @@ pub struct MergeArgs {
     #[arg(required = true, value_name = "PATH")]
     pub paths: Vec<PathBuf>,
     #[command(flatten)]
+    pub trust: TrustFlags,
+    #[command(flatten)]
     pub render: RenderFlags,
 }
 
@@ -265,7 +267,25 @@ pub struct RenderArgs {
     #[arg(required = true, value_name = "FILE")]
     pub files: Vec<PathBuf>,
     #[command(flatten)]
+    pub trust: TrustFlags,
+    #[command(flatten)]
     pub render: RenderFlags,
+}
+
+/// Which manifest the results are judged against, and what it may change (`merge`,
+/// `render`, `report`). Without `--manifest`, the manifest found in the checked-out tree
+/// is used, else the copy embedded in the results.
+#[derive(Debug, Args)]
+#[command(next_help_heading = "Manifest trust")]
+pub struct TrustFlags {
+    /// The trusted manifest (e.g. the base branch's) that the results' manifest is
+    /// compared with: its weakenings make the verdict NOT VERIFIED
+    #[arg(long, value_name = "PATH")]
+    pub base_manifest: Option<PathBuf>,
+    /// List weakenings of the manifest (a check removed or made optional, an environment
+    /// dropped, an exit code or must-be-effective relaxed) without failing on them
+    #[arg(long)]
+    pub allow_weakening: bool,
 }
 
 /// How a report is rendered (`render`, `merge`).
@@ -313,6 +333,8 @@ pub struct ReportArgs {
     /// Partial result files, or folders searched recursively (any artifact layout)
     #[arg(required = true, value_name = "PATH")]
     pub paths: Vec<PathBuf>,
+    #[command(flatten)]
+    pub trust: TrustFlags,
     #[command(flatten)]
     pub publish: PublishFlags,
 }

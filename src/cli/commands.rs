@@ -5,18 +5,20 @@ use std::path::{Path, PathBuf};
 
 use super::args::{
     Cli, Command, GlobalArgs, MatrixFlags, MergeArgs, PlanArgs, PlanFormat, RenderArgs,
-    RenderFlags, RunArgs,
+    RenderFlags, RunArgs, TrustFlags,
 };
 use super::color::use_color;
 use super::live::{Live, Mode};
 use super::{Error, print_stdout};
 use crate::exit_code;
-use crate::manifest::{self, CheckId, EnvName, Manifest};
+use crate::manifest::{self, CheckId, EnvName, Manifest, compare};
 use crate::plan::{self, select};
 use crate::render::{self, Budget, Format, Quoted, RenderOptions, SignalInfo};
 use crate::results::io::{Probe, read_bounded};
 use crate::results::source::detect_source;
-use crate::results::{PartialResult, Report, merge, write_json_atomic};
+use crate::results::{
+    ManifestOrigin, ManifestTrust, PartialResult, Report, merge, write_json_atomic,
+};
 use crate::run::process::{Stop, StopReason};
 use crate::run::{RunEvent, RunOptions, lock_environments, run_environment};
 use crate::untrusted::{Quoter, Redactor};
@@ -292,6 +294,7 @@ impl Signals {
 #[allow(clippy::print_stderr)]
 pub(super) fn merged_report(
     global: &GlobalArgs,
+    trust: &TrustFlags,
     paths: &[PathBuf],
     report_dir: &Path,
 ) -> Result<Report, Error> {
@@ -301,9 +304,11 @@ pub(super) fn merged_report(
             eprintln!("note: {note}");
         }
     }
-    let manifest = manifest_for(global, &collected.partials)?;
+    let (manifest, trust) = judged_manifest(global, trust, &collected.partials)?;
     let partials: Vec<PartialResult> = collected.partials.into_iter().map(|l| l.result).collect();
-    Ok(Report::build(&manifest, &partials))
+    let mut report = Report::build(&manifest, &partials);
+    report.apply_trust(trust);
+    Ok(report)
 }
 
 fn merge_cmd(global: &GlobalArgs, args: &MergeArgs) -> Result<i32, Error> {
@@ -311,7 +316,7 @@ fn merge_cmd(global: &GlobalArgs, args: &MergeArgs) -> Result<i32, Error> {
         Some(out) => parent_dir(out),
         None => PathBuf::from("."),
     };
-    let report = merged_report(global, &args.paths, &report_dir)?;
+    let report = merged_report(global, &args.trust, &args.paths, &report_dir)?;
     let options = render_options(global, &args.render, &report, report_dir);
     if let Some(out) = &args.out {
         // The report file is an output too: its free text is quoted like any render's.
@@ -334,7 +339,10 @@ fn render_cmd(global: &GlobalArgs, args: &RenderArgs) -> Result<i32, Error> {
         (probed_report(first, &bytes, &probe)?, parent_dir(first))
     } else {
         let here = PathBuf::from(".");
-        (merged_report(global, &args.files, &here)?, here)
+        (
+            merged_report(global, &args.trust, &args.files, &here)?,
+            here,
+        )
     };
     let options = render_options(global, &args.render, &report, log_root);
     print_stdout(&render::render(&report, args.format, &options)?)?;
@@ -440,29 +448,68 @@ pub(super) fn parent_dir(path: &Path) -> PathBuf {
     }
 }
 
-/// The manifest for rendering partial results: `--manifest` when given, else the copy
-/// embedded in the results. Every result must come from the same manifest.
-fn manifest_for(global: &GlobalArgs, partials: &[merge::Loaded]) -> Result<Manifest, Error> {
+/// The manifest the results are judged against, and how it relates to the results'
+/// own manifest and to a trusted base: `--manifest` when given, else the manifest in
+/// the checked-out tree, else the copy embedded in the results. When the one used is
+/// not the results' own, it is the trusted one: the results' manifest is compared with
+/// it (or with `--base-manifest`), and its changes are listed.
+#[allow(clippy::print_stderr)]
+fn judged_manifest(
+    global: &GlobalArgs,
+    flags: &TrustFlags,
+    partials: &[merge::Loaded],
+) -> Result<(Manifest, ManifestTrust), Error> {
     // `merge::collect` has checked that every result names the same digest.
     let loaded = partials
         .first()
         .ok_or_else(|| Error::Usage("no result files given".to_owned()))?;
-    let merge::Loaded {
-        path: first_path,
-        result: first,
-    } = loaded;
-    let manifest = match &global.manifest {
-        Some(path) => manifest::load(Some(path), &current_dir()?)?,
-        None => loaded.embedded_manifest()?,
-    };
-    if manifest.digest != first.manifest.digest {
+    let results = loaded.embedded_manifest()?;
+    if results.digest != loaded.result.manifest.digest {
         return Err(Error::InvalidInput(format!(
-            "`{}` was produced from a different manifest than `{}` ({} vs {})",
-            first_path.display(),
-            manifest.path.display(),
-            first.manifest.digest,
-            manifest.digest
+            "`{}` embeds a manifest whose digest ({}) is not the one it records ({})",
+            loaded.path.display(),
+            results.digest,
+            loaded.result.manifest.digest
         )));
     }
-    Ok(manifest)
+    let here = current_dir()?;
+    let (used, origin) = match &global.manifest {
+        Some(path) => (manifest::load(Some(path), &here)?, ManifestOrigin::Given),
+        None => match manifest::discover(&here) {
+            Ok(_) => (manifest::load(None, &here)?, ManifestOrigin::Tree),
+            Err(manifest::ManifestError::NotFound { .. }) => {
+                (results.clone(), ManifestOrigin::Embedded)
+            }
+            Err(e) => return Err(e.into()),
+        },
+    };
+    let base = match &flags.base_manifest {
+        Some(path) => Some(manifest::load(Some(path), &here)?),
+        None => None,
+    };
+    let mut trust = ManifestTrust {
+        origin: Some(origin),
+        allow_weakening: flags.allow_weakening,
+        ..ManifestTrust::default()
+    };
+    if used.digest != results.digest {
+        trust.results_digest = Some(results.digest.clone());
+        if !global.quiet {
+            eprintln!(
+                "note: the results were produced from another manifest ({}); they are judged against `{}` ({}, {})",
+                results.digest,
+                used.path.display(),
+                origin.describe(),
+                used.digest
+            );
+        }
+    }
+    let reference = base
+        .as_ref()
+        .or((used.digest != results.digest).then_some(&used));
+    if let Some(reference) = reference {
+        trust.compared_with = Some(reference.digest.clone());
+        trust.changes = compare::changes(reference, &results);
+    }
+    Ok((used, trust))
 }

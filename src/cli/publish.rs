@@ -25,7 +25,7 @@ pub(super) fn publish_cmd(global: &GlobalArgs, args: &PublishArgs) -> Result<i32
 
 pub(super) fn report_cmd(global: &GlobalArgs, args: &ReportArgs) -> Result<i32, Error> {
     let report_dir = parent_dir(&args.out);
-    let report = merged_report(global, &args.paths, &report_dir)?;
+    let report = merged_report(global, &args.trust, &args.paths, &report_dir)?;
     let options = RenderOptions {
         color: use_color(global.color),
         quoter: quoter(args.publish.token.as_deref()),

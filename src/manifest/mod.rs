@@ -1,6 +1,7 @@
 //! The manifest (`verify-matrix.yml`): raw serde model, validation into the typed model,
 //! positioned diagnostics, the digest, and loading from YAML or Cargo.toml metadata.
 
+pub mod compare;
 pub mod diagnostic;
 pub mod digest;
 mod error;

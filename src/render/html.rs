@@ -51,6 +51,34 @@ pub fn render(report: &Quoted, options: &RenderOptions) -> String {
         esc(&report.manifest.digest),
         esc(&report.tested_list())
     );
+    if let Some(origin) = report.manifest.origin {
+        let _ = writeln!(
+            out,
+            "<p>The manifest was {}{}.</p>",
+            esc(origin.describe()),
+            if report.manifest.results_digest.is_some() {
+                "; the results were produced from another one"
+            } else {
+                ""
+            }
+        );
+    }
+    if !report.manifest_changes.is_empty() {
+        out.push_str("<p>Changes against the trusted manifest:</p>\n<ul>\n");
+        for change in &report.manifest_changes {
+            let _ = writeln!(
+                out,
+                "<li>{}{}</li>",
+                if change.weakens {
+                    "⚠️ weakens: "
+                } else {
+                    ""
+                },
+                esc(&change.change)
+            );
+        }
+        out.push_str("</ul>\n");
+    }
     if !report.reasons.is_empty() && report.verdict != Verdict::Verified {
         out.push_str("<ul>\n");
         for reason in &report.reasons {

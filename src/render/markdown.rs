@@ -198,6 +198,7 @@ fn render_shape(
     }
     grid(report, shape, &mut out);
     strict(report, shape, &mut out);
+    manifest_section(report, shape, &mut out);
     manual(report, &mut out);
     if shape.details {
         details(report, tails, shape, &mut out);
@@ -421,6 +422,65 @@ pub(super) fn run_label(report: &Report) -> String {
                 .map(|c| c.chars().take(12).collect())
         })
         .unwrap_or_else(|| report.manifest.path.clone())
+}
+
+/// Where the manifest came from, and what the results' manifest changed against a
+/// trusted one (weakenings marked).
+fn manifest_section(report: &Report, shape: Shape, out: &mut String) {
+    let manifest = &report.manifest;
+    let Some(origin) = manifest.origin else {
+        return;
+    };
+    let _ = writeln!(
+        out,
+        "Manifest: `{}` {} ({})",
+        escape_markdown(&manifest.path),
+        origin.describe(),
+        short_digest(&manifest.digest)
+    );
+    if let Some(results) = &manifest.results_digest {
+        let _ = writeln!(
+            out,
+            "\nThe results were produced from another manifest ({}); they are judged against this one.",
+            short_digest(results)
+        );
+    }
+    if let Some(trusted) = &manifest.compared_with
+        && !report.manifest_changes.is_empty()
+    {
+        let _ = writeln!(
+            out,
+            "\nChanges against the trusted manifest ({}):",
+            short_digest(trusted)
+        );
+        let in_effect = manifest.results_digest.is_none();
+        for change in report.manifest_changes.iter().take(shape.max_listed) {
+            let mark = match (change.weakens, in_effect, report.weakening_allowed) {
+                (false, ..) => String::new(),
+                (true, false, _) => " (weakens; the trusted manifest was used)".to_owned(),
+                (true, true, true) => " (weakens; allowed)".to_owned(),
+                (true, true, false) => " (weakens; not allowed)".to_owned(),
+            };
+            let _ = writeln!(
+                out,
+                "- {}{}{mark}",
+                if change.weakens { "⚠️ " } else { "" },
+                escape_markdown(&change.change)
+            );
+        }
+        more(
+            report.manifest_changes.len(),
+            shape.max_listed,
+            "changes",
+            out,
+        );
+    }
+    out.push('\n');
+}
+
+/// `sha256:` and the first 12 hex digits.
+pub(super) fn short_digest(digest: &str) -> String {
+    digest.chars().take("sha256:".len() + 12).collect()
 }
 
 fn manual(report: &Report, out: &mut String) {

@@ -78,6 +78,13 @@ impl Quoted {
         for item in &mut report.manual {
             q(&mut item.text);
         }
+        // A change quotes the manifest's commands, which a pull request writes.
+        for change in &mut report.manifest_changes {
+            q(&mut change.change);
+        }
+        for contradiction in &mut report.contradictions {
+            q(&mut contradiction.reason);
+        }
         Quoted {
             report,
             quoter: quoter.clone(),

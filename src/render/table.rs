@@ -71,6 +71,13 @@ pub fn render(report: &Quoted, color: bool) -> String {
             item.id, item.kind, item.text
         ));
     }
+    for change in &report.manifest_changes {
+        out.push_str(&format!(
+            "manifest change: {}{}\n",
+            change.change,
+            if change.weakens { " (weakens)" } else { "" }
+        ));
+    }
     let tested = report.tested_list();
     out.push_str(&format!("Environments Tested: {tested}\n"));
     let verdict = match report.verdict {

@@ -9,6 +9,7 @@ pub mod source;
 
 pub use io::{ResultFileError, write_json_atomic, write_json_atomic_unsynced};
 pub use report::{
-    Disagreement, InfraBlocked, Manual, Missing, MissingKind, Report, Row, RowResult, Verdict,
+    Contradiction, Disagreement, InfraBlocked, ManifestOrigin, ManifestTrust, Manual, Missing,
+    MissingKind, Report, ReportManifest, Row, RowResult, Verdict,
 };
 pub use schema::*;

@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use super::schema::{CheckResult, FORMAT_VERSION, PartialResult, Source, Status, one_line_summary};
 use crate::exit_code;
+use crate::manifest::compare::ManifestChange;
 use crate::manifest::{Check, EnvName, Manifest};
 
 /// The verdict.
@@ -100,11 +101,59 @@ pub struct Manual {
     pub text: String,
 }
 
+/// Where the manifest a report was judged against came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ManifestOrigin {
+    /// Found in the checked-out tree (`verify-matrix.yml` from the current folder up).
+    Tree,
+    /// Given with `--manifest`.
+    Given,
+    /// The copy embedded in the results (written by the runs).
+    Embedded,
+}
+
+impl ManifestOrigin {
+    /// For people: "from the checked-out tree".
+    pub fn describe(self) -> &'static str {
+        match self {
+            ManifestOrigin::Tree => "from the checked-out tree",
+            ManifestOrigin::Given => "given with --manifest",
+            ManifestOrigin::Embedded => "embedded in the results",
+        }
+    }
+}
+
 /// The manifest a report is about.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ReportManifest {
     pub path: String,
     pub digest: String,
+    /// Where it came from (absent in reports written before this field existed).
+    #[serde(default)]
+    pub origin: Option<ManifestOrigin>,
+    /// The digest of the manifest the results were produced from, when the report was
+    /// judged against another (trusted) one.
+    #[serde(default)]
+    pub results_digest: Option<String>,
+    /// The digest of the trusted manifest the results' manifest was compared with, if
+    /// any (`--base-manifest`, or this one when they differ).
+    #[serde(default)]
+    pub compared_with: Option<String>,
+}
+
+/// How the manifest a report used relates to a trusted one, decided by the caller
+/// (which knows where each came from).
+#[derive(Debug, Clone, Default)]
+pub struct ManifestTrust {
+    pub origin: Option<ManifestOrigin>,
+    /// The results' own manifest, when the report was judged against another.
+    pub results_digest: Option<String>,
+    /// The trusted manifest compared with, and what the results' manifest changed.
+    pub compared_with: Option<String>,
+    pub changes: Vec<ManifestChange>,
+    /// Whether weakenings are allowed (`--allow-weakening`).
+    pub allow_weakening: bool,
 }
 
 /// The merged report.
@@ -123,6 +172,12 @@ pub struct Report {
     /// before this field existed).
     #[serde(default)]
     pub contradictions: Vec<Contradiction>,
+    /// What the results' manifest changed against a trusted one (weakenings first).
+    #[serde(default)]
+    pub manifest_changes: Vec<ManifestChange>,
+    /// Whether weakenings were allowed (`--allow-weakening`).
+    #[serde(default)]
+    pub weakening_allowed: bool,
     pub manual: Vec<Manual>,
     pub verdict: Verdict,
     pub reasons: Vec<String>,
@@ -169,6 +224,9 @@ impl Report {
             manifest: ReportManifest {
                 path: manifest.path.display().to_string(),
                 digest: manifest.digest.clone(),
+                origin: None,
+                results_digest: None,
+                compared_with: None,
             },
             source: partials
                 .first()
@@ -185,6 +243,8 @@ impl Report {
             infra_blocked: Vec::new(),
             disagreements: Vec::new(),
             contradictions: Vec::new(),
+            manifest_changes: Vec::new(),
+            weakening_allowed: false,
             manual: Vec::new(),
             verdict: Verdict::Verified,
             reasons: Vec::new(),
@@ -357,6 +417,35 @@ impl Report {
         report
     }
 
+    /// Records where the manifest came from and what the results' manifest changed
+    /// against a trusted one. Weakenings that are in effect (the report was judged
+    /// against the results' own manifest) make the verdict NOT VERIFIED unless allowed;
+    /// judged against the trusted manifest itself, they are only listed.
+    pub fn apply_trust(&mut self, trust: ManifestTrust) {
+        self.manifest.origin = trust.origin;
+        self.manifest.results_digest = trust.results_digest;
+        self.manifest.compared_with = trust.compared_with;
+        self.manifest_changes = trust.changes;
+        self.weakening_allowed = trust.allow_weakening;
+        if self.blocked_by_weakening() {
+            for change in self.manifest_changes.iter().filter(|c| c.weakens) {
+                self.reasons.push(format!(
+                    "the manifest is weaker than the trusted one: {} (not allowed; see --allow-weakening)",
+                    change.change
+                ));
+            }
+            self.verdict = Verdict::NotVerified;
+        }
+    }
+
+    /// Whether the verdict is NOT VERIFIED because the manifest the results were judged
+    /// against weakens the trusted one, and that was not allowed.
+    pub fn blocked_by_weakening(&self) -> bool {
+        self.manifest.results_digest.is_none()
+            && !self.weakening_allowed
+            && self.manifest_changes.iter().any(|c| c.weakens)
+    }
+
     /// Whether `missing` is a required pair that errored before it had an exit code
     /// (refused, could not start): it has no row, but it failed.
     pub fn failed_before_running(&self, missing: &Missing) -> bool {
@@ -381,6 +470,7 @@ impl Report {
     /// Whether a required pair failed (as opposed to only missing).
     pub fn has_failures(&self) -> bool {
         self.failed_to_run
+            || self.blocked_by_weakening()
             || self
                 .rows
                 .iter()

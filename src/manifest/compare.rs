@@ -1,0 +1,248 @@
+//! What a manifest changed against a trusted one (the base branch's): a pull request
+//! can edit the manifest, so a change that makes the verdict easier to reach is a
+//! weakening, listed and (unless allowed) not VERIFIED.
+//!
+//! Weakenings: a required check removed or made manual, a check made optional, an
+//! environment dropped (from the manifest, or from a check that was required there), an
+//! exit-code expectation that accepts a code the trusted one did not, `must-be-effective`
+//! turned off, and `skip: true`. Other changes (a check added, a command or timeout
+//! changed, an expectation tightened) are listed for reviewers and never block.
+
+use serde::{Deserialize, Serialize};
+
+use super::model::{Check, ExpectExit, Manifest};
+
+/// One difference between a trusted manifest and another.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ManifestChange {
+    /// The check it is about, if any.
+    pub check: Option<String>,
+    /// What changed, for people.
+    pub change: String,
+    /// Whether it makes the verdict easier to reach.
+    pub weakens: bool,
+}
+
+/// The changes `changed` makes to `trusted`, weakenings first, each list in manifest
+/// order.
+pub fn changes(trusted: &Manifest, changed: &Manifest) -> Vec<ManifestChange> {
+    let mut out = Vec::new();
+    let mut note = |check: Option<&str>, change: String, weakens: bool| {
+        out.push(ManifestChange {
+            check: check.map(str::to_owned),
+            change,
+            weakens,
+        });
+    };
+    if changed.skip && !trusted.skip {
+        note(
+            None,
+            "`skip: true` was set: nothing would be verified".into(),
+            true,
+        );
+    }
+    for env in &trusted.environments {
+        if changed.environment(env.name.as_str()).is_none() {
+            note(
+                None,
+                format!("environment `{}` was removed", env.name),
+                true,
+            );
+        }
+    }
+    for env in &changed.environments {
+        if trusted.environment(env.name.as_str()).is_none() {
+            note(None, format!("environment `{}` was added", env.name), false);
+        }
+    }
+    for before in &trusted.checks {
+        let id = before.id.as_str();
+        let Some(after) = changed.checks.iter().find(|c| c.id == before.id) else {
+            if !before.kind.is_manual() {
+                note(
+                    Some(id),
+                    format!("check `{id}` was removed"),
+                    before.required,
+                );
+            }
+            continue;
+        };
+        check_changes(trusted, before, after, &mut note);
+    }
+    for after in &changed.checks {
+        if !trusted.checks.iter().any(|c| c.id == after.id) {
+            let id = after.id.as_str();
+            note(Some(id), format!("check `{id}` was added"), false);
+        }
+    }
+    // Weakenings first: they are what a reviewer must see.
+    out.sort_by_key(|c| !c.weakens);
+    out
+}
+
+fn check_changes(
+    trusted: &Manifest,
+    before: &Check,
+    after: &Check,
+    note: &mut impl FnMut(Option<&str>, String, bool),
+) {
+    let id = before.id.as_str();
+    let automated = !before.kind.is_manual();
+    if automated && after.kind.is_manual() {
+        note(
+            Some(id),
+            format!("check `{id}` was made a manual item: it no longer runs"),
+            before.required,
+        );
+        return;
+    }
+    if before.required && !after.required {
+        note(Some(id), format!("check `{id}` was made optional"), true);
+    }
+    if before.required && automated {
+        let dropped: Vec<&str> = trusted
+            .environments
+            .iter()
+            .filter(|e| before.scope.includes(&e.name) && !after.scope.includes(&e.name))
+            .map(|e| e.name.as_str())
+            .collect();
+        if !dropped.is_empty() {
+            note(
+                Some(id),
+                format!(
+                    "check `{id}` is no longer required in {}",
+                    dropped.join(", ")
+                ),
+                true,
+            );
+        }
+    }
+    if before.expect != after.expect {
+        let weakens = match (before.expect, after.expect) {
+            // A single code that is still accepted is a tightening of `failure`.
+            (ExpectExit::Failure, ExpectExit::Code(code)) => code == 0,
+            _ => true,
+        };
+        note(
+            Some(id),
+            format!(
+                "check `{id}`: exit code {} became {}",
+                describe(before.expect),
+                describe(after.expect)
+            ),
+            weakens,
+        );
+    }
+    if before.must_be_effective && !after.must_be_effective {
+        note(
+            Some(id),
+            format!("check `{id}`: `must-be-effective` was turned off"),
+            true,
+        );
+    }
+    let (was, now) = (before.kind.describe(), after.kind.describe());
+    if was != now {
+        note(
+            Some(id),
+            format!("check `{id}`: `{was}` became `{now}`"),
+            false,
+        );
+    }
+}
+
+fn describe(expect: ExpectExit) -> String {
+    match expect {
+        ExpectExit::Code(code) => code.to_string(),
+        ExpectExit::Failure => "`failure` (any non-zero)".to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::*;
+    use crate::manifest::from_yaml_text;
+
+    const BASE: &str = "version: 1
+environments: [{ name: linux }, { name: macos }]
+checks:
+  - { id: unit, test: cargo test }
+  - { id: lint, run: cargo clippy, environment: linux }
+  - { id: audit, run: cargo audit, expect: failure }
+  - { id: docs, run: cargo doc, required: false }
+";
+
+    fn manifest(text: &str) -> Manifest {
+        from_yaml_text(Path::new("verify-matrix.yml"), text).unwrap()
+    }
+
+    fn described(text: &str) -> Vec<(String, bool)> {
+        changes(&manifest(BASE), &manifest(text))
+            .into_iter()
+            .map(|c| (c.change, c.weakens))
+            .collect()
+    }
+
+    #[test]
+    fn the_same_manifest_changes_nothing() {
+        assert_eq!(described(BASE), vec![]);
+    }
+
+    #[test]
+    fn every_weakening_is_named() {
+        let weakened = "version: 1
+skip: true
+environments: [{ name: linux }]
+checks:
+  - { id: unit, run: cargo test, exit-code: 1 }
+  - { id: lint, run: cargo clippy, required: false, environment: linux }
+  - { id: audit, run: cargo audit }
+  - { id: extra, run: 'true' }
+";
+        assert_eq!(
+            described(weakened),
+            vec![
+                (
+                    "`skip: true` was set: nothing would be verified".into(),
+                    true
+                ),
+                ("environment `macos` was removed".into(), true),
+                ("check `unit`: exit code 0 became 1".into(), true),
+                (
+                    "check `unit`: `must-be-effective` was turned off".into(),
+                    true
+                ),
+                ("check `lint` was made optional".into(), true),
+                (
+                    "check `audit`: exit code `failure` (any non-zero) became 0".into(),
+                    true
+                ),
+                ("check `docs` was removed".into(), false),
+                ("check `extra` was added".into(), false),
+            ]
+        );
+        let narrowed = BASE.replace(
+            "{ id: unit, test: cargo test }",
+            "{ id: unit, test: cargo nextest run, environment: linux }",
+        );
+        assert_eq!(
+            described(&narrowed),
+            vec![
+                ("check `unit` is no longer required in macos".into(), true),
+                (
+                    "check `unit`: `cargo test` became `cargo nextest run`".into(),
+                    false
+                ),
+            ]
+        );
+        let tightened = BASE.replace("expect: failure", "exit-code: 2");
+        assert_eq!(
+            described(&tightened),
+            vec![(
+                "check `audit`: exit code `failure` (any non-zero) became 2".into(),
+                false
+            )]
+        );
+    }
+}
