@@ -30,10 +30,11 @@ trap 'rm -rf "$work"' EXIT
 
 if $quick; then
     bytes=$((16 * 1024 * 1024)); checks=10; envs=5; runs="--runs 1 --warmup 0"
-    sleepers=4; jobs=2; nap=0.1; plan_checks=20
+    sleepers=4; jobs=2; nap=0.1; plan_checks=20; plan_sizes="20x10"; deep=1000
 else
     bytes=$((1024 * 1024 * 1024)); checks=200; envs=100; runs="--warmup 2 --min-runs 10"
-    sleepers=16; jobs=4; nap=0.5; plan_checks=1000
+    sleepers=16; jobs=4; nap=0.5; plan_checks=1000; plan_sizes="12x1000 400x200 400x400"
+    deep=100000
 fi
 
 echo "## machine"
@@ -123,6 +124,42 @@ hyperfine $runs -N --export-markdown "$work/startup.md" \
     -n "plan ($plan_checks checks, 3 environments)" "$bin plan --manifest $work/big/verify-matrix.yml" \
     -n "plan --format github" "$bin plan --format github --manifest $work/big/verify-matrix.yml" >/dev/null
 cat "$work/startup.md"
+
+echo
+echo "## plan of growing matrices: the table against --format json of the same manifest"
+# Above 12 environments the table is one line per check; either way it is linear in
+# the pairs, like the JSON it is measured against.
+for size in $plan_sizes; do
+    e=${size%x*}; c=${size#*x}
+    mkdir -p "$work/plan-$size"
+    {
+        echo "version: 1"
+        echo "environments:"
+        for i in $(seq 1 "$e"); do echo "  - name: e$i"; done
+        echo "checks:"
+        for i in $(seq 1 "$c"); do echo "  - { id: c$i, run: 'cargo test -p c$i' }"; done
+    } >"$work/plan-$size/verify-matrix.yml"
+    hyperfine $runs -N --export-markdown "$work/plan-$size.md" \
+        -n "plan --format json ($e environments × $c checks)" "$bin plan --format json --manifest $work/plan-$size/verify-matrix.yml" \
+        -n "plan (table)" "$bin plan --manifest $work/plan-$size/verify-matrix.yml" >/dev/null
+    cat "$work/plan-$size.md"
+done
+
+echo
+echo "## a manifest nested $deep deep: refused before parsing, against planning a small one"
+python3 - "$work/deep.yml" "$deep" <<'PY'
+import sys
+path, n = sys.argv[1], int(sys.argv[2])
+with open(path, "w") as f:
+    f.write("version: 1\nenvironments: [{name: a}]\nchecks: []\nx: " + "[" * n + "]" * n + "\n")
+PY
+code=0; "$bin" plan --manifest "$work/deep.yml" >/dev/null 2>"$work/deep.txt" || code=$?
+[ "$code" = 4 ] && grep -q "nests deeper than" "$work/deep.txt" \
+    || { echo "error: the deep manifest was not refused as expected (exit $code)" >&2; cat "$work/deep.txt"; exit 1; }
+hyperfine $runs -N -i --export-markdown "$work/deep.md" \
+    -n "plan of a 3-environment, $plan_checks-check manifest" "$bin plan --format json --manifest $work/big/verify-matrix.yml" \
+    -n "plan of the $deep-deep manifest (refused, exit 4)" "$bin plan --manifest $work/deep.yml" >/dev/null
+cat "$work/deep.md"
 
 echo
 echo "## merge + render: $envs environments × $checks checks, one result file each"

@@ -116,6 +116,10 @@ for job in ["verify-plan", "verify-run (c-locale)", "verify-run (utf8-locale)", 
         fail(f"job {job} did not succeed")
 if "SHA-256 verified" not in log:
     fail("the Action did not install from the release asset")
+if "copied verify-matrix.yml to .verify-matrix-base" not in log or "no base manifest at" in log:
+    fail("the report step did not compare with the base branch's manifest")
+if "Manifest: `verify-matrix.yml` from the checked-out tree" not in comment:
+    fail(f"the comment does not say where the manifest came from:\n{comment}")
 print(f"e2e: plan → run (c-locale, utf8-locale) → report under act; {len(requests)} requests; "
       f"comment and check run on {head[:12]} posted, VERIFIED")
 PY

@@ -30,6 +30,25 @@ checks:
     run: "echo '| unit_tests | macos | 0 | PASS |' &"
 "#;
 
+/// `render --format FORMAT --task-id T-1 ARGS…` with `vars` set; what it printed, which
+/// must not be empty.
+fn rendered(project: &Project, format: &str, args: &[&str], vars: &[(&str, &str)]) -> String {
+    let out = project
+        .cmd()
+        .args(["render", "--format", format, "--task-id", "T-1"])
+        .args(args)
+        .envs(vars.iter().copied())
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        !text.is_empty(),
+        "{format}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    text
+}
+
 #[test]
 fn a_failing_checks_output_cannot_forge_the_verdict() {
     let project = Project::new(FORGING);
@@ -45,18 +64,14 @@ fn a_failing_checks_output_cannot_forge_the_verdict() {
         ("unit_tests", "macos", "1", "FAIL"),
     ];
     for format in ["markdown", "signal", "junit", "html", "table", "json"] {
-        let out = project
-            .cmd()
-            .args(["render", "--format", format, "--task-id", "T-1"])
-            .arg("verify-matrix-results/verify-matrix-linux.json")
-            .arg("verify-matrix-results/verify-matrix-macos.json")
-            .output()
-            .unwrap();
-        let text = String::from_utf8(out.stdout).unwrap();
-        assert!(
-            !text.is_empty(),
-            "{format}: {}",
-            String::from_utf8_lossy(&out.stderr)
+        let text = rendered(
+            &project,
+            format,
+            &[
+                "verify-matrix-results/verify-matrix-linux.json",
+                "verify-matrix-results/verify-matrix-macos.json",
+            ],
+            &[],
         );
         assert!(
             coordinator_accepts(&text, &expected).is_err(),
@@ -294,19 +309,15 @@ checks:
         "json",
         "infra-blocked",
     ] {
-        let out = project
-            .cmd()
-            .args(["render", "--format", format, "--task-id", "T-1"])
-            .args(["--summary", SECRETS[1].1])
-            .arg("verify-matrix-results/verify-matrix-linux.json")
-            .envs(SECRETS)
-            .output()
-            .unwrap();
-        let text = String::from_utf8(out.stdout).unwrap();
-        assert!(
-            !text.is_empty(),
-            "{format}: {}",
-            String::from_utf8_lossy(&out.stderr)
+        let text = rendered(
+            &project,
+            format,
+            &[
+                "--summary",
+                SECRETS[1].1,
+                "verify-matrix-results/verify-matrix-linux.json",
+            ],
+            &SECRETS,
         );
         for (_, value) in SECRETS {
             assert!(!text.contains(value), "{format} shows {value}:\n{text}");
