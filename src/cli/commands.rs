@@ -318,11 +318,12 @@ fn merge_cmd(global: &GlobalArgs, args: &MergeArgs) -> Result<i32, Error> {
     };
     let report = merged_report(global, &args.trust, &args.paths, &report_dir)?;
     let options = render_options(global, &args.render, &report, report_dir);
+    // The report file is an output too: its free text is quoted like any render's.
+    let report = Quoted::from_report(report, &options.quoter);
     if let Some(out) = &args.out {
-        // The report file is an output too: its free text is quoted like any render's.
-        write_json_atomic(out, Quoted::new(&report, &options.quoter).report())?;
+        write_json_atomic(out, report.report())?;
     }
-    print_stdout(&render::render(&report, args.format, &options)?)?;
+    print_stdout(&render::render_quoted(&report, args.format, &options)?)?;
     Ok(report.exit_code())
 }
 

@@ -20,6 +20,7 @@ use crate::results::{Report, write_json_atomic};
 
 pub(super) fn publish_cmd(global: &GlobalArgs, args: &PublishArgs) -> Result<i32, Error> {
     let report = checked_report(&args.report, &read_bounded(&args.report)?)?;
+    let report = Quoted::from_report(report, &quoter(args.publish.token.as_deref()));
     publish_report(global, &report, &args.report, &args.publish)
 }
 
@@ -31,8 +32,10 @@ pub(super) fn report_cmd(global: &GlobalArgs, args: &ReportArgs) -> Result<i32, 
         quoter: quoter(args.publish.token.as_deref()),
         ..RenderOptions::for_report(&report)
     };
-    write_json_atomic(&args.out, Quoted::new(&report, &options.quoter).report())?;
-    print_stdout(&render::render(&report, Format::Table, &options)?)?;
+    // Quoted once: the report file, the table and every publication use the same text.
+    let report = Quoted::from_report(report, &options.quoter);
+    write_json_atomic(&args.out, report.report())?;
+    print_stdout(&render::render_quoted(&report, Format::Table, &options)?)?;
     publish_report(global, &report, &args.out, &args.publish)
 }
 
@@ -46,7 +49,7 @@ Otherwise give the job `permissions: pull-requests: write` (comment) and `checks
 #[allow(clippy::print_stderr)]
 fn publish_report(
     global: &GlobalArgs,
-    report: &Report,
+    report: &Quoted,
     path: &Path,
     flags: &PublishFlags,
 ) -> Result<i32, Error> {

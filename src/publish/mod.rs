@@ -22,7 +22,6 @@ pub use context::{Context, ContextError, Overrides};
 
 use crate::render::text::plural;
 use crate::render::{Budget, Quoted, RenderError, RenderOptions, markdown};
-use crate::results::Report;
 
 /// GitHub's limit on a comment's body, in characters.
 pub const COMMENT_LIMIT: usize = 65_536;
@@ -122,15 +121,13 @@ impl ActionsFiles {
 /// Plans what publishing `report` (read from `report_path`) does. `context` is needed
 /// for a comment or a check run.
 pub fn plan(
-    report: &Report,
+    report: &Quoted,
     report_path: &Path,
     settings: &Settings,
     options: &RenderOptions,
     files: &ActionsFiles,
     context: Option<&Context>,
 ) -> Result<Publication, PublishError> {
-    // Everything below renders from the quoted report only.
-    let report = &Quoted::new(report, &options.quoter);
     let mut publication = Publication {
         summary: None,
         outputs: vec![

@@ -110,7 +110,15 @@ pub fn render(
     format: Format,
     options: &RenderOptions,
 ) -> Result<String, RenderError> {
-    let report = &Quoted::new(report, &options.quoter);
+    render_quoted(&Quoted::new(report, &options.quoter), format, options)
+}
+
+/// Renders a report already quoted.
+pub fn render_quoted(
+    report: &Quoted,
+    format: Format,
+    options: &RenderOptions,
+) -> Result<String, RenderError> {
     Ok(match format {
         Format::Markdown => markdown::render(report, options)?,
         Format::Table => table::render(report, options.color),

@@ -6,6 +6,7 @@
 use std::ops::Deref;
 
 use super::RenderOptions;
+use crate::manifest::validate::is_valid_name;
 use crate::results::logs::{resolve_log, tail};
 use crate::results::{CheckResult, Report};
 use crate::untrusted::Quoter;
@@ -26,16 +27,21 @@ impl Deref for Quoted {
 }
 
 impl Quoted {
-    /// Quotes every free-text field of `report`. Check and environment names are not
-    /// free text: a manifest or [`Report::invalid_name`] has already checked them.
+    /// Quotes every free-text field of a copy of `report`. Check and environment names
+    /// are not free text: a manifest or [`Report::invalid_name`] has already checked
+    /// them.
     pub fn new(report: &Report, quoter: &Quoter) -> Quoted {
-        let q = |text: &mut String| *text = quoter.quote(text);
+        Quoted::from_report(report.clone(), quoter)
+    }
+
+    /// [`Quoted::new`], taking the report (no copy).
+    pub fn from_report(mut report: Report, quoter: &Quoter) -> Quoted {
+        let q = |text: &mut String| quoter.quote_in_place(text);
         let qo = |text: &mut Option<String>| {
             if let Some(t) = text {
-                *t = quoter.quote(t);
+                quoter.quote_in_place(t);
             }
         };
-        let mut report = report.clone();
         q(&mut report.manifest.path);
         q(&mut report.manifest.digest);
         let source = &mut report.source;
@@ -49,15 +55,18 @@ impl Quoted {
         }
         for row in &mut report.rows {
             let d = &mut row.detail;
+            // Names are their own quotation; anything else in these fields is text.
             for field in [
                 &mut d.command_id,
                 &mut d.environment,
                 &mut d.kind,
-                &mut d.command,
-                &mut d.cwd,
                 &mut d.gate_type,
-                &mut d.summary,
             ] {
+                if !is_valid_name(field) {
+                    q(field);
+                }
+            }
+            for field in [&mut d.command, &mut d.cwd, &mut d.summary] {
                 q(field);
             }
             qo(&mut d.ineffective_reason);

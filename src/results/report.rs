@@ -2,6 +2,7 @@
 //! result files, coverage and the verdict. One code path serves a single environment's
 //! run and a merge of many.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use serde::{Deserialize, Serialize};
@@ -304,7 +305,6 @@ impl Report {
                     .any(|r| r.status != claimed.status || r.exit_code != claimed.exit_code);
                 // The facts decide, against the trusted manifest: never the claim alone.
                 let (first, contradictions) = rederive(check, claimed);
-                let first = &first;
                 if !contradictions.is_empty() {
                     let reason = contradictions.join("; ");
                     if blocking {
@@ -333,27 +333,30 @@ impl Report {
                             reason: first.summary.clone(),
                         });
                     }
-                    (Status::Error, None) if !conflicting => {
+                    // No exit code (it errored before it had one, or claims what it
+                    // cannot show): no row, never a made-up code, and a failure.
+                    (_, None) => {
+                        let why = if conflicting {
+                            "conflicting results reported"
+                        } else {
+                            first.summary.as_str()
+                        };
                         if blocking {
                             report.failed_to_run = true;
                             if contradictions.is_empty() {
-                                failures.push(format!(
-                                    "{}{}",
-                                    failed_to_run_prefix(id, env_name),
-                                    first.summary
-                                ));
+                                failures
+                                    .push(format!("{}{why}", failed_to_run_prefix(id, env_name)));
                             }
                         }
                         failed_in.push(env_name.to_owned());
                         report.missing.push(Missing {
                             check: id.to_owned(),
                             environment: env_name.to_owned(),
-                            reason: format!("{FAILED_TO_RUN}{}", first.summary),
+                            reason: format!("{FAILED_TO_RUN}{why}"),
                         });
                     }
-                    (status, code) => {
+                    (status, Some(exit)) => {
                         let pass = status == Status::Pass && !conflicting;
-                        let exit = code.unwrap_or_default();
                         if pass {
                             passed_in.push(env_name.to_owned());
                         } else {
@@ -377,7 +380,7 @@ impl Report {
                             } else {
                                 RowResult::Fail
                             },
-                            detail: first.clone(),
+                            detail: first.as_ref().clone(),
                         });
                     }
                 }
@@ -609,8 +612,7 @@ pub const PASSING_EXIT_CODES: std::ops::RangeInclusive<i32> = 0..=255;
 /// from the exit code, the manifest's expectation, effectiveness, timeout, leaks and
 /// refusal; the fields the manifest owns from the manifest. Returns the result as the
 /// facts have it, and each contradiction between the claims and the facts.
-fn rederive(check: &Check, claimed: &CheckResult) -> (CheckResult, Vec<String>) {
-    let mut facts = claimed.clone();
+fn rederive<'a>(check: &Check, claimed: &'a CheckResult) -> (Cow<'a, CheckResult>, Vec<String>) {
     let mut contradictions = Vec::new();
     let required_code = check.expect.required_code();
     if claimed.required_exit_code != required_code {
@@ -626,9 +628,6 @@ fn rederive(check: &Check, claimed: &CheckResult) -> (CheckResult, Vec<String>) 
                 .to_owned(),
         );
     }
-    facts.required = check.required;
-    facts.required_exit_code = required_code;
-    facts.must_be_effective = check.must_be_effective;
     if let Some(code) = claimed.exit_code
         && !PASSING_EXIT_CODES.contains(&code)
         && claimed.status == Status::Pass
@@ -668,6 +667,20 @@ fn rederive(check: &Check, claimed: &CheckResult) -> (CheckResult, Vec<String>) 
             contradictions.push(format!("it claims PASS, but {}", why_not.join(", ")));
         }
     }
+    let owned_by_manifest = (check.required, required_code, check.must_be_effective);
+    if contradictions.is_empty()
+        && (
+            claimed.required,
+            claimed.required_exit_code,
+            claimed.must_be_effective,
+        ) == owned_by_manifest
+    {
+        return (Cow::Borrowed(claimed), contradictions);
+    }
+    let mut facts = claimed.clone();
+    facts.required = check.required;
+    facts.required_exit_code = required_code;
+    facts.must_be_effective = check.must_be_effective;
     if !contradictions.is_empty() {
         if facts.status == Status::Pass {
             // No made-up exit code: without one there is no row.
@@ -682,7 +695,7 @@ fn rederive(check: &Check, claimed: &CheckResult) -> (CheckResult, Vec<String>) 
             contradictions.join("; ")
         ));
     }
-    (facts, contradictions)
+    (Cow::Owned(facts), contradictions)
 }
 
 fn describe_code(code: Option<i32>) -> String {

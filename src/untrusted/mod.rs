@@ -9,6 +9,7 @@
 pub mod neutralise;
 pub mod redact;
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 pub use neutralise::{clean, neutralise};
@@ -30,7 +31,29 @@ impl Quoter {
 
     /// `text` cleaned, redacted and neutralised: safe to quote in any output.
     pub fn quote(&self, text: &str) -> String {
-        neutralise(&self.redactor.redact(&clean(text)))
+        self.quoted(text).into_owned()
+    }
+
+    /// Quotes `text` where it is, allocating only when it changes.
+    pub fn quote_in_place(&self, text: &mut String) {
+        if let Cow::Owned(quoted) = self.quoted(text) {
+            *text = quoted;
+        }
+    }
+
+    /// The quoted text, borrowed when nothing had to change.
+    fn quoted<'a>(&self, text: &'a str) -> Cow<'a, str> {
+        let cleaned = clean(text);
+        let redacted = match self.redactor.redact(&cleaned) {
+            Cow::Owned(changed) => Some(changed),
+            Cow::Borrowed(_) => None,
+        };
+        let redacted = redacted.map_or(cleaned, Cow::Owned);
+        let neutral = match neutralise(&redacted) {
+            Cow::Owned(changed) => Some(changed),
+            Cow::Borrowed(_) => None,
+        };
+        neutral.map_or(redacted, Cow::Owned)
     }
 
     /// The redactor, for text that is not quoted in a matrix (e.g. error messages).

@@ -17,6 +17,7 @@
 //! sequences, control characters (a carriage return becomes a line break), and
 //! invisible format characters (zero-width and bidirectional controls).
 
+use std::borrow::Cow;
 use std::sync::LazyLock;
 
 use regex::Regex;
@@ -34,11 +35,17 @@ static CLAIMS: LazyLock<Regex> = LazyLock::new(|| {
 
 /// Removes terminal escape sequences, control characters other than tab and line feed
 /// (a carriage return, alone or before a line feed, becomes one line break) and
-/// invisible format characters.
+/// invisible format characters. Text with none of them is returned as it is.
 ///
 /// Written by hand rather than with `strip-ansi-escapes`, which also drops tabs and
 /// carriage returns, and so would join a progress bar's lines into one.
-pub fn clean(text: &str) -> String {
+pub fn clean(text: &str) -> Cow<'_, str> {
+    if !text
+        .chars()
+        .any(|c| (c.is_control() && c != '\n' && c != '\t') || is_invisible(c))
+    {
+        return Cow::Borrowed(text);
+    }
     let mut out = String::with_capacity(text.len());
     let mut chars = text.chars().peekable();
     while let Some(c) = chars.next() {
@@ -56,7 +63,7 @@ pub fn clean(text: &str) -> String {
             c => out.push(c),
         }
     }
-    out
+    Cow::Owned(out)
 }
 
 /// Zero-width characters and bidirectional controls: they hide or reorder what a reader
@@ -109,10 +116,17 @@ fn skip_csi(chars: &mut std::iter::Peekable<std::str::Chars<'_>>) {
 }
 
 /// `text` (already [`clean`]ed) with every `|` replaced and every claim phrase marked as
-/// quoted.
-pub fn neutralise(text: &str) -> String {
+/// quoted; text with neither is returned as it is.
+pub fn neutralise(text: &str) -> Cow<'_, str> {
+    let claims = text.contains(':') && CLAIMS.is_match(text);
+    if !claims && !text.contains('|') {
+        return Cow::Borrowed(text);
+    }
     let barred = text.replace('|', "¦");
-    CLAIMS.replace_all(&barred, "$1 (quoted):").into_owned()
+    if !claims {
+        return Cow::Owned(barred);
+    }
+    Cow::Owned(CLAIMS.replace_all(&barred, "$1 (quoted):").into_owned())
 }
 
 #[cfg(test)]

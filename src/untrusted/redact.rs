@@ -51,6 +51,33 @@ static SHAPES: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(&shapes.join("|")).expect("valid token shapes")
 });
 
+/// Literals one of which every token shape contains (compared without regard to ASCII
+/// case): text with none of them skips the shapes' regular expression.
+static SHAPE_MARKERS: LazyLock<AhoCorasick> = LazyLock::new(|| {
+    AhoCorasick::builder()
+        .ascii_case_insensitive(true)
+        .build([
+            "ghp_",
+            "gho_",
+            "ghu_",
+            "ghs_",
+            "ghr_",
+            "github_pat_",
+            "npm_",
+            "glpat-",
+            "xox",
+            "aiza",
+            "_live_",
+            "akia",
+            "asia",
+            "secret",
+            "://",
+            "authorization",
+            "private key",
+        ])
+        .expect("valid markers")
+});
+
 /// The end of a private key block whose start a tail cut off.
 static KEY_END: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"-----END [A-Z0-9 ]*PRIVATE KEY-----").expect("valid regex"));
@@ -128,8 +155,13 @@ impl Redactor {
         };
         // GitHub masks these whatever their length; a single character would mask
         // everything. Longest first, so that a value containing another goes whole.
-        let mut masked: Vec<&str> = ADD_MASK
-            .captures_iter(text)
+        let declared = if text.contains("::add-mask::") {
+            ADD_MASK.captures_iter(text).collect()
+        } else {
+            Vec::new()
+        };
+        let mut masked: Vec<&str> = declared
+            .iter()
             .filter_map(|c| c.get(1))
             .map(|m| m.as_str().trim())
             .filter(|v| v.chars().count() >= 2)
@@ -140,13 +172,14 @@ impl Redactor {
                 out = Cow::Owned(out.replace(value, MASK));
             }
         }
-        if let Some(end) = KEY_END.find(&out)
+        if out.contains("-----END ")
+            && let Some(end) = KEY_END.find(&out)
             && !out[..end.start()].contains("-----BEGIN ")
         {
             // A tail that starts inside a private key: everything up to its end.
             out = Cow::Owned(format!("{MASK}{}", &out[end.end()..]));
         }
-        if SHAPES.is_match(&out) {
+        if SHAPE_MARKERS.is_match(out.as_ref()) && SHAPES.is_match(&out) {
             out = Cow::Owned(mask_shapes(&out));
         }
         out
