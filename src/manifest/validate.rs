@@ -190,10 +190,16 @@ impl Validator<'_> {
         if is_valid_name(name) {
             return true;
         }
+        let shown: String = name.chars().take(MAX_NAME_CHARS).collect();
+        let more = if name.chars().count() > MAX_NAME_CHARS {
+            "…"
+        } else {
+            ""
+        };
         self.error(
             path,
             format!(
-                "invalid {what} `{name}`: use letters, digits, `.`, `_` and `-`, starting with a letter or digit"
+                "invalid {what} `{shown}{more}`: use at most {MAX_NAME_CHARS} letters, digits, `.`, `_` and `-`, starting with a letter or digit"
             ),
         );
         false
@@ -635,10 +641,15 @@ impl Validator<'_> {
     }
 }
 
-/// `[A-Za-z0-9][A-Za-z0-9._-]*`
+/// The longest check id or environment name: they name log files (`logs/<env>/<id>.log`),
+/// which file systems cap at 255 bytes.
+pub const MAX_NAME_CHARS: usize = 100;
+
+/// `[A-Za-z0-9][A-Za-z0-9._-]*`, at most [`MAX_NAME_CHARS`] long.
 pub fn is_valid_name(name: &str) -> bool {
     let mut chars = name.chars();
-    chars.next().is_some_and(|c| c.is_ascii_alphanumeric())
+    name.len() <= MAX_NAME_CHARS
+        && chars.next().is_some_and(|c| c.is_ascii_alphanumeric())
         && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
 }
 
@@ -660,5 +671,7 @@ mod tests {
         assert!(!is_valid_name("-x"));
         assert!(!is_valid_name(""));
         assert!(!is_valid_name("a b"));
+        assert!(is_valid_name(&"a".repeat(MAX_NAME_CHARS)));
+        assert!(!is_valid_name(&"a".repeat(MAX_NAME_CHARS + 1)));
     }
 }
