@@ -520,3 +520,30 @@ fn the_report_says_when_the_embedded_manifest_was_used() {
         "{markdown}"
     );
 }
+
+/// A file whose size lies (a device, a pipe) is read no further than the limit.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_result_file_that_never_ends_is_refused_at_the_limit() {
+    let project = Project::empty();
+    let out = project
+        .cmd()
+        .args(["render", "/dev/zero"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(4));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "error: result file `/dev/zero` goes on past the 67108864-byte limit (a device, a pipe or a growing file)\n"
+    );
+    let manifest = project
+        .cmd()
+        .args(["--manifest", "/dev/zero", "plan"])
+        .output()
+        .unwrap();
+    assert_eq!(manifest.status.code(), Some(4));
+    assert_eq!(
+        String::from_utf8_lossy(&manifest.stderr),
+        "error: manifest `/dev/zero` is larger than 16777216 bytes; it was not read\n"
+    );
+}

@@ -346,7 +346,8 @@ fn render_cmd(global: &GlobalArgs, args: &RenderArgs) -> Result<i32, Error> {
         )
     };
     let options = render_options(global, &args.render, &report, log_root);
-    print_stdout(&render::render(&report, args.format, &options)?)?;
+    let report = Quoted::from_report(report, &options.quoter);
+    print_stdout(&render::render_quoted(&report, args.format, &options)?)?;
     // A READY_FOR_REVIEW of a report that is not verified is written (it says why), but
     // the exit code tells the agent it is not ready.
     Ok(match args.format {
@@ -477,7 +478,9 @@ fn judged_manifest(
     let (used, origin) = match &global.manifest {
         Some(path) => (manifest::load(Some(path), &here)?, ManifestOrigin::Given),
         None => match manifest::discover(&here) {
-            Ok(_) => (manifest::load(None, &here)?, ManifestOrigin::Tree),
+            Ok(manifest::Found::Yaml(path) | manifest::Found::Cargo(path)) => {
+                (manifest::load(Some(&path), &here)?, ManifestOrigin::Tree)
+            }
             Err(manifest::ManifestError::NotFound { .. }) => {
                 (results.clone(), ManifestOrigin::Embedded)
             }

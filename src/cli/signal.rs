@@ -8,6 +8,7 @@ use super::{Error, print_stdout};
 use crate::exit_code;
 use crate::manifest::EnvName;
 use crate::results::io::read_bounded;
+use crate::untrusted::read_at_most;
 use crate::validate_signal;
 
 /// The most bytes of signal text read.
@@ -70,29 +71,23 @@ pub(super) fn validate_signal_cmd(
 
 /// The signal text from a file, or standard input for `-`; at most 16 MiB.
 fn read_signal(path: &Path) -> Result<String, Error> {
-    use std::io::Read as _;
     let unreadable = |e: std::io::Error| {
         Error::InvalidInput(format!("cannot read signal `{}`: {e}", path.display()))
     };
-    let mut bytes = Vec::new();
-    if path.as_os_str() == "-" {
-        std::io::stdin()
-            .take(MAX_SIGNAL_BYTES + 1)
-            .read_to_end(&mut bytes)
-            .map_err(unreadable)?;
+    let read = if path.as_os_str() == "-" {
+        read_at_most(std::io::stdin(), MAX_SIGNAL_BYTES)
     } else {
-        std::fs::File::open(path)
-            .map_err(unreadable)?
-            .take(MAX_SIGNAL_BYTES + 1)
-            .read_to_end(&mut bytes)
-            .map_err(unreadable)?;
-    }
-    if bytes.len() as u64 > MAX_SIGNAL_BYTES {
-        return Err(Error::InvalidInput(format!(
+        read_at_most(
+            std::fs::File::open(path).map_err(unreadable)?,
+            MAX_SIGNAL_BYTES,
+        )
+    };
+    let bytes = read.map_err(unreadable)?.ok_or_else(|| {
+        Error::InvalidInput(format!(
             "signal `{}` is larger than {MAX_SIGNAL_BYTES} bytes",
             path.display()
-        )));
-    }
+        ))
+    })?;
     String::from_utf8(bytes)
         .map_err(|_| Error::InvalidInput(format!("signal `{}` is not UTF-8 text", path.display())))
 }

@@ -7,12 +7,12 @@
 //! - nesting at most [`MAX_NESTING`] deep, measured by a linear scan, so that a
 //!   100,000-deep document is refused at once instead of after seconds of parsing.
 
-use std::io::Read as _;
 use std::path::Path;
 
 use super::diagnostic::Diagnostic;
 use super::error::ManifestError;
 use super::spans::Pos;
+use crate::untrusted::read_at_most;
 
 /// The largest manifest read (16 MiB): far beyond any real one.
 pub const MAX_MANIFEST_BYTES: u64 = 16 * 1024 * 1024;
@@ -26,18 +26,13 @@ pub fn read_text(path: &Path) -> Result<String, ManifestError> {
         path: path.to_path_buf(),
         source,
     };
-    let mut bytes = Vec::new();
-    std::fs::File::open(path)
+    let file = std::fs::File::open(path).map_err(io)?;
+    let bytes = read_at_most(file, MAX_MANIFEST_BYTES)
         .map_err(io)?
-        .take(MAX_MANIFEST_BYTES + 1)
-        .read_to_end(&mut bytes)
-        .map_err(io)?;
-    if bytes.len() as u64 > MAX_MANIFEST_BYTES {
-        return Err(ManifestError::TooLarge {
+        .ok_or_else(|| ManifestError::TooLarge {
             path: path.to_path_buf(),
             limit: MAX_MANIFEST_BYTES,
-        });
-    }
+        })?;
     match String::from_utf8(bytes) {
         Ok(text) => Ok(text),
         Err(e) => {

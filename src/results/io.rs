@@ -7,6 +7,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use super::schema::FORMAT_VERSION;
+use crate::untrusted::read_at_most;
 
 /// Result files larger than this are refused rather than loaded.
 pub const MAX_RESULT_BYTES: u64 = 64 * 1024 * 1024;
@@ -26,6 +27,8 @@ pub enum ResultFileError {
     },
     #[error("result file `{}` is {size} bytes, more than the {MAX_RESULT_BYTES}-byte limit", path.display())]
     TooLarge { path: PathBuf, size: u64 },
+    #[error("result file `{}` goes on past the {MAX_RESULT_BYTES}-byte limit (a device, a pipe or a growing file)", path.display())]
+    Unbounded { path: PathBuf },
     #[error("result file `{}` is not valid: {message}", path.display())]
     Invalid { path: PathBuf, message: String },
     #[error(
@@ -90,7 +93,13 @@ pub fn read_bounded(path: &Path) -> Result<Vec<u8>, ResultFileError> {
             size,
         });
     }
-    std::fs::read(path).map_err(read_err)
+    // The size may lie (a FIFO, a device, a file still growing): read no further.
+    let file = std::fs::File::open(path).map_err(read_err)?;
+    read_at_most(file, MAX_RESULT_BYTES)
+        .map_err(read_err)?
+        .ok_or_else(|| ResultFileError::Unbounded {
+            path: path.to_path_buf(),
+        })
 }
 
 /// The keys that say what a JSON document is, read without building the rest of it.

@@ -15,6 +15,18 @@ use std::sync::Arc;
 pub use neutralise::{clean, neutralise};
 pub use redact::{MASK, Redactor, is_secret_name};
 
+/// Reads at most `limit` bytes from `reader`: `None` when there is more. Files that lie
+/// about their size (a FIFO, `/dev/zero`, a file still growing) cannot make it read
+/// further.
+pub fn read_at_most(reader: impl std::io::Read, limit: u64) -> std::io::Result<Option<Vec<u8>>> {
+    use std::io::Read as _;
+    let mut bytes = Vec::new();
+    reader
+        .take(limit.saturating_add(1))
+        .read_to_end(&mut bytes)?;
+    Ok((bytes.len() as u64 <= limit).then_some(bytes))
+}
+
 /// Quotes untrusted text for output.
 #[derive(Debug, Clone, Default)]
 pub struct Quoter {
