@@ -450,3 +450,48 @@ fn pwsh_runs_where_present_and_is_a_clear_error_where_absent() {
         assert_eq!(check["summary"], "command not found: pwsh");
     }
 }
+
+/// A run that does not cover every required pair of the manifest says what it ran and
+/// never prints the verdict line coordinators match, whatever passed; a complete run
+/// does.
+#[test]
+fn a_partial_run_never_prints_the_verdict_line() {
+    let verified = regex::Regex::new(r"All Required Environments: VERIFIED").unwrap();
+    let project = Project::new(
+        "version: 1\nenvironments: [{ name: a }, { name: b }]\ndefaults: { grace: 1s }\nchecks:\n  \
+         - { id: first, run: 'true' }\n  - { id: slow, run: 'sleep 2.5', environment: b }\n  \
+         - { id: after, run: 'true', environment: b }\n  \
+         - { id: second, run: 'exit 1', required: false }\n",
+    );
+    for (args, code, line) in [
+        (
+            &["run", "--env", "a", "--env", "b", "--check", "first"][..],
+            0,
+            "Partial run: 2 of 4 required pairs; not a verdict",
+        ),
+        (
+            &["run", "--env", "a"][..],
+            0,
+            "Partial run: 1 of 4 required pairs; not a verdict",
+        ),
+        (
+            &["run", "--env", "b", "--env", "a", "--run-timeout", "1s"][..],
+            1,
+            "Partial run: 3 of 4 required pairs; not a verdict",
+        ),
+    ] {
+        let out = project.cmd().args(args).output().unwrap();
+        let stdout = String::from_utf8(out.stdout).unwrap();
+        assert_eq!(out.status.code(), Some(code), "{args:?}:\n{stdout}");
+        assert!(!verified.is_match(&stdout), "{args:?}:\n{stdout}");
+        assert!(stdout.contains(line), "{args:?}:\n{stdout}");
+    }
+    let complete = project
+        .cmd()
+        .args(["run", "--env", "a", "--env", "b"])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8(complete.stdout).unwrap();
+    assert_eq!(complete.status.code(), Some(0), "{stdout}");
+    assert!(verified.is_match(&stdout), "{stdout}");
+}

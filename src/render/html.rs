@@ -31,10 +31,15 @@ code{font-family:ui-monospace,SFMono-Regular,Menlo,monospace}
 /// Renders the report as one HTML page.
 pub fn render(report: &Quoted, options: &RenderOptions) -> String {
     let mut out = String::new();
-    let (class, verdict) = match report.verdict {
-        Verdict::Verified => ("verified", "VERIFIED"),
-        Verdict::NotVerified => ("not-verified", "NOT VERIFIED"),
-        Verdict::Skipped => ("skipped", "SKIPPED"),
+    let (class, verdict) = match (report.verdict, report.partial) {
+        (_, Some(_)) => ("skipped", "PARTIAL RUN, not a verdict"),
+        (Verdict::Verified, None) => ("verified", "VERIFIED"),
+        (Verdict::NotVerified, None) => ("not-verified", "NOT VERIFIED"),
+        (Verdict::Skipped, None) => ("skipped", "SKIPPED"),
+    };
+    let claim = match report.partial {
+        Some(partial) => partial.line(),
+        None => format!("All Required Environments: {verdict}"),
     };
     let _ = write!(
         out,
@@ -42,7 +47,7 @@ pub fn render(report: &Quoted, options: &RenderOptions) -> String {
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
          <title>Environment Verification Matrix: {verdict}</title>\n<style>\n{STYLE}</style>\n\
          </head>\n<body>\n<h1>Environment Verification Matrix</h1>\n\
-         <p class=\"verdict {class}\">All Required Environments: {verdict}</p>\n"
+         <p class=\"verdict {class}\">{claim}</p>\n"
     );
     let _ = writeln!(
         out,

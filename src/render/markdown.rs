@@ -177,10 +177,11 @@ fn render_shape(
 ) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "{}", marker(&options.key));
-    let heading = match report.verdict {
-        Verdict::Verified => "✅ Environment Verification Matrix: VERIFIED",
-        Verdict::NotVerified => "❌ Environment Verification Matrix: NOT VERIFIED",
-        Verdict::Skipped => "⏭️ Environment Verification Matrix: SKIPPED",
+    let heading = match (report.verdict, report.partial) {
+        (_, Some(_)) => "⚠️ Environment Verification Matrix: PARTIAL RUN, not a verdict",
+        (Verdict::Verified, None) => "✅ Environment Verification Matrix: VERIFIED",
+        (Verdict::NotVerified, None) => "❌ Environment Verification Matrix: NOT VERIFIED",
+        (Verdict::Skipped, None) => "⏭️ Environment Verification Matrix: SKIPPED",
     };
     let _ = writeln!(out, "## {heading}\n");
     if report.verdict == Verdict::Skipped {
@@ -364,15 +365,23 @@ fn more(total: usize, shown: usize, what: &str, out: &mut String) {
     }
 }
 
-/// `Environments Tested:`, `All Required Environments:` and the reasons.
+/// `Environments Tested:`, `All Required Environments:` (or, for a partial run, what
+/// it covered) and the reasons.
 fn verdict_lines(report: &Report, shape: Shape, out: &mut String) {
     let _ = writeln!(out, "Environments Tested: {}", report.tested_list());
-    let verdict = if report.verdict == Verdict::Verified {
-        "VERIFIED"
-    } else {
-        "NOT VERIFIED"
-    };
-    let _ = writeln!(out, "All Required Environments: {verdict}");
+    match report.partial {
+        Some(partial) => {
+            let _ = writeln!(out, "{}", partial.line());
+        }
+        None => {
+            let verdict = if report.claims_verified() {
+                "VERIFIED"
+            } else {
+                "NOT VERIFIED"
+            };
+            let _ = writeln!(out, "All Required Environments: {verdict}");
+        }
+    }
     if report.verdict != Verdict::Verified && !report.reasons.is_empty() {
         out.push('\n');
         for reason in report.reasons.iter().take(shape.max_listed) {

@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 
 use super::markdown::{infra_blocked_block, run_label, strict_row};
 use super::{Quoted, RenderError};
-use crate::results::{Report, Row, RowResult, Verdict};
+use crate::results::{Report, Row, RowResult};
 
 /// What a signal says beyond the matrix, given by the agent that sends it.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -89,10 +89,13 @@ pub fn ready_for_review(report: &Quoted, info: &SignalInfo) -> Result<String, Re
         out.push('\n');
     }
     let _ = writeln!(out, "Environments Tested: {}", report.tested_list());
-    if report.verdict == Verdict::Verified {
+    if report.claims_verified() {
         out.push_str("All Required Environments: VERIFIED\n");
     } else {
         out.push_str("All Required Environments: NOT VERIFIED\n");
+        if let Some(partial) = report.partial {
+            let _ = writeln!(out, "- {}", partial.line());
+        }
         for reason in &report.reasons {
             let _ = writeln!(out, "- {}", one_line(report, reason));
         }
@@ -106,14 +109,17 @@ pub fn ready_for_review(report: &Quoted, info: &SignalInfo) -> Result<String, Re
 /// AUDIT_PASSED: only for a VERIFIED report.
 pub fn audit_passed(report: &Quoted, info: &SignalInfo) -> Result<String, RenderError> {
     let task = task_id(report, info, "audit")?;
-    if report.verdict != Verdict::Verified {
+    if !report.claims_verified() {
         let reasons = if report.reasons.is_empty() {
             String::new()
         } else {
             format!(": {}", report.reasons.join("; "))
         };
         return Err(RenderError::AuditRefused {
-            verdict: report.verdict.as_str().to_owned(),
+            verdict: match report.partial {
+                Some(partial) => partial.line(),
+                None => report.verdict.as_str().to_owned(),
+            },
             reasons,
         });
     }

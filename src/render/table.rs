@@ -80,12 +80,20 @@ pub fn render(report: &Quoted, color: bool) -> String {
     }
     let tested = report.tested_list();
     out.push_str(&format!("Environments Tested: {tested}\n"));
-    let verdict = match report.verdict {
-        Verdict::Verified => paint("VERIFIED", AnsiColor::Green),
-        Verdict::NotVerified => paint("NOT VERIFIED", AnsiColor::Red),
-        Verdict::Skipped => paint("SKIPPED (skip: true; nothing verified)", AnsiColor::Yellow),
-    };
-    out.push_str(&format!("All Required Environments: {verdict}\n"));
+    match report.partial {
+        // What ran, never a verdict: the manifest has pairs this run did not cover.
+        Some(partial) => out.push_str(&format!("{}\n", paint(&partial.line(), AnsiColor::Yellow))),
+        None => {
+            let verdict = match report.verdict {
+                Verdict::Verified => paint("VERIFIED", AnsiColor::Green),
+                Verdict::NotVerified => paint("NOT VERIFIED", AnsiColor::Red),
+                Verdict::Skipped => {
+                    paint("SKIPPED (skip: true; nothing verified)", AnsiColor::Yellow)
+                }
+            };
+            out.push_str(&format!("All Required Environments: {verdict}\n"));
+        }
+    }
     if report.verdict == Verdict::NotVerified {
         for reason in &report.reasons {
             out.push_str(&format!("  - {reason}\n"));

@@ -10,6 +10,6 @@ pub mod source;
 pub use io::{ResultFileError, write_json_atomic, write_json_atomic_unsynced};
 pub use report::{
     Contradiction, Disagreement, InfraBlocked, ManifestOrigin, ManifestTrust, Manual, Missing,
-    MissingKind, Report, ReportManifest, Row, RowResult, Verdict,
+    MissingKind, PartialRun, Report, ReportManifest, Row, RowResult, Verdict,
 };
 pub use schema::*;

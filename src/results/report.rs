@@ -157,6 +157,27 @@ pub struct ManifestTrust {
     pub allow_weakening: bool,
 }
 
+/// A run that did not cover every required pair of its manifest (`run --check`, a
+/// subset of the environments, a fail-fast stop, a timeout, an interrupt): its output
+/// says what ran and gives no verdict.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PartialRun {
+    /// Required pairs of the manifest that ran (have a result other than not run).
+    pub pairs_run: usize,
+    /// Required pairs of the manifest.
+    pub pairs_required: usize,
+}
+
+impl PartialRun {
+    /// The line shown instead of the verdict.
+    pub fn line(&self) -> String {
+        format!(
+            "Partial run: {} of {} required pairs; not a verdict",
+            self.pairs_run, self.pairs_required
+        )
+    }
+}
+
 /// The merged report.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Report {
@@ -190,6 +211,10 @@ pub struct Report {
     /// file format; a report read from JSON falls back to the order of its rows.
     #[serde(skip)]
     pub check_order: Vec<String>,
+    /// Set for a run that did not cover its manifest: renders show no verdict line.
+    /// Never in the file format (a merge judges every pair of the manifest).
+    #[serde(skip)]
+    pub partial: Option<PartialRun>,
 }
 
 impl Report {
@@ -256,6 +281,7 @@ impl Report {
                 .filter(|c| !c.kind.is_manual())
                 .map(|c| c.id.to_string())
                 .collect(),
+            partial: None,
         };
         if manifest.skip {
             // Nothing was meant to run: no pair is missing, nothing is blocked.
@@ -420,6 +446,44 @@ impl Report {
         report
     }
 
+    /// Marks the report partial when `partials` do not cover every required pair of
+    /// `manifest` (every environment it declares) with a result that ran.
+    pub fn mark_partial(&mut self, manifest: &Manifest, partials: &[PartialResult]) {
+        if manifest.skip {
+            return;
+        }
+        let ran: HashSet<(&str, &str)> = partials
+            .iter()
+            .flat_map(|p| {
+                p.checks
+                    .iter()
+                    .filter(|c| c.status != Status::NotRun)
+                    .map(move |c| (c.command_id.as_str(), p.environment.as_str()))
+            })
+            .collect();
+        let (mut pairs_run, mut pairs_required) = (0, 0);
+        for check in manifest
+            .checks
+            .iter()
+            .filter(|c| c.required && !c.kind.is_manual())
+        {
+            for env in manifest
+                .environments
+                .iter()
+                .filter(|e| check.scope.includes(&e.name))
+            {
+                pairs_required += 1;
+                pairs_run += usize::from(ran.contains(&(check.id.as_str(), env.name.as_str())));
+            }
+        }
+        if pairs_run < pairs_required {
+            self.partial = Some(PartialRun {
+                pairs_run,
+                pairs_required,
+            });
+        }
+    }
+
     /// Records where the manifest came from and what the results' manifest changed
     /// against a trusted one. Weakenings that are in effect (the report was judged
     /// against the results' own manifest) make the verdict NOT VERIFIED unless allowed;
@@ -468,6 +532,12 @@ impl Report {
         } else {
             MissingKind::NotRun
         }
+    }
+
+    /// Whether the report may say `All Required Environments: VERIFIED`: VERIFIED, over
+    /// every required pair of its manifest (not a partial run).
+    pub fn claims_verified(&self) -> bool {
+        self.verdict == Verdict::Verified && self.partial.is_none()
     }
 
     /// Whether a required pair failed (as opposed to only missing).
