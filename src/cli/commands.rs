@@ -300,7 +300,7 @@ pub(super) fn merged_report(
     paths: &[PathBuf],
     report_dir: &Path,
 ) -> Result<Report, Error> {
-    let collected = merge::collect(paths, report_dir)?;
+    let collected = merge::collect_in(paths, report_dir, this_run().as_ref())?;
     if !global.quiet {
         for note in &collected.notes {
             eprintln!("note: {note}");
@@ -428,6 +428,18 @@ fn render_options(
         },
         ..matrix_options(&flags.matrix, report, log_root)
     }
+}
+
+/// Under GitHub Actions, the workflow run and attempt this process is part of.
+fn this_run() -> Option<merge::ThisRun> {
+    let var = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
+    if var("GITHUB_ACTIONS").as_deref() != Some("true") {
+        return None;
+    }
+    Some(merge::ThisRun {
+        id: var("GITHUB_RUN_ID")?,
+        attempt: var("GITHUB_RUN_ATTEMPT")?.parse().ok()?,
+    })
 }
 
 /// Under GitHub Actions, the page of this workflow run.

@@ -56,6 +56,13 @@ pub fn render(report: &Quoted, options: &RenderOptions) -> String {
         esc(&report.manifest.digest),
         esc(&report.tested_list())
     );
+    for (env, attempt) in report.reruns() {
+        let _ = writeln!(
+            out,
+            "<p>Re-run: the results of {} come from attempt {attempt}.</p>",
+            esc(env)
+        );
+    }
     if let Some(origin) = report.manifest.origin {
         let _ = writeln!(
             out,

@@ -198,6 +198,7 @@ fn render_shape(
         return out;
     }
     grid(report, shape, &mut out);
+    reruns(report, &mut out);
     strict(report, shape, &mut out);
     manifest_section(report, shape, &mut out);
     manual(report, &mut out);
@@ -299,6 +300,23 @@ fn cell(index: &PairIndex<'_>, check: &str, env: &str) -> &'static str {
         None if index.missing(check, env).is_some() => "⚠️",
         None => "–",
     }
+}
+
+/// Which environments' results come from a re-run of the workflow ("re-run: attempt 2").
+fn reruns(report: &Report, out: &mut String) {
+    let reruns = report.reruns();
+    if reruns.is_empty() {
+        return;
+    }
+    let list: Vec<String> = reruns
+        .iter()
+        .map(|(env, attempt)| format!("{env} (attempt {attempt})"))
+        .collect();
+    let _ = writeln!(
+        out,
+        "Re-run: the results of {} come from a re-run.\n",
+        list.join(", ")
+    );
 }
 
 /// The strict table and the lines below it, exactly as FORMATS.md §5 gives them.

@@ -54,12 +54,32 @@ pub enum MergeError {
     Commits(String),
     #[error("no partial result files found in {0}")]
     Nothing(String),
+    #[error(
+        "the results of environment `{environment}` come from different workflow runs:\n{files}"
+    )]
+    Runs { environment: String, files: String },
+    #[error("`{}` claims attempt {attempt} of this workflow run, which is at attempt {current}", path.display())]
+    FutureAttempt {
+        path: PathBuf,
+        attempt: u32,
+        current: u32,
+    },
 }
 
 /// Finds every partial result under `paths` (files, or folders walked recursively in
 /// any artifact layout), and makes their log paths relative to `report_dir` where they
 /// safely resolve.
 pub fn collect(paths: &[PathBuf], report_dir: &Path) -> Result<Collected, MergeError> {
+    collect_in(paths, report_dir, None)
+}
+
+/// [`collect`] inside workflow run `this_run`, whose results cannot claim a later
+/// attempt than its own.
+pub fn collect_in(
+    paths: &[PathBuf],
+    report_dir: &Path,
+    this_run: Option<&ThisRun>,
+) -> Result<Collected, MergeError> {
     let mut collected = Collected::default();
     let mut files = Vec::new();
     for path in paths {
@@ -117,7 +137,113 @@ pub fn collect(paths: &[PathBuf], report_dir: &Path) -> Result<Collected, MergeE
         return Err(MergeError::Nothing(list));
     }
     agree(&collected.partials)?;
+    keep_latest_attempts(&mut collected, this_run)?;
     Ok(collected)
+}
+
+/// A re-run ("Re-run failed jobs") is a later attempt of the same workflow run: per
+/// environment, only the files of its latest `source.run_attempt` count (between files
+/// without an attempt, as local runs write, the last `finished_at`), and the earlier
+/// ones are noted. Two files of one attempt are both kept (a run writes one per
+/// environment: if they differ, that is a conflict). Files of one environment from
+/// different runs cannot be ordered, and a file of `this_run` claiming an attempt it has
+/// not reached is forged: both refused.
+fn keep_latest_attempts(
+    collected: &mut Collected,
+    this_run: Option<&ThisRun>,
+) -> Result<(), MergeError> {
+    let mut by_env: BTreeMap<&str, Vec<&Loaded>> = BTreeMap::new();
+    for loaded in &collected.partials {
+        let source = &loaded.result.source;
+        if let (Some(run), Some(id), Some(attempt)) =
+            (this_run, source.run_id.as_deref(), source.run_attempt)
+            && run.id == id
+            && attempt > run.attempt
+        {
+            return Err(MergeError::FutureAttempt {
+                path: loaded.path.clone(),
+                attempt,
+                current: run.attempt,
+            });
+        }
+        by_env
+            .entry(loaded.result.environment.as_str())
+            .or_default()
+            .push(loaded);
+    }
+    let mut dropped: Vec<PathBuf> = Vec::new();
+    let mut notes = Vec::new();
+    for (env, files) in &by_env {
+        let runs: std::collections::BTreeSet<Option<&str>> = files
+            .iter()
+            .map(|l| l.result.source.run_id.as_deref())
+            .collect();
+        if runs.len() > 1 {
+            let files = files
+                .iter()
+                .map(|l| {
+                    format!(
+                        "  run {}: `{}`",
+                        l.result.source.run_id.as_deref().unwrap_or("(none)"),
+                        l.path.display()
+                    )
+                })
+                .collect::<Vec<_>>()
+                .join("\n");
+            return Err(MergeError::Runs {
+                environment: (*env).to_owned(),
+                files,
+            });
+        }
+        let Some(latest) = files.iter().map(|l| attempt_key(l)).max() else {
+            continue;
+        };
+        for loaded in files.iter().filter(|l| attempt_key(l) != latest) {
+            notes.push(format!(
+                "ignored `{}`: an earlier attempt of environment `{env}` ({}) than the latest ({})",
+                loaded.path.display(),
+                describe_attempt(loaded),
+                describe_attempt(
+                    files
+                        .iter()
+                        .find(|l| attempt_key(l) == latest)
+                        .unwrap_or(loaded)
+                ),
+            ));
+            dropped.push(loaded.path.clone());
+        }
+    }
+    collected.partials.retain(|l| !dropped.contains(&l.path));
+    collected.notes.extend(notes);
+    Ok(())
+}
+
+/// The workflow run a merge happens in (`GITHUB_RUN_ID`, `GITHUB_RUN_ATTEMPT`): its
+/// results cannot come from a later attempt than its own.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ThisRun {
+    pub id: String,
+    pub attempt: u32,
+}
+
+/// How a result file sorts among the files of its environment: the attempt, and only
+/// without one (local runs) the time it finished.
+fn attempt_key(loaded: &Loaded) -> (Option<u32>, Option<&str>) {
+    let source = &loaded.result.source;
+    match source.run_attempt {
+        Some(attempt) => (Some(attempt), None),
+        None => (None, loaded.result.finished_at.as_deref()),
+    }
+}
+
+fn describe_attempt(loaded: &Loaded) -> String {
+    match loaded.result.source.run_attempt {
+        Some(attempt) => format!("attempt {attempt}"),
+        None => format!(
+            "finished {}",
+            loaded.result.finished_at.as_deref().unwrap_or("never")
+        ),
+    }
 }
 
 /// Every result must name the same manifest digest, and the same commit when recorded.

@@ -200,6 +200,10 @@ pub struct Report {
     /// Whether weakenings were allowed (`--allow-weakening`).
     #[serde(default)]
     pub weakening_allowed: bool,
+    /// Each environment's workflow-run attempt its results came from, where recorded
+    /// (a re-run's legs are attempt 2 and up).
+    #[serde(default)]
+    pub attempts: BTreeMap<String, u32>,
     pub manual: Vec<Manual>,
     pub verdict: Verdict,
     pub reasons: Vec<String>,
@@ -271,6 +275,10 @@ impl Report {
             contradictions: Vec::new(),
             manifest_changes: Vec::new(),
             weakening_allowed: false,
+            attempts: partials
+                .iter()
+                .filter_map(|p| Some((p.environment.clone(), p.source.run_attempt?)))
+                .collect(),
             manual: Vec::new(),
             verdict: Verdict::Verified,
             reasons: Vec::new(),
@@ -619,6 +627,18 @@ impl Report {
                 .map(|m| ((m.check.as_str(), m.environment.as_str()), m))
                 .collect(),
         }
+    }
+
+    /// The environments whose results came from a re-run (attempt 2 and up), with the
+    /// attempt, in environment order.
+    pub fn reruns(&self) -> Vec<(&str, u32)> {
+        self.environments
+            .iter()
+            .filter_map(|env| {
+                let attempt = *self.attempts.get(env)?;
+                (attempt > 1).then_some((env.as_str(), attempt))
+            })
+            .collect()
     }
 
     /// The environments with results, for the `Environments Tested:` line ("none" when
