@@ -136,3 +136,29 @@ fn pytest_counts_and_an_empty_suite() {
         "0 tests executed (\"no tests ran\")"
     );
 }
+
+/// `go test` without -v or -json (the log of a real run): packages, never one test per
+/// package, and the summary says how to get a test count.
+#[test]
+fn go_test_package_lines_count_packages_not_tests() {
+    let project = Project::new(
+        "version: 1\nenvironments: [{name: local}]\nchecks:\n  - id: tests\n    test: cat go.log\n",
+    );
+    project.write(
+        "go.log",
+        &std::fs::read_to_string(common::repo_root().join("fixtures/runner-logs/go/packages.log"))
+            .unwrap(),
+    );
+    project.cmd().assert().success();
+    let r = result(&project, "tests");
+    assert_eq!(r["status"], "PASS", "{r}");
+    assert_eq!(r["gate_effective"], true);
+    assert_eq!(r["tests_executed"], Value::Null);
+    assert_eq!(r["test_counts"], Value::Null);
+    let summary = r["summary"].as_str().unwrap();
+    assert!(summary.starts_with("2 packages passed in "), "{summary}");
+    assert!(
+        summary.ends_with("(no test count: run go test with -v or -json)"),
+        "{summary}"
+    );
+}

@@ -403,6 +403,13 @@ impl CheckJob {
         result.test_counts = a.test_counts;
         result.ineffective_reason = a.ineffective_reason;
         let code = result.exit_code.unwrap_or(-1);
+        if let Some(packages) = &a.packages
+            && result.test_counts.is_none()
+            && result.status == Status::Pass
+        {
+            result.summary =
+                format!("{packages} in {took} (no test count: run go test with -v or -json)");
+        }
         if let Some(counts) = &result.test_counts
             && result.gate_effective == Some(true)
         {

@@ -23,6 +23,9 @@ pub struct Assessment {
     pub tests_executed: Option<u64>,
     pub test_counts: Option<TestCounts>,
     pub ineffective_reason: Option<String>,
+    /// Evidence without a test count, for the summary: `go test` without `-v` or
+    /// `-json` reports packages only ("2 packages passed").
+    pub packages: Option<String>,
 }
 
 /// Reads the log at `path` and judges a gate of kind `gate`.
@@ -106,9 +109,26 @@ struct Scan {
     maven_results: bool,
     go_verbose: Tally,
     go_verbose_seen: bool,
+    /// A `=== RUN` line: `go test -v`, whose `--- PASS/FAIL/SKIP` lines count every
+    /// test. Without it only failures print `--- FAIL`, which count nothing.
+    go_run_seen: bool,
     go_packages: Tally,
     go_packages_seen: bool,
+    /// Per-test events of `go test -json`: exact counts.
+    go_json: Tally,
+    go_json_seen: bool,
     ctest_skipped: u64,
+}
+
+/// One event of `go test -json` (test2json), the fields counted here.
+#[derive(serde::Deserialize)]
+struct GoEvent {
+    #[serde(rename = "Action")]
+    action: String,
+    #[serde(rename = "Test")]
+    test: Option<String>,
+    #[serde(rename = "Output")]
+    output: Option<String>,
 }
 
 macro_rules! re {
@@ -130,6 +150,7 @@ re!(
 );
 re!(JEST, r"^Tests:\s+(.*?),?\s*(\d+) total\s*$");
 re!(VITEST, r"^\s*Tests\s+(.*\d+ [a-z]+.*)\s*\((\d+)\)\s*$");
+re!(VITEST_NONE, r"^\s*Tests\s+no tests\s*$");
 re!(MOCHA, r"^\s*(\d+) (passing|failing|pending)\b");
 re!(
     NODE,
@@ -205,8 +226,11 @@ impl Scan {
             maven_results: false,
             go_verbose: Tally::default(),
             go_verbose_seen: false,
+            go_run_seen: false,
             go_packages: Tally::default(),
             go_packages_seen: false,
+            go_json: Tally::default(),
+            go_json_seen: false,
             ctest_skipped: 0,
         }
     }
@@ -237,9 +261,55 @@ impl Scan {
     /// A line straight from the log: most lines mention nothing a summary is made of,
     /// and one pass of a literal-alternation regex over the bytes skips them.
     fn raw_line(&mut self, raw: &[u8]) {
+        if raw.starts_with(b"{\"")
+            && raw.windows(10).any(|w| w == b"\"Action\":\"")
+            && self.go_event(raw)
+        {
+            return;
+        }
+        if raw.starts_with(b"=== RUN") {
+            self.go_run_seen = true;
+            return;
+        }
         if TRIGGER.is_match(raw) {
             self.line(&String::from_utf8_lossy(raw));
         }
+    }
+
+    /// A `go test -json` event; false when the line is not one after all.
+    fn go_event(&mut self, raw: &[u8]) -> bool {
+        let Ok(event) = serde_json::from_slice::<GoEvent>(raw) else {
+            return false;
+        };
+        self.go_json_seen = true;
+        match (event.action.as_str(), &event.test) {
+            ("pass", Some(_)) => self.go_json.passed += 1,
+            ("fail", Some(_)) => self.go_json.failed += 1,
+            ("skip", Some(_)) => self.go_json.skipped += 1,
+            // A package's own `ok … (cached)` or `[no tests to run]` line.
+            ("output", None) => {
+                if let Some(text) = event.output {
+                    let text = text.trim_end();
+                    if let Some(marker) = NOTHING_MARKERS.iter().find(|m| text.contains(*m))
+                        && self.nothing.is_none()
+                    {
+                        self.nothing = Some((*marker).to_owned());
+                    }
+                    if GO_PACKAGE
+                        .captures(text)
+                        .is_some_and(|c| &c[2] == "(cached)")
+                        && self.noop.is_none()
+                    {
+                        self.noop = Some(format!(
+                            "`{}`: result from the go test cache",
+                            one_line(text)
+                        ));
+                    }
+                }
+            }
+            _ => {}
+        }
+        true
     }
 
     fn line(&mut self, raw: &str) {
@@ -301,6 +371,11 @@ impl Scan {
             let items = count_items(&c[1]);
             let (passed, failed) = (sum(&items, &["passed"]), sum(&items, &["failed"]));
             self.add("jest", passed, failed, sum(&items, &["skipped", "todo"]));
+            return;
+        }
+        if line.contains("Tests ") && VITEST_NONE.is_match(line) {
+            // vitest found test files but no test in them.
+            self.add("vitest", 0, 0, 0);
             return;
         }
         if line.contains("Tests ")
@@ -480,13 +555,29 @@ impl Scan {
     }
 
     fn finish(mut self) -> Assessment {
-        if self.go_verbose_seen {
+        let mut packages = None;
+        if self.go_json_seen {
+            let t = self.go_json;
+            self.add("go test -json", t.passed, t.failed, t.skipped);
+        } else if self.go_verbose_seen && self.go_run_seen {
             let t = self.go_verbose;
             self.add("go test", t.passed, t.failed, t.skipped);
         } else if self.go_packages_seen {
-            // Without -v only packages are known: each counts as one.
+            // Without -v or -json only packages are known (a failing one also prints its
+            // failed tests, a passing one nothing): packages, not tests, are counted.
             let t = self.go_packages;
-            self.add("go test (packages)", t.passed, t.failed, t.skipped);
+            if t.passed + t.failed > 0 {
+                packages = Some(format!(
+                    "{} package{} passed{}",
+                    t.passed,
+                    if t.passed == 1 { "" } else { "s" },
+                    if t.failed > 0 {
+                        format!(", {} failed", t.failed)
+                    } else {
+                        String::new()
+                    }
+                ));
+            }
         }
         let counts = (!self.tallies.is_empty()).then(|| {
             let total = self
@@ -514,7 +605,8 @@ impl Scan {
         let ineffective = |reason: String| Some(reason);
         let reason = if let Some(noop) = self.noop.take() {
             ineffective(format!("no-op: {noop}"))
-        } else if self.gate != Gate::Test {
+        } else if self.gate != Gate::Test || (counts.is_none() && packages.is_some()) {
+            // A package that printed `ok` without `[no tests to run]` ran tests.
             None
         } else {
             match (&counts, executed) {
@@ -538,6 +630,7 @@ impl Scan {
             tests_executed,
             test_counts: counts,
             ineffective_reason: reason,
+            packages,
         }
     }
 }
