@@ -969,3 +969,87 @@ checks:
     assert!(published.contains("NPM_TOKEN=***"), "{published}");
     assert!(published.contains("the token: ***"), "{published}");
 }
+
+/// `report ARGS…` as the final job of a `pull_request` workflow, against `api`.
+async fn report(project: &Project, api: &str, args: &[&str]) -> Output {
+    let mut cmd = project.std_cmd();
+    cmd.arg("report")
+        .args(args)
+        .env("GITHUB_API_URL", api)
+        .env("GITHUB_TOKEN", TOKEN)
+        .env("GITHUB_EVENT_NAME", "pull_request")
+        .env("GITHUB_EVENT_PATH", project.path().join("pr-event.json"))
+        .env("GITHUB_REPOSITORY", "o/r")
+        .env("GITHUB_SHA", MERGE)
+        .env("GITHUB_RUN_ID", "78")
+        .env("GITHUB_RUN_ATTEMPT", "1");
+    tokio::task::spawn_blocking(move || cmd.output().unwrap())
+        .await
+        .unwrap()
+}
+
+/// A push whose plan failed (an invalid manifest), or whose legs left no results: the
+/// report job still publishes, for this head commit, a NOT VERIFIED comment and a
+/// failing check run with the reason, replacing an earlier VERIFIED.
+#[tokio::test(flavor = "multi_thread")]
+async fn without_results_the_head_commit_gets_a_not_verified_with_the_reason() {
+    for (manifest, reason) in [
+        (MANIFEST, "no results to judge"),
+        (
+            "version: 1\nenvironments: [{name: a}]\nchecks:\n  - { id: unit, run: 'true', timout: 5 }\n",
+            "no verdict: the manifest is invalid: unknown key \\`timout\\` (did you mean \\`timeout\\`?) \
+             at line 4, column 30 (checks\\[0\\].timout)",
+        ),
+    ] {
+        let project = Project::new(manifest);
+        project.write(
+            "pr-event.json",
+            &json!({"pull_request": {"number": 12, "head": {"sha": HEAD}}}).to_string(),
+        );
+        let server = MockServer::start().await;
+        installation_token(&server).await;
+        let stale = format!("{MARKER}\n## ✅ Environment Verification Matrix: VERIFIED\n");
+        comments_page(
+            &server,
+            1,
+            json!([comment(
+                5,
+                "github-actions[bot]",
+                &stale,
+                "2026-11-20T10:00:00Z"
+            )]),
+        )
+        .await;
+        Mock::given(method("PATCH"))
+            .and(path("/repos/o/r/issues/comments/5"))
+            .respond_with(ResponseTemplate::new(200).set_body_json(comment(
+                5,
+                "github-actions[bot]",
+                "",
+                "2026-11-20T10:00:00Z",
+            )))
+            .mount(&server)
+            .await;
+        accept_check_run(&server, "", 9).await;
+        let out = report(
+            &project,
+            &server.uri(),
+            &["--to", "comment,check-run", "artifacts"],
+        )
+        .await;
+        assert_eq!(out.status.code(), Some(4), "{}", stderr(&out));
+        let sent = writes(&requests(&server).await);
+        assert_eq!(sent.len(), 2, "{sent:?}");
+        let body = sent[0].2["body"].as_str().unwrap();
+        assert_eq!(sent[0].1, "/repos/o/r/issues/comments/5");
+        assert!(body.starts_with(&format!("{MARKER}\n")), "{body}");
+        assert!(
+            body.contains("All Required Environments: NOT VERIFIED"),
+            "{body}"
+        );
+        assert!(body.contains(reason), "{reason} missing from:\n{body}");
+        let run = &sent[1].2;
+        assert_eq!(run["head_sha"], HEAD);
+        assert_eq!(run["conclusion"], "failure");
+    }
+}

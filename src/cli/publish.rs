@@ -6,7 +6,7 @@ use std::path::Path;
 use super::args::{GlobalArgs, PublishArgs, PublishFlags, ReportArgs};
 use super::color::use_color;
 use super::commands::{
-    checked_report, current_dir, matrix_options, merged_report, parent_dir, quoter,
+    checked_report, current_dir, load_manifest, matrix_options, merged_report, parent_dir, quoter,
 };
 use super::{Error, print_stdout, runtime};
 use crate::exit_code;
@@ -16,6 +16,7 @@ use crate::publish::{
 };
 use crate::render::{self, Format, Quoted, RenderOptions};
 use crate::results::io::read_bounded;
+use crate::results::merge::MergeError;
 use crate::results::{Report, write_json_atomic};
 
 pub(super) fn publish_cmd(global: &GlobalArgs, args: &PublishArgs) -> Result<i32, Error> {
@@ -26,7 +27,62 @@ pub(super) fn publish_cmd(global: &GlobalArgs, args: &PublishArgs) -> Result<i32
 
 pub(super) fn report_cmd(global: &GlobalArgs, args: &ReportArgs) -> Result<i32, Error> {
     let report_dir = parent_dir(&args.out);
-    let report = merged_report(global, &args.trust, &args.paths, &report_dir)?;
+    let report = match merged_report(global, &args.trust, &args.paths, &report_dir) {
+        Ok(report) => report,
+        // Whatever kept the results from being judged (no results after a failed plan or
+        // cancelled legs, an invalid manifest, unreadable artifacts), this commit gets a
+        // NOT VERIFIED with the reason: an earlier commit's VERIFIED must not stand.
+        Err(error) if error.exit_code() == exit_code::INVALID_INPUT => {
+            // An invalid manifest (a failed plan) is the reason, before missing results.
+            let reason = match load_manifest(global) {
+                Err(Error::Manifest(manifest)) => {
+                    format!(
+                        "no verdict: the manifest is invalid: {}",
+                        manifest.one_line()
+                    )
+                }
+                Err(other) => format!("no verdict: {other}"),
+                Ok(_) => unjudged_reason(&error),
+            };
+            #[allow(clippy::print_stderr)]
+            {
+                eprintln!("error: {error}");
+            }
+            let report = Report::unjudged(&manifest_key(global)?, &reason);
+            publish_built(global, args, report)?;
+            return Ok(error.exit_code());
+        }
+        Err(error) => return Err(error),
+    };
+    publish_built(global, args, report)
+}
+
+/// Why a report could not judge any result, for the published NOT VERIFIED.
+fn unjudged_reason(error: &Error) -> String {
+    match error {
+        Error::Merge(MergeError::Nothing(_) | MergeError::NoSuchPath { .. }) => format!(
+            "no results to judge ({error}): the plan, or every environment's run, failed or was cancelled"
+        ),
+        _ => format!("no verdict: {error}"),
+    }
+}
+
+/// The sticky comment's key when the manifest cannot be read: `--manifest`, else the
+/// file the search finds, else the first name searched for.
+fn manifest_key(global: &GlobalArgs) -> Result<String, Error> {
+    if let Some(path) = &global.manifest {
+        return Ok(path.display().to_string());
+    }
+    Ok(match manifest::discover(&current_dir()?) {
+        Ok(manifest::Found::Yaml(path) | manifest::Found::Cargo(path)) => {
+            path.display().to_string()
+        }
+        Err(_) => manifest::FILE_NAMES[0].to_owned(),
+    })
+}
+
+/// Writes, shows and publishes a report `report` made.
+fn publish_built(global: &GlobalArgs, args: &ReportArgs, report: Report) -> Result<i32, Error> {
     let options = RenderOptions {
         color: use_color(global.color),
         quoter: quoter(args.publish.token.as_deref()),

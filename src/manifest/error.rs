@@ -47,3 +47,29 @@ pub enum ManifestError {
         diagnostics: Vec<Diagnostic>,
     },
 }
+
+impl ManifestError {
+    /// The error on one line (each problem with its line and column, without snippets),
+    /// for where a report quotes it.
+    pub fn one_line(&self) -> String {
+        match self {
+            ManifestError::Invalid { diagnostics, .. } => diagnostics
+                .iter()
+                .map(|d| {
+                    let at = d
+                        .pos
+                        .map(|p| format!(" at line {}, column {}", p.line, p.col))
+                        .unwrap_or_default();
+                    let path = if d.path.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" ({})", d.path)
+                    };
+                    format!("{}{at}{path}", d.message)
+                })
+                .collect::<Vec<_>>()
+                .join("; "),
+            other => other.to_string(),
+        }
+    }
+}

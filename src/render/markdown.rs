@@ -238,7 +238,14 @@ fn cut_note(options: &RenderOptions, shape: Shape, out: &mut String) {
 fn grid(report: &Report, shape: Shape, out: &mut String) {
     let checks = report.checks_in_order();
     if checks.is_empty() {
-        let _ = writeln!(out, "_No checks to run: no checks defined._\n");
+        if report.environments.is_empty() && report.verdict == Verdict::NotVerified {
+            let _ = writeln!(
+                out,
+                "_No results could be judged: see the reasons below._\n"
+            );
+        } else {
+            let _ = writeln!(out, "_No checks to run: no checks defined._\n");
+        }
         return;
     }
     let _ = write!(out, "| Check |");

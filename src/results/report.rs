@@ -454,6 +454,39 @@ impl Report {
         report
     }
 
+    /// A NOT VERIFIED report for a run whose results could not be judged at all (the
+    /// manifest does not load, no result arrived), so that publishing it replaces any
+    /// earlier verdict: no pair, no environment, the `reason`.
+    pub fn unjudged(manifest_path: &str, reason: &str) -> Report {
+        Report {
+            format_version: FORMAT_VERSION,
+            manifest: ReportManifest {
+                path: manifest_path.to_owned(),
+                digest: String::new(),
+                origin: None,
+                results_digest: None,
+                compared_with: None,
+            },
+            source: Source::default(),
+            environments: Vec::new(),
+            environments_tested: Vec::new(),
+            rows: Vec::new(),
+            missing: Vec::new(),
+            infra_blocked: Vec::new(),
+            disagreements: Vec::new(),
+            contradictions: Vec::new(),
+            manifest_changes: Vec::new(),
+            weakening_allowed: false,
+            attempts: BTreeMap::new(),
+            manual: Vec::new(),
+            verdict: Verdict::NotVerified,
+            reasons: vec![reason.to_owned()],
+            failed_to_run: true,
+            check_order: Vec::new(),
+            partial: None,
+        }
+    }
+
     /// Marks the report partial when `partials` do not cover every required pair of
     /// `manifest` (every environment it declares) with a result that ran.
     pub fn mark_partial(&mut self, manifest: &Manifest, partials: &[PartialResult]) {
