@@ -14,7 +14,8 @@ use std::process::Output;
 use common::Project;
 use serde_json::{Value, json};
 use stand_in::{
-    COMMENTS, accept_check_run, accept_comment, comment, comments_page, installation_token,
+    COMMENTS, accept_check_run, accept_comment, accept_comment_update, comment, comments_page,
+    installation_token,
 };
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer, Request, ResponseTemplate};
@@ -263,16 +264,7 @@ async fn a_changed_comment_is_updated_in_place_with_patch() {
         ]),
     )
     .await;
-    Mock::given(method("PATCH"))
-        .and(path("/repos/o/r/issues/comments/5"))
-        .respond_with(ResponseTemplate::new(200).set_body_json(comment(
-            5,
-            "github-actions[bot]",
-            "",
-            "2026-11-20T10:00:00Z",
-        )))
-        .mount(&server)
-        .await;
+    accept_comment_update(&server, 5).await;
     let out = publish(&project, &server.uri(), &["--to", "comment"], &[]).await;
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     let all = writes(&requests(&server).await);
@@ -1020,16 +1012,7 @@ async fn without_results_the_head_commit_gets_a_not_verified_with_the_reason() {
             )]),
         )
         .await;
-        Mock::given(method("PATCH"))
-            .and(path("/repos/o/r/issues/comments/5"))
-            .respond_with(ResponseTemplate::new(200).set_body_json(comment(
-                5,
-                "github-actions[bot]",
-                "",
-                "2026-11-20T10:00:00Z",
-            )))
-            .mount(&server)
-            .await;
+        accept_comment_update(&server, 5).await;
         accept_check_run(&server, "", 9).await;
         let out = report(
             &project,

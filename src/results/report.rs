@@ -250,14 +250,6 @@ impl Report {
         let has_results = |env: &EnvName| partials.iter().any(|p| p.environment == env.as_str());
 
         let mut report = Report {
-            format_version: FORMAT_VERSION,
-            manifest: ReportManifest {
-                path: manifest.path.display().to_string(),
-                digest: manifest.digest.clone(),
-                origin: None,
-                results_digest: None,
-                compared_with: None,
-            },
             source: partials
                 .first()
                 .map(|p| p.source.clone())
@@ -268,28 +260,17 @@ impl Report {
                 .filter(|e| has_results(e))
                 .map(|e| e.to_string())
                 .collect(),
-            rows: Vec::new(),
-            missing: Vec::new(),
-            infra_blocked: Vec::new(),
-            disagreements: Vec::new(),
-            contradictions: Vec::new(),
-            manifest_changes: Vec::new(),
-            weakening_allowed: false,
             attempts: partials
                 .iter()
                 .filter_map(|p| Some((p.environment.clone(), p.source.run_attempt?)))
                 .collect(),
-            manual: Vec::new(),
-            verdict: Verdict::Verified,
-            reasons: Vec::new(),
-            failed_to_run: false,
             check_order: manifest
                 .checks
                 .iter()
                 .filter(|c| !c.kind.is_manual())
                 .map(|c| c.id.to_string())
                 .collect(),
-            partial: None,
+            ..Report::empty(&manifest.path.display().to_string(), &manifest.digest)
         };
         if manifest.skip {
             // Nothing was meant to run: no pair is missing, nothing is blocked.
@@ -459,10 +440,20 @@ impl Report {
     /// earlier verdict: no pair, no environment, the `reason`.
     pub fn unjudged(manifest_path: &str, reason: &str) -> Report {
         Report {
+            verdict: Verdict::NotVerified,
+            reasons: vec![reason.to_owned()],
+            failed_to_run: true,
+            ..Report::empty(manifest_path, "")
+        }
+    }
+
+    /// A VERIFIED report about nothing: no environment, no pair, no reason.
+    fn empty(manifest_path: &str, digest: &str) -> Report {
+        Report {
             format_version: FORMAT_VERSION,
             manifest: ReportManifest {
                 path: manifest_path.to_owned(),
-                digest: String::new(),
+                digest: digest.to_owned(),
                 origin: None,
                 results_digest: None,
                 compared_with: None,
@@ -479,9 +470,9 @@ impl Report {
             weakening_allowed: false,
             attempts: BTreeMap::new(),
             manual: Vec::new(),
-            verdict: Verdict::NotVerified,
-            reasons: vec![reason.to_owned()],
-            failed_to_run: true,
+            verdict: Verdict::Verified,
+            reasons: Vec::new(),
+            failed_to_run: false,
             check_order: Vec::new(),
             partial: None,
         }

@@ -61,3 +61,17 @@ pub async fn accept_check_run(server: &MockServer, prefix: &str, id: u64) {
         .mount(server)
         .await;
 }
+
+/// An update (PATCH) of comment `id` that succeeds.
+pub async fn accept_comment_update(server: &MockServer, id: u64) {
+    Mock::given(method("PATCH"))
+        .and(path(format!("/repos/o/r/issues/comments/{id}")))
+        .respond_with(ResponseTemplate::new(200).set_body_json(comment(
+            id,
+            "github-actions[bot]",
+            "",
+            "2026-11-20T10:00:00Z",
+        )))
+        .mount(server)
+        .await;
+}
