@@ -80,14 +80,11 @@ fn reported_with(
     project
 }
 
-/// `publish ARGS report.json` as the final job of a `pull_request` workflow, against
-/// `api`. Checks that the token shows nowhere in what it printed.
-async fn publish(project: &Project, api: &str, args: &[&str], env: &[(&str, &str)]) -> Output {
+/// The binary as the final job (run 78) of a `pull_request` workflow for PR #12,
+/// publishing to `api` with the token.
+fn final_job(project: &Project, api: &str) -> std::process::Command {
     let mut cmd = project.std_cmd();
-    cmd.arg("publish")
-        .args(args)
-        .arg("report.json")
-        .env("GITHUB_API_URL", api)
+    cmd.env("GITHUB_API_URL", api)
         .env("GITHUB_TOKEN", TOKEN)
         .env("GITHUB_EVENT_NAME", "pull_request")
         .env("GITHUB_EVENT_PATH", project.path().join("pr-event.json"))
@@ -95,6 +92,14 @@ async fn publish(project: &Project, api: &str, args: &[&str], env: &[(&str, &str
         .env("GITHUB_SHA", MERGE)
         .env("GITHUB_RUN_ID", "78")
         .env("GITHUB_RUN_ATTEMPT", "1");
+    cmd
+}
+
+/// `publish ARGS report.json` as the final job of a `pull_request` workflow, against
+/// `api`. Checks that the token shows nowhere in what it printed.
+async fn publish(project: &Project, api: &str, args: &[&str], env: &[(&str, &str)]) -> Output {
+    let mut cmd = final_job(project, api);
+    cmd.arg("publish").args(args).arg("report.json");
     for (k, v) in env {
         cmd.env(k, v);
     }
@@ -964,17 +969,8 @@ checks:
 
 /// `report ARGS…` as the final job of a `pull_request` workflow, against `api`.
 async fn report(project: &Project, api: &str, args: &[&str]) -> Output {
-    let mut cmd = project.std_cmd();
-    cmd.arg("report")
-        .args(args)
-        .env("GITHUB_API_URL", api)
-        .env("GITHUB_TOKEN", TOKEN)
-        .env("GITHUB_EVENT_NAME", "pull_request")
-        .env("GITHUB_EVENT_PATH", project.path().join("pr-event.json"))
-        .env("GITHUB_REPOSITORY", "o/r")
-        .env("GITHUB_SHA", MERGE)
-        .env("GITHUB_RUN_ID", "78")
-        .env("GITHUB_RUN_ATTEMPT", "1");
+    let mut cmd = final_job(project, api);
+    cmd.arg("report").args(args);
     tokio::task::spawn_blocking(move || cmd.output().unwrap())
         .await
         .unwrap()
