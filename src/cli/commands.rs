@@ -128,7 +128,9 @@ fn run_cmd(global: &GlobalArgs, args: &RunArgs) -> Result<i32, Error> {
     }
     let quiet = global.quiet;
     let jobs = usize::from(args.jobs);
-    let live = Live::new(Mode::detect(quiet), &args.out, jobs, quoter(None));
+    // One quoter (the environment's secrets) for the live lines and the final table.
+    let run_quoter = quoter(None);
+    let live = Live::new(Mode::detect(quiet), &args.out, jobs, run_quoter.clone());
     let options = RunOptions {
         out_dir: args.out.clone(),
         jobs,
@@ -199,7 +201,7 @@ fn run_cmd(global: &GlobalArgs, args: &RunArgs) -> Result<i32, Error> {
     report.mark_partial(&manifest, &partials);
     let options = RenderOptions {
         color: use_color(global.color),
-        quoter: quoter(None),
+        quoter: run_quoter,
         ..RenderOptions::for_report(&report)
     };
     print_stdout(&render::render(&report, Format::Table, &options)?)?;
@@ -378,11 +380,13 @@ fn probed_report(path: &Path, bytes: &[u8], probe: &Probe) -> Result<Report, Err
     Ok(report)
 }
 
-/// The options the matrix flags set, with logs read relative to `log_root`.
+/// The options the matrix flags set, with logs read relative to `log_root` and text
+/// quoted by `quoter`.
 pub(super) fn matrix_options(
     flags: &MatrixFlags,
     report: &Report,
     log_root: PathBuf,
+    quoter: Quoter,
 ) -> RenderOptions {
     let defaults = RenderOptions::for_report(report);
     RenderOptions {
@@ -390,7 +394,7 @@ pub(super) fn matrix_options(
         log_root: Some(log_root),
         tail_lines: flags.tail_lines,
         link: flags.link.clone().or_else(run_url),
-        quoter: quoter(None),
+        quoter,
         ..defaults
     }
 }
@@ -426,7 +430,7 @@ fn render_options(
             tests: flags.tests_written.clone(),
             summary: flags.summary.clone(),
         },
-        ..matrix_options(&flags.matrix, report, log_root)
+        ..matrix_options(&flags.matrix, report, log_root, quoter(None))
     }
 }
 

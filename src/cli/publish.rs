@@ -115,10 +115,13 @@ fn publish_report(
         flags.to.clone()
     };
     let to_github = targets.contains(&Target::Comment) || targets.contains(&Target::CheckRun);
-    let options = RenderOptions {
-        quoter: quoter(flags.token.as_deref()),
-        ..matrix_options(&flags.matrix, report, parent_dir(path))
-    };
+    // The secrets the report was quoted with, the token among them.
+    let options = matrix_options(
+        &flags.matrix,
+        report,
+        parent_dir(path),
+        report.quoter().clone(),
+    );
     let context = if to_github {
         let overrides = Overrides {
             repository: flags.repo.clone(),

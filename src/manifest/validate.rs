@@ -26,7 +26,8 @@ pub const MAX_GRACE: Duration = Duration::from_secs(3600);
 /// The most `retries`.
 pub const MAX_RETRIES: u32 = 100;
 
-/// The exit codes a check can require: what a process can exit with.
+/// What a process can exit with: the codes a check can require, and the only ones a
+/// result can pass with.
 pub const EXIT_CODES: std::ops::RangeInclusive<i32> = 0..=255;
 
 /// Everything validation produces besides the file facts (path, digest, content).

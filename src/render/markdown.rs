@@ -513,7 +513,7 @@ fn manifest_section(report: &Report, shape: Shape, out: &mut String) {
 }
 
 /// `sha256:` and the first 12 hex digits.
-pub(super) fn short_digest(digest: &str) -> String {
+fn short_digest(digest: &str) -> String {
     digest.chars().take("sha256:".len() + 12).collect()
 }
 

@@ -100,6 +100,11 @@ impl Quoted {
         }
     }
 
+    /// The quoter the report was quoted with (the secrets it masks).
+    pub fn quoter(&self) -> &Quoter {
+        &self.quoter
+    }
+
     /// Quotes text that is not part of the report (what an agent passes in).
     pub fn quote(&self, text: &str) -> String {
         self.quoter.quote(text)

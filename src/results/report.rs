@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 use super::schema::{CheckResult, FORMAT_VERSION, PartialResult, Source, Status, one_line_summary};
 use crate::exit_code;
 use crate::manifest::compare::ManifestChange;
+use crate::manifest::validate::EXIT_CODES;
 use crate::manifest::{Check, EnvName, Manifest};
 
 /// The verdict.
@@ -717,11 +718,6 @@ impl<'a> PairIndex<'a> {
     }
 }
 
-/// The exit codes a passing result can have: POSIX exit statuses, which include 128+N
-/// for a process killed by signal N. (Windows' 32-bit codes are recorded as they are,
-/// and never pass.)
-pub const PASSING_EXIT_CODES: std::ops::RangeInclusive<i32> = 0..=255;
-
 /// Re-derives a result from its facts and the trusted manifest's `check`: the status
 /// from the exit code, the manifest's expectation, effectiveness, timeout, leaks and
 /// refusal; the fields the manifest owns from the manifest. Returns the result as the
@@ -742,14 +738,16 @@ fn rederive<'a>(check: &Check, claimed: &'a CheckResult) -> (Cow<'a, CheckResult
                 .to_owned(),
         );
     }
+    // A pass needs an exit code a process can have (POSIX statuses, 128+N for signal N;
+    // Windows' 32-bit codes are recorded as they are, and never pass).
     if let Some(code) = claimed.exit_code
-        && !PASSING_EXIT_CODES.contains(&code)
+        && !EXIT_CODES.contains(&code)
         && claimed.status == Status::Pass
     {
         contradictions.push(format!(
             "exit code {code} is outside {}..={}",
-            PASSING_EXIT_CODES.start(),
-            PASSING_EXIT_CODES.end()
+            EXIT_CODES.start(),
+            EXIT_CODES.end()
         ));
     }
     if claimed.status == Status::Pass {

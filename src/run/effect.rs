@@ -286,25 +286,11 @@ impl Scan {
             ("pass", Some(_)) => self.go_json.passed += 1,
             ("fail", Some(_)) => self.go_json.failed += 1,
             ("skip", Some(_)) => self.go_json.skipped += 1,
-            // A package's own `ok … (cached)` or `[no tests to run]` line.
+            // A package's own line (`ok … (cached)`, `[no tests to run]`) is read as in a
+            // plain log; its counts give way to the events' in `finish`.
             ("output", None) => {
                 if let Some(text) = event.output {
-                    let text = text.trim_end();
-                    if let Some(marker) = NOTHING_MARKERS.iter().find(|m| text.contains(*m))
-                        && self.nothing.is_none()
-                    {
-                        self.nothing = Some((*marker).to_owned());
-                    }
-                    if GO_PACKAGE
-                        .captures(text)
-                        .is_some_and(|c| &c[2] == "(cached)")
-                        && self.noop.is_none()
-                    {
-                        self.noop = Some(format!(
-                            "`{}`: result from the go test cache",
-                            one_line(text)
-                        ));
-                    }
+                    self.line(&text);
                 }
             }
             _ => {}
