@@ -12,6 +12,21 @@ manifest=()
 
 case "$1" in
     plan)
+        # `post: comment,check-run` marks the head commit pending before planning (so an
+        # invalid manifest still leaves a check run for the report to complete). A mark
+        # that cannot be published is a warning: the report job publishes the verdict.
+        pending=
+        IFS=, read -r -a targets <<<"${VERIFY_MATRIX_POST:-}"
+        for target in ${targets[@]+"${targets[@]}"}; do
+            target=${target// /}
+            case "$target" in
+                comment | check-run) pending="${pending:+$pending,}$target" ;;
+            esac
+        done
+        if [ -n "$pending" ]; then
+            cargo-verify-matrix ${manifest[@]+"${manifest[@]}"} publish --pending --to "$pending" \
+                || echo "::warning title=cargo verify-matrix::the pending mark was not published (exit $?); the report job still publishes the verdict"
+        fi
         cargo-verify-matrix ${manifest[@]+"${manifest[@]}"} plan --format github
         ;;
     run)
@@ -35,6 +50,7 @@ case "$1" in
             fi
         fi
         [ "${VERIFY_MATRIX_ALLOW_WEAKENING:-false}" = true ] && trust+=(--allow-weakening)
+        [ "${VERIFY_MATRIX_CANCELLED:-false}" = true ] && trust+=(--cancelled)
         cargo-verify-matrix ${manifest[@]+"${manifest[@]}"} report --to "${VERIFY_MATRIX_POST:-summary}" ${trust[@]+"${trust[@]}"} --out "$report" "$artifacts"
         ;;
     *)

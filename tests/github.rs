@@ -4,6 +4,8 @@
 //! against GitHub's own OpenAPI description of the REST API (see `openapi.rs`).
 
 mod common;
+#[path = "common/coordinator.rs"]
+mod coordinator;
 #[path = "common/openapi.rs"]
 mod openapi;
 #[path = "common/stand_in.rs"]
@@ -14,8 +16,8 @@ use std::process::Output;
 use common::Project;
 use serde_json::{Value, json};
 use stand_in::{
-    COMMENTS, accept_check_run, accept_comment, accept_comment_update, comment, comments_page,
-    installation_token,
+    COMMENTS, accept_check_run, accept_comment, accept_comment_update, check_runs_on, comment,
+    comments_page, installation_token, pull_head,
 };
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer, Request, ResponseTemplate};
@@ -181,6 +183,7 @@ fn listing(page: u32) -> String {
 /// The body the first post sends, with the job summary written alongside.
 async fn first_post(project: &Project) -> String {
     let server = MockServer::start().await;
+    pull_head(&server, HEAD).await;
     installation_token(&server).await;
     comments_page(&server, 1, json!([])).await;
     accept_comment(&server).await;
@@ -194,10 +197,12 @@ async fn first_post(project: &Project) -> String {
     .await;
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     let all = requests(&server).await;
-    let body = all[2].2["body"].as_str().unwrap().to_owned();
+    let body = all[3].2["body"].as_str().unwrap().to_owned();
     assert_eq!(
         all,
         vec![
+            // The PR's head is the commit the results are about: the comment is ours to write.
+            ("GET".into(), "/repos/o/r/pulls/12".into(), Value::Null),
             ("GET".into(), "/user".into(), Value::Null),
             ("GET".into(), listing(1), Value::Null),
             ("POST".into(), COMMENTS.into(), json!({ "body": body })),
@@ -251,7 +256,7 @@ async fn an_unchanged_comment_is_not_rewritten() {
     );
     let all = requests(&server).await;
     assert_eq!(writes(&all), vec![], "no write at all");
-    assert_eq!(all.len(), 2);
+    assert_eq!(all.len(), 3);
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -381,7 +386,10 @@ async fn every_page_of_comments_is_read() {
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     let all = requests(&server).await;
     let targets: Vec<&str> = all.iter().map(|(_, t, _)| t.as_str()).collect();
-    assert_eq!(targets, vec!["/user", &listing(1), &listing(2)]);
+    assert_eq!(
+        targets,
+        vec!["/repos/o/r/pulls/12", "/user", &listing(1), &listing(2)]
+    );
     assert!(
         stderr(&out).contains("issuecomment-150"),
         "{}",
@@ -423,7 +431,19 @@ async fn a_check_run_sends_120_annotations_in_three_requests() {
     )
     .await;
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
-    let all = requests(&server).await;
+    let mut all = requests(&server).await;
+    // First, whether this run's pending check run is there to complete (it is not).
+    let (verb, target, _) = all.remove(0);
+    assert_eq!(
+        (verb.as_str(), target.as_str()),
+        (
+            "GET",
+            format!(
+                "/repos/o/r/commits/{HEAD}/check-runs?check_name=Verify&filter=all&per_page=100"
+            )
+            .as_str()
+        )
+    );
     assert_eq!(
         all.len(),
         3,
@@ -540,6 +560,7 @@ async fn a_502_is_retried_after_looking_for_what_the_create_may_have_made() {
     assert_eq!(
         order,
         vec![
+            ("GET", "/repos/o/r/pulls/12"),
             ("GET", "/user"),
             ("GET", list.as_str()),
             ("POST", COMMENTS),
@@ -548,7 +569,7 @@ async fn a_502_is_retried_after_looking_for_what_the_create_may_have_made() {
             ("POST", COMMENTS),
         ]
     );
-    assert_eq!(all[2].2, all[4].2, "the same body both times");
+    assert_eq!(all[3].2, all[5].2, "the same body both times");
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -689,9 +710,16 @@ async fn github_enterprise_requests_go_under_its_api_path() {
     let out = publish(&project, &api, &["--to", "check-run"], &[]).await;
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     let all = requests(&server).await;
-    assert_eq!(all.len(), 1);
-    assert_eq!(all[0].1, "/api/v3/repos/o/r/check-runs");
-    assert_eq!(all[0].2["head_sha"], HEAD);
+    assert_eq!(all.len(), 2);
+    assert!(
+        all[0]
+            .1
+            .starts_with(&format!("/api/v3/repos/o/r/commits/{HEAD}/check-runs?")),
+        "{}",
+        all[0].1
+    );
+    assert_eq!(all[1].1, "/api/v3/repos/o/r/check-runs");
+    assert_eq!(all[1].2["head_sha"], HEAD);
 }
 
 /// The fork-safe set-up: a `workflow_run` workflow publishes what the PR's runs recorded.
@@ -735,6 +763,9 @@ async fn a_workflow_run_takes_the_pr_and_commit_from_the_results_after_checking_
         .map(|(m, t, _)| (m.as_str(), t.as_str()))
         .collect();
     let list = listing(1);
+    let find = format!(
+        "/repos/o/r/commits/{HEAD}/check-runs?check_name=Environment%20Verification%20Matrix&filter=all&per_page=100"
+    );
     assert_eq!(
         order,
         vec![
@@ -742,10 +773,11 @@ async fn a_workflow_run_takes_the_pr_and_commit_from_the_results_after_checking_
             ("GET", "/user"),
             ("GET", list.as_str()),
             ("POST", COMMENTS),
+            ("GET", find.as_str()),
             ("POST", "/repos/o/r/check-runs"),
         ]
     );
-    assert_eq!(all[4].2["head_sha"], HEAD);
+    assert_eq!(all[5].2["head_sha"], HEAD);
 
     // A PR whose head is not the verified commit gets no comment; the check run still
     // goes on the commit the results are about.
@@ -847,7 +879,14 @@ async fn other_failures_exit_5_with_the_apis_message_and_never_the_token() {
         all.iter()
             .map(|(m, t, _)| format!("{m} {t}"))
             .collect::<Vec<_>>(),
-        vec![create.clone(), find.clone(), create.clone(), find, create]
+        vec![
+            find.clone(),
+            create.clone(),
+            find.clone(),
+            create.clone(),
+            find,
+            create
+        ]
     );
 
     // An API that echoes the token back: it is redacted, even from -v's request lines.
@@ -1031,4 +1070,263 @@ async fn without_results_the_head_commit_gets_a_not_verified_with_the_reason() {
         assert_eq!(run["head_sha"], HEAD);
         assert_eq!(run["conclusion"], "failure");
     }
+}
+
+/// The commit an earlier push verified.
+const OLD: &str = "0123456789abcdef0123456789abcdef01234567";
+
+/// Our comment with the VERIFIED result of the earlier commit `OLD`.
+fn verified_for_old() -> String {
+    format!(
+        "{MARKER}\n## ✅ Environment Verification Matrix: VERIFIED\n\n\
+         Commit [`0123456`](https://github.com/o/r/commit/{OLD}) · run [#70](https://github.com/o/r/actions/runs/70)\n\n\
+         | Check | Environment | Exit Code | Result |\n|-------|-------------|-----------|--------|\n\
+         | unit | a | 0 | PASS |\n| unit | b | 0 | PASS |\n\n\
+         Environments Tested: a, b\nAll Required Environments: VERIFIED\n"
+    )
+}
+
+/// `publish --pending` as the plan job of run 78 marks the head pending; then the run is
+/// cancelled before any report: what stays is an in-progress check run on the head and
+/// a comment that gives no verdict (the earlier commit's VERIFIED is kept, quoted).
+#[tokio::test(flavor = "multi_thread")]
+async fn a_run_cancelled_after_plan_leaves_an_in_progress_check_and_a_pending_comment() {
+    let project = reported(MANIFEST, &["a", "b"]);
+    let server = MockServer::start().await;
+    pull_head(&server, HEAD).await;
+    installation_token(&server).await;
+    comments_page(
+        &server,
+        1,
+        json!([comment(
+            5,
+            "github-actions[bot]",
+            &verified_for_old(),
+            "2026-11-20T10:00:00Z"
+        )]),
+    )
+    .await;
+    accept_comment_update(&server, 5).await;
+    accept_check_run(&server, "", 31).await;
+    let mut cmd = final_job(&project, &server.uri());
+    cmd.args(["publish", "--pending", "--to", "comment,check-run"]);
+    let out = tokio::task::spawn_blocking(move || cmd.output().unwrap())
+        .await
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(!stderr(&out).contains(TOKEN));
+    let sent = writes(&requests(&server).await);
+    assert_eq!(sent.len(), 2, "{sent:?}");
+    assert_eq!(sent[0].1, "/repos/o/r/issues/comments/5");
+    let body = sent[0].2["body"].as_str().unwrap();
+    assert!(
+        body.starts_with(&format!(
+            "{MARKER}\n## ⏳ Environment Verification Matrix: verifying `1111111`\n\n\
+             Commit [`1111111`](https://github.com/o/r/commit/{HEAD}) · run [#78](https://github.com/o/r/actions/runs/78): \
+             the checks are running; no verdict yet.\n\
+             The result below is for `0123456`, an earlier commit: it is not a verdict for `1111111`.\n"
+        )),
+        "{body}"
+    );
+    // The previous result stays for reviewers, but nothing in it reads as a verdict.
+    assert!(body.contains("| unit | a | 0 | PASS |"), "{body}");
+    assert!(
+        body.contains("### Previous result, for `0123456`: VERIFIED"),
+        "{body}"
+    );
+    assert!(
+        !regex::Regex::new("All Required Environments: VERIFIED")
+            .unwrap()
+            .is_match(body),
+        "{body}"
+    );
+    assert!(
+        coordinator::coordinator_accepts(body, &[("unit", "a"), ("unit", "b")]).is_err(),
+        "{body}"
+    );
+    let (_, target, run) = &sent[1];
+    assert_eq!(target, "/repos/o/r/check-runs");
+    assert_eq!(run["head_sha"], HEAD);
+    assert_eq!(run["status"], "in_progress");
+    assert_eq!(run.get("conclusion"), None, "{run}");
+    assert_eq!(
+        run["external_id"],
+        "cargo-verify-matrix:verify-matrix.yml:78.1"
+    );
+    assert_eq!(run["output"]["title"], "Verifying 1111111: no verdict yet");
+}
+
+/// The report of run 78 completes the check run its plan job left in progress (no
+/// second check run) and names the commit and the run it verified.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_report_completes_the_pending_check_run_and_names_the_commit_and_run() {
+    let project = reported(MANIFEST, &["a", "b"]);
+    let server = MockServer::start().await;
+    check_runs_on(
+        &server,
+        HEAD,
+        json!([
+            // An earlier run's, completed: left alone.
+            {"id": 20, "status": "completed", "conclusion": "failure",
+             "external_id": "cargo-verify-matrix:verify-matrix.yml:70.1"},
+            // This run's pending mark, from attempt 1's plan job.
+            {"id": 31, "status": "in_progress", "conclusion": null,
+             "external_id": "cargo-verify-matrix:verify-matrix.yml:78.1"},
+        ]),
+    )
+    .await;
+    Mock::given(method("PATCH"))
+        .and(path("/repos/o/r/check-runs/31"))
+        .respond_with(
+            ResponseTemplate::new(200)
+                .set_body_json(json!({"id": 31, "html_url": "https://github.com/o/r/runs/31"})),
+        )
+        .mount(&server)
+        .await;
+    let out = publish(
+        &project,
+        &server.uri(),
+        &["--to", "check-run"],
+        &[("GITHUB_RUN_ATTEMPT", "2")],
+    )
+    .await;
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let sent = writes(&requests(&server).await);
+    assert_eq!(sent.len(), 1, "{sent:?}");
+    let (verb, target, body) = &sent[0];
+    assert_eq!(
+        (verb.as_str(), target.as_str()),
+        ("PATCH", "/repos/o/r/check-runs/31")
+    );
+    assert_eq!(body["status"], "completed");
+    assert_eq!(body["conclusion"], "failure");
+    assert_eq!(
+        body["external_id"],
+        "cargo-verify-matrix:verify-matrix.yml:78.2"
+    );
+    assert_eq!(body.get("head_sha"), None);
+    let summary = body["output"]["summary"].as_str().unwrap();
+    assert!(
+        summary.contains(&format!(
+            "\nCommit [`1111111`](https://github.com/o/r/commit/{HEAD}) · run [#77](https://github.com/o/r/actions/runs/77)\n"
+        )),
+        "{summary}"
+    );
+    assert!(
+        stderr(&out).contains("https://github.com/o/r/runs/31"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+/// `report --cancelled` (the workflow passes whether a job was cancelled): NOT VERIFIED
+/// with the reason, and a `cancelled` check run, even when the results that arrived pass.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_cancelled_run_reports_cancelled_never_verified() {
+    let project = reported(
+        "version: 1\nenvironments: [{name: a}]\nchecks:\n  - { id: unit, run: 'true' }\n",
+        &["a"],
+    );
+    let server = MockServer::start().await;
+    pull_head(&server, HEAD).await;
+    installation_token(&server).await;
+    comments_page(&server, 1, json!([])).await;
+    accept_comment(&server).await;
+    accept_check_run(&server, "", 9).await;
+    let out = report(
+        &project,
+        &server.uri(),
+        &["--cancelled", "--to", "comment,check-run", "artifacts"],
+    )
+    .await;
+    // Nothing failed: a cancelled run is incomplete (3).
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    let sent = writes(&requests(&server).await);
+    assert_eq!(sent.len(), 2, "{sent:?}");
+    let body = sent[0].2["body"].as_str().unwrap();
+    assert!(body.contains("| unit | a | 0 | PASS |"), "{body}");
+    assert!(
+        body.contains(
+            "All Required Environments: NOT VERIFIED\n\n- cancelled: the workflow run was cancelled"
+        ),
+        "{body}"
+    );
+    assert_eq!(sent[1].2["conclusion"], "cancelled");
+    assert!(
+        project
+            .read("verify-matrix-report.json")
+            .contains("\"cancelled\": true")
+    );
+}
+
+/// An older run's report (its commit is no longer the PR's head) leaves the comment to
+/// the newer push's run; its check run still goes on its own commit.
+#[tokio::test(flavor = "multi_thread")]
+async fn an_older_runs_report_does_not_overwrite_the_newer_heads_comment() {
+    let project = reported(MANIFEST, &["a", "b"]);
+    let server = MockServer::start().await;
+    pull_head(&server, OLD).await;
+    accept_check_run(&server, "", 9).await;
+    let out = publish(&project, &server.uri(), &["--to", "comment,check-run"], &[]).await;
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let sent = writes(&requests(&server).await);
+    assert_eq!(sent.len(), 1, "{sent:?}");
+    assert_eq!(sent[0].1, "/repos/o/r/check-runs");
+    assert_eq!(sent[0].2["head_sha"], HEAD);
+    assert!(
+        stderr(&out).contains(&format!(
+            "PR comment on o/r#12 not posted: PR #12's head is now {OLD}, not {HEAD}: a newer push's run writes the comment"
+        )),
+        "{}",
+        stderr(&out)
+    );
+}
+
+/// A pending mark needs a commit: a pull_request payload without one is a clear error;
+/// a read-only token (a fork's) is a warning, and the plan goes on.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_pending_mark_without_a_commit_fails_clearly_and_a_read_only_token_only_warns() {
+    let project = Project::new(MANIFEST);
+    project.write(
+        "pr-event.json",
+        &json!({"pull_request": {"number": 12, "head": {"ref": "topic"}}}).to_string(),
+    );
+    let server = MockServer::start().await;
+    let mut cmd = final_job(&project, &server.uri());
+    cmd.args(["publish", "--pending"]);
+    let out = tokio::task::spawn_blocking(move || cmd.output().unwrap())
+        .await
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("no commit to mark pending"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(requests(&server).await.is_empty());
+
+    project.write(
+        "pr-event.json",
+        &json!({"pull_request": {"number": 12, "head": {"sha": HEAD}}}).to_string(),
+    );
+    Mock::given(method("POST"))
+        .respond_with(
+            ResponseTemplate::new(403)
+                .set_body_json(json!({"message": "Resource not accessible by integration"})),
+        )
+        .mount(&server)
+        .await;
+    installation_token(&server).await;
+    comments_page(&server, 1, json!([])).await;
+    let mut cmd = final_job(&project, &server.uri());
+    cmd.args(["publish", "--pending"]);
+    let out = tokio::task::spawn_blocking(move || cmd.output().unwrap())
+        .await
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("warning: the pending mark was not published"),
+        "{}",
+        stderr(&out)
+    );
 }

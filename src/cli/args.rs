@@ -318,8 +318,13 @@ pub struct RenderFlags {
 #[derive(Debug, Args)]
 pub struct PublishArgs {
     /// The report (from `merge`)
-    #[arg(value_name = "REPORT")]
-    pub report: PathBuf,
+    #[arg(value_name = "REPORT", required_unless_present = "pending")]
+    pub report: Option<PathBuf>,
+    /// Mark the head commit as being verified instead of publishing a report: an
+    /// in-progress check run, and the PR comment's pending mark above the previous
+    /// result (run at the start of a workflow run, e.g. in the plan job)
+    #[arg(long, conflicts_with = "report")]
+    pub pending: bool,
     #[command(flatten)]
     pub publish: PublishFlags,
 }
@@ -335,6 +340,10 @@ pub struct ReportArgs {
     pub paths: Vec<PathBuf>,
     #[command(flatten)]
     pub trust: TrustFlags,
+    /// The workflow run was cancelled (e.g. `${{ contains(needs.*.result, 'cancelled') }}`):
+    /// the verdict is NOT VERIFIED with that reason and the check run is `cancelled`
+    #[arg(long)]
+    pub cancelled: bool,
     #[command(flatten)]
     pub publish: PublishFlags,
 }

@@ -394,6 +394,9 @@ pub(super) fn matrix_options(
         log_root: Some(log_root),
         tail_lines: flags.tail_lines,
         link: flags.link.clone().or_else(run_url),
+        web: std::env::var("GITHUB_SERVER_URL")
+            .ok()
+            .filter(|url| !url.is_empty()),
         quoter,
         ..defaults
     }

@@ -1,7 +1,7 @@
 //! `publish` and `report`: putting a report where reviewers look.
 
 use std::collections::HashMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use super::args::{GlobalArgs, PublishArgs, PublishFlags, ReportArgs};
 use super::color::use_color;
@@ -12,23 +12,98 @@ use super::{Error, print_stdout, runtime};
 use crate::exit_code;
 use crate::manifest;
 use crate::publish::{
-    self, ActionsFiles, CheckSite, Context, GitHub, Overrides, RetryPolicy, Settings, Target, Token,
+    self, ActionsFiles, CheckSite, Context, GitHub, Overrides, Publication, RetryPolicy, Sent,
+    Settings, Target, Token,
 };
 use crate::render::{self, Format, Quoted, RenderOptions};
 use crate::results::io::read_bounded;
 use crate::results::merge::MergeError;
+use crate::results::source::detect_source;
 use crate::results::{Report, write_json_atomic};
 
 pub(super) fn publish_cmd(global: &GlobalArgs, args: &PublishArgs) -> Result<i32, Error> {
-    let report = checked_report(&args.report, &read_bounded(&args.report)?)?;
+    let Some(path) = &args.report else {
+        return pending_cmd(global, &args.publish);
+    };
+    let report = checked_report(path, &read_bounded(path)?)?;
     let report = Quoted::from_report(report, &quoter(args.publish.token.as_deref()));
-    publish_report(global, &report, &args.report, &args.publish)
+    publish_report(global, &report, path, &args.publish)
+}
+
+/// `publish --pending`: marks the head commit as being verified. Exits 0 when GitHub
+/// refuses the token (a fork's read-only token: the report publishes where it can), 5
+/// when publishing fails otherwise.
+#[allow(clippy::print_stderr)]
+fn pending_cmd(global: &GlobalArgs, flags: &PublishFlags) -> Result<i32, Error> {
+    let key = match &flags.matrix.key {
+        Some(key) => key.clone(),
+        None => manifest_key(global)?,
+    };
+    let mut report = Report::unjudged(&key, "pending");
+    report.source = detect_source(&current_dir()?);
+    let context = context(flags, &report)?;
+    // The commit and repository being marked, as the publication names them.
+    report.source.commit = context.head_sha.clone();
+    report.source.repository = context.repository.clone();
+    let quoter = quoter(flags.token.as_deref());
+    let report = Quoted::from_report(report, &quoter);
+    let options = matrix_options(&flags.matrix, &report, PathBuf::from("."), quoter.clone());
+    let settings = Settings {
+        targets: if flags.to.is_empty() {
+            vec![Target::Comment, Target::CheckRun]
+        } else {
+            flags.to.clone()
+        },
+        dry_run: flags.dry_run,
+        check_name: flags.check_name.clone(),
+        comment_author: flags.comment_author.clone(),
+        sites: HashMap::new(),
+    };
+    let publication = publish::plan_pending(&report, &settings, &options, &context)?;
+    if flags.dry_run {
+        print_stdout(&publication.describe())?;
+        return Ok(exit_code::OK);
+    }
+    if !global.quiet {
+        for note in &publication.notes {
+            eprintln!("note: {note}");
+        }
+    }
+    let Some(sent) = send(global, flags, &publication, &context)? else {
+        return Ok(exit_code::OK);
+    };
+    if !sent.denied.is_empty() {
+        eprintln!(
+            "warning: the pending mark was not published; the report job still publishes the verdict"
+        );
+    }
+    Ok(if sent.failed.is_empty() {
+        exit_code::OK
+    } else {
+        exit_code::PUBLISH_FAILED
+    })
+}
+
+/// The publication's target, from the environment, the report and the command line.
+fn context(flags: &PublishFlags, report: &Report) -> Result<Context, Error> {
+    let overrides = Overrides {
+        repository: flags.repo.clone(),
+        pr: flags.pr,
+        sha: flags.sha.clone(),
+    };
+    let var = |name: &str| std::env::var(name).ok();
+    Ok(Context::resolve(&var, report, &overrides).map_err(publish::PublishError::from)?)
 }
 
 pub(super) fn report_cmd(global: &GlobalArgs, args: &ReportArgs) -> Result<i32, Error> {
     let report_dir = parent_dir(&args.out);
     let report = match merged_report(global, &args.trust, &args.paths, &report_dir) {
-        Ok(report) => report,
+        Ok(mut report) => {
+            if args.cancelled {
+                report.mark_cancelled();
+            }
+            report
+        }
         // Whatever kept the results from being judged (no results after a failed plan or
         // cancelled legs, an invalid manifest, unreadable artifacts), this commit gets a
         // NOT VERIFIED with the reason: an earlier commit's VERIFIED must not stand.
@@ -48,7 +123,12 @@ pub(super) fn report_cmd(global: &GlobalArgs, args: &ReportArgs) -> Result<i32, 
             {
                 eprintln!("error: {error}");
             }
-            let report = Report::unjudged(&manifest_key(global)?, &reason);
+            let mut report = Report::unjudged(&manifest_key(global)?, &reason);
+            // The commit and run this verdict is about, as the comment names them.
+            report.source = detect_source(&current_dir()?);
+            if args.cancelled {
+                report.mark_cancelled();
+            }
             publish_built(global, args, report)?;
             return Ok(error.exit_code());
         }
@@ -123,13 +203,7 @@ fn publish_report(
         report.quoter().clone(),
     );
     let context = if to_github {
-        let overrides = Overrides {
-            repository: flags.repo.clone(),
-            pr: flags.pr,
-            sha: flags.sha.clone(),
-        };
-        let var = |name: &str| std::env::var(name).ok();
-        Some(Context::resolve(&var, report, &overrides).map_err(publish::PublishError::from)?)
+        Some(context(flags, report)?)
     } else {
         None
     };
@@ -151,15 +225,9 @@ fn publish_report(
         return Ok(report.exit_code());
     }
     // The token is checked before anything is written, so a missing one fails cleanly.
-    // octocrab's client is made inside the runtime it will run on.
-    let github = match &context {
+    let runtime_and_client = match &context {
         Some(context) if publication.comment.is_some() || publication.check_run.is_some() => {
-            let runtime = runtime()?;
-            let github = {
-                let _entered = runtime.enter();
-                client(global, flags, context)?
-            };
-            Some((runtime, github))
+            Some(connect(global, flags, context)?)
         }
         _ => None,
     };
@@ -172,18 +240,10 @@ fn publish_report(
             eprintln!("note: {note}");
         }
     }
-    let Some((runtime, github)) = github else {
+    let Some(connected) = runtime_and_client else {
         return Ok(report.exit_code());
     };
-    let sent = runtime.block_on(publication.send(&github));
-    if !global.quiet {
-        for line in &sent.done {
-            eprintln!("published: {line}");
-        }
-    }
-    for denied in &sent.denied {
-        eprintln!("warning: {denied}");
-    }
+    let sent = deliver(global, &publication, connected);
     if !sent.denied.is_empty() {
         eprintln!("warning: {DENIED_HELP}");
         if let Some(file) = publication.apply_fallback()? {
@@ -193,14 +253,62 @@ fn publish_report(
             );
         }
     }
-    for failed in &sent.failed {
-        eprintln!("error: publishing failed: {failed}");
-    }
     if sent.failed.is_empty() {
         Ok(report.exit_code())
     } else {
         Ok(exit_code::PUBLISH_FAILED)
     }
+}
+
+/// The runtime and the GitHub client publishing runs on (octocrab's client is made
+/// inside the runtime it will run on).
+fn connect(
+    global: &GlobalArgs,
+    flags: &PublishFlags,
+    context: &Context,
+) -> Result<(tokio::runtime::Runtime, GitHub), Error> {
+    let runtime = runtime()?;
+    let github = {
+        let _entered = runtime.enter();
+        client(global, flags, context)?
+    };
+    Ok((runtime, github))
+}
+
+/// Sends the comment and the check run of `publication`, when it has either.
+fn send(
+    global: &GlobalArgs,
+    flags: &PublishFlags,
+    publication: &Publication,
+    context: &Context,
+) -> Result<Option<Sent>, Error> {
+    if publication.comment.is_none() && publication.check_run.is_none() {
+        return Ok(None);
+    }
+    let connected = connect(global, flags, context)?;
+    Ok(Some(deliver(global, publication, connected)))
+}
+
+/// Sends `publication` and says what happened: each target published, refused, failed.
+#[allow(clippy::print_stderr)]
+fn deliver(
+    global: &GlobalArgs,
+    publication: &Publication,
+    (runtime, github): (tokio::runtime::Runtime, GitHub),
+) -> Sent {
+    let sent = runtime.block_on(publication.send(&github));
+    if !global.quiet {
+        for line in &sent.done {
+            eprintln!("published: {line}");
+        }
+    }
+    for denied in &sent.denied {
+        eprintln!("warning: {denied}");
+    }
+    for failed in &sent.failed {
+        eprintln!("error: publishing failed: {failed}");
+    }
+    sent
 }
 
 /// The GitHub client, with the token from `--token` or `$GITHUB_TOKEN`.

@@ -3,6 +3,11 @@
 //! annotation per failed or missing pair at the manifest line that defines the check.
 //! GitHub takes at most 50 annotations per request: the create carries the first 50,
 //! and each update (PATCH) the next 50, which GitHub adds to the ones it has.
+//!
+//! At the start of a workflow run `publish --pending` creates the check run
+//! `in_progress`, so a run that is cancelled or crashes leaves a check that blocks, never
+//! a green one. The report completes that check run (found by its external id, which
+//! names the manifest and the workflow run) instead of creating a second one.
 
 use std::collections::HashMap;
 
@@ -42,7 +47,11 @@ pub struct CheckRunPlan {
     /// instead of made twice.
     pub external_id: String,
     pub details_url: Option<String>,
-    pub conclusion: &'static str,
+    /// The conclusion of a completed check run; `None` for one in progress.
+    pub conclusion: Option<&'static str>,
+    /// The external-id prefix of this workflow run's check runs (any attempt): an open
+    /// one (the pending mark) is completed instead of creating another.
+    pub adopt: Option<String>,
     pub title: String,
     pub summary: String,
     pub text: String,
@@ -76,10 +85,15 @@ impl CheckRunPlan {
             "name": self.name,
             "head_sha": self.head_sha,
             "external_id": self.external_id,
-            "status": "completed",
-            "conclusion": self.conclusion,
             "output": output(chunks.next().unwrap_or_default()),
         });
+        match self.conclusion {
+            Some(conclusion) => {
+                create["status"] = json!("completed");
+                create["conclusion"] = json!(conclusion);
+            }
+            None => create["status"] = json!("in_progress"),
+        }
         if let Some(url) = &self.details_url {
             create["details_url"] = json!(url);
         }
@@ -97,9 +111,13 @@ impl CheckRunPlan {
     }
 }
 
-/// The conclusion for a verdict.
-pub fn conclusion(verdict: Verdict) -> &'static str {
-    match verdict {
+/// The conclusion for a report: its verdict's, or `cancelled` for a report made after
+/// the workflow run was cancelled.
+pub fn conclusion(report: &Report) -> &'static str {
+    if report.cancelled {
+        return "cancelled";
+    }
+    match report.verdict {
         Verdict::Verified => "success",
         Verdict::NotVerified => "failure",
         Verdict::Skipped => "neutral",
@@ -191,17 +209,48 @@ pub fn cut(text: &str, max: usize) -> String {
 pub struct CheckRunOutcome {
     pub url: String,
     pub requests: usize,
+    /// The run's pending check run was completed (rather than a new one created).
+    pub completed_pending: bool,
 }
 
-/// Publishes `plan`: the create, then the updates carrying the other annotations.
+/// Publishes `plan`: the create (or the completion of this workflow run's pending check
+/// run), then the updates carrying the other annotations.
 pub async fn publish(gh: &GitHub, plan: &CheckRunPlan) -> Result<CheckRunOutcome, ApiError> {
     let requests = plan.requests();
     let (create, updates) = requests.split_first().expect("a plan has its create");
-    let created = gh
-        .create(&create.path, &create.body, "creating the check run", || {
-            find(gh, plan)
-        })
-        .await?;
+    let pending = match (&plan.adopt, plan.conclusion) {
+        // A token that cannot list check runs finds no pending one; the create says
+        // whether it may write.
+        (Some(prefix), Some(_)) => match listed(gh, plan).await {
+            Ok(runs) => runs
+                .into_iter()
+                .find(|run| is_open(run) && has_prefix(run, prefix)),
+            Err(ApiError::Denied { .. }) => None,
+            Err(e) => return Err(e),
+        },
+        _ => None,
+    };
+    let created = match pending.as_ref().and_then(|run| run.get("id")?.as_u64()) {
+        Some(id) => {
+            let mut body = create.body.clone();
+            if let Some(fields) = body.as_object_mut() {
+                fields.remove("name");
+                fields.remove("head_sha");
+            }
+            gh.patch(
+                &format!("/repos/{}/check-runs/{id}", plan.repository),
+                &body,
+                "completing the pending check run",
+            )
+            .await?
+        }
+        None => {
+            gh.create(&create.path, &create.body, "creating the check run", || {
+                find(gh, plan)
+            })
+            .await?
+        }
+    };
     let id = created
         .get("id")
         .and_then(Value::as_u64)
@@ -228,11 +277,33 @@ pub async fn publish(gh: &GitHub, plan: &CheckRunPlan) -> Result<CheckRunOutcome
             .unwrap_or_default()
             .to_owned(),
         requests: requests.len(),
+        completed_pending: pending.is_some(),
     })
 }
 
 /// This publication's check run, if a create whose answer was lost made it.
 async fn find(gh: &GitHub, plan: &CheckRunPlan) -> Result<Option<Value>, ApiError> {
+    Ok(listed(gh, plan)
+        .await?
+        .into_iter()
+        .find(|run| run.get("external_id").and_then(Value::as_str) == Some(&plan.external_id)))
+}
+
+fn is_open(run: &Value) -> bool {
+    matches!(
+        run.get("status").and_then(Value::as_str),
+        Some("queued" | "in_progress" | "waiting" | "requested" | "pending")
+    )
+}
+
+fn has_prefix(run: &Value, prefix: &str) -> bool {
+    run.get("external_id")
+        .and_then(Value::as_str)
+        .is_some_and(|id| id.starts_with(prefix))
+}
+
+/// The check runs of the plan's name on its commit (the first 100).
+async fn listed(gh: &GitHub, plan: &CheckRunPlan) -> Result<Vec<Value>, ApiError> {
     let name: String =
         percent_encoding::utf8_percent_encode(&plan.name, percent_encoding::NON_ALPHANUMERIC)
             .collect();
@@ -248,10 +319,8 @@ async fn find(gh: &GitHub, plan: &CheckRunPlan) -> Result<Option<Value>, ApiErro
     Ok(listed
         .get("check_runs")
         .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .find(|run| run.get("external_id").and_then(Value::as_str) == Some(&plan.external_id))
-        .cloned())
+        .cloned()
+        .unwrap_or_default())
 }
 
 #[cfg(test)]

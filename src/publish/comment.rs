@@ -33,6 +33,9 @@ pub struct CommentPlan {
     pub body: String,
     /// The login our comments are written by; asked of GitHub when not given.
     pub author: Option<String>,
+    /// A pending mark (`body` is the mark): an existing comment's result is kept below
+    /// it ([`super::pending::over`]).
+    pub pending: bool,
 }
 
 /// What publishing the comment did.
@@ -87,9 +90,7 @@ impl Listed {
 pub async fn publish(gh: &GitHub, plan: &CommentPlan) -> Result<CommentOutcome, ApiError> {
     let repo = &plan.repository;
     let pr = plan.pr;
-    if plan.pr_origin == PrOrigin::Results
-        && let Some(reason) = foreign_pr(gh, plan).await?
-    {
+    if let Some(reason) = not_the_head(gh, plan).await? {
         return Ok(CommentOutcome::Skipped(reason));
     }
     let author = match &plan.author {
@@ -128,7 +129,11 @@ pub async fn publish(gh: &GitHub, plan: &CommentPlan) -> Result<CommentOutcome, 
         .await?;
     }
     let removed = duplicates.len();
-    if same_body(&kept.body, &plan.body) {
+    let body = match (&plan.head_sha, plan.pending) {
+        (Some(head), true) => super::pending::over(&plan.body, head, &kept.body),
+        _ => plan.body.clone(),
+    };
+    if same_body(&kept.body, &body) {
         return Ok(CommentOutcome::Unchanged {
             url: kept.url.clone(),
             removed,
@@ -137,7 +142,7 @@ pub async fn publish(gh: &GitHub, plan: &CommentPlan) -> Result<CommentOutcome, 
     let updated = gh
         .patch(
             &format!("/repos/{repo}/issues/comments/{}", kept.id),
-            &json!({ "body": plan.body }),
+            &json!({ "body": body }),
             "updating the PR comment",
         )
         .await?;
@@ -148,14 +153,20 @@ pub async fn publish(gh: &GitHub, plan: &CommentPlan) -> Result<CommentOutcome, 
     Ok(CommentOutcome::Updated { url, removed })
 }
 
-/// When the PR number came from the results (which the PR's code wrote), the PR's head
-/// must be the commit the results are about; otherwise nothing is posted on it.
-async fn foreign_pr(gh: &GitHub, plan: &CommentPlan) -> Result<Option<String>, ApiError> {
+/// Why the comment must not be written: the PR's head is not the commit this
+/// publication is about. A newer push's run owns the comment then, and an older run
+/// finishing late (or cancelled, with `if: always()`) must not overwrite it.
+///
+/// When the PR number came from the results (which the PR's code wrote), the PR must
+/// exist and its head must be known and match. A number GitHub or the user gave is
+/// checked when the PR can be read.
+async fn not_the_head(gh: &GitHub, plan: &CommentPlan) -> Result<Option<String>, ApiError> {
     let pr = plan.pr;
+    let from_results = plan.pr_origin == PrOrigin::Results;
     let Some(expected) = &plan.head_sha else {
-        return Ok(Some(format!(
-            "PR #{pr} comes from the results, and there is no commit to check it against"
-        )));
+        return Ok(from_results.then(|| {
+            format!("PR #{pr} comes from the results, and there is no commit to check it against")
+        }));
     };
     let found = match gh
         .get(
@@ -165,23 +176,31 @@ async fn foreign_pr(gh: &GitHub, plan: &CommentPlan) -> Result<Option<String>, A
         .await
     {
         Ok(found) => found,
-        Err(ApiError::Denied { status: 404, .. }) => {
+        Err(ApiError::Denied { status: 404, .. }) if from_results => {
             return Ok(Some(format!(
                 "the results name PR #{pr}, which does not exist in {}",
                 plan.repository
             )));
         }
+        Err(ApiError::Denied { .. }) if !from_results => return Ok(None),
         Err(e) => return Err(e),
     };
     let head = found
         .pointer("/head/sha")
         .and_then(Value::as_str)
         .unwrap_or_default();
-    Ok((!head.eq_ignore_ascii_case(expected)).then(|| {
+    if head.eq_ignore_ascii_case(expected) || (head.is_empty() && !from_results) {
+        return Ok(None);
+    }
+    let head = if head.is_empty() { "unknown" } else { head };
+    Ok(Some(if from_results {
         format!(
-            "the results name PR #{pr}, whose head is {} but the results are for {expected} \
-             (a newer push, or results that are not this PR's)",
-            if head.is_empty() { "unknown" } else { head }
+            "the results name PR #{pr}, whose head is {head} but the results are for {expected} \
+             (a newer push, or results that are not this PR's)"
+        )
+    } else {
+        format!(
+            "PR #{pr}'s head is now {head}, not {expected}: a newer push's run writes the comment"
         )
     }))
 }

@@ -9,6 +9,7 @@ pub mod check_run;
 pub mod client;
 pub mod comment;
 pub mod context;
+pub mod pending;
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -166,6 +167,7 @@ pub fn plan(
                     marker: markdown::marker(&options.key),
                     body,
                     author: settings.comment_author.clone(),
+                    pending: false,
                 });
             }
             None => publication.notes.push(format!(
@@ -214,6 +216,98 @@ fn within(
     markdown::render(report, &options)
 }
 
+/// Names this publication's check run: the manifest's key and the workflow run and
+/// attempt (outside Actions, the time and process).
+fn external_id(context: &Context, key: &str) -> String {
+    let id = match &context.run {
+        Some((id, attempt)) => format!("cargo-verify-matrix:{key}:{id}.{attempt}"),
+        None => {
+            let now = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap_or_default();
+            format!(
+                "cargo-verify-matrix:{key}:{}.{}",
+                now.as_nanos(),
+                std::process::id()
+            )
+        }
+    };
+    check_run::cut(&id, 200)
+}
+
+/// Plans the pending mark (`publish --pending`) of the commit `report.source` names:
+/// an `in_progress` check run and the pending comment. `report` carries only where the
+/// run happens; the marker is `options.key`'s.
+pub fn plan_pending(
+    report: &Quoted,
+    settings: &Settings,
+    options: &RenderOptions,
+    context: &Context,
+) -> Result<Publication, PublishError> {
+    let head = context.head_sha.clone().ok_or_else(|| {
+        PublishError::Unplaceable(
+            "no commit to mark pending: the event names none (a pull_request payload without \
+             pull_request.head.sha, and no GITHUB_SHA); pass --sha"
+                .to_owned(),
+        )
+    })?;
+    let marker = markdown::marker(&options.key);
+    let provenance = markdown::provenance(report, options);
+    let banner = pending::banner(&marker, &head, provenance.as_deref());
+    let mut publication = Publication {
+        summary: None,
+        outputs: Vec::new(),
+        output_file: None,
+        comment: None,
+        check_run: None,
+        fallback_summary: None,
+        notes: Vec::new(),
+    };
+    let wants = |target| settings.targets.contains(&target);
+    if wants(Target::Summary) {
+        publication
+            .notes
+            .push("no job summary for a pending mark: the report writes it".to_owned());
+    }
+    if wants(Target::Comment) {
+        match context.pr {
+            Some((pr, pr_origin)) => {
+                publication.comment = Some(CommentPlan {
+                    repository: context.require_repository()?.to_owned(),
+                    pr,
+                    pr_origin,
+                    head_sha: Some(head.clone()),
+                    marker,
+                    body: banner.clone(),
+                    author: settings.comment_author.clone(),
+                    pending: true,
+                });
+            }
+            None => publication.notes.push(format!(
+                "no PR comment: this is not a pull request ({}); pass --pr N to name one",
+                context.event_name.as_deref().unwrap_or("no GitHub event")
+            )),
+        }
+    }
+    if wants(Target::CheckRun) {
+        let short = &head[..head.len().min(7)];
+        publication.check_run = Some(CheckRunPlan {
+            repository: context.require_repository()?.to_owned(),
+            name: settings.check_name.clone(),
+            external_id: external_id(context, &options.key),
+            details_url: options.link.clone(),
+            conclusion: None,
+            adopt: None,
+            title: format!("Verifying {short}: no verdict yet"),
+            summary: banner,
+            text: String::new(),
+            annotations: Vec::new(),
+            head_sha: head,
+        });
+    }
+    Ok(publication)
+}
+
 fn check_run_plan(
     report: &Quoted,
     settings: &Settings,
@@ -228,27 +322,17 @@ fn check_run_plan(
         )
     })?;
     let summary = within(report, options, Some(check_run::OUTPUT_LIMIT), None)?;
-    let external_id = match &context.run {
-        Some((id, attempt)) => format!("cargo-verify-matrix:{}:{id}.{attempt}", options.key),
-        None => {
-            let now = std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .unwrap_or_default();
-            format!(
-                "cargo-verify-matrix:{}:{}.{}",
-                options.key,
-                now.as_nanos(),
-                std::process::id()
-            )
-        }
-    };
+    let external_id = external_id(context, &options.key);
     Ok(CheckRunPlan {
         repository: context.require_repository()?.to_owned(),
         name: settings.check_name.clone(),
         head_sha,
-        external_id: check_run::cut(&external_id, 200),
+        external_id,
         details_url: options.link.clone(),
-        conclusion: check_run::conclusion(report.verdict),
+        conclusion: Some(check_run::conclusion(report)),
+        adopt: context.run.as_ref().map(|(id, _)| {
+            check_run::cut(&format!("cargo-verify-matrix:{}:{id}.", options.key), 200)
+        }),
         title: check_run::title(report),
         summary,
         text: markdown::failure_details(report, options, check_run::OUTPUT_LIMIT),
@@ -374,7 +458,7 @@ impl Publication {
                     "check run \"{}\" on {} ({}, {} request{})",
                     plan.name,
                     plan.head_sha,
-                    plan.conclusion,
+                    plan.conclusion.unwrap_or("in progress"),
                     outcome.requests,
                     plural(outcome.requests, "", "s")
                 );

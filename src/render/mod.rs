@@ -55,6 +55,9 @@ pub struct RenderOptions {
     pub budget: Budget,
     /// Where the full report can be read, for a matrix cut down to its budget.
     pub link: Option<String>,
+    /// The GitHub web root (`GITHUB_SERVER_URL`) the verified commit and the run are
+    /// linked under; `https://github.com` when not given.
+    pub web: Option<String>,
     /// What the agent signals say beyond the matrix.
     pub signal: SignalInfo,
     /// How text from checks, artifacts and agents is quoted (secrets to mask).
@@ -71,6 +74,7 @@ impl RenderOptions {
             color: false,
             budget: Budget::UNLIMITED,
             link: None,
+            web: None,
             signal: SignalInfo::default(),
             quoter: Quoter::default(),
         }

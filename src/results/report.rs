@@ -208,6 +208,10 @@ pub struct Report {
     pub manual: Vec<Manual>,
     pub verdict: Verdict,
     pub reasons: Vec<String>,
+    /// The workflow run was cancelled before the report (`report --cancelled`): the
+    /// verdict is NOT VERIFIED and the check run's conclusion `cancelled`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub cancelled: bool,
     /// A required pair errored before producing an exit code (it has no row). Kept out
     /// of the file format: the verdict and reasons already say it.
     #[serde(skip)]
@@ -473,6 +477,7 @@ impl Report {
             manual: Vec::new(),
             verdict: Verdict::Verified,
             reasons: Vec::new(),
+            cancelled: false,
             failed_to_run: false,
             check_order: Vec::new(),
             partial: None,
@@ -515,6 +520,18 @@ impl Report {
                 pairs_required,
             });
         }
+    }
+
+    /// Marks a report made after the workflow run was cancelled: whatever results
+    /// arrived, the run did not finish, so this is no verdict for its commit.
+    pub fn mark_cancelled(&mut self) {
+        self.cancelled = true;
+        self.verdict = Verdict::NotVerified;
+        self.reasons.insert(
+            0,
+            "cancelled: the workflow run was cancelled before it finished; re-run it for a verdict"
+                .to_owned(),
+        );
     }
 
     /// Records where the manifest came from and what the results' manifest changed

@@ -126,7 +126,13 @@ pub fn neutralise(text: &str) -> Cow<'_, str> {
     if !claims {
         return Cow::Owned(barred);
     }
-    Cow::Owned(CLAIMS.replace_all(&barred, "$1 (quoted):").into_owned())
+    Cow::Owned(mark_claims(&barred).into_owned())
+}
+
+/// `text` with every claim phrase marked as quoted (`|` left alone: for a table of our
+/// own that must no longer read as a verdict, such as a superseded result).
+pub fn mark_claims(text: &str) -> Cow<'_, str> {
+    CLAIMS.replace_all(text, "$1 (quoted):")
 }
 
 #[cfg(test)]

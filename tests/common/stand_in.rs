@@ -75,3 +75,26 @@ pub async fn accept_comment_update(server: &MockServer, id: u64) {
         .mount(server)
         .await;
 }
+
+/// GET pull request 12, whose head is `sha`.
+pub async fn pull_head(server: &MockServer, sha: &str) {
+    Mock::given(method("GET"))
+        .and(path("/repos/o/r/pulls/12"))
+        .respond_with(
+            ResponseTemplate::new(200)
+                .set_body_json(json!({"number": 12, "head": {"sha": sha}, "state": "open"})),
+        )
+        .mount(server)
+        .await;
+}
+
+/// The check runs GitHub lists on commit `sha`.
+pub async fn check_runs_on(server: &MockServer, sha: &str, runs: Value) {
+    Mock::given(method("GET"))
+        .and(path(format!("/repos/o/r/commits/{sha}/check-runs")))
+        .respond_with(ResponseTemplate::new(200).set_body_json(
+            json!({"total_count": runs.as_array().map_or(0, Vec::len), "check_runs": runs}),
+        ))
+        .mount(server)
+        .await;
+}
