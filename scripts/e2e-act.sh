@@ -13,8 +13,19 @@
 #   serves this build as the release asset, so the Action's install step downloads it and
 #   checks its SHA-256.
 #
-# Then it checks what reached "GitHub": one comment with the matrix, one check run on
-# the pull request's head. Any difference fails the script.
+# Three runs, each checked against what reached "GitHub" (any difference fails the
+# script):
+#
+# 1. Run 101, attempt 1 of a pull request: the c-locale leg fails. The plan job marks the
+#    head pending (an in-progress check run, the comment's mark); the report completes
+#    that check run as failure and writes one comment, NOT VERIFIED.
+# 2. "Re-run failed jobs": run 101, attempt 2, only the c-locale leg (act --matrix),
+#    which now passes. Its upload replaces attempt 1's artifact (immutable otherwise);
+#    utf8-locale's attempt-1 result is kept. The same comment turns VERIFIED, and the
+#    head's newest check run is green.
+# 3. A push of an invalid manifest to the pull request (run 102): the plan fails, the
+#    report job still runs, and the new head gets a failing check run and a NOT VERIFIED
+#    comment with the manifest error: no VERIFIED anywhere for it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$PWD
@@ -42,12 +53,14 @@ mkdir -p "$work/releases/v$version"
 tar -czf "$work/releases/v$version/$asset" -C target/release cargo-verify-matrix
 (cd "$work/releases/v$version" && sha256sum "$asset" >"$asset.sha256")
 
-python3 scripts/e2e/mock_github.py "$work/port" "$work/requests.jsonl" "$work/releases" &
+echo >"$work/pr-head"
+python3 scripts/e2e/mock_github.py "$work/port" "$work/requests.jsonl" "$work/releases" "$work/pr-head" &
 mock_pid=$!
 for _ in $(seq 100); do [ -s "$work/port" ] && break; sleep 0.1; done
 port=$(cat "$work/port")
 
-# The repository as a pull request would have it, with the small manifest.
+# The repository as a pull request would have it, with the small manifest. Its c-locale
+# leg fails until the flag file exists (what a fix between two attempts stands for).
 mkdir -p "$work/repo"
 git ls-files -z | xargs -0 -I{} cp -P --parents {} "$work/repo/"
 cat >"$work/repo/verify-matrix.yml" <<'YAML'
@@ -56,70 +69,78 @@ environments:
   - { name: c-locale, runs-on: ubuntu-latest, env: { LC_ALL: C } }
   - { name: utf8-locale, runs-on: ubuntu-latest, env: { LC_ALL: C.UTF-8 } }
 checks:
-  - { id: locale, run: 'echo "LC_ALL=$LC_ALL"; test -n "$LC_ALL"' }
+  - id: locale
+    run: 'echo "LC_ALL=$LC_ALL"; test -n "$LC_ALL"; test "$LC_ALL" = C.UTF-8 || test -e "$E2E_FLAG"'
   - { id: manifest-present, file: verify-matrix.yml }
 YAML
-(cd "$work/repo" && git init -q && git add -A && git -c user.name=e2e -c user.email=e2e@localhost commit -qm e2e)
-head=$(git -C "$work/repo" rev-parse HEAD)
-cat >"$work/event.json" <<JSON
-{"pull_request": {"number": 12, "head": {"sha": "$head", "ref": "e2e"}, "base": {"ref": "main"}},
- "repository": {"full_name": "o/r", "name": "r", "owner": {"login": "o"}}}
-JSON
+commit() { git -C "$work/repo" add -A && git -C "$work/repo" -c user.name=e2e -c user.email=e2e@localhost commit -qm "$1"; git -C "$work/repo" rev-parse HEAD; }
+git -C "$work/repo" init -q
+base=$(commit e2e)
+head=$base
 
 mkdir -p "$work/artifacts"
 stand=$repo/scripts/e2e/stand-ins
 # act must not find a cargo-verify-matrix of the host: the Action installs its own.
 path_without_tool=$(printf '%s' "$PATH" | tr ':' '\n' | grep -v "$repo/target" | paste -sd:)
-(
-    cd "$work/repo"
-    PATH=$path_without_tool act pull_request \
-        -W .github/workflows/ci.yml -j verify-report \
-        -e "$work/event.json" \
-        -P ubuntu-latest=-self-hosted \
-        --local-repository "actions/checkout@v5=$stand/checkout" \
-        --local-repository "dtolnay/rust-toolchain@stable=$stand/rust-toolchain" \
-        --local-repository "actions/upload-artifact@v6=$stand/upload-artifact" \
-        --local-repository "actions/download-artifact@v7=$stand/download-artifact" \
-        --env "E2E_ARTIFACTS=$work/artifacts" \
-        --env "GITHUB_API_URL=http://127.0.0.1:$port" \
-        --env "VERIFY_MATRIX_RELEASES_URL=http://127.0.0.1:$port/releases" \
-        --env "GITHUB_REPOSITORY=o/r" \
-        -s GITHUB_TOKEN=ghs_e2e_token_never_shown
-) >"$work/act.log" 2>&1 || { cat "$work/act.log"; echo "error: the workflow failed under act" >&2; exit 1; }
 
-cp "$work/act.log" target/e2e-act.log
+# workflow NAME RUN_ID ATTEMPT [ACT ARGS…]: runs the workflow for pull request 12 at
+# $head (base $base) under act; its log goes to $work/act-NAME.log and its exit code to
+# $status.
+workflow() {
+    local name=$1 run_id=$2 attempt=$3
+    shift 3
+    printf '%s\n' "$head" >"$work/pr-head"
+    cat >"$work/event.json" <<JSON
+{"pull_request": {"number": 12, "head": {"sha": "$head", "ref": "e2e"}, "base": {"ref": "main", "sha": "$base"}},
+ "repository": {"full_name": "o/r", "name": "r", "owner": {"login": "o"}}}
+JSON
+    status=0
+    (
+        cd "$work/repo"
+        PATH=$path_without_tool act pull_request \
+            -W .github/workflows/ci.yml -j verify-report \
+            -e "$work/event.json" \
+            -P ubuntu-latest=-self-hosted \
+            --local-repository "actions/checkout@v5=$stand/checkout" \
+            --local-repository "dtolnay/rust-toolchain@stable=$stand/rust-toolchain" \
+            --local-repository "actions/upload-artifact@v6=$stand/upload-artifact" \
+            --local-repository "actions/download-artifact@v7=$stand/download-artifact" \
+            --env "E2E_ARTIFACTS=$work/artifacts" \
+            --env "E2E_FLAG=$work/fixed" \
+            --env "GITHUB_API_URL=http://127.0.0.1:$port" \
+            --env "VERIFY_MATRIX_RELEASES_URL=http://127.0.0.1:$port/releases" \
+            --env "GITHUB_REPOSITORY=o/r" \
+            --env "GITHUB_RUN_ID=$run_id" \
+            --env "GITHUB_RUN_ATTEMPT=$attempt" \
+            -s GITHUB_TOKEN=ghs_e2e_token_never_shown \
+            "$@"
+    ) >"$work/act-$name.log" 2>&1 || status=$?
+    cat "$work/act-$name.log" >>target/e2e-act.log
+}
 
-python3 - "$work/requests.jsonl" "$head" "$work/act.log" <<'PY'
-import json, sys
-requests = [json.loads(l) for l in open(sys.argv[1])]
-head, log = sys.argv[2], open(sys.argv[3]).read()
-def fail(message):
-    print(log)
-    sys.exit(f"error: {message}")
-posts = [r for r in requests if r["method"] == "POST"]
-if [p["path"] for p in posts] != ["/repos/o/r/issues/12/comments", "/repos/o/r/check-runs"]:
-    fail(f"expected one comment and one check run, got {[p['path'] for p in posts]}")
-comment = posts[0]["body"]["body"]
-for line in ["| locale | c-locale | 0 | PASS |", "| locale | utf8-locale | 0 | PASS |",
-             "All Required Environments: VERIFIED"]:
-    if line not in comment:
-        fail(f"{line!r} missing from the comment:\n{comment}")
-run = posts[1]["body"]
-if run["head_sha"] != head or run["conclusion"] != "success":
-    fail(f"check run on {run['head_sha']} with {run['conclusion']}, expected {head} and success")
-if any(r["authorization"] != "Bearer ghs_e2e_token_never_shown" for r in requests):
-    fail("a request without the workflow's token")
-if "ghs_e2e_token_never_shown" in log:
-    fail("the token shows in the workflow's log")
-for job in ["verify-plan", "verify-run (c-locale)", "verify-run (utf8-locale)", "verify-report"]:
-    if not any(l.startswith(f"[ci/{job}") and "Job succeeded" in l for l in log.splitlines()):
-        fail(f"job {job} did not succeed")
-if "SHA-256 verified" not in log:
-    fail("the Action did not install from the release asset")
-if "copied verify-matrix.yml to .verify-matrix-base" not in log or "no base manifest at" in log:
-    fail("the report step did not compare with the base branch's manifest")
-if "Manifest: `verify-matrix.yml` from the checked-out tree" not in comment:
-    fail(f"the comment does not say where the manifest came from:\n{comment}")
-print(f"e2e: plan → run (c-locale, utf8-locale) → report under act; {len(requests)} requests; "
-      f"comment and check run on {head[:12]} posted, VERIFIED")
-PY
+# check NAME EXPECTED_STATUS: the Python checks of run NAME against the stand-in's state.
+check() {
+    local name=$1 expected=$2
+    if [ "$status" != "$expected" ]; then
+        cat "$work/act-$name.log"
+        echo "error: act exited $status in run '$name', expected $expected" >&2
+        exit 1
+    fi
+    python3 -c "import sys, urllib.request; sys.stdout.write(urllib.request.urlopen(sys.argv[1]).read().decode())" "http://127.0.0.1:$port/_state" >"$work/state.json"
+    python3 scripts/e2e/check.py "$name" "$work/state.json" "$work/requests.jsonl" \
+        "$work/act-$name.log" "$head" "$base" ${E2E_SHOW:+--show}
+}
+
+: >target/e2e-act.log
+workflow first 101 1
+check first 1
+
+touch "$work/fixed"
+workflow rerun 101 2 --matrix environment:c-locale
+check rerun 0
+
+# A push to the pull request whose manifest is invalid.
+printf 'version: 1\nenvironments: [{name: c-locale}]\nchecks:\n  - { id: locale, run: "true", timout: 5 }\n' >"$work/repo/verify-matrix.yml"
+head=$(commit "an invalid manifest")
+workflow broken 102 1
+check broken 1

@@ -1,0 +1,119 @@
+"""Checks one end-to-end workflow run (scripts/e2e-act.sh) against what reached the
+GitHub stand-in.
+
+    python3 check.py NAME STATE_JSON REQUESTS_JSONL ACT_LOG HEAD BASE
+
+NAME is `first`, `rerun` or `broken`. Exits non-zero, printing the workflow's log, on
+any difference.
+"""
+
+import json
+import re
+import sys
+
+name, state_file, requests_file, log_file, head, base = sys.argv[1:7]
+state = json.load(open(state_file))
+requests = [json.loads(line) for line in open(requests_file)]
+log = open(log_file).read()
+VERIFIED = re.compile(r"All Required Environments: VERIFIED")
+MARKER = "<!-- cargo-verify-matrix:verify-matrix.yml -->"
+
+
+def fail(message):
+    print(log)
+    sys.exit(f"error ({name}): {message}")
+
+
+def expect(condition, message):
+    if not condition:
+        fail(message)
+
+
+def failed_steps(job):
+    """The steps of `job` (a prefix of its log name) that failed. act reports a matrix
+    leg as failed when another leg fails, so legs are judged by their steps."""
+    return [line for line in log.splitlines()
+            if line.startswith(f"[ci/{job}") and "❌  Failure" in line]
+
+
+def ran(job):
+    return any(line.startswith(f"[ci/{job}") for line in log.splitlines())
+
+
+def published(what):
+    """The report step said it published `what` (its stderr is in the log)."""
+    return any(line.startswith("[ci/verify-report") and f"published: {what}" in line
+               for line in log.splitlines())
+
+
+# Every run: one comment (ours, updated in place), the token sent and never shown.
+comments = state["comments"]
+expect(len(comments) == 1, f"expected one comment, got {len(comments)}: {comments}")
+comment = comments[0]["body"]
+expect(comment.startswith(MARKER + "\n"), f"the comment lacks the marker:\n{comment}")
+expect(all(r["authorization"] == "Bearer ghs_e2e_token_never_shown" for r in requests),
+       "a request without the workflow's token")
+expect("ghs_e2e_token_never_shown" not in log, "the token shows in the workflow's log")
+expect("SHA-256 verified" in log, "the Action did not install from the release asset")
+on_head = sorted((r for r in state["check_runs"] if r["head_sha"] == head), key=lambda r: r["id"])
+expect(on_head, f"no check run on the head {head}")
+expect(all(r["status"] == "completed" for r in on_head),
+       f"a check run on the head is left {[r['status'] for r in on_head]}")
+short = head[:7]
+expect(f"Commit [`{short}`](https://github.com/o/r/commit/{head})" in comment,
+       f"the comment does not name the commit {short}:\n{comment}")
+# The plan job marked the head pending before anything ran.
+expect(any(r["method"] == "POST" and r["path"] == "/repos/o/r/check-runs"
+           and r["body"].get("status") == "in_progress" and r["body"]["head_sha"] == head
+           for r in requests),
+       "the plan job did not create an in-progress check run on the head")
+
+if name == "first":
+    expect(failed_steps("verify-run (c-locale)"), "the c-locale leg should fail")
+    expect(ran("verify-run (utf8-locale)") and not failed_steps("verify-run (utf8-locale)"),
+           "the utf8-locale leg failed")
+    expect(published("PR comment") and published("check run"),
+           "the report job did not publish")
+    expect("| locale | c-locale | 1 | FAIL |" in comment, f"no FAIL row:\n{comment}")
+    expect("All Required Environments: NOT VERIFIED" in comment, f"not NOT VERIFIED:\n{comment}")
+    expect(len(on_head) == 1 and on_head[0]["conclusion"] == "failure",
+           f"expected the pending check run completed as failure: {on_head}")
+    expect("copied verify-matrix.yml to .verify-matrix-base" in log,
+           "the report step did not compare with the base branch's manifest")
+    expect("Manifest: `verify-matrix.yml` from the checked-out tree" in comment,
+           f"the comment does not say where the manifest came from:\n{comment}")
+elif name == "rerun":
+    expect(ran("verify-run (c-locale)") and not failed_steps("verify-run"),
+           "the re-run c-locale leg did not succeed")
+    expect(not ran("verify-run (utf8-locale)"), "the utf8-locale leg ran again")
+    expect(not failed_steps("verify-report"), "the report job failed")
+    for line in ["| locale | c-locale | 0 | PASS |", "| locale | utf8-locale | 0 | PASS |"]:
+        expect(line in comment, f"{line!r} missing from the comment:\n{comment}")
+    expect(VERIFIED.search(comment), f"the comment is not VERIFIED:\n{comment}")
+    expect("Re-run: the results of c-locale (attempt 2) come from a re-run." in comment,
+           f"the comment does not say c-locale's result is attempt 2's:\n{comment}")
+    expect(on_head[-1]["conclusion"] == "success",
+           f"the head's newest check run is {on_head[-1]['conclusion']}, not success")
+    expect([r["conclusion"] for r in on_head] == ["failure", "success"],
+           f"expected attempt 1's failure and attempt 2's success: {on_head}")
+elif name == "broken":
+    expect(failed_steps("verify-plan"), "the plan should fail on the invalid manifest")
+    expect(not ran("verify-run"), "a leg ran after the plan failed")
+    expect(published("PR comment") and published("check run"),
+           "the report job did not publish")
+    expect(not VERIFIED.search(comment), f"a VERIFIED line for the broken head:\n{comment}")
+    expect("All Required Environments: NOT VERIFIED" in comment, f"not NOT VERIFIED:\n{comment}")
+    expect("the manifest is invalid: unknown key \\`timout\\`" in comment,
+           f"the comment does not give the manifest error:\n{comment}")
+    expect([r["conclusion"] for r in on_head] == ["failure"],
+           f"expected one failing check run on the new head: {on_head}")
+    expect(not any(r["conclusion"] == "success" for r in on_head), "a green check on the new head")
+    old = [r["conclusion"] for r in state["check_runs"] if r["head_sha"] == base]
+    expect(old == ["failure", "success"], f"the earlier head's check runs changed: {old}")
+else:
+    fail(f"unknown run {name}")
+
+print(f"e2e {name}: {len(requests)} requests so far; comment and {len(on_head)} check "
+      f"run(s) on {short}: {on_head[-1]['conclusion']}")
+if "--show" in sys.argv[7:]:
+    print(comment)
