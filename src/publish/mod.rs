@@ -156,24 +156,10 @@ pub fn plan(
     }
     let github = |target| wants(target).then_some(context).flatten();
     if let Some(context) = github(Target::Comment) {
-        match context.pr {
-            Some((pr, pr_origin)) => {
-                let body = within(report, options, None, Some(COMMENT_LIMIT))?;
-                publication.comment = Some(CommentPlan {
-                    repository: context.require_repository()?.to_owned(),
-                    pr,
-                    pr_origin,
-                    head_sha: context.head_sha.clone(),
-                    marker: markdown::marker(&options.key),
-                    body,
-                    author: settings.comment_author.clone(),
-                    pending: false,
-                });
-            }
-            None => publication.notes.push(format!(
-                "no PR comment: this is not a pull request ({}); pass --pr N to name one",
-                context.event_name.as_deref().unwrap_or("no GitHub event")
-            )),
+        let body = || within(report, options, None, Some(COMMENT_LIMIT));
+        publication.comment = comment_plan(context, settings, options, body, false)?;
+        if publication.comment.is_none() {
+            publication.notes.push(not_a_pr(context));
         }
     }
     if let Some(context) = github(Target::CheckRun) {
@@ -216,6 +202,40 @@ fn within(
     markdown::render(report, &options)
 }
 
+/// The sticky comment on the context's pull request, with the body `body` makes; none
+/// when this is not a pull request.
+fn comment_plan<E>(
+    context: &Context,
+    settings: &Settings,
+    options: &RenderOptions,
+    body: impl FnOnce() -> Result<String, E>,
+    pending: bool,
+) -> Result<Option<CommentPlan>, PublishError>
+where
+    PublishError: From<E>,
+{
+    let Some((pr, pr_origin)) = context.pr else {
+        return Ok(None);
+    };
+    Ok(Some(CommentPlan {
+        repository: context.require_repository()?.to_owned(),
+        pr,
+        pr_origin,
+        head_sha: context.head_sha.clone(),
+        marker: markdown::marker(&options.key),
+        body: body()?,
+        author: settings.comment_author.clone(),
+        pending,
+    }))
+}
+
+fn not_a_pr(context: &Context) -> String {
+    format!(
+        "no PR comment: this is not a pull request ({}); pass --pr N to name one",
+        context.event_name.as_deref().unwrap_or("no GitHub event")
+    )
+}
+
 /// Names this publication's check run: the manifest's key and the workflow run and
 /// attempt (outside Actions, the time and process).
 fn external_id(context: &Context, key: &str) -> String {
@@ -251,9 +271,12 @@ pub fn plan_pending(
                 .to_owned(),
         )
     })?;
-    let marker = markdown::marker(&options.key);
     let provenance = markdown::provenance(report, options);
-    let banner = pending::banner(&marker, &head, provenance.as_deref());
+    let banner = pending::banner(
+        &markdown::marker(&options.key),
+        &head,
+        provenance.as_deref(),
+    );
     let mut publication = Publication {
         summary: None,
         outputs: Vec::new(),
@@ -270,23 +293,10 @@ pub fn plan_pending(
             .push("no job summary for a pending mark: the report writes it".to_owned());
     }
     if wants(Target::Comment) {
-        match context.pr {
-            Some((pr, pr_origin)) => {
-                publication.comment = Some(CommentPlan {
-                    repository: context.require_repository()?.to_owned(),
-                    pr,
-                    pr_origin,
-                    head_sha: Some(head.clone()),
-                    marker,
-                    body: banner.clone(),
-                    author: settings.comment_author.clone(),
-                    pending: true,
-                });
-            }
-            None => publication.notes.push(format!(
-                "no PR comment: this is not a pull request ({}); pass --pr N to name one",
-                context.event_name.as_deref().unwrap_or("no GitHub event")
-            )),
+        let body = || Ok::<_, PublishError>(banner.clone());
+        publication.comment = comment_plan(context, settings, options, body, true)?;
+        if publication.comment.is_none() {
+            publication.notes.push(not_a_pr(context));
         }
     }
     if wants(Target::CheckRun) {
