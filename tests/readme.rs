@@ -1,0 +1,69 @@
+//! README's Quick start is what CI runs: its two commands are run by `.ci/run`, as on a
+//! fresh Debian or Ubuntu machine (Debian's Python first on PATH, pip refusing to
+//! install outside a virtual environment).
+
+use std::path::Path;
+
+fn read(name: &str) -> String {
+    std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(name)).unwrap()
+}
+
+/// The commands of the first `sh` block under "## Quick start".
+fn quick_start_commands(readme: &str) -> Vec<String> {
+    let section = &readme[readme
+        .find("## Quick start")
+        .expect("a Quick start section")..];
+    let block = &section[section.find("```sh\n").expect("an sh block") + 6..];
+    let block = &block[..block.find("```").expect("the block's end")];
+    block
+        .lines()
+        .map(str::trim)
+        .filter(|line| !line.is_empty() && !line.starts_with('#'))
+        .map(str::to_owned)
+        .collect()
+}
+
+#[test]
+fn ci_runs_the_two_quick_start_commands_on_debians_python() {
+    let commands = quick_start_commands(&read("README.md"));
+    assert_eq!(commands.len(), 2, "{commands:?}");
+    assert!(
+        commands[0].starts_with("cargo run --locked -- run "),
+        "{commands:?}"
+    );
+    assert_eq!(commands[1], "scripts/test.sh");
+    let ci = read(".ci/run");
+    assert!(
+        ci.contains(r#"fresh() { env PATH="/usr/bin:$PATH" PIP_REQUIRE_VIRTUALENV=1 "$@"; }"#),
+        "{ci}"
+    );
+    for command in &commands {
+        assert!(
+            ci.lines().any(|line| line == format!("fresh {command}")),
+            "`.ci/run` does not run README's `{command}` the fresh way"
+        );
+    }
+}
+
+#[test]
+fn the_test_script_installs_only_under_target() {
+    let script = read("scripts/test.sh");
+    let tools = read("scripts/tools.sh");
+    for text in [&script, &tools] {
+        assert!(!text.contains("--user"), "{text}");
+        assert!(!text.contains("--break-system-packages"), "{text}");
+        assert!(!text.contains("npm install -g"), "{text}");
+    }
+    // Every pip install goes through the project's virtual environment.
+    for line in script.lines().chain(tools.lines()) {
+        if line.contains("pip install") && !line.trim_start().starts_with('#') {
+            assert!(line.contains("\"$python\" -m pip install"), "{line}");
+        }
+    }
+    assert!(tools.contains("TOOLS_VENV=${TOOLS_VENV:-target/tools/venv}"));
+    let readme = read("README.md");
+    for package in read("scripts/requirements/test.txt").lines() {
+        let name = package.split("==").next().unwrap();
+        assert!(readme.contains(name), "README does not list {name}");
+    }
+}
