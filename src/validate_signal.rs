@@ -1,5 +1,5 @@
 //! `validate-signal`: a coordinator's mechanical check of an agent's READY_FOR_REVIEW or
-//! AUDIT_PASSED text (FORMATS.md §6) against the pairs the manifest expects and, when
+//! AUDIT_PASSED text (docs/formats.md §6) against the pairs the manifest expects and, when
 //! given, the real results.
 //!
 //! The matrix is read only from the rows right under its header: text further down (a
@@ -13,7 +13,7 @@ use serde::Serialize;
 
 use crate::results::{Report, RowResult};
 
-/// A strict-table row, exactly as FORMATS.md §5 gives it.
+/// A strict-table row, exactly as docs/formats.md §5 gives it.
 pub const ROW_PATTERN: &str = r"\| (\S+) \| (\S+) \| (\d+) \| (PASS|FAIL) \|";
 
 /// The strict table's header line.

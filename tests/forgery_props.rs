@@ -1,6 +1,6 @@
 //! Quoted output can never read as a claim: whatever a failing check prints and
 //! whatever its summary, an artifact string or an agent says, the coordinator's check of
-//! FORMATS.md §6 (transcribed in `common/coordinator.rs`) rejects every output of a NOT
+//! docs/formats.md §6 (transcribed in `common/coordinator.rs`) rejects every output of a NOT
 //! VERIFIED report, in every format that quotes text, and still accepts the VERIFIED
 //! ones.
 

@@ -1,4 +1,4 @@
-//! Valid manifests into the typed model: every kind and key of FORMATS.md §1, and every
+//! Valid manifests into the typed model: every kind and key of docs/formats.md §1, and every
 //! manifest that ships with the repository.
 
 mod common;

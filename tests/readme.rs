@@ -28,7 +28,7 @@ fn ci_runs_the_two_quick_start_commands_on_debians_python() {
     let commands = quick_start_commands(&read("README.md"));
     assert_eq!(commands.len(), 2, "{commands:?}");
     assert!(
-        commands[0].starts_with("cargo run --locked -- run "),
+        commands[0].starts_with("cargo run --locked --no-default-features -- run "),
         "{commands:?}"
     );
     assert_eq!(commands[1], "scripts/test.sh");
@@ -66,4 +66,54 @@ fn the_test_script_installs_only_under_target() {
         let name = package.split("==").next().unwrap();
         assert!(readme.contains(name), "README does not list {name}");
     }
+}
+
+/// The demo, then README's render example over its folder: the matrix, VERIFIED.
+#[test]
+fn the_demo_and_the_render_example_work_as_readme_gives_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/demo/verify-matrix.yml");
+    let bin = env!("CARGO_BIN_EXE_cargo-verify-matrix");
+    let run = std::process::Command::new(bin)
+        .current_dir(dir.path())
+        .args(["run", "--manifest"])
+        .arg(&manifest)
+        .args([
+            "--env",
+            "c-locale",
+            "--env",
+            "utf8-locale",
+            "--out",
+            "demo-results",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(
+        run.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let render = std::process::Command::new(bin)
+        .current_dir(dir.path())
+        .args(["render", "--manifest"])
+        .arg(&manifest)
+        .arg("demo-results")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&render.stdout);
+    assert_eq!(
+        render.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&render.stderr)
+    );
+    assert!(
+        text.contains("\nAll Required Environments: VERIFIED\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("| Check | c-locale | utf8-locale |"),
+        "{text}"
+    );
 }

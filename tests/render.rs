@@ -1,5 +1,5 @@
 //! Renders over reports built in-process from fixed partial results: snapshots of the
-//! markdown matrix and the terminal table, and the FORMATS.md §5 regex read back.
+//! markdown matrix and the terminal table, and the docs/formats.md §5 regex read back.
 
 mod common;
 

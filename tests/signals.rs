@@ -1,5 +1,5 @@
 //! The agent signals, JUnit and HTML through the command line, and `validate-signal`
-//! with each of its rejections (FORMATS.md §6, §7), over results of real runs.
+//! with each of its rejections (docs/formats.md §6, §7), over results of real runs.
 
 mod common;
 

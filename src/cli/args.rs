@@ -263,7 +263,8 @@ pub struct RenderArgs {
     /// Output format
     #[arg(long, value_enum, default_value_t = Format::Markdown)]
     pub format: Format,
-    /// A report (from `merge`) or one or more partial result files (from `run`)
+    /// A report (from `merge`), or partial result files (from `run`) and folders searched
+    /// for them recursively, as `merge` reads them
     #[arg(required = true, value_name = "FILE")]
     pub files: Vec<PathBuf>,
     #[command(flatten)]

@@ -333,9 +333,15 @@ fn merge_cmd(global: &GlobalArgs, args: &MergeArgs) -> Result<i32, Error> {
 
 fn render_cmd(global: &GlobalArgs, args: &RenderArgs) -> Result<i32, Error> {
     let first = &args.files[0];
-    let bytes = read_bounded(first)?;
-    let probe = Probe::read(first, &bytes)?.unwrap_or_default();
-    let (report, log_root) = if probe.rows.is_some() {
+    // A folder holds partial results (any artifact layout), read as `merge` reads it.
+    let probe = if first.is_dir() {
+        None
+    } else {
+        let bytes = read_bounded(first)?;
+        let probe = Probe::read(first, &bytes)?.unwrap_or_default();
+        probe.rows.is_some().then_some((bytes, probe))
+    };
+    let (report, log_root) = if let Some((bytes, probe)) = probe {
         if args.files.len() > 1 {
             return Err(Error::Usage(
                 "render takes one report, or partial result files; not both".to_owned(),

@@ -1,4 +1,4 @@
-//! `exec`: one command under the verification-worker contract (FORMATS.md §4). Whatever
+//! `exec`: one command under the verification-worker contract (docs/formats.md §4). Whatever
 //! happens (refusal, timeout, leak, a program that does not exist, an unwritable log),
 //! stdout carries exactly one JSON object with every field, and nothing else.
 

@@ -206,7 +206,7 @@ fn build(path: &Path, content: Value, spans: &Spans) -> Result<Manifest, Vec<Dia
     let Some(parsed) = parsed else {
         return Err(diagnostics);
     };
-    let valid = match validate(&parsed.raw, &parsed.check_indices, spans) {
+    let valid = match validate(&parsed, &content, spans) {
         Ok(valid) if diagnostics.is_empty() => valid,
         Ok(_) => return Err(diagnostics),
         Err(more) => {

@@ -19,6 +19,9 @@ use super::spans::{Spans, join_index, join_key};
 pub struct Parsed {
     pub raw: RawManifest,
     pub check_indices: Vec<usize>,
+    /// Whether `environments` deserialized; when not (an error already says why), the
+    /// checks are still validated, without judging the environments they name.
+    pub environments_known: bool,
 }
 
 /// Deserializes `value` into the raw model. On problems, also returns what could be
@@ -28,7 +31,12 @@ pub fn deserialize(value: &Value, spans: &Spans) -> (Option<Parsed>, Vec<Diagnos
     let whole = match serde_path_to_error::deserialize::<_, RawManifest>(value) {
         Ok(raw) => {
             let check_indices = (0..raw.checks.len()).collect();
-            return (Some(Parsed { raw, check_indices }), Vec::new());
+            let parsed = Parsed {
+                raw,
+                check_indices,
+                environments_known: true,
+            };
+            return (Some(parsed), Vec::new());
         }
         Err(e) => e,
     };
@@ -96,14 +104,15 @@ struct Salvage {
 }
 
 impl Salvage {
-    /// A manifest to validate, when its environments are known: without them every
-    /// `environment:` would be reported as undeclared.
+    /// A manifest to validate. Without its environments, the checks are validated
+    /// without judging the environments they name.
     fn finish(self) -> Option<Parsed> {
+        let environments_known = self.environments.is_some();
         let (check_indices, checks) = self.checks.unwrap_or_default().into_iter().unzip();
         Some(Parsed {
             raw: RawManifest {
                 version: self.version.unwrap_or(super::validate::SUPPORTED_VERSION),
-                environments: self.environments?,
+                environments: self.environments.unwrap_or_default(),
                 defaults: self.defaults.unwrap_or_default(),
                 run_timeout: self.run_timeout,
                 policy: self.policy.unwrap_or_default(),
@@ -111,6 +120,7 @@ impl Salvage {
                 checks,
             },
             check_indices,
+            environments_known,
         })
     }
 }

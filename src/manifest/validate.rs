@@ -8,6 +8,7 @@ use super::model::{
     Check, CheckId, CheckKind, DEFAULT_GRACE, DEFAULT_TIMEOUT, Defaults, Detect, EnvName, EnvScope,
     Environment, ExpectExit, Gate, Policy, Shell, TestSpec,
 };
+use super::parse::Parsed;
 use super::raw::{
     EnvValue, Expect, RawCheck, RawDefaults, RawDuration, RawEnvironment, RawManifest,
 };
@@ -44,14 +45,16 @@ pub struct Validated {
 /// Validates `raw`; every problem found is returned, not only the first.
 /// `check_indices[i]` is the position of `raw.checks[i]` in the document.
 pub fn validate(
-    raw: &RawManifest,
-    check_indices: &[usize],
+    parsed: &Parsed,
+    content: &serde_json::Value,
     spans: &Spans,
 ) -> Result<Validated, Vec<Diagnostic>> {
+    let (raw, check_indices) = (&parsed.raw, &parsed.check_indices);
     let mut v = Validator {
         spans,
         diagnostics: Vec::new(),
         env_names: Vec::new(),
+        environments_known: parsed.environments_known,
     };
     if raw.version != SUPPORTED_VERSION {
         v.error(
@@ -71,20 +74,23 @@ pub fn validate(
     v.env_vars("defaults.env", &defaults.env);
     let policy = v.policy(raw);
 
+    // Judged on the manifest's text, so a duplicate is reported with everything else,
+    // even when either check has problems of its own (and did not parse).
     let mut ids = HashSet::new();
-    let mut checks = Vec::new();
-    for (check, index) in raw.checks.iter().zip(check_indices) {
-        let path = join_index("checks", *index);
-        // Judged on the raw id, so a duplicate is reported even when either check
-        // has problems of its own.
-        if let Some(id) = &check.id
-            && !ids.insert(id.as_str())
+    let listed = content.get("checks").and_then(serde_json::Value::as_array);
+    for (index, check) in listed.into_iter().flatten().enumerate() {
+        if let Some(id) = check.get("id").and_then(serde_json::Value::as_str)
+            && !ids.insert(id)
         {
             v.error(
-                &join_key(&path, "id"),
+                &join_key(&join_index("checks", index), "id"),
                 format!("duplicate check id `{id}`; ids must be unique"),
             );
         }
+    }
+    let mut checks = Vec::new();
+    for (check, index) in raw.checks.iter().zip(check_indices) {
+        let path = join_index("checks", *index);
         if let Some(valid) = v.check(&path, check, defaults, false) {
             checks.push(valid);
         }
@@ -109,6 +115,8 @@ struct Validator<'a> {
     spans: &'a Spans,
     diagnostics: Vec<Diagnostic>,
     env_names: Vec<EnvName>,
+    /// False when `environments` did not deserialize: names are then not judged.
+    environments_known: bool,
 }
 
 impl Validator<'_> {
@@ -207,7 +215,7 @@ impl Validator<'_> {
     }
 
     fn environments(&mut self, raw: &[RawEnvironment]) -> Vec<Environment> {
-        if raw.is_empty() {
+        if raw.is_empty() && self.environments_known {
             self.error(
                 "environments",
                 "`environments` is empty; declare at least one environment",
@@ -333,7 +341,7 @@ impl Validator<'_> {
                 join_index(&env_path, i)
             };
             let name = EnvName(name.clone());
-            if !self.env_names.contains(&name) {
+            if !self.env_names.contains(&name) && self.environments_known {
                 let declared: Vec<&str> = self.env_names.iter().map(EnvName::as_str).collect();
                 let hint = match did_you_mean(name.as_str(), declared.iter().copied()) {
                     Some(best) => format!(" (did you mean `{best}`?)"),

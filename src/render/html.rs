@@ -4,6 +4,7 @@
 
 use std::fmt::Write as _;
 
+use super::cell::Cell;
 use super::text::escape_html as esc;
 use super::{Quoted, RenderOptions};
 use crate::results::{Report, RowResult, Verdict};
@@ -18,6 +19,9 @@ td.pass{background:#dafbe1;color:#116329}
 td.fail{background:#ffebe9;color:#a40e26;font-weight:600}
 td.missing{background:#fff8c5;color:#7d4e00}
 td.na{color:#8c959f}
+td.advisory{background:#ddf4ff;color:#0550ae}
+th .name{font-weight:400;color:#59636e}
+.summary{font-size:1.05rem}
 .verdict{padding:.6rem 1rem;border-radius:6px;font-weight:600;display:inline-block}
 .verified{background:#dafbe1;color:#116329}
 .not-verified{background:#ffebe9;color:#a40e26}
@@ -49,6 +53,9 @@ pub fn render(report: &Quoted, options: &RenderOptions) -> String {
          </head>\n<body>\n<h1>Environment Verification Matrix</h1>\n\
          <p class=\"verdict {class}\">{claim}</p>\n"
     );
+    if let Some(line) = super::cell::summary_line(report) {
+        let _ = writeln!(out, "<p class=\"summary\">{}</p>", esc(&line));
+    }
     let _ = writeln!(
         out,
         "<p>Manifest <code>{}</code> ({}). Environments tested: {}.</p>",
@@ -119,22 +126,30 @@ fn grid(report: &Report, out: &mut String) {
     out.push_str("</tr></thead>\n<tbody>\n");
     let index = report.index();
     for check in checks {
-        let _ = write!(out, "<tr><th>{}</th>", esc(check));
+        let optional = report
+            .environments
+            .iter()
+            .find_map(|env| index.row(check, env))
+            .is_some_and(|r| !r.required);
+        let _ = write!(
+            out,
+            "<tr><th>{}{}{}</th>",
+            esc(check),
+            report
+                .check_names
+                .get(check)
+                .map_or_else(String::new, |name| format!(
+                    " <span class=\"name\">{}</span>",
+                    esc(name)
+                )),
+            if optional { " (optional)" } else { "" }
+        );
         for env in &report.environments {
-            let (row, missing) = (index.row(check, env), index.missing(check, env));
-            let (class, text, title) = match (row, missing) {
-                (Some(r), _) if r.result == RowResult::Pass => (
-                    "pass",
-                    if r.detail.flaky {
-                        "✅ flaky"
-                    } else {
-                        "✅ PASS"
-                    },
-                    r.detail.summary.as_str(),
-                ),
-                (Some(r), _) => ("fail", "❌ FAIL", r.detail.summary.as_str()),
-                (None, Some(m)) => ("missing", "⚠️ MISSING", m.reason.as_str()),
-                (None, None) => ("na", "–", "not required in this environment"),
+            let (class, text) = Cell::of(&index, check, env).html();
+            let title = match (index.row(check, env), index.missing(check, env)) {
+                (Some(r), _) => r.detail.summary.as_str(),
+                (None, Some(m)) => m.reason.as_str(),
+                (None, None) => "not required in this environment",
             };
             let _ = write!(
                 out,
@@ -238,6 +253,16 @@ fn failures(report: &Quoted, options: &RenderOptions, out: &mut String) {
             d.duration_ms,
             d.attempts
         );
+        if let Some(counts) = &d.test_counts {
+            let _ = writeln!(
+                out,
+                "<p>Tests: {} passed, {} failed, {} skipped ({}).</p>",
+                counts.passed,
+                counts.failed,
+                counts.skipped,
+                esc(&counts.runner)
+            );
+        }
         match report.log_tail(options, d, 64 * 1024) {
             Some(log) => {
                 let _ = writeln!(out, "<pre><code>{}</code></pre>", esc(&log));

@@ -1,4 +1,4 @@
-//! JUnit XML (FORMATS.md §7): one `<testsuite>` per environment, one `<testcase>` per
+//! JUnit XML (docs/formats.md §7): one `<testsuite>` per environment, one `<testcase>` per
 //! check with `classname` = the environment; written by `quick-junit`, the serializer
 //! cargo-nextest uses.
 

@@ -1,4 +1,4 @@
-//! The Environment Verification Matrix as markdown (FORMATS.md §5): marker, verdict
+//! The Environment Verification Matrix as markdown (docs/formats.md §5): marker, verdict
 //! heading, the grid for people, the strict table and lines, then failure details.
 //!
 //! Under a size budget the document degrades in a fixed order until it fits: log tails
@@ -8,9 +8,9 @@
 
 use std::fmt::Write as _;
 
-use super::text::{escape_markdown, fence_for, plural};
+use super::cell::{self, Cell};
+use super::text::{escape_html, escape_markdown, fence_for, plural};
 use super::{Quoted, RenderError, RenderOptions};
-use crate::results::report::PairIndex;
 use crate::results::{Report, Row, RowResult, Verdict};
 
 /// The most bytes of log read per failure.
@@ -184,8 +184,12 @@ fn render_shape(
         (Verdict::Skipped, None) => "⏭️ Environment Verification Matrix: SKIPPED",
     };
     let _ = writeln!(out, "## {heading}\n");
-    if let Some(line) = provenance(report, options) {
-        let _ = writeln!(out, "{line}\n");
+    // The summary at a glance, then the commit and run verified.
+    let summary = cell::summary_line(report);
+    let provenance = provenance(report, options);
+    if summary.is_some() || provenance.is_some() {
+        let lines: Vec<String> = summary.into_iter().chain(provenance).collect();
+        let _ = writeln!(out, "{}\n", lines.join("\n"));
     }
     if report.verdict == Verdict::Skipped {
         let _ = writeln!(
@@ -331,16 +335,16 @@ fn grid(report: &Report, shape: Shape, out: &mut String) {
     let index = report.index();
     let mut folded = 0;
     for check in checks {
-        let cells: Vec<&str> = report
+        let cells: Vec<Cell> = report
             .environments
             .iter()
-            .map(|env| cell(&index, check, env))
+            .map(|env| Cell::of(&index, check, env))
             .collect();
         // An environment with no results at all has its own INFRA_BLOCKED block.
         let passing = cells
             .iter()
             .zip(&report.environments)
-            .all(|(c, env)| c.starts_with('✅') || *c == "–" || report.is_infra_blocked(env));
+            .all(|(c, env)| c.is_clean() || report.is_infra_blocked(env));
         if shape.fold_grid && passing {
             folded += 1;
             continue;
@@ -352,11 +356,15 @@ fn grid(report: &Report, shape: Shape, out: &mut String) {
             .is_some_and(|r| !r.required);
         let _ = write!(
             out,
-            "| {check}{} |",
+            "| {check}{}{} |",
+            report
+                .check_names
+                .get(check)
+                .map_or_else(String::new, |name| format!(" · {}", escape_markdown(name))),
             if optional { " (optional)" } else { "" }
         );
         for cell in cells {
-            let _ = write!(out, " {cell} |");
+            let _ = write!(out, " {} |", cell.markdown());
         }
         out.push('\n');
     }
@@ -368,16 +376,6 @@ fn grid(report: &Report, shape: Shape, out: &mut String) {
         );
     }
     out.push('\n');
-}
-
-fn cell(index: &PairIndex<'_>, check: &str, env: &str) -> &'static str {
-    match index.row(check, env) {
-        Some(r) if r.result == RowResult::Pass && r.detail.flaky => "✅ flaky",
-        Some(r) if r.result == RowResult::Pass => "✅",
-        Some(_) => "❌",
-        None if index.missing(check, env).is_some() => "⚠️",
-        None => "–",
-    }
 }
 
 /// Which environments' results come from a re-run of the workflow ("re-run: attempt 2").
@@ -397,7 +395,7 @@ fn reruns(report: &Report, out: &mut String) {
     );
 }
 
-/// The strict table and the lines below it, exactly as FORMATS.md §5 gives them.
+/// The strict table and the lines below it, exactly as docs/formats.md §5 gives them.
 fn strict(report: &Report, shape: Shape, out: &mut String) {
     out.push_str("| Check | Environment | Exit Code | Result |\n");
     out.push_str("|-------|-------------|-----------|--------|\n");
@@ -488,7 +486,7 @@ fn verdict_lines(report: &Report, shape: Shape, out: &mut String) {
     out.push('\n');
 }
 
-/// The INFRA_BLOCKED block for one environment (FORMATS.md §5), listing at most `max`
+/// The INFRA_BLOCKED block for one environment (docs/formats.md §5), listing at most `max`
 /// checks; it ends in a newline.
 pub(super) fn infra_blocked_block(
     label: &str,
@@ -619,7 +617,8 @@ fn details(report: &Report, tails: &[Option<String>], shape: Shape, out: &mut St
             "<details><summary>❌ {} in {}: {}</summary>\n",
             row.check,
             row.environment,
-            escape_markdown(&d.summary)
+            // Raw HTML: markdown escapes would show, so entities (and no @mention).
+            escape_html(&d.summary).replace('@', "&#64;")
         );
         let _ = writeln!(out, "- duration: {} ms", d.duration_ms);
         let _ = writeln!(out, "- attempts: {}", d.attempts);

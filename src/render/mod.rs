@@ -1,6 +1,7 @@
 //! Rendering a report: one function per format, all over the same [`Report`].
 
 pub mod budget;
+pub mod cell;
 pub mod html;
 pub mod junit;
 pub mod markdown;
@@ -22,19 +23,19 @@ use crate::untrusted::Quoter;
 /// The formats `render` writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
-    /// The Environment Verification Matrix (FORMATS.md §5).
+    /// The Environment Verification Matrix (docs/formats.md §5).
     Markdown,
     /// A terminal table.
     Table,
-    /// The report as JSON (FORMATS.md §3).
+    /// The report as JSON (docs/formats.md §3).
     Json,
-    /// READY_FOR_REVIEW, an agent's signal (FORMATS.md §6); needs --task-id.
+    /// READY_FOR_REVIEW, an agent's signal (docs/formats.md §6); needs --task-id.
     Signal,
-    /// AUDIT_PASSED (FORMATS.md §6), refused unless the report is VERIFIED; needs --task-id.
+    /// AUDIT_PASSED (docs/formats.md §6), refused unless the report is VERIFIED; needs --task-id.
     Audit,
-    /// One INFRA_BLOCKED block per environment with no results (FORMATS.md §5).
+    /// One INFRA_BLOCKED block per environment with no results (docs/formats.md §5).
     InfraBlocked,
-    /// JUnit XML (FORMATS.md §7).
+    /// JUnit XML (docs/formats.md §7).
     Junit,
     /// One self-contained HTML page.
     Html,

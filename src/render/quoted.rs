@@ -94,6 +94,13 @@ impl Quoted {
         for contradiction in &mut report.contradictions {
             q(&mut contradiction.reason);
         }
+        // Names are a pull request's manifest text, shown in grids: quoted and cut.
+        for name in report.check_names.values_mut() {
+            q(name);
+            if name.chars().count() > 80 {
+                *name = format!("{}…", name.chars().take(79).collect::<String>());
+            }
+        }
         Quoted {
             report,
             quoter: quoter.clone(),

@@ -1,4 +1,4 @@
-//! The agent signals of FORMATS.md §6 (READY_FOR_REVIEW, AUDIT_PASSED) and the
+//! The agent signals of docs/formats.md §6 (READY_FOR_REVIEW, AUDIT_PASSED) and the
 //! INFRA_BLOCKED blocks of §5, as plain text a coordinator reads line by line.
 
 use std::fmt::Write as _;

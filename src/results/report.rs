@@ -1,4 +1,4 @@
-//! The report (FORMATS.md §3): expected pairs from the manifest, results from partial
+//! The report (docs/formats.md §3): expected pairs from the manifest, results from partial
 //! result files, coverage and the verdict. One code path serves a single environment's
 //! run and a merge of many.
 
@@ -205,6 +205,9 @@ pub struct Report {
     /// (a re-run's legs are attempt 2 and up).
     #[serde(default)]
     pub attempts: BTreeMap<String, u32>,
+    /// The human `name:` of each check that has one (manifest text).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub check_names: BTreeMap<String, String>,
     pub manual: Vec<Manual>,
     pub verdict: Verdict,
     pub reasons: Vec<String>,
@@ -274,6 +277,12 @@ impl Report {
                 .iter()
                 .filter(|c| !c.kind.is_manual())
                 .map(|c| c.id.to_string())
+                .collect(),
+            check_names: manifest
+                .checks
+                .iter()
+                .filter(|c| !c.kind.is_manual())
+                .filter_map(|c| Some((c.id.to_string(), c.name.clone()?)))
                 .collect(),
             ..Report::empty(&manifest.path.display().to_string(), &manifest.digest)
         };
@@ -474,6 +483,7 @@ impl Report {
             manifest_changes: Vec::new(),
             weakening_allowed: false,
             attempts: BTreeMap::new(),
+            check_names: BTreeMap::new(),
             manual: Vec::new(),
             verdict: Verdict::Verified,
             reasons: Vec::new(),

@@ -1,4 +1,4 @@
-//! The versioned on-disk formats: the partial result of one environment (FORMATS.md §2)
+//! The versioned on-disk formats: the partial result of one environment (docs/formats.md §2)
 //! and one check's result (§4). Every field is always written, `null` when unknown.
 
 use serde::{Deserialize, Serialize};
@@ -118,7 +118,7 @@ pub struct Leaked {
     pub command: String,
 }
 
-/// One check's result in one environment (FORMATS.md §4; also `exec`'s output).
+/// One check's result in one environment (docs/formats.md §4; also `exec`'s output).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CheckResult {
     pub command_id: String,

@@ -5,7 +5,7 @@ use std::path::Path;
 /// What `test: auto` looked for, in order, for the error when nothing is found.
 pub const AUTO_LOOKED_FOR: &str = "Cargo.toml, package.json with a \"test\" script, pyproject.toml/pytest.ini/setup.cfg/tox.ini/conftest.py, go.mod, mix.exs, a Makefile with a `test:` target";
 
-/// The test command for the project in `cwd` (FORMATS.md §1, `test: auto`).
+/// The test command for the project in `cwd` (docs/formats.md §1, `test: auto`).
 pub fn detect_test_command(cwd: &Path) -> Result<String, String> {
     let has = |name: &str| cwd.join(name).is_file();
     if has("Cargo.toml") {

@@ -1,6 +1,6 @@
 //! Making quoted text unable to read as a claim.
 //!
-//! Coordinators read a matrix with regular expressions over the whole text (FORMATS.md
+//! Coordinators read a matrix with regular expressions over the whole text (docs/formats.md
 //! §6): any `| CHECK | ENV | 0 | PASS |` and any `All Required Environments: VERIFIED`
 //! anywhere counts. Text we quote (log tails, summaries, reasons, strings from
 //! artifacts, what an agent passes in) therefore gets two changes a reader still

@@ -1,5 +1,5 @@
 //! The coordinator's check of a signal or a matrix, transcribed from the
-//! environment-verification spec (FORMATS.md §6, "How coordinators check"):
+//! environment-verification spec (docs/formats.md §6, "How coordinators check"):
 //!
 //! ```python
 //! if not re.search(r'\| Check \| Environment \| Exit Code \| Result \|', text): reject

@@ -118,7 +118,7 @@ pub fn manifest_with(checks: &str) -> String {
     format!("version: 1\nenvironments:\n  - name: local\ndefaults:\n  grace: 1s\nchecks:\n{checks}")
 }
 
-/// The fields of one check's result (FORMATS.md §4), all always present.
+/// The fields of one check's result (docs/formats.md §4), all always present.
 pub const CHECK_RESULT_FIELDS: &[&str] = &[
     "command_id",
     "environment",

@@ -1,0 +1,147 @@
+//! What each (check, environment) cell of a grid shows, decided once for every format:
+//! the grids of the markdown matrix and of the HTML page map these states to their own
+//! symbols, so the same outcome reads the same everywhere.
+
+use std::time::Duration;
+
+use crate::results::report::PairIndex;
+use crate::results::{Report, Row, RowResult};
+use crate::run::check::format_duration;
+
+/// One cell of a grid.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Cell {
+    /// The pair passed; its test count when the log or report gave one.
+    Pass { tests: Option<u64>, flaky: bool },
+    /// A required check failed.
+    Fail,
+    /// An optional check failed: advisory, never a blocker.
+    Advisory,
+    /// A required pair has no result.
+    Missing,
+    /// The check is not required in this environment.
+    NotRequired,
+}
+
+impl Cell {
+    /// The state of `check` in `environment`.
+    pub fn of(index: &PairIndex<'_>, check: &str, environment: &str) -> Cell {
+        match index.row(check, environment) {
+            Some(row) => Cell::of_row(row),
+            None if index.missing(check, environment).is_some() => Cell::Missing,
+            None => Cell::NotRequired,
+        }
+    }
+
+    /// The state of an executed pair.
+    pub fn of_row(row: &Row) -> Cell {
+        match row.result {
+            RowResult::Pass => Cell::Pass {
+                tests: row.detail.tests_executed,
+                flaky: row.detail.flaky,
+            },
+            RowResult::Fail if row.required => Cell::Fail,
+            RowResult::Fail => Cell::Advisory,
+        }
+    }
+
+    /// The markdown grid's text: `✅ 218`, `✅ flaky`, `❌`, `❕ optional`, `⚠️`, `–`.
+    pub fn markdown(self) -> String {
+        match self {
+            Cell::Pass { tests, flaky } => {
+                let mut text = "✅".to_owned();
+                if let Some(n) = tests {
+                    text.push_str(&format!(" {n}"));
+                }
+                if flaky {
+                    text.push_str(" flaky");
+                }
+                text
+            }
+            Cell::Fail => "❌".to_owned(),
+            Cell::Advisory => "❕ optional".to_owned(),
+            Cell::Missing => "⚠️".to_owned(),
+            Cell::NotRequired => "–".to_owned(),
+        }
+    }
+
+    /// The HTML grid's CSS class and text.
+    pub fn html(self) -> (&'static str, String) {
+        match self {
+            Cell::Pass { tests, flaky } => {
+                let mut text = "✅ PASS".to_owned();
+                if let Some(n) = tests {
+                    text.push_str(&format!(" · {n} tests"));
+                }
+                if flaky {
+                    text.push_str(" · flaky");
+                }
+                ("pass", text)
+            }
+            Cell::Fail => ("fail", "❌ FAIL".to_owned()),
+            Cell::Advisory => ("advisory", "❕ FAIL (optional)".to_owned()),
+            Cell::Missing => ("missing", "⚠️ MISSING".to_owned()),
+            Cell::NotRequired => ("na", "–".to_owned()),
+        }
+    }
+
+    /// Whether the cell stands in no way of the verdict and needs no attention.
+    pub fn is_clean(self) -> bool {
+        matches!(self, Cell::Pass { .. } | Cell::NotRequired)
+    }
+}
+
+/// The line at the top of a matrix: pairs passed of expected, failed, optional failures,
+/// missing, tests run (summed), and how long the longest environment took. `None` when
+/// no pair was expected.
+pub fn summary_line(report: &Report) -> Option<String> {
+    let expected = report.rows.len() + report.missing.len();
+    if expected == 0 {
+        return None;
+    }
+    let count =
+        |cell: fn(Cell) -> bool| report.rows.iter().filter(|r| cell(Cell::of_row(r))).count();
+    let passed = count(|c| matches!(c, Cell::Pass { .. }));
+    let mut line = format!("{passed} of {expected} pairs passed");
+    for (n, what) in [
+        (count(|c| c == Cell::Fail), "failed"),
+        (count(|c| c == Cell::Advisory), "optional failed"),
+        (report.missing.len(), "missing"),
+    ] {
+        if n > 0 {
+            line.push_str(&format!(" · {n} {what}"));
+        }
+    }
+    let counted: Vec<u64> = report
+        .rows
+        .iter()
+        .filter_map(|r| r.detail.tests_executed)
+        .collect();
+    if !counted.is_empty() {
+        let tests: u64 = counted.iter().sum();
+        line.push_str(&format!(
+            " · {tests} {}",
+            if tests == 1 { "test" } else { "tests" }
+        ));
+    }
+    let longest = report
+        .environments
+        .iter()
+        .map(|env| {
+            report
+                .rows
+                .iter()
+                .filter(|r| &r.environment == env)
+                .map(|r| r.detail.duration_ms)
+                .sum::<u64>()
+        })
+        .max()
+        .unwrap_or(0);
+    if !report.rows.is_empty() {
+        line.push_str(&format!(
+            " · {}",
+            format_duration(Duration::from_millis(longest))
+        ));
+    }
+    Some(line)
+}
