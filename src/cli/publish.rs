@@ -92,8 +92,24 @@ fn context(flags: &PublishFlags, report: &Report) -> Result<Context, Error> {
         sha: flags.sha.clone(),
     };
     let var = |name: &str| std::env::var(name).ok();
-    Ok(Context::resolve(&var, report, &overrides).map_err(publish::PublishError::from)?)
+    let mut context =
+        Context::resolve(&var, report, &overrides).map_err(publish::PublishError::from)?;
+    // A dry run works anywhere: what nothing names is shown as a placeholder.
+    if flags.dry_run {
+        context
+            .repository
+            .get_or_insert_with(|| DRY_RUN_REPOSITORY.to_owned());
+        context
+            .head_sha
+            .get_or_insert_with(|| DRY_RUN_SHA.to_owned());
+    }
+    Ok(context)
 }
+
+/// What a dry run shows for a repository nothing names (`--repo`, `GITHUB_REPOSITORY`).
+const DRY_RUN_REPOSITORY: &str = "OWNER/NAME";
+/// What a dry run shows for a commit nothing names (`--sha`, the event, the results).
+const DRY_RUN_SHA: &str = "HEAD-SHA";
 
 pub(super) fn report_cmd(global: &GlobalArgs, args: &ReportArgs) -> Result<i32, Error> {
     let report_dir = parent_dir(&args.out);

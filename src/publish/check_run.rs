@@ -165,15 +165,22 @@ pub fn annotations(report: &Report, sites: &HashMap<String, CheckSite>) -> Vec<V
     let mut out = Vec::new();
     for row in report.rows.iter().filter(|r| r.result == RowResult::Fail) {
         let level = if row.required { "failure" } else { "warning" };
-        let expected = row
-            .required_exit_code
-            .map_or_else(String::new, |code| format!(" (expected {code})"));
-        out.push(annotation(
-            &row.check,
-            level,
-            format!("{} failed in {}", row.check, row.environment),
-            format!("exit {}{expected}: {}", row.exit_code, row.detail.summary),
-        ));
+        // The summary usually gives the exit code already: say it once.
+        let summary = &row.detail.summary;
+        let message = if summary.contains(&format!("exit {}", row.exit_code)) {
+            summary.clone()
+        } else {
+            let expected = row
+                .required_exit_code
+                .map_or_else(String::new, |code| format!(" (required {code})"));
+            format!("exit {}{expected}: {summary}", row.exit_code)
+        };
+        let title = if row.required {
+            format!("{} failed in {}", row.check, row.environment)
+        } else {
+            format!("{} (optional) failed in {}", row.check, row.environment)
+        };
+        out.push(annotation(&row.check, level, title, message));
     }
     for missing in &report.missing {
         let level = match site(&missing.check) {

@@ -171,10 +171,8 @@ fn pairs(report: &Report, out: &mut String) {
          <th>Exit Code</th><th>Result</th><th>Duration</th><th>Summary</th></tr></thead>\n<tbody>\n",
     );
     for row in &report.rows {
-        let class = match row.result {
-            RowResult::Pass => "pass",
-            RowResult::Fail => "fail",
-        };
+        // The grid's class: an optional failure is advisory here too.
+        let (class, _) = Cell::of_row(row).html();
         let _ = writeln!(
             out,
             "<tr><td>{}{}</td><td>{}</td><td>{}</td><td class=\"{class}\">{}</td><td>{:.1} s</td><td>{}</td></tr>",
@@ -243,9 +241,13 @@ fn failures(report: &Quoted, options: &RenderOptions, out: &mut String) {
     out.push_str("<h2>Failures</h2>\n");
     for row in failed {
         let d = &row.detail;
+        let (symbol, optional) = match Cell::of_row(row) {
+            Cell::Advisory => ("❕", " (optional)"),
+            _ => ("❌", ""),
+        };
         let _ = writeln!(
             out,
-            "<details>\n<summary>❌ {} in {}: {}</summary>\n<p>Exit code {}, {} ms, {} attempt(s).</p>",
+            "<details>\n<summary>{symbol} {}{optional} in {}: {}</summary>\n<p>Exit code {}, {} ms, {} attempt(s).</p>",
             esc(&row.check),
             esc(&row.environment),
             esc(&d.summary),

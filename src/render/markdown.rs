@@ -612,9 +612,14 @@ fn details(report: &Report, tails: &[Option<String>], shape: Shape, out: &mut St
         .filter(|(r, _)| r.result == RowResult::Fail);
     for (row, log) in failed {
         let d = &row.detail;
+        // An optional check's failure is advisory, here as in the grid.
+        let (symbol, optional) = match Cell::of_row(row) {
+            Cell::Advisory => ("❕", " (optional)"),
+            _ => ("❌", ""),
+        };
         let _ = writeln!(
             out,
-            "<details><summary>❌ {} in {}: {}</summary>\n",
+            "<details><summary>{symbol} {}{optional} in {}: {}</summary>\n",
             row.check,
             row.environment,
             // Raw HTML: markdown escapes would show, so entities (and no @mention).

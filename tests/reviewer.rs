@@ -1,0 +1,168 @@
+//! The matrix as a reviewer reads it: a summary line on top, test counts in the grid,
+//! the checks' names, optional failures as advisory, and failure summaries that show as
+//! written (HTML entities inside raw HTML, not markdown escapes).
+
+mod common;
+
+use common::Project;
+
+const MANIFEST: &str = "version: 1
+environments: [{name: a}, {name: b}]
+checks:
+  - id: unit_tests
+    name: Unit tests
+    test: 'printf \"running 3 tests\\ntest result: ok. 3 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.00s\\n\"'
+  - { id: readme, file: README.md, required: false, environment: a }
+";
+
+/// Both environments run, then `render --format FORMAT` of their folder.
+fn rendered(manifest: &str, format: &str) -> String {
+    let project = Project::new(manifest);
+    for env in ["a", "b"] {
+        project.run_env(env, &format!("results/{env}"));
+    }
+    let out = project
+        .std_cmd()
+        .args(["render", "--format", format, "results"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+#[test]
+fn the_markdown_opens_with_a_summary_and_shows_counts_names_and_advisories() {
+    let text = rendered(MANIFEST, "markdown");
+    let summary = text.lines().nth(3).unwrap();
+    assert!(
+        summary.starts_with("2 of 3 pairs passed · 1 optional failed · 6 tests · "),
+        "{text}"
+    );
+    assert!(
+        text.contains("\n| unit_tests · Unit tests | ✅ 3 | ✅ 3 |\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("\n| readme (optional) | ❕ optional | – |\n"),
+        "{text}"
+    );
+    // The optional failure stands under a VERIFIED banner, as advisory.
+    assert!(
+        text.contains("\nAll Required Environments: VERIFIED\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "<details><summary>❕ readme (optional) in a: no match for `README.md` in .</summary>"
+        ),
+        "the summary must show its backticks as written:\n{text}"
+    );
+}
+
+#[test]
+fn the_html_grid_keeps_optional_names_and_counts() {
+    let html = rendered(MANIFEST, "html");
+    assert!(
+        html.contains("<p class=\"summary\">2 of 3 pairs passed · 1 optional failed · 6 tests · "),
+        "{html}"
+    );
+    assert!(
+        html.contains("<tr><th>unit_tests <span class=\"name\">Unit tests</span></th>"),
+        "{html}"
+    );
+    assert!(html.contains("✅ PASS · 3 tests"), "{html}");
+    assert!(
+        html.contains("<tr><th>readme (optional)</th><td class=\"advisory\""),
+        "{html}"
+    );
+    assert!(html.contains("❕ FAIL (optional)"), "{html}");
+    assert!(
+        html.contains(
+            "<summary>❕ readme (optional) in a: no match for `README.md` in .</summary>"
+        ),
+        "{html}"
+    );
+}
+
+#[test]
+fn html_in_a_failure_summary_is_shown_not_rendered_nor_a_mention() {
+    let manifest = "version: 1
+environments: [{name: a}, {name: b}]
+checks:
+  - { id: page, file: '<b>x</b>@octocat.html' }
+";
+    let text = rendered(manifest, "markdown");
+    let summary = text
+        .lines()
+        .find(|l| l.starts_with("<details><summary>"))
+        .unwrap_or_else(|| panic!("no failure block:\n{text}"));
+    assert!(
+        summary.contains("&lt;b&gt;x&lt;/b&gt;&#64;octocat.html"),
+        "{summary}"
+    );
+    assert!(
+        !summary.contains("<b>") && !summary.contains('\\'),
+        "{summary}"
+    );
+}
+
+/// `publish --dry-run` works anywhere, as README says: outside Actions and a git
+/// repository, with nothing naming the repository or the commit, it shows placeholders.
+#[test]
+fn a_dry_run_needs_no_repository_or_commit() {
+    let project = Project::new(MANIFEST);
+    for env in ["a", "b"] {
+        project.run_env(env, &format!("results/{env}"));
+    }
+    let merged = project
+        .std_cmd()
+        .args(["merge", "--out", "report.json", "results"])
+        .output()
+        .unwrap();
+    assert!(project.path().join("report.json").exists(), "{merged:?}");
+    let out = project
+        .std_cmd()
+        .args([
+            "publish",
+            "--dry-run",
+            "--to",
+            "comment,check-run",
+            "--pr",
+            "3",
+            "report.json",
+        ])
+        .env_remove("GITHUB_REPOSITORY")
+        .env_remove("GITHUB_ACTIONS")
+        .env_remove("GITHUB_EVENT_NAME")
+        .env_remove("GITHUB_EVENT_PATH")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        text.contains("=== PR comment on OWNER/NAME#3: POST /repos/OWNER/NAME/issues/3/comments"),
+        "{text}"
+    );
+    assert!(
+        text.contains("=== check run: POST /repos/OWNER/NAME/check-runs"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_mistyped_command_gets_a_suggestion() {
+    let out = common::std_bin().arg("plna").output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("a similar subcommand exists: 'plan'"), "{err}");
+}

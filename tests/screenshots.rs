@@ -1,0 +1,213 @@
+//! The comment and the HTML report as people see them: the markdown matrix rendered the
+//! way GitHub renders comments (cmark-gfm, through the `cmarkgfm` Python package) and the
+//! HTML page, each screenshotted in headless Chromium (Debian's `chromium`, which
+//! `scripts/test.sh` installs), then checked: the pages have their tables, their text
+//! shows as written, and the screenshots show the grid's colours.
+//!
+//! `VERIFY_MATRIX_UPDATE_SCREENSHOTS=1` copies the screenshots to `docs/screenshots/`,
+//! which README shows.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use common::{Project, repo_root};
+
+/// A matrix with every kind of cell: test counts, a required failure, an optional
+/// (advisory) failure, and a named check.
+const MANIFEST: &str = "version: 1
+environments: [{name: linux}, {name: macos}]
+checks:
+  - id: unit_tests
+    name: Unit tests
+    test: 'printf \"running 218 tests\\ntest result: ok. 218 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.02s\\n\"'
+  - id: docs
+    name: Docs build
+    run: 'echo \"warning: unresolved link to `Report`\"; test $VERIFY_MATRIX_ENV != macos'
+  - { id: lint, run: 'echo \"3 warnings\"; exit 1', required: false, environment: linux }
+";
+
+/// GitHub's comment styles, as far as the matrix uses them.
+const GITHUB_CSS: &str = "body{font-family:-apple-system,'Segoe UI','Noto Sans',Helvetica,Arial,sans-serif;\
+font-size:14px;line-height:1.5;color:#1f2328;background:#fff;margin:16px;max-width:900px}\
+table{border-collapse:collapse;margin:0 0 16px}th,td{border:1px solid #d1d9e0;padding:6px 13px}\
+th{font-weight:600}tr:nth-child(2n){background:#f6f8fa}code,pre{font-family:ui-monospace,monospace;\
+background:#eff1f3;border-radius:6px}pre{padding:16px}details{margin:8px 0}\
+h2{border-bottom:1px solid #d1d9e0;padding-bottom:.3em}";
+
+fn chromium() -> PathBuf {
+    let name = std::env::var("CHROMIUM").unwrap_or_else(|_| "chromium".to_owned());
+    let found = std::env::var_os("PATH")
+        .into_iter()
+        .flat_map(|paths| std::env::split_paths(&paths).collect::<Vec<_>>())
+        .map(|dir| dir.join(&name))
+        .find(|path| path.is_file());
+    found.unwrap_or_else(|| {
+        panic!("`{name}` is not on PATH: scripts/test.sh installs Debian's chromium package")
+    })
+}
+
+/// A screenshot of `page` (1000 × 1400), as RGBA pixels with its width.
+fn screenshot(page: &Path, png: &Path) -> (Vec<u8>, u32) {
+    let out = Command::new(chromium())
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--hide-scrollbars",
+            "--force-device-scale-factor=1",
+            "--window-size=1000,1400",
+        ])
+        .arg(format!("--screenshot={}", png.display()))
+        .arg(format!("file://{}", page.display()))
+        .output()
+        .unwrap();
+    assert!(
+        png.is_file(),
+        "chromium wrote no screenshot: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let decoder = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(png).unwrap()));
+    let mut reader = decoder.read_info().unwrap();
+    let mut pixels = vec![0; reader.output_buffer_size()];
+    let info = reader.next_frame(&mut pixels).unwrap();
+    assert_eq!((info.width, info.height), (1000, 1400));
+    let rgba = match info.color_type {
+        png::ColorType::Rgba => pixels[..info.buffer_size()].to_vec(),
+        png::ColorType::Rgb => pixels[..info.buffer_size()]
+            .chunks(3)
+            .flat_map(|p| [p[0], p[1], p[2], 255])
+            .collect(),
+        other => panic!("unexpected PNG colour type {other:?}"),
+    };
+    (rgba, info.width)
+}
+
+/// How many pixels are within 6 of `hex` in every channel.
+fn pixels_of(rgba: &[u8], hex: u32) -> usize {
+    let want = [(hex >> 16) as u8, (hex >> 8) as u8, hex as u8];
+    rgba.chunks(4)
+        .filter(|p| (0..3).all(|i| p[i].abs_diff(want[i]) <= 6))
+        .count()
+}
+
+/// Pixels that are not (nearly) white.
+fn ink(rgba: &[u8]) -> usize {
+    rgba.chunks(4)
+        .filter(|p| p[..3].iter().any(|&c| c < 200))
+        .count()
+}
+
+fn project() -> Project {
+    let project = Project::new(MANIFEST);
+    for env in ["linux", "macos"] {
+        project.run_env(env, &format!("results/{env}"));
+    }
+    project
+}
+
+fn render(project: &Project, format: &str) -> String {
+    let out = project
+        .std_cmd()
+        .args(["render", "--format", format, "results"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+fn keep(png: &Path, name: &str) {
+    if std::env::var_os("VERIFY_MATRIX_UPDATE_SCREENSHOTS").is_some() {
+        let dir = repo_root().join("docs/screenshots");
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::copy(png, dir.join(name)).unwrap();
+    }
+}
+
+#[test]
+fn the_comment_renders_as_github_shows_it() {
+    let project = project();
+    let markdown = render(&project, "markdown");
+    project.write("comment.md", &markdown);
+    // cmark-gfm with GitHub's extensions; raw HTML kept, as GitHub keeps <details>.
+    let out = Command::new("python3")
+        .args([
+            "-c",
+            "import sys, cmarkgfm\n\
+             from cmarkgfm.cmark import Options\n\
+             text = open(sys.argv[1], encoding='utf-8').read()\n\
+             sys.stdout.write(cmarkgfm.github_flavored_markdown_to_html(text, options=Options.CMARK_OPT_UNSAFE | Options.CMARK_OPT_HARDBREAKS))",
+        ])
+        .arg(project.path().join("comment.md"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "cmarkgfm must be installed (scripts/test.sh does): {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let body = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(
+        body.matches("<table>").count(),
+        2,
+        "grid and strict table:\n{body}"
+    );
+    assert!(body.contains("<td>unit_tests · Unit tests</td>"), "{body}");
+    assert!(body.contains("<td align=\"center\">✅ 218</td>"), "{body}");
+    assert!(
+        body.contains("<td align=\"center\">❕ optional</td>"),
+        "{body}"
+    );
+    assert!(
+        body.contains("3 of 5 pairs passed · 1 failed · 1 optional failed · 436 tests"),
+        "{body}"
+    );
+    // The summaries inside <summary> read as written: no markdown escapes showing.
+    let summaries: Vec<&str> = body
+        .split("<summary>")
+        .skip(1)
+        .map(|s| s.split("</summary>").next().unwrap())
+        .collect();
+    assert_eq!(summaries.len(), 2, "{body}");
+    assert!(summaries.iter().all(|s| !s.contains('\\')), "{summaries:?}");
+    let page = project.write(
+        "comment.html",
+        &format!(
+            "<!DOCTYPE html><html><head><meta charset=\"utf-8\"><style>{GITHUB_CSS}</style></head>\
+             <body>{body}</body></html>"
+        ),
+    );
+    let png = project.path().join("comment.png");
+    let (rgba, _) = screenshot(&page, &png);
+    // Text and tables drawn, and the strict table's striped rows.
+    assert!(ink(&rgba) > 5_000, "the comment rendered nearly blank");
+    assert!(pixels_of(&rgba, 0xf6f8fa) > 5_000, "no table rows drawn");
+    keep(&png, "comment.png");
+}
+
+#[test]
+fn the_html_report_renders_with_its_colours() {
+    let project = project();
+    let html = render(&project, "html");
+    let page = project.write("report.html", &html);
+    let png = project.path().join("report.png");
+    let (rgba, _) = screenshot(&page, &png);
+    assert!(ink(&rgba) > 5_000, "the report rendered nearly blank");
+    for (what, colour) in [
+        ("passed cells", 0xdafbe1),
+        ("failed cells", 0xffebe9),
+        ("the advisory cell", 0xddf4ff),
+    ] {
+        assert!(
+            pixels_of(&rgba, colour) > 300,
+            "{what} (#{colour:06x}) are not drawn"
+        );
+    }
+    keep(&png, "report.png");
+}
