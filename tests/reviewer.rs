@@ -166,3 +166,52 @@ fn a_mistyped_command_gets_a_suggestion() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("a similar subcommand exists: 'plan'"), "{err}");
 }
+
+/// One word per outcome in every format: a timeout is a FAIL whose reason says it timed
+/// out, an ineffective gate says so rather than "failed … (exit 0)", and a check that
+/// errored before it had an exit code is an error (ERROR in the terminal, "❌ error" in
+/// the grid), counted as failed, never as missing.
+#[test]
+fn one_vocabulary_for_timeouts_ineffective_gates_and_errors() {
+    let manifest = "version: 1
+environments: [{name: a}]
+checks:
+  - { id: slow, run: 'sleep 5', timeout: 1s }
+  - { id: gate, test: 'true' }
+  - { id: suite, test: auto }
+";
+    let project = Project::new(manifest);
+    let run = project
+        .std_cmd()
+        .args(["run", "--env", "a", "--out", "results/a"])
+        .output()
+        .unwrap();
+    let table = String::from_utf8_lossy(&run.stdout);
+    let row = |id: &str| {
+        table
+            .lines()
+            .find(|l| l.contains(&format!("│ {id} ")))
+            .unwrap_or_else(|| panic!("no {id} row:\n{table}"))
+            .to_owned()
+    };
+    assert!(row("slow").contains("│ FAIL "), "{table}");
+    assert!(row("gate").contains("│ FAIL "), "{table}");
+    assert!(row("suite").contains("│ ERROR "), "{table}");
+    let out = project
+        .std_cmd()
+        .args(["render", "results"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("\n0 of 3 pairs passed · 3 failed · "),
+        "{text}"
+    );
+    assert!(text.contains("\n| suite | ❌ error |\n"), "{text}");
+    assert!(text.contains("\n- slow timed out in a (exit "), "{text}");
+    assert!(
+        text.contains("\n- gate in a: the gate was ineffective ("),
+        "{text}"
+    );
+    assert!(!text.contains("gate failed in a (exit 0)"), "{text}");
+}

@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use crate::results::report::PairIndex;
+use crate::results::report::{FAILED_TO_RUN, PairIndex};
 use crate::results::{Report, Row, RowResult};
 use crate::run::check::format_duration;
 
@@ -17,6 +17,8 @@ pub enum Cell {
     Fail,
     /// An optional check failed: advisory, never a blocker.
     Advisory,
+    /// The check errored before it had an exit code (no row; the result says ERROR).
+    Error,
     /// A required pair has no result.
     Missing,
     /// The check is not required in this environment.
@@ -28,8 +30,11 @@ impl Cell {
     pub fn of(index: &PairIndex<'_>, check: &str, environment: &str) -> Cell {
         match index.row(check, environment) {
             Some(row) => Cell::of_row(row),
-            None if index.missing(check, environment).is_some() => Cell::Missing,
-            None => Cell::NotRequired,
+            None => match index.missing(check, environment) {
+                Some(m) if m.reason.starts_with(FAILED_TO_RUN) => Cell::Error,
+                Some(_) => Cell::Missing,
+                None => Cell::NotRequired,
+            },
         }
     }
 
@@ -59,6 +64,7 @@ impl Cell {
                 text
             }
             Cell::Fail => "❌".to_owned(),
+            Cell::Error => "❌ error".to_owned(),
             Cell::Advisory => "❕ optional".to_owned(),
             Cell::Missing => "⚠️".to_owned(),
             Cell::NotRequired => "–".to_owned(),
@@ -79,6 +85,7 @@ impl Cell {
                 ("pass", text)
             }
             Cell::Fail => ("fail", "❌ FAIL".to_owned()),
+            Cell::Error => ("fail", "❌ ERROR".to_owned()),
             Cell::Advisory => ("advisory", "❕ FAIL (optional)".to_owned()),
             Cell::Missing => ("missing", "⚠️ MISSING".to_owned()),
             Cell::NotRequired => ("na", "–".to_owned()),
@@ -102,11 +109,17 @@ pub fn summary_line(report: &Report) -> Option<String> {
     let count =
         |cell: fn(Cell) -> bool| report.rows.iter().filter(|r| cell(Cell::of_row(r))).count();
     let passed = count(|c| matches!(c, Cell::Pass { .. }));
+    // A pair that errored before it had an exit code failed; it is not missing.
+    let errored = report
+        .missing
+        .iter()
+        .filter(|m| m.reason.starts_with(FAILED_TO_RUN))
+        .count();
     let mut line = format!("{passed} of {expected} pairs passed");
     for (n, what) in [
-        (count(|c| c == Cell::Fail), "failed"),
+        (count(|c| c == Cell::Fail) + errored, "failed"),
         (count(|c| c == Cell::Advisory), "optional failed"),
-        (report.missing.len(), "missing"),
+        (report.missing.len() - errored, "missing"),
     ] {
         if n > 0 {
             line.push_str(&format!(" · {n} {what}"));

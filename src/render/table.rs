@@ -27,7 +27,9 @@ pub fn render(report: &Quoted, color: bool) -> String {
         let result = match (row.result, d.status) {
             (RowResult::Pass, _) if d.flaky => paint("PASS (flaky)", AnsiColor::Yellow),
             (RowResult::Pass, _) => paint("PASS", AnsiColor::Green),
-            (RowResult::Fail, crate::results::Status::Error) => paint("ERROR", AnsiColor::Red),
+            // The same words as the strict table: the summary says why (a timeout, an
+            // ineffective gate, an error).
+            (RowResult::Fail, _) if !row.required => paint("FAIL", AnsiColor::Blue),
             (RowResult::Fail, _) => paint("FAIL", AnsiColor::Red),
         };
         let check = if row.required {
@@ -45,6 +47,8 @@ pub fn render(report: &Quoted, color: bool) -> String {
         ]);
     }
     for m in &report.missing {
+        // ERROR when it failed before it had an exit code (the result's status), as
+        // the grids' "error" cells; MISSING otherwise.
         let errored = report.failed_before_running(m);
         builder.push_record([
             m.check.clone(),

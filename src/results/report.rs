@@ -78,6 +78,23 @@ pub struct InfraBlocked {
     pub checks: Vec<String>,
 }
 
+/// Why an executed pair failed, in the words every format uses: a timeout, a refusal,
+/// an ineffective gate and left-over processes say so (their exit code may be 0);
+/// anything else "failed" with its exit code.
+fn failure_reason(id: &str, env: &str, result: &CheckResult, exit: i32) -> String {
+    if result.timed_out {
+        format!("{id} timed out in {env} (exit {exit})")
+    } else if let Some(why) = &result.refused {
+        format!("{id} was refused in {env}: {why}")
+    } else if let Some(why) = &result.ineffective_reason {
+        format!("{id} in {env}: the gate was ineffective ({why}), exit {exit}")
+    } else if !result.leaked.is_empty() {
+        format!("{id} in {env} left processes running (exit {exit})")
+    } else {
+        format!("{id} failed in {env} (exit {exit})")
+    }
+}
+
 /// A check that passed in some environments and failed in others.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Disagreement {
@@ -394,7 +411,7 @@ impl Report {
                                 failures.push(if conflicting {
                                     format!("{id} in {env_name}: conflicting results reported")
                                 } else {
-                                    format!("{id} failed in {env_name} (exit {exit})")
+                                    failure_reason(id, env_name, &first, exit)
                                 });
                             }
                         }
@@ -848,7 +865,8 @@ const NO_RESULTS: &str = "no results";
 const NO_RESULT_IN: &str = "no result for this check in the ";
 
 /// The start of the reason of a missing pair that errored before it had an exit code.
-const FAILED_TO_RUN: &str = "failed to run: ";
+/// How the reason of a pair that errored before it had an exit code begins.
+pub const FAILED_TO_RUN: &str = "failed to run: ";
 
 /// Why an expected pair has no row.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
