@@ -113,12 +113,7 @@ fn ran() -> Project {
         }
     }
     project.write(partial, &forged.to_string());
-    let merged = project
-        .std_cmd()
-        .args(["merge", "--out", "report.json", "artifacts"])
-        .output()
-        .unwrap();
-    assert!(project.path().join("report.json").exists(), "{merged:?}");
+    project.merge_into("artifacts", "report.json");
     let cancelled = project
         .std_cmd()
         .args([
@@ -153,12 +148,7 @@ checks:
     for env in ["linux", "windows"] {
         project.run_env(env, &format!("artifacts/{env}"));
     }
-    let merged = project
-        .std_cmd()
-        .args(["merge", "--out", "report.json", "artifacts"])
-        .output()
-        .unwrap();
-    assert!(project.path().join("report.json").exists(), "{merged:?}");
+    project.merge_into("artifacts", "report.json");
     project
 }
 

@@ -18,21 +18,8 @@ checks:
 /// Both environments run, then `render --format FORMAT` of their folder.
 fn rendered(manifest: &str, format: &str) -> String {
     let project = Project::new(manifest);
-    for env in ["a", "b"] {
-        project.run_env(env, &format!("results/{env}"));
-    }
-    let out = project
-        .std_cmd()
-        .args(["render", "--format", format, "results"])
-        .output()
-        .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
+    project.run_envs(&["a", "b"]);
+    project.stdout_of(&["render", "--format", format, "results"])
 }
 
 #[test]
@@ -116,15 +103,8 @@ checks:
 #[test]
 fn a_dry_run_needs_no_repository_or_commit() {
     let project = Project::new(MANIFEST);
-    for env in ["a", "b"] {
-        project.run_env(env, &format!("results/{env}"));
-    }
-    let merged = project
-        .std_cmd()
-        .args(["merge", "--out", "report.json", "results"])
-        .output()
-        .unwrap();
-    assert!(project.path().join("report.json").exists(), "{merged:?}");
+    project.run_envs(&["a", "b"]);
+    project.merge_into("results", "report.json");
     let out = project
         .std_cmd()
         .args([

@@ -101,25 +101,12 @@ fn ink(rgba: &[u8]) -> usize {
 
 fn project() -> Project {
     let project = Project::new(MANIFEST);
-    for env in ["linux", "macos"] {
-        project.run_env(env, &format!("results/{env}"));
-    }
+    project.run_envs(&["linux", "macos"]);
     project
 }
 
 fn render(project: &Project, format: &str) -> String {
-    let out = project
-        .std_cmd()
-        .args(["render", "--format", format, "results"])
-        .output()
-        .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
+    project.stdout_of(&["render", "--format", format, "results"])
 }
 
 fn keep(png: &Path, name: &str) {

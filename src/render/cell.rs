@@ -98,6 +98,15 @@ impl Cell {
     }
 }
 
+/// Whether `check` is optional, as its executed pairs say.
+pub fn is_optional(report: &Report, index: &PairIndex<'_>, check: &str) -> bool {
+    report
+        .environments
+        .iter()
+        .find_map(|env| index.row(check, env))
+        .is_some_and(|r| !r.required)
+}
+
 /// The line at the top of a matrix: pairs passed of expected, failed, optional failures,
 /// missing, tests run (summed), and how long the longest environment took. `None` when
 /// no pair was expected.

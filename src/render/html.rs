@@ -4,7 +4,7 @@
 
 use std::fmt::Write as _;
 
-use super::cell::Cell;
+use super::cell::{self, Cell};
 use super::text::escape_html as esc;
 use super::{Quoted, RenderOptions};
 use crate::results::{Report, RowResult, Verdict};
@@ -126,11 +126,7 @@ fn grid(report: &Report, out: &mut String) {
     out.push_str("</tr></thead>\n<tbody>\n");
     let index = report.index();
     for check in checks {
-        let optional = report
-            .environments
-            .iter()
-            .find_map(|env| index.row(check, env))
-            .is_some_and(|r| !r.required);
+        let optional = cell::is_optional(report, &index, check);
         let _ = write!(
             out,
             "<tr><th>{}{}{}</th>",

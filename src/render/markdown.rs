@@ -349,11 +349,7 @@ fn grid(report: &Report, shape: Shape, out: &mut String) {
             folded += 1;
             continue;
         }
-        let optional = report
-            .environments
-            .iter()
-            .find_map(|env| index.row(check, env))
-            .is_some_and(|r| !r.required);
+        let optional = cell::is_optional(report, &index, check);
         let _ = write!(
             out,
             "| {check}{}{} |",

@@ -69,6 +69,38 @@ impl Project {
         status.code().expect("run exits with a code")
     }
 
+    /// Runs each of `envs` into `results/<env>`, as the matrix jobs would.
+    #[allow(dead_code)]
+    pub fn run_envs(&self, envs: &[&str]) {
+        for env in envs {
+            self.run_env(env, &format!("results/{env}"));
+        }
+    }
+
+    /// `ARGS…` (e.g. `render --format html results`), which must exit 0: its stdout.
+    #[allow(dead_code)]
+    pub fn stdout_of(&self, args: &[&str]) -> String {
+        let out = self.std_cmd().args(args).output().unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    }
+
+    /// `merge --out OUT FROM`, which must write OUT (whatever the verdict).
+    #[allow(dead_code)]
+    pub fn merge_into(&self, from: &str, out: &str) {
+        let merged = self
+            .std_cmd()
+            .args(["merge", "--out", out, from])
+            .output()
+            .unwrap();
+        assert!(self.path().join(out).exists(), "{merged:?}");
+    }
+
     /// Like [`Project::cmd`], as a plain `std::process::Command` (to spawn and watch).
     pub fn std_cmd(&self) -> std::process::Command {
         let mut cmd = std_bin();
