@@ -37,6 +37,8 @@ pub struct Project {
 pub struct Node {
     /// `npm`, `pnpm` or `yarn`, from the lock file.
     pub manager: &'static str,
+    /// Whether a lock file exists (`npm ci` needs `package-lock.json`).
+    pub locked: bool,
     /// The scripts among `lint`, `typecheck`, `build`, `test` it defines (npm's
     /// placeholder `test` script does not count).
     pub scripts: Vec<&'static str>,
@@ -115,7 +117,19 @@ fn detect_node(dir: &Path) -> Option<Node> {
     } else {
         "npm"
     };
-    Some(Node { manager, scripts })
+    let locked = [
+        "package-lock.json",
+        "npm-shrinkwrap.json",
+        "pnpm-lock.yaml",
+        "yarn.lock",
+    ]
+    .iter()
+    .any(|name| dir.join(name).is_file());
+    Some(Node {
+        manager,
+        scripts,
+        locked,
+    })
 }
 
 fn detect_python(dir: &Path) -> Option<Python> {
@@ -127,6 +141,70 @@ fn detect_python(dir: &Path) -> Option<Python> {
     found.then(|| Python {
         ruff: pyproject.contains("[tool.ruff") || dir.join("ruff.toml").is_file(),
     })
+}
+
+/// The starter workflow for `project`: [`WORKFLOW`] with, in the run job, the steps
+/// that set up each detected ecosystem's toolchain (its official setup action) and
+/// dependencies, so the checks of [`manifest_text`] pass on the first run.
+pub fn workflow_text(project: &Project) -> String {
+    const PLACEHOLDER: &str =
+        "      # Install here what the checks need (toolchains, dependencies).\n";
+    let mut steps = String::new();
+    if project.cargo.is_some() {
+        steps.push_str(
+            "      - uses: dtolnay/rust-toolchain@stable\n\
+             \x20       with:\n\
+             \x20         components: rustfmt, clippy\n",
+        );
+    }
+    if let Some(node) = &project.node {
+        let cache = match (node.manager, node.locked) {
+            (manager, true) => format!("\n          cache: {manager}"),
+            (_, false) => String::new(),
+        };
+        if node.manager == "pnpm" {
+            steps.push_str("      - uses: pnpm/action-setup@v4\n");
+        }
+        steps.push_str(&format!(
+            "      - uses: actions/setup-node@v6\n\
+             \x20       with:\n\
+             \x20         node-version: lts/*{cache}\n"
+        ));
+    }
+    if project.python.is_some() {
+        let ruff = if project.python.as_ref().is_some_and(|p| p.ruff) {
+            " ruff"
+        } else {
+            ""
+        };
+        steps.push_str(&format!(
+            "      - uses: actions/setup-python@v6\n\
+             \x20       with:\n\
+             \x20         python-version: \"3.x\"\n\
+             \x20     # The project and its test tools; adjust to how it declares them.\n\
+             \x20     - run: |\n\
+             \x20         python -m pip install --upgrade pip\n\
+             \x20         if [ -f requirements.txt ]; then python -m pip install -r requirements.txt; fi\n\
+             \x20         if [ -f pyproject.toml ] || [ -f setup.py ]; then python -m pip install -e .; fi\n\
+             \x20         python -m pip install pytest{ruff}\n\
+             \x20       shell: bash\n"
+        ));
+    }
+    if project.go {
+        steps.push_str(
+            "      - uses: actions/setup-go@v6\n\
+             \x20       with:\n\
+             \x20         go-version-file: go.mod\n",
+        );
+    }
+    if steps.is_empty() {
+        return WORKFLOW.to_owned();
+    }
+    WORKFLOW.replacen(
+        PLACEHOLDER,
+        &format!("      # The toolchains and dependencies the checks need.\n{steps}"),
+        1,
+    )
 }
 
 /// The starter manifest for `project`, commented for people who have not read the
@@ -184,10 +262,12 @@ pub fn manifest_text(project: &Project) -> String {
     if let Some(node) = &project.node {
         any = true;
         let manager = node.manager;
-        let install = match manager {
-            "pnpm" => "pnpm install --frozen-lockfile",
-            "yarn" => "yarn install --frozen-lockfile",
-            _ => "npm ci",
+        // `npm ci` refuses to run without a lock file.
+        let install = match (manager, node.locked) {
+            ("pnpm", _) => "pnpm install --frozen-lockfile",
+            ("yarn", _) => "yarn install --frozen-lockfile",
+            (_, true) => "npm ci",
+            (_, false) => "npm install",
         };
         writeln!(
             text,
@@ -279,6 +359,7 @@ mod tests {
         let node = |manager| Node {
             manager,
             scripts: vec!["lint", "typecheck", "build", "test"],
+            locked: true,
         };
         let everything = Project {
             cargo: Some(3),
@@ -313,6 +394,50 @@ mod tests {
             parse(&manifest_text(&project));
         }
         assert_eq!(ids(&manifest_text(&Project::default())), ["tree-clean"]);
+    }
+
+    #[test]
+    fn npm_ci_only_with_a_lock_file() {
+        let npm = |locked| {
+            manifest_text(&Project {
+                node: Some(Node {
+                    manager: "npm",
+                    scripts: vec!["test"],
+                    locked,
+                }),
+                ..Project::default()
+            })
+        };
+        assert!(npm(true).contains("run: npm ci\n"), "{}", npm(true));
+        assert!(npm(false).contains("run: npm install\n"), "{}", npm(false));
+    }
+
+    #[test]
+    fn the_workflow_sets_up_each_ecosystem_with_its_official_action() {
+        let everything = Project {
+            cargo: Some(1),
+            node: Some(Node {
+                manager: "npm",
+                scripts: vec!["test"],
+                locked: true,
+            }),
+            python: Some(Python { ruff: false }),
+            go: true,
+        };
+        let workflow = workflow_text(&everything);
+        for step in [
+            "- uses: dtolnay/rust-toolchain@stable",
+            "- uses: actions/setup-node@v6",
+            "cache: npm",
+            "- uses: actions/setup-python@v6",
+            "python -m pip install pytest\n",
+            "- uses: actions/setup-go@v6",
+            "go-version-file: go.mod",
+        ] {
+            assert!(workflow.contains(step), "{step} missing:\n{workflow}");
+        }
+        assert!(!workflow.contains("Install here what the checks need"));
+        assert_eq!(workflow_text(&Project::default()), WORKFLOW);
     }
 
     #[test]

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use super::args::InitArgs;
 use super::{Error, print_stdout};
 use crate::exit_code;
-use crate::init::{self, MANIFEST_PATH, WORKFLOW, WORKFLOW_PATH};
+use crate::init::{self, MANIFEST_PATH, WORKFLOW_PATH};
 
 /// Writes the starter manifest (and workflow); refuses to overwrite either without
 /// `--force`, before writing anything.
@@ -21,7 +21,7 @@ pub(super) fn init_cmd(quiet: bool, args: &InitArgs) -> Result<i32, Error> {
     let mut files: Vec<(PathBuf, String)> =
         vec![(args.dir.join(MANIFEST_PATH), init::manifest_text(&project))];
     if !args.no_workflow {
-        files.push((args.dir.join(WORKFLOW_PATH), WORKFLOW.to_owned()));
+        files.push((args.dir.join(WORKFLOW_PATH), init::workflow_text(&project)));
     }
     if !args.force {
         let existing: Vec<String> = files

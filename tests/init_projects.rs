@@ -1,0 +1,142 @@
+//! `init` on real projects: the manifest it writes passes on the first run, and the
+//! workflow it writes sets up the toolchain with the ecosystem's official action and
+//! passes actionlint. Rust, Node (without a lock file, where `npm ci` would refuse) and
+//! Python projects are run for real; Go's manifest and workflow are checked without a
+//! Go toolchain (none is on the test machine).
+
+mod common;
+
+use std::path::Path;
+use std::process::Command;
+
+use common::std_bin;
+
+/// Writes `files` into a fresh folder, runs `init` there, then returns the folder.
+fn initialised(files: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, text) in files {
+        let path = dir.path().join(name);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    let out = std_bin()
+        .current_dir(dir.path())
+        .arg("init")
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    dir
+}
+
+/// The generated workflow passes actionlint and sets up what `steps` name.
+fn workflow_sets_up(dir: &Path, steps: &[&str]) {
+    let path = dir.join(".github/workflows/verify-matrix.yml");
+    let workflow = std::fs::read_to_string(&path).unwrap();
+    for step in steps {
+        assert!(workflow.contains(step), "{step} missing:\n{workflow}");
+    }
+    let out = Command::new("actionlint")
+        .args(["-no-color"])
+        .arg(&path)
+        .output()
+        .expect("actionlint must be installed (scripts/test.sh does)");
+    assert!(
+        out.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// `run` in the folder, as on the machine the manifest's `linux` environment detects:
+/// VERIFIED, with every required check passing.
+fn first_run_is_verified(dir: &Path) -> String {
+    let out = std_bin().current_dir(dir).arg("run").output().unwrap();
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(
+        text.contains("All Required Environments: VERIFIED"),
+        "{text}"
+    );
+    text
+}
+
+#[test]
+fn a_rust_crate_passes_on_the_first_run() {
+    let dir = initialised(&[
+        (
+            "Cargo.toml",
+            "[package]\nname = \"first\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+        ),
+        (
+            "src/lib.rs",
+            "pub fn add(a: u32, b: u32) -> u32 {\n    a + b\n}\n\n#[cfg(test)]\nmod tests {\n    #[test]\n    fn adds() {\n        assert_eq!(super::add(1, 2), 3);\n    }\n}\n",
+        ),
+    ]);
+    workflow_sets_up(dir.path(), &["- uses: dtolnay/rust-toolchain@stable"]);
+    let text = first_run_is_verified(dir.path());
+    assert!(
+        text.contains("1 test passed") || text.contains("1 tests passed"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_node_package_without_a_lock_file_passes_on_the_first_run() {
+    let dir = initialised(&[
+        (
+            "package.json",
+            r#"{"name": "first", "version": "1.0.0", "scripts": {"test": "node --test"}}"#,
+        ),
+        (
+            "test/add.test.js",
+            "const test = require('node:test');\nconst assert = require('node:assert');\ntest('adds', () => assert.strictEqual(1 + 2, 3));\n",
+        ),
+    ]);
+    let manifest = std::fs::read_to_string(dir.path().join("verify-matrix.yml")).unwrap();
+    assert!(manifest.contains("run: npm install\n"), "{manifest}");
+    workflow_sets_up(dir.path(), &["- uses: actions/setup-node@v6"]);
+    first_run_is_verified(dir.path());
+}
+
+#[test]
+fn a_python_project_passes_on_the_first_run() {
+    let dir = initialised(&[
+        (
+            "pyproject.toml",
+            "[project]\nname = \"first\"\nversion = \"0.1.0\"\n",
+        ),
+        (
+            "tests/test_add.py",
+            "def test_adds():\n    assert 1 + 2 == 3\n",
+        ),
+    ]);
+    workflow_sets_up(
+        dir.path(),
+        &[
+            "- uses: actions/setup-python@v6",
+            "python -m pip install pytest",
+        ],
+    );
+    first_run_is_verified(dir.path());
+}
+
+#[test]
+fn a_go_module_gets_setup_go() {
+    let dir = initialised(&[("go.mod", "module example.com/first\n\ngo 1.22\n")]);
+    workflow_sets_up(
+        dir.path(),
+        &["- uses: actions/setup-go@v6", "go-version-file: go.mod"],
+    );
+    let manifest = std::fs::read_to_string(dir.path().join("verify-matrix.yml")).unwrap();
+    assert!(manifest.contains("test: go test ./...\n"), "{manifest}");
+}
