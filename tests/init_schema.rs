@@ -184,7 +184,20 @@ fn init_in_a_cargo_workspace_writes_a_manifest_that_plans_and_the_workflow() {
     let workflow = project.read(".github/workflows/verify-matrix.yml");
     let fixture =
         std::fs::read_to_string(repo_root().join("fixtures/workflows/verify-matrix.yml")).unwrap();
-    assert_eq!(workflow, fixture, "init writes the linted fixture workflow");
+    // The linted fixture workflow, with the toolchain set up in the run job.
+    let setup = "      # The toolchains and dependencies the checks need.\n\
+                 \x20     - uses: dtolnay/rust-toolchain@stable\n\
+                 \x20       with:\n\
+                 \x20         components: rustfmt, clippy\n";
+    assert!(workflow.contains(setup), "{workflow}");
+    assert_eq!(
+        workflow.replace(
+            setup,
+            "      # Install here what the checks need (toolchains, dependencies).\n"
+        ),
+        fixture,
+        "init writes the linted fixture workflow"
+    );
 }
 
 #[test]
