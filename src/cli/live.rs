@@ -257,6 +257,8 @@ impl Live {
 pub fn status_line(result: &CheckResult, summary: &str) -> String {
     let status = match (result.status, result.flaky) {
         (Status::Pass, true) => "PASS (flaky)",
+        // The final table's words (the result file keeps NOT_RUN).
+        (Status::NotRun, _) => "NOT RUN",
         (status, _) => status.as_str(),
     };
     format!(

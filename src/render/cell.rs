@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use crate::results::report::{FAILED_TO_RUN, PairIndex};
+use crate::results::report::{FAILED_TO_RUN, MissingKind, PairIndex};
 use crate::results::{Report, Row, RowResult};
 use crate::run::check::format_duration;
 
@@ -21,18 +21,23 @@ pub enum Cell {
     Error,
     /// A required pair has no result.
     Missing,
+    /// A required pair was not run (a fail-fast stop, a run timeout, an interrupt).
+    NotRun,
     /// The check is not required in this environment.
     NotRequired,
 }
 
 impl Cell {
     /// The state of `check` in `environment`.
-    pub fn of(index: &PairIndex<'_>, check: &str, environment: &str) -> Cell {
+    pub fn of(report: &Report, index: &PairIndex<'_>, check: &str, environment: &str) -> Cell {
         match index.row(check, environment) {
             Some(row) => Cell::of_row(row),
             None => match index.missing(check, environment) {
-                Some(m) if m.reason.starts_with(FAILED_TO_RUN) => Cell::Error,
-                Some(_) => Cell::Missing,
+                Some(m) => match report.missing_kind(m) {
+                    MissingKind::FailedToRun => Cell::Error,
+                    MissingKind::NotRun => Cell::NotRun,
+                    MissingKind::NoResult => Cell::Missing,
+                },
                 None => Cell::NotRequired,
             },
         }
@@ -67,6 +72,7 @@ impl Cell {
             Cell::Error => "❌ error".to_owned(),
             Cell::Advisory => "❕ optional".to_owned(),
             Cell::Missing => "⚠️".to_owned(),
+            Cell::NotRun => "⚠️ not run".to_owned(),
             Cell::NotRequired => "–".to_owned(),
         }
     }
@@ -88,6 +94,7 @@ impl Cell {
             Cell::Error => ("fail", "❌ ERROR".to_owned()),
             Cell::Advisory => ("advisory", "❕ FAIL (optional)".to_owned()),
             Cell::Missing => ("missing", "⚠️ MISSING".to_owned()),
+            Cell::NotRun => ("missing", "⚠️ NOT RUN".to_owned()),
             Cell::NotRequired => ("na", "–".to_owned()),
         }
     }

@@ -141,7 +141,7 @@ fn grid(report: &Report, out: &mut String) {
             if optional { " (optional)" } else { "" }
         );
         for env in &report.environments {
-            let (class, text) = Cell::of(&index, check, env).html();
+            let (class, text) = Cell::of(report, &index, check, env).html();
             let title = match (index.row(check, env), index.missing(check, env)) {
                 (Some(r), _) => r.detail.summary.as_str(),
                 (None, Some(m)) => m.reason.as_str(),

@@ -338,7 +338,7 @@ fn grid(report: &Report, shape: Shape, out: &mut String) {
         let cells: Vec<Cell> = report
             .environments
             .iter()
-            .map(|env| Cell::of(&index, check, env))
+            .map(|env| Cell::of(report, &index, check, env))
             .collect();
         // An environment with no results at all has its own INFRA_BLOCKED block.
         let passing = cells

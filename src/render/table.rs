@@ -7,6 +7,7 @@ use tabled::settings::Style as TableStyle;
 use std::time::Duration;
 
 use super::Quoted;
+use crate::results::report::MissingKind;
 use crate::results::{RowResult, Verdict};
 use crate::run::check::format_duration;
 
@@ -47,17 +48,16 @@ pub fn render(report: &Quoted, color: bool) -> String {
         ]);
     }
     for m in &report.missing {
-        // ERROR when it failed before it had an exit code (the result's status), as
-        // the grids' "error" cells; MISSING otherwise.
-        let errored = report.failed_before_running(m);
+        // The grids' words: ERROR when it failed before it had an exit code (the
+        // result's status), NOT RUN when it was not started, MISSING with no result.
         builder.push_record([
             m.check.clone(),
             m.environment.clone(),
             "–".to_owned(),
-            if errored {
-                paint("ERROR", AnsiColor::Red)
-            } else {
-                paint("MISSING", AnsiColor::Yellow)
+            match report.missing_kind(m) {
+                MissingKind::FailedToRun => paint("ERROR", AnsiColor::Red),
+                MissingKind::NotRun => paint("NOT RUN", AnsiColor::Yellow),
+                MissingKind::NoResult => paint("MISSING", AnsiColor::Yellow),
             },
             "–".to_owned(),
             m.reason.clone(),
