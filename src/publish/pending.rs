@@ -88,10 +88,15 @@ pub fn over(banner: &str, head: &str, existing: &str) -> String {
         })
         .collect::<Vec<_>>()
         .join("\n");
-    format!(
+    let pending = format!(
         "{banner}{note}\n\n{PREVIOUS}\n{}\n",
         mark_claims(&body).trim_end()
-    )
+    );
+    if pending.chars().count() <= super::COMMENT_LIMIT {
+        return pending;
+    }
+    // The previous result filled the comment: the mark goes alone (GitHub refuses more).
+    format!("{banner}The previous result is too long to keep beside this mark.\n")
 }
 
 /// The commit a rendered matrix says it verified, if it says so.
@@ -148,6 +153,16 @@ mod tests {
         // Marking it again keeps one mark and the same previous result.
         let again = over(&banner, HEAD, &pending);
         assert_eq!(again, pending);
+    }
+
+    #[test]
+    fn a_previous_result_that_fills_the_comment_is_left_out() {
+        let banner = banner("<!-- m -->", HEAD, None);
+        let huge = format!("{}{}", result(OLD, "VERIFIED"), "x\n".repeat(40_000));
+        let pending = over(&banner, HEAD, &huge);
+        assert!(pending.chars().count() <= crate::publish::COMMENT_LIMIT);
+        assert!(pending.starts_with(&banner), "{pending}");
+        assert!(!pending.contains("All Required Environments"), "{pending}");
     }
 
     #[test]
