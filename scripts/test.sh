@@ -2,7 +2,7 @@
 # The test suite, from a bare machine with Rust: installs what the tests use besides
 # Rust, then runs `cargo test --locked` (extra arguments are passed on).
 #
-# Everything goes under target/, never into the system (it works with Debian's or
+# Everything goes under target/ except two Debian packages (it works with Debian's or
 # Ubuntu's own Python, which refuses `pip install` outside a virtual environment), and a
 # second run installs nothing:
 #
@@ -14,11 +14,9 @@
 #   cmarkgfm (cmark-gfm, GitHub's markdown: the comment is rendered as GitHub shows it);
 # - target/github-openapi, GitHub's OpenAPI description of its REST API (npm package
 #   @octokit/openapi, pinned and checked by SHA-256): every request the publishing tests
-#   record is checked against it.
-#
+#   record is checked against it;
 # - Debian's chromium and fonts-noto-color-emoji packages, with apt-get, when missing:
-#   the comment and the HTML report are screenshotted in Chromium (the one install
-#   outside target/).
+#   the comment and the HTML report are screenshotted in Chromium.
 #
 # The tests run with the virtual environment first on PATH (to run `cargo test` by
 # hand: `PATH=$PWD/target/tools/venv/bin:$PATH cargo test`). A missing tool fails the
