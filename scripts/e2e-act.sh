@@ -13,7 +13,7 @@
 #   serves this build as the release asset, so the Action's install step downloads it and
 #   checks its SHA-256.
 #
-# Three runs, each checked against what reached "GitHub" (any difference fails the
+# Four runs, each checked against what reached "GitHub" (any difference fails the
 # script):
 #
 # 1. Run 101, attempt 1 of a pull request: the c-locale leg fails. The plan job marks the
@@ -26,6 +26,12 @@
 # 3. A push of an invalid manifest to the pull request (run 102): the plan fails, the
 #    report job still runs, and the new head gets a failing check run and a NOT VERIFIED
 #    comment with the manifest error: no VERIFIED anywhere for it.
+# 4. A Node project as `init` writes it, its generated workflow run as it is (run 103):
+#    VERIFIED on the first run.
+#
+# Artifacts are kept per run, as on GitHub: a run without any is a download error
+# (which the Action's report step survives), a name is uploaded once unless
+# `overwrite`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$PWD
@@ -78,7 +84,8 @@ git -C "$work/repo" init -q
 base=$(commit e2e)
 head=$base
 
-mkdir -p "$work/artifacts"
+# Artifacts are kept per workflow run, as GitHub keeps them.
+mkdir -p "$work/artifacts/101" "$work/artifacts/102" "$work/artifacts/103"
 stand=$repo/scripts/e2e/stand-ins
 # act must not find a cargo-verify-matrix of the host: the Action installs its own.
 path_without_tool=$(printf '%s' "$PATH" | tr ':' '\n' | grep -v -e "$repo/target/debug" -e "$repo/target/release" | paste -sd:)
@@ -96,16 +103,18 @@ workflow() {
 JSON
     status=0
     (
-        cd "$work/repo"
+        cd "${E2E_REPO:-$work/repo}"
         PATH=$path_without_tool act pull_request \
-            -W .github/workflows/ci.yml -j verify-report \
+            -W "${E2E_WORKFLOW:-.github/workflows/ci.yml}" -j "${E2E_JOB:-verify-report}" \
             -e "$work/event.json" \
             -P ubuntu-latest=-self-hosted \
             --local-repository "actions/checkout@v5=$stand/checkout" \
             --local-repository "dtolnay/rust-toolchain@stable=$stand/rust-toolchain" \
             --local-repository "actions/upload-artifact@v6=$stand/upload-artifact" \
             --local-repository "actions/download-artifact@v7=$stand/download-artifact" \
-            --env "E2E_ARTIFACTS=$work/artifacts" \
+            --local-repository "actions/setup-node@v6=$stand/setup-node" \
+            --local-repository "verify-matrix/cargo-verify-matrix@v1=$work/action" \
+            --env "E2E_ARTIFACTS=$work/artifacts/$run_id" \
             --env "E2E_FLAG=$work/fixed" \
             --env "GITHUB_API_URL=http://127.0.0.1:$port" \
             --env "VERIFY_MATRIX_RELEASES_URL=http://127.0.0.1:$port/releases" \
@@ -144,3 +153,25 @@ printf 'version: 1\nenvironments: [{name: c-locale}]\nchecks:\n  - { id: locale,
 head=$(commit "an invalid manifest")
 workflow broken 102 1
 check broken 1
+
+# The published Action, as a workflow outside this repository names it: this tree's
+# action.yml, its scripts and Cargo.toml (its version), nothing else.
+mkdir -p "$work/action"
+cp -R action.yml action Cargo.toml "$work/action/"
+
+# 4. A project as `init` writes it, its generated workflow run as it is: a Node package
+#    without a lock file (the manifest installs with `npm install`; the workflow sets
+#    up Node with actions/setup-node and uses the published Action, here this tree).
+node_repo=$work/node
+mkdir -p "$node_repo/test"
+printf '{"name": "first", "version": "1.0.0", "scripts": {"test": "node --test"}}\n' >"$node_repo/package.json"
+printf "const test = require('node:test');\nconst assert = require('node:assert');\ntest('adds', () => assert.strictEqual(1 + 2, 3));\n" >"$node_repo/test/add.test.js"
+git -C "$node_repo" init -q
+(cd "$node_repo" && "$repo/target/release/cargo-verify-matrix" init >/dev/null 2>&1)
+git -C "$node_repo" add -A
+git -C "$node_repo" -c user.name=e2e -c user.email=e2e@localhost commit -qm "init"
+head=$(git -C "$node_repo" rev-parse HEAD)
+base=$head
+E2E_REPO=$node_repo E2E_WORKFLOW=.github/workflows/verify-matrix.yml E2E_JOB=report \
+    workflow generated 103 1
+check generated 0

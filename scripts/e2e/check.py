@@ -40,9 +40,12 @@ def ran(job):
     return any(line.startswith(f"[ci/{job}") for line in log.splitlines())
 
 
+REPORT_JOB = "verify-matrix/report" if name == "generated" else "ci/verify-report"
+
+
 def published(what):
     """The report step said it published `what` (its stderr is in the log)."""
-    return any(line.startswith("[ci/verify-report") and f"published: {what}" in line
+    return any(line.startswith(f"[{REPORT_JOB}") and f"published: {what}" in line
                for line in log.splitlines())
 
 
@@ -110,6 +113,14 @@ elif name == "broken":
     expect(not any(r["conclusion"] == "success" for r in on_head), "a green check on the new head")
     old = [r["conclusion"] for r in state["check_runs"] if r["head_sha"] == base]
     expect(old == ["failure", "success"], f"the earlier head's check runs changed: {old}")
+elif name == "generated":
+    expect(published("PR comment") and published("check run"), "the report job did not publish")
+    expect(not failed_steps("verify-matrix/"), f"a step failed: {failed_steps('verify-matrix/')}")
+    for line in ["| npm-install | linux | 0 | PASS |", "| npm-test | linux | 0 | PASS |"]:
+        expect(line in comment, f"{line!r} missing from the comment:\n{comment}")
+    expect(VERIFIED.search(comment), f"the generated project is not VERIFIED:\n{comment}")
+    expect([r["conclusion"] for r in on_head] == ["success"],
+           f"expected one green check run on the generated project's head: {on_head}")
 else:
     fail(f"unknown run {name}")
 
