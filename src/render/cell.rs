@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use crate::results::report::{FAILED_TO_RUN, MissingKind, PairIndex};
+use crate::results::report::{MissingKind, PairIndex};
 use crate::results::{Report, Row, RowResult};
 use crate::run::check::format_duration;
 
@@ -129,7 +129,7 @@ pub fn summary_line(report: &Report) -> Option<String> {
     let errored = report
         .missing
         .iter()
-        .filter(|m| m.reason.starts_with(FAILED_TO_RUN))
+        .filter(|m| report.missing_kind(m) == MissingKind::FailedToRun)
         .count();
     let mut line = format!("{passed} of {expected} pairs passed");
     for (n, what) in [

@@ -865,8 +865,7 @@ const NO_RESULTS: &str = "no results";
 const NO_RESULT_IN: &str = "no result for this check in the ";
 
 /// The start of the reason of a missing pair that errored before it had an exit code.
-/// How the reason of a pair that errored before it had an exit code begins.
-pub const FAILED_TO_RUN: &str = "failed to run: ";
+const FAILED_TO_RUN: &str = "failed to run: ";
 
 /// Why an expected pair has no row.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
