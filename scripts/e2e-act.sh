@@ -13,7 +13,7 @@
 #   serves this build as the release asset, so the Action's install step downloads it and
 #   checks its SHA-256.
 #
-# Four runs, each checked against what reached "GitHub" (any difference fails the
+# Six runs, each checked against what reached "GitHub" (any difference fails the
 # script):
 #
 # 1. Run 101, attempt 1 of a pull request: the c-locale leg fails. The plan job marks the
@@ -26,8 +26,8 @@
 # 3. A push of an invalid manifest to the pull request (run 102): the plan fails, the
 #    report job still runs, and the new head gets a failing check run and a NOT VERIFIED
 #    comment with the manifest error: no VERIFIED anywhere for it.
-# 4. A Node project as `init` writes it, its generated workflow run as it is (run 103):
-#    VERIFIED on the first run.
+# 4-6. A Node, a Rust and a Python project as `init` writes them, their generated
+#    workflows run as they are (runs 103-105): VERIFIED on the first run.
 #
 # Artifacts are kept per run, as on GitHub: a run without any is a download error
 # (which the Action's report step survives), a name is uploaded once unless
@@ -85,7 +85,7 @@ base=$(commit e2e)
 head=$base
 
 # Artifacts are kept per workflow run, as GitHub keeps them.
-mkdir -p "$work/artifacts/101" "$work/artifacts/102" "$work/artifacts/103"
+mkdir -p "$work/artifacts/101" "$work/artifacts/102"
 stand=$repo/scripts/e2e/stand-ins
 # act must not find a cargo-verify-matrix of the host: the Action installs its own.
 path_without_tool=$(printf '%s' "$PATH" | tr ':' '\n' | grep -v -e "$repo/target/debug" -e "$repo/target/release" | paste -sd:)
@@ -113,6 +113,7 @@ JSON
             --local-repository "actions/upload-artifact@v6=$stand/upload-artifact" \
             --local-repository "actions/download-artifact@v7=$stand/download-artifact" \
             --local-repository "actions/setup-node@v6=$stand/setup-node" \
+            --local-repository "actions/setup-python@v6=$stand/setup-python" \
             --local-repository "verify-matrix/cargo-verify-matrix@v1=$work/action" \
             --env "E2E_ARTIFACTS=$work/artifacts/$run_id" \
             --env "E2E_FLAG=$work/fixed" \
@@ -159,19 +160,39 @@ check broken 1
 mkdir -p "$work/action"
 cp -R action.yml action Cargo.toml "$work/action/"
 
-# 4. A project as `init` writes it, its generated workflow run as it is: a Node package
-#    without a lock file (the manifest installs with `npm install`; the workflow sets
-#    up Node with actions/setup-node and uses the published Action, here this tree).
-node_repo=$work/node
-mkdir -p "$node_repo/test"
-printf '{"name": "first", "version": "1.0.0", "scripts": {"test": "node --test"}}\n' >"$node_repo/package.json"
-printf "const test = require('node:test');\nconst assert = require('node:assert');\ntest('adds', () => assert.strictEqual(1 + 2, 3));\n" >"$node_repo/test/add.test.js"
-git -C "$node_repo" init -q
-(cd "$node_repo" && "$repo/target/release/cargo-verify-matrix" init >/dev/null 2>&1)
-git -C "$node_repo" add -A
-git -C "$node_repo" -c user.name=e2e -c user.email=e2e@localhost commit -qm "init"
-head=$(git -C "$node_repo" rev-parse HEAD)
-base=$head
-E2E_REPO=$node_repo E2E_WORKFLOW=.github/workflows/verify-matrix.yml E2E_JOB=report \
-    workflow generated 103 1
-check generated 0
+# 4-6. Projects as `init` writes them, their generated workflows run as they are (the
+#      toolchain stand-ins use the machine's tools; the published Action is this tree).
+# generated KIND RUN_ID: `init` in $work/KIND (already holding the project), committed,
+# then its workflow for pull request 12 at that commit.
+generated() {
+    local kind=$1 run_id=$2 dir=$work/$1
+    git -C "$dir" init -q
+    (cd "$dir" && "$repo/target/release/cargo-verify-matrix" init >/dev/null 2>&1)
+    git -C "$dir" add -A
+    git -C "$dir" -c user.name=e2e -c user.email=e2e@localhost commit -qm "init"
+    head=$(git -C "$dir" rev-parse HEAD)
+    base=$head
+    mkdir -p "$work/artifacts/$run_id"
+    E2E_REPO=$dir E2E_WORKFLOW=.github/workflows/verify-matrix.yml E2E_JOB=report \
+        workflow "generated-$kind" "$run_id" 1
+    check "generated-$kind" 0
+}
+
+# A Node package without a lock file (the manifest installs with `npm install`).
+mkdir -p "$work/node/test"
+printf '{"name": "first", "version": "1.0.0", "scripts": {"test": "node --test"}}\n' >"$work/node/package.json"
+printf "const test = require('node:test');\nconst assert = require('node:assert');\ntest('adds', () => assert.strictEqual(1 + 2, 3));\n" >"$work/node/test/add.test.js"
+generated node 103
+
+# A Rust crate (fmt, clippy, tests).
+mkdir -p "$work/rust/src"
+printf '[package]\nname = "first"\nversion = "0.1.0"\nedition = "2021"\n' >"$work/rust/Cargo.toml"
+printf 'pub fn add(a: u32, b: u32) -> u32 {\n    a + b\n}\n\n#[cfg(test)]\nmod tests {\n    #[test]\n    fn adds() {\n        assert_eq!(super::add(1, 2), 3);\n    }\n}\n' >"$work/rust/src/lib.rs"
+generated rust 104
+
+# A Python project (its workflow installs it and pytest into the Python setup-python
+# gives: here a fresh virtual environment).
+mkdir -p "$work/python/tests"
+printf '[project]\nname = "first"\nversion = "0.1.0"\n' >"$work/python/pyproject.toml"
+printf 'def test_adds():\n    assert 1 + 2 == 3\n' >"$work/python/tests/test_add.py"
+generated python 105

@@ -3,7 +3,7 @@ GitHub stand-in.
 
     python3 check.py NAME STATE_JSON REQUESTS_JSONL ACT_LOG HEAD BASE
 
-NAME is `first`, `rerun` or `broken`. Exits non-zero, printing the workflow's log, on
+NAME is `first`, `rerun`, `broken` or `generated-KIND` (node, rust, python). Exits non-zero, printing the workflow's log, on
 any difference.
 """
 
@@ -40,7 +40,7 @@ def ran(job):
     return any(line.startswith(f"[ci/{job}") for line in log.splitlines())
 
 
-REPORT_JOB = "verify-matrix/report" if name == "generated" else "ci/verify-report"
+REPORT_JOB = "verify-matrix/report" if name.startswith("generated") else "ci/verify-report"
 
 
 def published(what):
@@ -113,10 +113,16 @@ elif name == "broken":
     expect(not any(r["conclusion"] == "success" for r in on_head), "a green check on the new head")
     old = [r["conclusion"] for r in state["check_runs"] if r["head_sha"] == base]
     expect(old == ["failure", "success"], f"the earlier head's check runs changed: {old}")
-elif name == "generated":
+elif name.startswith("generated-"):
+    rows = {
+        "generated-node": ["npm-install", "npm-test"],
+        "generated-rust": ["fmt", "clippy", "tests"],
+        "generated-python": ["pytest"],
+    }[name]
     expect(published("PR comment") and published("check run"), "the report job did not publish")
     expect(not failed_steps("verify-matrix/"), f"a step failed: {failed_steps('verify-matrix/')}")
-    for line in ["| npm-install | linux | 0 | PASS |", "| npm-test | linux | 0 | PASS |"]:
+    for check_id in rows:
+        line = f"| {check_id} | linux | 0 | PASS |"
         expect(line in comment, f"{line!r} missing from the comment:\n{comment}")
     expect(VERIFIED.search(comment), f"the generated project is not VERIFIED:\n{comment}")
     expect([r["conclusion"] for r in on_head] == ["success"],
