@@ -2,6 +2,7 @@
 //! the grids of the markdown matrix and of the HTML page map these states to their own
 //! symbols, so the same outcome reads the same everywhere.
 
+use std::collections::HashMap;
 use std::time::Duration;
 
 use crate::results::report::{MissingKind, PairIndex};
@@ -153,17 +154,15 @@ pub fn summary_line(report: &Report) -> Option<String> {
             if tests == 1 { "test" } else { "tests" }
         ));
     }
+    // Each environment's time, in one pass over the rows.
+    let mut per_environment: HashMap<&str, u64> = HashMap::new();
+    for row in &report.rows {
+        *per_environment.entry(row.environment.as_str()).or_default() += row.detail.duration_ms;
+    }
     let longest = report
         .environments
         .iter()
-        .map(|env| {
-            report
-                .rows
-                .iter()
-                .filter(|r| &r.environment == env)
-                .map(|r| r.detail.duration_ms)
-                .sum::<u64>()
-        })
+        .map(|env| per_environment.get(env.as_str()).copied().unwrap_or(0))
         .max()
         .unwrap_or(0);
     if !report.rows.is_empty() {

@@ -599,13 +599,17 @@ impl Report {
 
     /// Why `missing` has no row.
     pub fn missing_kind(&self, missing: &Missing) -> MissingKind {
-        if self.failed_before_running(missing) || missing.reason.starts_with(FAILED_TO_RUN) {
+        // The pair's own reason first; the scan of every reason only when it is silent
+        // (grids ask this of every missing pair).
+        if missing.reason.starts_with(FAILED_TO_RUN) {
             MissingKind::FailedToRun
         } else if self.is_infra_blocked(&missing.environment)
             || missing.reason == NO_RESULTS
             || missing.reason.starts_with(NO_RESULT_IN)
         {
             MissingKind::NoResult
+        } else if self.failed_before_running(missing) {
+            MissingKind::FailedToRun
         } else {
             MissingKind::NotRun
         }
