@@ -177,12 +177,7 @@ checks:
     assert!(row("slow").contains("│ FAIL "), "{table}");
     assert!(row("gate").contains("│ FAIL "), "{table}");
     assert!(row("suite").contains("│ ERROR "), "{table}");
-    let out = project
-        .std_cmd()
-        .args(["render", "results"])
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&out.stdout);
+    let text = project.stdout_of(&["render", "results"]);
     assert!(
         text.contains("\n0 of 3 pairs passed · 3 failed · "),
         "{text}"

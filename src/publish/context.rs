@@ -10,6 +10,7 @@
 use std::path::Path;
 
 use crate::results::Report;
+use crate::results::source::is_repository;
 
 /// The GitHub API when `GITHUB_API_URL` is not set.
 pub const DEFAULT_API_URL: &str = "https://api.github.com";
@@ -180,19 +181,12 @@ fn check_sha(sha: &str) -> Result<(), ContextError> {
 
 /// `owner/name`, in the characters GitHub allows; it goes into request paths.
 fn check_repository(repository: &str) -> Result<(), ContextError> {
-    let part_ok = |part: &str| {
-        !part.is_empty()
-            && part != "."
-            && part != ".."
-            && part
-                .bytes()
-                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'))
-    };
-    match repository.split_once('/') {
-        Some((owner, name)) if part_ok(owner) && part_ok(name) => Ok(()),
-        _ => Err(ContextError::Invalid(format!(
+    if is_repository(repository) {
+        Ok(())
+    } else {
+        Err(ContextError::Invalid(format!(
             "`{repository}` is not a repository (OWNER/NAME)"
-        ))),
+        )))
     }
 }
 

@@ -21,7 +21,7 @@ pub use client::{ApiError, GitHub, RetryPolicy, Token};
 pub use comment::{CommentOutcome, CommentPlan};
 pub use context::{Context, ContextError, Overrides};
 
-use crate::render::text::plural;
+use crate::render::text::{plural, short_commit};
 use crate::render::{Budget, Quoted, RenderError, RenderOptions, markdown};
 
 /// GitHub's limit on a comment's body, in characters.
@@ -239,9 +239,9 @@ fn not_a_pr(context: &Context) -> String {
 /// Names this publication's check run: the manifest's key and the workflow run and
 /// attempt (outside Actions, the time and process).
 fn external_id(context: &Context, key: &str) -> String {
-    let id = match &context.run {
-        Some((id, attempt)) => format!("cargo-verify-matrix:{key}:{id}.{attempt}"),
-        None => {
+    let id = match (&context.run, run_prefix(context, key)) {
+        (Some((_, attempt)), Some(prefix)) => format!("{prefix}{attempt}"),
+        _ => {
             let now = std::time::SystemTime::now()
                 .duration_since(std::time::UNIX_EPOCH)
                 .unwrap_or_default();
@@ -253,6 +253,12 @@ fn external_id(context: &Context, key: &str) -> String {
         }
     };
     check_run::cut(&id, 200)
+}
+
+/// What the external ids of this workflow run's check runs (every attempt) begin with.
+fn run_prefix(context: &Context, key: &str) -> Option<String> {
+    let (id, _) = context.run.as_ref()?;
+    Some(format!("cargo-verify-matrix:{key}:{id}."))
 }
 
 /// Plans the pending mark (`publish --pending`) of the commit `report.source` names:
@@ -300,7 +306,7 @@ pub fn plan_pending(
         }
     }
     if wants(Target::CheckRun) {
-        let short = &head[..head.len().min(7)];
+        let short = short_commit(&head);
         publication.check_run = Some(CheckRunPlan {
             repository: context.require_repository()?.to_owned(),
             name: settings.check_name.clone(),
@@ -340,9 +346,7 @@ fn check_run_plan(
         external_id,
         details_url: options.link.clone(),
         conclusion: Some(check_run::conclusion(report)),
-        adopt: context.run.as_ref().map(|(id, _)| {
-            check_run::cut(&format!("cargo-verify-matrix:{}:{id}.", options.key), 200)
-        }),
+        adopt: run_prefix(context, &options.key).map(|prefix| check_run::cut(&prefix, 200)),
         title: check_run::title(report),
         summary,
         text: markdown::failure_details(report, options, check_run::OUTPUT_LIMIT),

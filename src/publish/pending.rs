@@ -14,6 +14,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
+use crate::render::text::short_commit;
 use crate::untrusted::neutralise::mark_claims;
 
 /// The line between the pending mark and the previous result.
@@ -29,7 +30,7 @@ static COMMIT: LazyLock<Regex> = LazyLock::new(|| {
 /// The pending mark: the marker line, a heading and `provenance` (the commit being
 /// verified and the run doing it).
 pub fn banner(marker: &str, head: &str, provenance: Option<&str>) -> String {
-    let short = &head[..head.len().min(7)];
+    let short = short_commit(head);
     let mut out =
         format!("{marker}\n## ⏳ Environment Verification Matrix: verifying `{short}`\n\n");
     match provenance {
@@ -58,7 +59,7 @@ pub fn over(banner: &str, head: &str, existing: &str) -> String {
     if previous.trim().is_empty() {
         return banner.to_owned();
     }
-    let short = &head[..head.len().min(7)];
+    let short = short_commit(head);
     let was_for = commit_of(&previous);
     let note = match &was_for {
         Some(commit) if head.starts_with(commit.as_str()) || commit.starts_with(head) => format!(
@@ -66,15 +67,12 @@ pub fn over(banner: &str, head: &str, existing: &str) -> String {
         ),
         Some(commit) => format!(
             "The result below is for `{}`, an earlier commit: it is not a verdict for `{short}`.",
-            &commit[..commit.len().min(7)]
+            short_commit(commit)
         ),
         None => format!("The result below is an earlier one: it is not a verdict for `{short}`."),
     };
     let heading = match &was_for {
-        Some(commit) => format!(
-            "### Previous result, for `{}`",
-            &commit[..commit.len().min(7)]
-        ),
+        Some(commit) => format!("### Previous result, for `{}`", short_commit(commit)),
         None => "### Previous result".to_owned(),
     };
     let body = previous

@@ -9,8 +9,9 @@
 use std::fmt::Write as _;
 
 use super::cell::{self, Cell};
-use super::text::{escape_html, escape_markdown, fence_for, plural};
+use super::text::{escape_html, escape_markdown, fence_for, plural, short_commit};
 use super::{Quoted, RenderError, RenderOptions};
+use crate::results::source::is_repository;
 use crate::results::{Report, Row, RowResult, Verdict};
 
 /// The most bytes of log read per failure.
@@ -221,13 +222,16 @@ fn render_shape(
 pub fn provenance(report: &Report, options: &RenderOptions) -> Option<String> {
     let source = &report.source;
     let commit = source.commit.as_deref().filter(|c| is_commit(c))?;
-    let repository = source.repository.as_deref().filter(|r| is_repository(r));
+    let repository = source
+        .repository
+        .as_deref()
+        .filter(|r| is_linkable_repository(r));
     let web = options
         .web
         .as_deref()
         .unwrap_or("https://github.com")
         .trim_end_matches('/');
-    let short = &commit[..commit.len().min(7)];
+    let short = short_commit(commit);
     let mut line = match repository {
         Some(repo) if is_link_safe(web) => {
             format!("Commit [`{short}`]({web}/{repo}/commit/{commit})")
@@ -262,14 +266,10 @@ pub fn is_commit(text: &str) -> bool {
 }
 
 /// `owner/name` as GitHub allows them.
-fn is_repository(text: &str) -> bool {
-    let part = |p: &str| {
-        !p.is_empty()
-            && p.len() <= 100
-            && p.bytes()
-                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'))
-    };
-    matches!(text.split_once('/'), Some((owner, name)) if part(owner) && part(name))
+/// A repository that can be linked: well-formed, each part at most 100 characters (it
+/// comes from the results).
+fn is_linkable_repository(text: &str) -> bool {
+    is_repository(text) && text.split('/').all(|part| part.len() <= 100)
 }
 
 /// A URL that can stand in a markdown link without ending it early.

@@ -23,6 +23,13 @@ pub fn escape_markdown(text: &str) -> String {
     out
 }
 
+/// A commit id as people read it: its first 7 characters.
+pub fn short_commit(sha: &str) -> &str {
+    sha.char_indices()
+        .nth(7)
+        .map_or(sha, |(end, _)| &sha[..end])
+}
+
 /// Escapes text for HTML element content and attribute values.
 pub fn escape_html(text: &str) -> String {
     let mut out = String::with_capacity(text.len());

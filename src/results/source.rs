@@ -4,6 +4,20 @@ use std::path::Path;
 
 use super::schema::{Runner, Source};
 
+/// `owner/name` in the characters GitHub allows (never `.` or `..`): safe in request
+/// paths and links.
+pub fn is_repository(text: &str) -> bool {
+    let part_ok = |part: &str| {
+        !part.is_empty()
+            && part != "."
+            && part != ".."
+            && part
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'))
+    };
+    matches!(text.split_once('/'), Some((owner, name)) if part_ok(owner) && part_ok(name))
+}
+
 /// Reads the GitHub Actions context from the environment and the event payload; outside
 /// Actions, the commit is the repository's `HEAD`.
 pub fn detect_source(repo_dir: &Path) -> Source {
