@@ -17,15 +17,14 @@
 
 pub mod cli;
 pub mod exit_code;
-pub mod init;
 pub mod manifest;
 pub mod plan;
 pub mod publish;
 pub mod render;
 pub mod results;
 pub mod run;
+pub mod shell;
 pub mod untrusted;
-pub mod validate_signal;
 
 /// Runs the program with the process's arguments; returns the exit code.
 pub fn main() -> i32 {

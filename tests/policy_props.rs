@@ -2,8 +2,8 @@
 //! never panics, quoted text is never a command, and a trailing `&` always is.
 
 use cargo_verify_matrix::manifest::Policy;
-use cargo_verify_matrix::run::lexer::{lex, simple_commands};
 use cargo_verify_matrix::run::policy::refusal;
+use cargo_verify_matrix::shell::lexer::{lex, simple_commands};
 use proptest::prelude::*;
 
 /// Plain words that are no command name the policy knows.

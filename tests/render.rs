@@ -364,7 +364,7 @@ fn html_page() {
 
 #[test]
 fn signals_read_back_with_the_documented_regexes() {
-    use cargo_verify_matrix::validate_signal::{ROW_PATTERN, parse};
+    use cargo_verify_matrix::render::validate_signal::{ROW_PATTERN, parse};
     let row = regex::Regex::new(ROW_PATTERN).unwrap();
     let logs = tempfile::tempdir().unwrap();
     for report in [verified(), not_verified(logs.path())] {

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use super::args::InitArgs;
 use super::{Error, print_stdout};
 use crate::exit_code;
-use crate::init::{self, MANIFEST_PATH, WORKFLOW_PATH};
+use crate::manifest::init::{self, MANIFEST_PATH, WORKFLOW_PATH};
 
 /// Writes the starter manifest (and workflow); refuses to overwrite either without
 /// `--force`, before writing anything.

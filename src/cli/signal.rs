@@ -7,9 +7,9 @@ use super::commands::{checked_report, load_manifest};
 use super::{Error, print_stdout};
 use crate::exit_code;
 use crate::manifest::EnvName;
+use crate::render::validate_signal;
 use crate::results::io::read_bounded;
 use crate::untrusted::read_at_most;
-use crate::validate_signal;
 
 /// The most bytes of signal text read.
 const MAX_SIGNAL_BYTES: u64 = 16 * 1024 * 1024;

@@ -6,6 +6,7 @@ pub mod diagnostic;
 pub mod digest;
 mod error;
 pub mod guard;
+pub mod init;
 mod load;
 pub mod model;
 mod parse;

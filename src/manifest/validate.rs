@@ -13,7 +13,7 @@ use super::raw::{
     EnvValue, Expect, RawCheck, RawDefaults, RawDuration, RawEnvironment, RawManifest,
 };
 use super::spans::{Spans, join_index, join_key};
-use crate::run::words;
+use crate::shell::words;
 
 /// The version of the manifest format this build reads.
 pub const SUPPORTED_VERSION: u32 = 1;

@@ -5,9 +5,9 @@
 use std::collections::HashMap;
 use std::time::Duration;
 
+use crate::results::format_duration;
 use crate::results::report::{MissingKind, PairIndex};
 use crate::results::{Report, Row, RowResult};
-use crate::run::check::format_duration;
 
 /// One cell of a grid.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

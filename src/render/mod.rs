@@ -9,6 +9,7 @@ pub mod quoted;
 pub mod signal;
 pub mod table;
 pub mod text;
+pub mod validate_signal;
 
 use std::path::PathBuf;
 

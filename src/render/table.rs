@@ -7,9 +7,9 @@ use tabled::settings::Style as TableStyle;
 use std::time::Duration;
 
 use super::Quoted;
+use crate::results::format_duration;
 use crate::results::report::MissingKind;
 use crate::results::{RowResult, Verdict};
-use crate::run::check::format_duration;
 
 /// Renders the report for a terminal; `color` adds ANSI colours.
 pub fn render(report: &Quoted, color: bool) -> String {

@@ -1,5 +1,6 @@
 //! Result files (versioned, atomically written), and the report built from them.
 
+pub mod duration;
 pub mod io;
 pub mod logs;
 pub mod merge;
@@ -7,6 +8,7 @@ pub mod report;
 pub mod schema;
 pub mod source;
 
+pub use duration::format_duration;
 pub use io::{ResultFileError, write_json_atomic, write_json_atomic_unsynced};
 pub use report::{
     Contradiction, Disagreement, InfraBlocked, ManifestOrigin, ManifestTrust, Manual, Missing,

@@ -9,14 +9,14 @@ use regex::Regex;
 
 use crate::manifest::{Check, CheckKind, Environment, Manifest, Policy, TestSpec};
 use crate::results::logs::tail;
-use crate::results::{CheckResult, Status, one_line_summary};
+use crate::results::{CheckResult, Status, format_duration, one_line_summary};
 
+use super::argv;
 use super::auto;
 use super::effect;
 use super::kinds;
 use super::policy;
 use super::process::{self, Execution, Spec, StopReason, StopReceiver};
-use super::shell;
 
 /// Everything needed to run one check, owned so it can move to a task.
 #[derive(Debug, Clone)]
@@ -249,7 +249,7 @@ impl CheckJob {
     /// A command check, retrying retryable failures up to `retries` times.
     async fn run_command(&self, cmd: &str, mut stop: StopReceiver) -> std::io::Result<CheckResult> {
         let argv =
-            policy::refusal(cmd, &self.policy).map_or_else(|| shell::argv(self.shell, cmd), Err);
+            policy::refusal(cmd, &self.policy).map_or_else(|| argv::argv(self.shell, cmd), Err);
         let argv = match argv {
             Ok(argv) => argv,
             Err(reason) => {
@@ -481,21 +481,6 @@ fn millis(d: Duration) -> u64 {
     u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
 }
 
-/// `850ms`, `8.1s`, `2m 05s`.
-pub fn format_duration(d: Duration) -> String {
-    let ms = d.as_millis();
-    if ms < 1000 {
-        format!("{ms}ms")
-    } else if ms < 60_000 && ms.is_multiple_of(1000) {
-        format!("{}s", ms / 1000)
-    } else if ms < 60_000 {
-        format!("{:.1}s", d.as_secs_f64())
-    } else {
-        let secs = d.as_secs();
-        format!("{}m {:02}s", secs / 60, secs % 60)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -520,13 +505,5 @@ mod tests {
         ] {
             assert!(!TRANSIENT.is_match(text), "{text}");
         }
-    }
-
-    #[test]
-    fn durations_for_people() {
-        assert_eq!(format_duration(Duration::from_millis(850)), "850ms");
-        assert_eq!(format_duration(Duration::from_millis(8100)), "8.1s");
-        assert_eq!(format_duration(Duration::from_secs(5)), "5s");
-        assert_eq!(format_duration(Duration::from_secs(125)), "2m 05s");
     }
 }

@@ -3,7 +3,7 @@
 
 use crate::manifest::Policy;
 
-use super::lexer::{SimpleCommand, lex, simple_commands};
+use crate::shell::lexer::{SimpleCommand, lex, simple_commands};
 
 /// Command words that detach a process from the check.
 const DETACHERS: &[&str] = &["nohup", "disown", "setsid"];

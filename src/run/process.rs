@@ -14,8 +14,8 @@ use tokio::sync::watch;
 
 use crate::results::Leaked;
 
+use super::argv::Argv;
 use super::leaks::{self, Running};
-use super::shell::Argv;
 
 /// Exit code recorded for a command killed by its timeout (as coreutils' `timeout`).
 pub const TIMEOUT_EXIT: i32 = 124;

@@ -15,8 +15,9 @@ use crate::results::{
     Source, Status, Tool, write_json_atomic, write_json_atomic_unsynced,
 };
 
-use super::check::{CheckJob, format_duration, signal_name};
+use super::check::{CheckJob, signal_name};
 use super::process::{Stop, StopReason, StopReceiver};
+use crate::results::format_duration;
 
 /// How to run.
 #[derive(Debug, Clone)]

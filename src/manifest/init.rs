@@ -12,7 +12,7 @@ use std::path::Path;
 
 /// The workflow `init` writes: the basic three-job workflow of README, the same file the
 /// repository keeps (and lints) under `fixtures/workflows/`.
-pub const WORKFLOW: &str = include_str!("../fixtures/workflows/verify-matrix.yml");
+pub const WORKFLOW: &str = include_str!("../../fixtures/workflows/verify-matrix.yml");
 
 /// Where `init` writes, relative to the repository.
 pub const MANIFEST_PATH: &str = "verify-matrix.yml";

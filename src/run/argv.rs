@@ -4,7 +4,7 @@ use std::ffi::OsString;
 
 use crate::manifest::Shell;
 
-use super::words;
+use crate::shell::words;
 
 /// A program to spawn and its arguments.
 #[derive(Debug, Clone, PartialEq, Eq)]
