@@ -15,6 +15,7 @@
 //! Each stage is a pure function of its inputs except `run` (processes), which owns the
 //! async runtime.
 
+pub mod actions_env;
 pub mod cli;
 pub mod exit_code;
 pub mod manifest;

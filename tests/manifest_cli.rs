@@ -324,3 +324,43 @@ fn hostile_manifests_are_refused_before_parsing() {
         assert!(err.len() < 1000, "{name}: the snippet is cut: {err}");
     }
 }
+
+/// Each command's help lists the shared options that do something there, and no other;
+/// every command still accepts all four, so older scripts keep working.
+#[test]
+fn help_lists_the_shared_options_where_they_apply() {
+    let cases: [(&str, &[&str]); 10] = [
+        ("plan", &["--manifest"]),
+        ("run", &["--manifest", "--color", "--quiet"]),
+        ("merge", &["--manifest", "--color", "--quiet"]),
+        ("render", &["--manifest", "--color", "--quiet"]),
+        ("publish", &["--manifest", "--quiet", "--verbose"]),
+        ("report", &["--manifest", "--color", "--quiet", "--verbose"]),
+        ("validate-signal", &["--manifest"]),
+        ("init", &["--quiet"]),
+        ("exec", &[]),
+        ("schema", &[]),
+    ];
+    for (command, listed) in cases {
+        let output = bin().args([command, "--help"]).output().unwrap();
+        assert!(output.status.success(), "{command} --help");
+        let help = String::from_utf8(output.stdout).unwrap();
+        for option in ["--manifest", "--color", "--quiet", "--verbose"] {
+            let shown = help
+                .lines()
+                .any(|l| l.trim_start().starts_with(option) || l.contains(&format!(", {option}")));
+            assert_eq!(
+                shown,
+                listed.contains(&option),
+                "`{command} --help` and {option}:\n{help}"
+            );
+        }
+    }
+    let project =
+        Project::new("version: 1\nenvironments: [{name: only}]\nchecks: [{id: a, run: 'true'}]\n");
+    project
+        .cmd()
+        .args(["schema", "--quiet", "--color", "never", "-v"])
+        .assert()
+        .success();
+}

@@ -1,4 +1,9 @@
-//! Command-line definitions (clap derive).
+//! Command-line definitions (clap derive), private to the CLI: the stages never see
+//! them; [`super::settings`] turns them into what the stages take.
+//!
+//! Options that apply to several commands (`--manifest`, `--color`, `--quiet`,
+//! `--verbose`) are accepted before the command name (`--manifest X plan`, and for the
+//! implicit `run`) and after it by each command they apply to, whose help lists them.
 
 use std::path::PathBuf;
 
@@ -16,7 +21,7 @@ use crate::render::Format;
     version,
     after_help = "Exit codes: 0 verified, 1 a required check failed, 2 usage error, 3 coverage incomplete, 4 invalid input, 5 publishing failed, 70 internal error, 130 interrupted."
 )]
-pub struct Cli {
+pub(crate) struct Cli {
     #[command(flatten)]
     pub global: GlobalArgs,
     #[command(subcommand)]
@@ -26,28 +31,110 @@ pub struct Cli {
     pub run: RunArgs,
 }
 
-/// Options every command takes.
-#[derive(Debug, Args)]
-pub struct GlobalArgs {
+/// The shared options, before the command name.
+#[derive(Debug, Args, Default)]
+pub(crate) struct GlobalArgs {
+    #[command(flatten)]
+    pub manifest: ManifestArg,
+    #[command(flatten)]
+    pub color: ColorArg,
+    #[command(flatten)]
+    pub quiet: QuietArg,
+    #[command(flatten)]
+    pub verbose: VerboseArg,
+}
+
+impl GlobalArgs {
+    /// These options with a command's own over them.
+    pub fn with(
+        mut self,
+        manifest: Option<&ManifestArg>,
+        color: Option<&ColorArg>,
+        quiet: Option<&QuietArg>,
+        verbose: Option<&VerboseArg>,
+    ) -> GlobalArgs {
+        if let Some(path) = manifest.and_then(|m| m.manifest.clone()) {
+            self.manifest.manifest = Some(path);
+        }
+        if let Some(choice) = color.and_then(|c| c.color) {
+            self.color.color = Some(choice);
+        }
+        self.quiet.quiet |= quiet.is_some_and(|q| q.quiet);
+        self.verbose.verbose = self
+            .verbose
+            .verbose
+            .saturating_add(verbose.map_or(0, |v| v.verbose));
+        self
+    }
+}
+
+/// The ids of the shared options.
+const SHARED: [&str; 4] = ["manifest", "color", "quiet", "verbose"];
+
+/// The command line, with each shared option a command does not list still accepted
+/// after its name (scripts written when every command took every one keep working) but
+/// hidden from its help and ignored.
+pub(crate) fn command() -> clap::Command {
+    let cmd = <Cli as clap::CommandFactory>::command();
+    let shared: Vec<clap::Arg> = SHARED
+        .iter()
+        .filter_map(|id| cmd.get_arguments().find(|a| a.get_id() == id).cloned())
+        .collect();
+    let names: Vec<String> = cmd
+        .get_subcommands()
+        .map(|s| s.get_name().to_owned())
+        .collect();
+    names.iter().fold(cmd, |cmd, name| {
+        cmd.mut_subcommand(name, |sub| {
+            let missing: Vec<clap::Arg> = shared
+                .iter()
+                .filter(|arg| sub.get_arguments().all(|a| a.get_id() != arg.get_id()))
+                .cloned()
+                .collect();
+            missing
+                .into_iter()
+                .fold(sub, |sub, arg| sub.arg(arg.hide(true)))
+        })
+    })
+}
+
+/// `--manifest`.
+#[derive(Debug, Args, Default)]
+pub(crate) struct ManifestArg {
     /// The manifest (default: search from here up to the repository root for
     /// verify-matrix.yml, verify-matrix.yaml, .github/verify-matrix.yml, then Cargo.toml
     /// metadata)
-    #[arg(long, global = true, value_name = "PATH")]
+    #[arg(long, value_name = "PATH")]
     pub manifest: Option<PathBuf>,
+}
+
+/// `--color`.
+#[derive(Debug, Args, Default)]
+pub(crate) struct ColorArg {
     /// When to use colours (also honours NO_COLOR and CARGO_TERM_COLOR)
-    #[arg(long, global = true, value_enum, value_name = "WHEN")]
+    #[arg(long, value_enum, value_name = "WHEN")]
     pub color: Option<ColorChoice>,
+}
+
+/// `--quiet`.
+#[derive(Debug, Args, Default)]
+pub(crate) struct QuietArg {
     /// Print less: only the final table
-    #[arg(short, long, global = true)]
+    #[arg(short, long)]
     pub quiet: bool,
-    /// Print more (repeatable)
-    #[arg(short, long, global = true, action = clap::ArgAction::Count)]
+}
+
+/// `--verbose`.
+#[derive(Debug, Args, Default)]
+pub(crate) struct VerboseArg {
+    /// Print more: each request to GitHub (repeatable)
+    #[arg(short, long, action = clap::ArgAction::Count)]
     pub verbose: u8,
 }
 
 /// `--color`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum ColorChoice {
+pub(crate) enum ColorChoice {
     Auto,
     Always,
     Never,
@@ -55,11 +142,11 @@ pub enum ColorChoice {
 
 /// The commands.
 #[derive(Debug, Subcommand)]
-pub enum Command {
+pub(crate) enum Command {
     /// Show the (check × environment) execution matrix, or emit it for `strategy.matrix`
     Plan(PlanArgs),
     /// Run this environment's checks and write its partial result
-    Run(RunArgs),
+    Run(RunCommand),
     /// Merge the partial results of every environment into one report and judge it
     Merge(MergeArgs),
     /// Render a report or partial result files: markdown, table, JSON, JUnit, HTML or a
@@ -82,7 +169,7 @@ pub enum Command {
 
 /// `init`.
 #[derive(Debug, Args)]
-pub struct InitArgs {
+pub(crate) struct InitArgs {
     /// The repository folder to set up
     #[arg(long, value_name = "DIR", default_value = ".")]
     pub dir: PathBuf,
@@ -92,11 +179,13 @@ pub struct InitArgs {
     /// Write only verify-matrix.yml, no workflow
     #[arg(long)]
     pub no_workflow: bool,
+    #[command(flatten)]
+    pub quiet: QuietArg,
 }
 
 /// `exec`.
 #[derive(Debug, Args)]
-pub struct ExecArgs {
+pub(crate) struct ExecArgs {
     /// The id recorded as `command_id`
     #[arg(long, value_name = "ID", default_value = "command")]
     pub command_id: String,
@@ -151,7 +240,7 @@ pub struct ExecArgs {
 
 /// `--gate-type`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum GateArg {
+pub(crate) enum GateArg {
     Test,
     Typecheck,
     Lint,
@@ -162,7 +251,7 @@ pub enum GateArg {
 
 /// `--shell`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum ShellArg {
+pub(crate) enum ShellArg {
     Bash,
     Sh,
     Pwsh,
@@ -172,18 +261,20 @@ pub enum ShellArg {
 
 /// `plan`.
 #[derive(Debug, Args)]
-pub struct PlanArgs {
+pub(crate) struct PlanArgs {
     /// Only this environment
     #[arg(long, value_name = "ENV")]
     pub env: Option<String>,
     /// Output format
     #[arg(long, value_enum, default_value_t = PlanFormat::Table)]
     pub format: PlanFormat,
+    #[command(flatten)]
+    pub manifest: ManifestArg,
 }
 
 /// `plan --format`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum PlanFormat {
+pub(crate) enum PlanFormat {
     /// A table for people
     Table,
     /// The plan as JSON
@@ -192,9 +283,22 @@ pub enum PlanFormat {
     Github,
 }
 
-/// `run`.
+/// `run`, with the shared options it takes.
+#[derive(Debug, Args)]
+pub(crate) struct RunCommand {
+    #[command(flatten)]
+    pub run: RunArgs,
+    #[command(flatten)]
+    pub manifest: ManifestArg,
+    #[command(flatten)]
+    pub color: ColorArg,
+    #[command(flatten)]
+    pub quiet: QuietArg,
+}
+
+/// `run`'s own options (also accepted with no command name).
 #[derive(Debug, Args, Default, PartialEq)]
-pub struct RunArgs {
+pub(crate) struct RunArgs {
     /// The environment to run (repeatable; default: VERIFY_MATRIX_ENV, then `detect` rules,
     /// then the only environment)
     #[arg(long = "env", value_name = "ENV")]
@@ -241,7 +345,7 @@ impl RunArgs {
 
 /// `merge`.
 #[derive(Debug, Args)]
-pub struct MergeArgs {
+pub(crate) struct MergeArgs {
     /// Write the report (JSON) here
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
@@ -252,6 +356,12 @@ pub struct MergeArgs {
     #[arg(required = true, value_name = "PATH")]
     pub paths: Vec<PathBuf>,
     #[command(flatten)]
+    pub manifest: ManifestArg,
+    #[command(flatten)]
+    pub color: ColorArg,
+    #[command(flatten)]
+    pub quiet: QuietArg,
+    #[command(flatten)]
     pub trust: TrustFlags,
     #[command(flatten)]
     pub render: RenderFlags,
@@ -259,7 +369,7 @@ pub struct MergeArgs {
 
 /// `render`.
 #[derive(Debug, Args)]
-pub struct RenderArgs {
+pub(crate) struct RenderArgs {
     /// Output format
     #[arg(long, value_enum, default_value_t = Format::Markdown)]
     pub format: Format,
@@ -267,6 +377,12 @@ pub struct RenderArgs {
     /// for them recursively, as `merge` reads them
     #[arg(required = true, value_name = "FILE")]
     pub files: Vec<PathBuf>,
+    #[command(flatten)]
+    pub manifest: ManifestArg,
+    #[command(flatten)]
+    pub color: ColorArg,
+    #[command(flatten)]
+    pub quiet: QuietArg,
     #[command(flatten)]
     pub trust: TrustFlags,
     #[command(flatten)]
@@ -278,7 +394,7 @@ pub struct RenderArgs {
 /// is used, else the copy embedded in the results.
 #[derive(Debug, Args)]
 #[command(next_help_heading = "Manifest trust")]
-pub struct TrustFlags {
+pub(crate) struct TrustFlags {
     /// The trusted manifest (e.g. the base branch's) that the results' manifest is
     /// compared with: its weakenings make the verdict NOT VERIFIED
     #[arg(long, value_name = "PATH")]
@@ -292,7 +408,7 @@ pub struct TrustFlags {
 /// How a report is rendered (`render`, `merge`).
 #[derive(Debug, Args)]
 #[command(next_help_heading = "Render options")]
-pub struct RenderFlags {
+pub(crate) struct RenderFlags {
     #[command(flatten)]
     pub matrix: MatrixFlags,
     /// Cut the markdown down to at most N bytes (a check run summary takes 65535)
@@ -317,7 +433,7 @@ pub struct RenderFlags {
 
 /// `publish`.
 #[derive(Debug, Args)]
-pub struct PublishArgs {
+pub(crate) struct PublishArgs {
     /// The report (from `merge`)
     #[arg(value_name = "REPORT", required_unless_present = "pending")]
     pub report: Option<PathBuf>,
@@ -327,18 +443,32 @@ pub struct PublishArgs {
     #[arg(long, conflicts_with = "report")]
     pub pending: bool,
     #[command(flatten)]
+    pub manifest: ManifestArg,
+    #[command(flatten)]
+    pub quiet: QuietArg,
+    #[command(flatten)]
+    pub verbose: VerboseArg,
+    #[command(flatten)]
     pub publish: PublishFlags,
 }
 
 /// `report`.
 #[derive(Debug, Args)]
-pub struct ReportArgs {
+pub(crate) struct ReportArgs {
     /// Write the report (JSON) here
     #[arg(long, value_name = "FILE", default_value = "verify-matrix-report.json")]
     pub out: PathBuf,
     /// Partial result files, or folders searched recursively (any artifact layout)
     #[arg(required = true, value_name = "PATH")]
     pub paths: Vec<PathBuf>,
+    #[command(flatten)]
+    pub manifest: ManifestArg,
+    #[command(flatten)]
+    pub color: ColorArg,
+    #[command(flatten)]
+    pub quiet: QuietArg,
+    #[command(flatten)]
+    pub verbose: VerboseArg,
     #[command(flatten)]
     pub trust: TrustFlags,
     /// The workflow run was cancelled (e.g. `${{ contains(needs.*.result, 'cancelled') }}`):
@@ -352,7 +482,7 @@ pub struct ReportArgs {
 /// Where and how a report is published (`publish`, `report`).
 #[derive(Debug, Args)]
 #[command(next_help_heading = "Publish options")]
-pub struct PublishFlags {
+pub(crate) struct PublishFlags {
     /// Where to publish (repeatable, or comma-separated; default: summary)
     #[arg(long = "to", value_enum, value_name = "TARGET", value_delimiter = ',')]
     pub to: Vec<Target>,
@@ -388,7 +518,7 @@ pub struct PublishFlags {
 
 /// How the markdown matrix is written (`render`, `merge`, `publish`, `report`).
 #[derive(Debug, Args)]
-pub struct MatrixFlags {
+pub(crate) struct MatrixFlags {
     /// Log lines shown per failure
     #[arg(long, value_name = "N", default_value_t = 40)]
     pub tail_lines: usize,
@@ -403,7 +533,7 @@ pub struct MatrixFlags {
 
 /// `validate-signal`.
 #[derive(Debug, Args)]
-pub struct ValidateSignalArgs {
+pub(crate) struct ValidateSignalArgs {
     /// Also reject claims that differ from this report's real results
     #[arg(long, value_name = "REPORT")]
     pub against: Option<PathBuf>,
@@ -413,14 +543,14 @@ pub struct ValidateSignalArgs {
     /// The signal text (`-` for standard input)
     #[arg(value_name = "FILE")]
     pub file: PathBuf,
+    #[command(flatten)]
+    pub manifest: ManifestArg,
 }
 
 #[cfg(test)]
 mod tests {
-    use clap::CommandFactory as _;
-
     #[test]
     fn the_command_line_definition_is_consistent() {
-        super::Cli::command().debug_assert();
+        super::command().debug_assert();
     }
 }

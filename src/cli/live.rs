@@ -21,6 +21,7 @@ use crate::results::logs::tail;
 use crate::results::{CheckResult, Status};
 use crate::run::RunEvent;
 use crate::run::process::Echo;
+use crate::run::session::Interrupt;
 use crate::untrusted::Quoter;
 
 /// GitHub shows at most this many error annotations per step.
@@ -41,8 +42,8 @@ pub enum Mode {
 impl Mode {
     /// GitHub Actions (groups and annotations, even when quiet) › quiet › a terminal on
     /// stderr › plain lines.
-    pub fn detect(quiet: bool) -> Mode {
-        if std::env::var("GITHUB_ACTIONS").is_ok_and(|v| v == "true") {
+    pub fn detect(quiet: bool, actions: bool) -> Mode {
+        if actions {
             Mode::GitHub
         } else if quiet {
             Mode::Quiet
@@ -282,13 +283,11 @@ pub fn escape_property(text: &str) -> String {
     escape_data(text).replace(':', "%3A").replace(',', "%2C")
 }
 
-#[allow(clippy::print_stdout)]
 fn stdout_line(text: &str) {
     let mut out = std::io::stdout().lock();
     let _ = writeln!(out, "{text}").and_then(|()| out.flush());
 }
 
-#[allow(clippy::print_stderr)]
 fn stderr_line(text: &str) {
     let _ = writeln!(std::io::stderr().lock(), "{text}");
 }
@@ -318,6 +317,11 @@ impl Write for TrackedStdout {
     fn flush(&mut self) -> std::io::Result<()> {
         std::io::stdout().lock().flush()
     }
+}
+
+/// Says on stderr what a signal does to the run (`run`, `exec`).
+pub(crate) fn announce(interrupt: Interrupt) {
+    eprintln!("{}", interrupt.describe());
 }
 
 #[cfg(test)]

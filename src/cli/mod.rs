@@ -1,22 +1,28 @@
-//! The command line: parsing (with the cargo subcommand shim), dispatch, output.
+//! The command line: parsing (with the cargo subcommand shim), settings, one file per
+//! command, and everything the tool prints. The stages below never print; what they
+//! have to say comes back as values and is said here.
+//!
+//! - `args`: the clap definitions, private to the CLI;
+//! - `settings`: flags and environment, read once, and the render options built from them;
+//! - `judge`: reading untrusted results and reports, and the manifest they are judged against;
+//! - `publishing`: putting a report on GitHub, shared by `publish` and `report`;
+//! - `live`: the live view of a run;
+//! - `commands/`: one file per command.
+
+#![allow(clippy::print_stderr, clippy::print_stdout)]
 
 mod args;
-mod color;
 mod commands;
 mod error;
-mod exec;
-mod init;
+mod judge;
 mod live;
-mod publish;
-mod signal;
+mod publishing;
+mod settings;
 
 use std::ffi::OsString;
 use std::io::Write as _;
 
-pub use args::*;
 pub use error::Error;
-
-use crate::exit_code;
 
 /// Runs the program with the process's arguments and returns its exit code.
 pub fn main() -> i32 {
@@ -24,13 +30,12 @@ pub fn main() -> i32 {
 }
 
 /// Runs the program with `args` (the first is the program name) and returns its exit code.
-#[allow(clippy::print_stderr)]
 pub fn run_with(args: Vec<OsString>) -> i32 {
     let (args, bin_name) = strip_cargo_shim(args);
-    let parsed = <Cli as clap::CommandFactory>::command()
+    let parsed = args::command()
         .bin_name(bin_name)
         .try_get_matches_from(&args)
-        .and_then(|matches| <Cli as clap::FromArgMatches>::from_arg_matches(&matches));
+        .and_then(|matches| <args::Cli as clap::FromArgMatches>::from_arg_matches(&matches));
     let cli = match parsed {
         Ok(cli) => cli,
         Err(e) => {
@@ -79,17 +84,19 @@ pub(crate) fn print_stdout(text: &str) -> Result<(), Error> {
     }
 }
 
-/// The async runtime of `run`, `exec` and publishing: one thread, as the work is
-/// waiting on processes, pipes and the network.
+/// The async runtime of publishing.
 pub(crate) fn runtime() -> Result<tokio::runtime::Runtime, Error> {
-    tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(|source| Error::Io {
-            context: "cannot start the async runtime".to_owned(),
-            source,
-        })
+    crate::run::session::runtime().map_err(runtime_error)
 }
 
-/// The exit code for "nothing went wrong".
-pub const OK: i32 = exit_code::OK;
+/// The session `run` and `exec` work in: the runtime, the subreaper, the signals.
+pub(crate) fn session() -> Result<crate::run::session::Session, Error> {
+    crate::run::session::Session::start().map_err(runtime_error)
+}
+
+fn runtime_error(source: std::io::Error) -> Error {
+    Error::Io {
+        context: "cannot start the async runtime".to_owned(),
+        source,
+    }
+}

@@ -157,13 +157,25 @@ impl Attempt {
     }
 }
 
+/// What the client tells its caller while it works: the core never prints.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Notice<'a> {
+    /// A request failed for a passing reason and is tried again (a whole warning line).
+    Retrying(&'a str),
+    /// A request was answered: method, path and status, never headers.
+    Request(&'a str),
+}
+
+/// Where [`Notice`]s go.
+pub type Notify = Box<dyn Fn(Notice<'_>) + Send + Sync>;
+
 /// A GitHub REST client for one API root.
 pub struct GitHub {
     octo: Octocrab,
     token: Token,
     policy: RetryPolicy,
-    /// Print each request (method, path, status) on stderr; never headers.
-    pub verbose: bool,
+    /// Receives retries and requests (by default, nothing does).
+    pub notify: Notify,
 }
 
 impl GitHub {
@@ -195,7 +207,7 @@ impl GitHub {
             octo,
             token,
             policy,
-            verbose: false,
+            notify: Box::new(|_| {}),
         })
     }
 
@@ -310,15 +322,12 @@ impl GitHub {
             });
         }
         *retry += 1;
-        #[allow(clippy::print_stderr)]
-        {
-            eprintln!(
-                "warning: {what}: {message}; retrying in {:.1} s ({}/{})",
-                wait.as_secs_f64(),
-                retry,
-                self.policy.retries
-            );
-        }
+        (self.notify)(Notice::Retrying(&format!(
+            "{what}: {message}; retrying in {:.1} s ({}/{})",
+            wait.as_secs_f64(),
+            retry,
+            self.policy.retries
+        )));
         tokio::time::sleep(wait).await;
         Ok(())
     }
@@ -379,11 +388,11 @@ impl GitHub {
         attempt.redacted(&self.token)
     }
 
-    #[allow(clippy::print_stderr)]
     fn trace(&self, method: &Method, path: &str, status: &str) {
-        if self.verbose {
-            eprintln!("github: {method} {} -> {status}", self.redact(path));
-        }
+        (self.notify)(Notice::Request(&format!(
+            "{method} {} -> {status}",
+            self.redact(path)
+        )));
     }
 }
 

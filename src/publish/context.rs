@@ -9,6 +9,7 @@
 
 use std::path::Path;
 
+use crate::actions_env::ActionsEnv;
 use crate::results::Report;
 use crate::results::source::is_repository;
 
@@ -70,17 +71,15 @@ pub enum ContextError {
 }
 
 impl Context {
-    /// Works out the context from `var` (the process environment, in production), the
-    /// report and the command line.
+    /// Works out the context from the Actions context, the report and the command line.
     pub fn resolve(
-        var: &dyn Fn(&str) -> Option<String>,
+        env: &ActionsEnv,
         report: &Report,
         overrides: &Overrides,
     ) -> Result<Context, ContextError> {
-        let var = |name: &str| var(name).filter(|v| !v.is_empty());
-        let event_name = var("GITHUB_EVENT_NAME");
-        let payload = match var("GITHUB_EVENT_PATH") {
-            Some(path) => Some(read_payload(Path::new(&path))?),
+        let event_name = env.event_name.clone();
+        let payload = match &env.event_path {
+            Some(path) => Some(read_payload(path)?),
             None => None,
         };
         let from_results = report.source.pr.map(|n| (n, PrOrigin::Results));
@@ -112,7 +111,7 @@ impl Context {
                 )
             }
             // Under Actions, another event (push, schedule, …): no pull request.
-            (Some(_), _) => (None, var("GITHUB_SHA")),
+            (Some(_), _) => (None, env.sha.clone()),
             // Outside Actions: what `run` recorded.
             (None, _) => (from_results, report.source.commit.clone()),
         };
@@ -132,19 +131,22 @@ impl Context {
         let repository = overrides
             .repository
             .clone()
-            .or_else(|| var("GITHUB_REPOSITORY"))
+            .or_else(|| env.repository.clone())
             .or_else(|| report.source.repository.clone());
         if let Some(repository) = &repository {
             check_repository(repository)?;
         }
-        let api_url = var("GITHUB_API_URL").unwrap_or_else(|| DEFAULT_API_URL.to_owned());
+        let api_url = env.api_url.as_deref().unwrap_or(DEFAULT_API_URL);
         Ok(Context {
             api_url: api_url.trim_end_matches('/').to_owned(),
             repository,
             event_name,
             pr,
             head_sha,
-            run: var("GITHUB_RUN_ID").map(|id| (id, var("GITHUB_RUN_ATTEMPT").unwrap_or_default())),
+            run: env
+                .run_id
+                .clone()
+                .map(|id| (id, env.run_attempt.clone().unwrap_or_default())),
         })
     }
 
@@ -233,7 +235,8 @@ mod tests {
             std::fs::write(&path, payload.to_string()).unwrap();
             vars.insert("GITHUB_EVENT_PATH".to_owned(), path.display().to_string());
         }
-        Context::resolve(&|k| vars.get(k).cloned(), report, &Overrides::default())
+        let env = ActionsEnv::from_vars(&|k| vars.get(k).cloned());
+        Context::resolve(&env, report, &Overrides::default())
     }
 
     #[test]

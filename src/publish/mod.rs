@@ -17,10 +17,11 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 pub use check_run::{CheckRunPlan, CheckSite};
-pub use client::{ApiError, GitHub, RetryPolicy, Token};
+pub use client::{ApiError, GitHub, Notice, RetryPolicy, Token};
 pub use comment::{CommentOutcome, CommentPlan};
 pub use context::{Context, ContextError, Overrides};
 
+use crate::actions_env::ActionsEnv;
 use crate::render::text::{plural, short_commit};
 use crate::render::{Budget, Quoted, RenderError, RenderOptions, markdown};
 
@@ -106,15 +107,10 @@ pub struct ActionsFiles {
 
 impl ActionsFiles {
     /// `$GITHUB_STEP_SUMMARY` and `$GITHUB_OUTPUT`, when set and not empty.
-    pub fn from_env() -> ActionsFiles {
-        let var = |name: &str| {
-            std::env::var_os(name)
-                .filter(|v| !v.is_empty())
-                .map(PathBuf::from)
-        };
+    pub fn from_env(env: &ActionsEnv) -> ActionsFiles {
         ActionsFiles {
-            step_summary: var("GITHUB_STEP_SUMMARY"),
-            output: var("GITHUB_OUTPUT"),
+            step_summary: env.step_summary.clone(),
+            output: env.output.clone(),
         }
     }
 }

@@ -3,6 +3,7 @@
 use std::path::Path;
 
 use super::schema::{Runner, Source};
+use crate::actions_env::ActionsEnv;
 
 /// `owner/name` in the characters GitHub allows (never `.` or `..`): safe in request
 /// paths and links.
@@ -18,13 +19,10 @@ pub fn is_repository(text: &str) -> bool {
     matches!(text.split_once('/'), Some((owner, name)) if part_ok(owner) && part_ok(name))
 }
 
-/// Reads the GitHub Actions context from the environment and the event payload; outside
+/// The run's place from the GitHub Actions context and its event payload; outside
 /// Actions, the commit is the repository's `HEAD`.
-pub fn detect_source(repo_dir: &Path) -> Source {
-    let var = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
-    let event: Option<serde_json::Value> = var("GITHUB_EVENT_PATH")
-        .and_then(|p| std::fs::read(p).ok())
-        .and_then(|bytes| serde_json::from_slice(&bytes).ok());
+pub fn detect_source(repo_dir: &Path, env: &ActionsEnv) -> Source {
+    let event = env.event_payload();
     let pull_request = event.as_ref().and_then(|e| e.get("pull_request"));
     // On pull_request events GITHUB_SHA is a merge commit; the PR's head is what is verified.
     let head_sha = pull_request
@@ -35,14 +33,14 @@ pub fn detect_source(repo_dir: &Path) -> Source {
         .and_then(|pr| pr.get("number"))
         .and_then(serde_json::Value::as_u64);
     Source {
-        repository: var("GITHUB_REPOSITORY"),
+        repository: env.repository.clone(),
         commit: head_sha
-            .or_else(|| var("GITHUB_SHA"))
+            .or_else(|| env.sha.clone())
             .or_else(|| git_head(repo_dir)),
         pr,
-        run_id: var("GITHUB_RUN_ID"),
-        run_attempt: var("GITHUB_RUN_ATTEMPT").and_then(|a| a.parse().ok()),
-        job: var("GITHUB_JOB"),
+        run_id: env.run_id.clone(),
+        run_attempt: env.run_attempt.as_ref().and_then(|a| a.parse().ok()),
+        job: env.job.clone(),
     }
 }
 

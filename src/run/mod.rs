@@ -9,6 +9,7 @@ pub mod leaks;
 pub mod policy;
 pub mod process;
 pub mod runner;
+pub mod session;
 
 pub use runner::{
     EnvironmentLock, RunError, RunEvent, RunOptions, lock_environments, result_path,

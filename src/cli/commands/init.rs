@@ -1,16 +1,16 @@
-//! `init` and `schema`.
+//! `init`: a starter manifest and workflow for the project found.
 
 use std::path::PathBuf;
 
-use super::args::InitArgs;
-use super::{Error, print_stdout};
+use crate::cli::Error;
+use crate::cli::args::InitArgs;
+use crate::cli::settings::Settings;
 use crate::exit_code;
 use crate::manifest::init::{self, MANIFEST_PATH, WORKFLOW_PATH};
 
 /// Writes the starter manifest (and workflow); refuses to overwrite either without
 /// `--force`, before writing anything.
-#[allow(clippy::print_stderr)]
-pub(super) fn init_cmd(quiet: bool, args: &InitArgs) -> Result<i32, Error> {
+pub(super) fn run(settings: &Settings, args: &InitArgs) -> Result<i32, Error> {
     if !args.dir.is_dir() {
         return Err(Error::Usage(format!(
             "`{}` is not a folder",
@@ -49,7 +49,7 @@ pub(super) fn init_cmd(quiet: bool, args: &InitArgs) -> Result<i32, Error> {
             source,
         })?;
     }
-    if !quiet {
+    if !settings.quiet {
         let found = project.describe();
         if found.is_empty() {
             eprintln!(
@@ -65,13 +65,5 @@ pub(super) fn init_cmd(quiet: bool, args: &InitArgs) -> Result<i32, Error> {
             "next: `cargo verify-matrix plan` shows the matrix, `cargo verify-matrix` runs it here"
         );
     }
-    Ok(exit_code::OK)
-}
-
-/// Prints the manifest's JSON Schema.
-pub(super) fn schema_cmd() -> Result<i32, Error> {
-    let schema = crate::manifest::schema::json_schema();
-    let text = serde_json::to_string_pretty(&schema).unwrap_or_default();
-    print_stdout(&(text + "\n"))?;
     Ok(exit_code::OK)
 }

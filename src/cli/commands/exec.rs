@@ -6,16 +6,16 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::Duration;
 
-use super::Error;
-use super::args::{ExecArgs, GateArg, ShellArg};
+use crate::cli::args::{ExecArgs, GateArg, ShellArg};
+use crate::cli::live::announce;
+use crate::cli::{Error, print_stdout, session};
 use crate::exit_code;
 use crate::manifest::{Check, CheckId, CheckKind, EnvScope, ExpectExit, Gate, Policy, Shell};
 use crate::results::{CheckResult, Status};
 use crate::run::check::CheckJob;
-use crate::run::process::{Stop, StopReason};
 
 /// Runs `exec` and returns its exit code: 0 pass, 1 fail or error, 130 interrupted.
-pub fn exec_cmd(args: &ExecArgs) -> Result<i32, Error> {
+pub(super) fn run(args: &ExecArgs) -> Result<i32, Error> {
     let command = match args.command.as_slice() {
         [one] => one.clone(),
         many => shell_words::join(many),
@@ -70,28 +70,13 @@ pub fn exec_cmd(args: &ExecArgs) -> Result<i32, Error> {
             .unwrap_or_default(),
         running: None,
     };
-    let runtime = super::runtime()?;
-    crate::run::leaks::become_subreaper();
-    let (stop_tx, stop_rx) = tokio::sync::watch::channel(None);
-    let result = runtime.block_on(async {
-        let _signals = tokio::spawn(super::commands::forward_signals(
-            super::commands::Signals::new(),
-            stop_tx,
-        ));
-        job.run(stop_rx.clone()).await
-    });
+    let mut session = session()?;
+    let result = session.block_on(announce, job.run(session.stop()));
     let result = result.unwrap_or_else(|e| unwritable_log(&job, &args.log_path, &e));
     let mut json = serde_json::to_string(&result).unwrap_or_default();
     json.push('\n');
-    super::print_stdout(&json)?;
-    let interrupted = matches!(
-        *stop_rx.borrow(),
-        Some(Stop {
-            reason: StopReason::Interrupted(_),
-            ..
-        })
-    );
-    Ok(if interrupted {
+    print_stdout(&json)?;
+    Ok(if session.interrupted() {
         exit_code::INTERRUPTED
     } else if result.status == Status::Pass {
         exit_code::OK

@@ -2,9 +2,10 @@
 
 use std::path::Path;
 
-use super::args::{GlobalArgs, ValidateSignalArgs};
-use super::commands::{checked_report, load_manifest};
-use super::{Error, print_stdout};
+use crate::cli::args::ValidateSignalArgs;
+use crate::cli::judge::checked_report;
+use crate::cli::settings::Settings;
+use crate::cli::{Error, print_stdout};
 use crate::exit_code;
 use crate::manifest::EnvName;
 use crate::render::validate_signal;
@@ -14,11 +15,8 @@ use crate::untrusted::read_at_most;
 /// The most bytes of signal text read.
 const MAX_SIGNAL_BYTES: u64 = 16 * 1024 * 1024;
 
-pub(super) fn validate_signal_cmd(
-    global: &GlobalArgs,
-    args: &ValidateSignalArgs,
-) -> Result<i32, Error> {
-    let manifest = load_manifest(global)?;
+pub(super) fn run(settings: &Settings, args: &ValidateSignalArgs) -> Result<i32, Error> {
+    let manifest = settings.load_manifest()?;
     let text = read_signal(&args.file)?;
     let environments: Vec<EnvName> = if args.environments.is_empty() {
         manifest

@@ -1,0 +1,90 @@
+//! One file per command, from its settings and arguments to its output and exit code.
+//! Commands share the CLI's parts (settings, judging, publishing, the live view), never
+//! each other.
+
+mod exec;
+mod init;
+mod merge;
+mod plan;
+mod publish;
+mod render;
+mod report;
+mod run;
+mod schema;
+mod validate_signal;
+
+use super::Error;
+use super::args::{Cli, Command};
+use super::settings::Settings;
+
+/// Runs the parsed command line.
+pub(crate) fn dispatch(cli: Cli) -> Result<i32, Error> {
+    if cli.command.is_some() && cli.run.any_set() {
+        return Err(Error::Usage(
+            "options of `run` (--env, --out, --jobs, --fail-fast, --check) go after the command name, e.g. `run --env linux`; `plan` takes its own --env".to_owned(),
+        ));
+    }
+    let global = cli.global;
+    match cli.command {
+        Some(Command::Plan(args)) => {
+            let settings = Settings::new(&global.with(Some(&args.manifest), None, None, None));
+            plan::run(&settings, &args)
+        }
+        Some(Command::Run(args)) => {
+            let global = global.with(
+                Some(&args.manifest),
+                Some(&args.color),
+                Some(&args.quiet),
+                None,
+            );
+            run::run(&Settings::new(&global), &args.run)
+        }
+        Some(Command::Merge(args)) => {
+            let global = global.with(
+                Some(&args.manifest),
+                Some(&args.color),
+                Some(&args.quiet),
+                None,
+            );
+            merge::run(&Settings::new(&global), &args)
+        }
+        Some(Command::Render(args)) => {
+            let global = global.with(
+                Some(&args.manifest),
+                Some(&args.color),
+                Some(&args.quiet),
+                None,
+            );
+            render::run(&Settings::new(&global), &args)
+        }
+        Some(Command::ValidateSignal(args)) => {
+            let settings = Settings::new(&global.with(Some(&args.manifest), None, None, None));
+            validate_signal::run(&settings, &args)
+        }
+        Some(Command::Publish(args)) => {
+            let global = global.with(
+                Some(&args.manifest),
+                None,
+                Some(&args.quiet),
+                Some(&args.verbose),
+            );
+            publish::run(&Settings::new(&global), &args)
+        }
+        Some(Command::Report(args)) => {
+            let global = global.with(
+                Some(&args.manifest),
+                Some(&args.color),
+                Some(&args.quiet),
+                Some(&args.verbose),
+            );
+            report::run(&Settings::new(&global), &args)
+        }
+        Some(Command::Exec(args)) => exec::run(&args),
+        Some(Command::Init(args)) => {
+            let settings = Settings::new(&global.with(None, None, Some(&args.quiet), None));
+            init::run(&settings, &args)
+        }
+        Some(Command::Schema) => schema::run(),
+        None => run::run(&Settings::new(&global), &cli.run),
+    }
+}

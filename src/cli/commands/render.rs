@@ -1,0 +1,46 @@
+//! `render`: a report, or partial results judged as `merge` judges them, in any format.
+
+use std::path::PathBuf;
+
+use crate::cli::args::RenderArgs;
+use crate::cli::judge::{merged_report, probed_report};
+use crate::cli::settings::{Settings, parent_dir};
+use crate::cli::{Error, print_stdout};
+use crate::exit_code;
+use crate::render::{self, Format, Quoted};
+use crate::results::io::{Probe, read_bounded};
+
+pub(super) fn run(settings: &Settings, args: &RenderArgs) -> Result<i32, Error> {
+    let first = &args.files[0];
+    // A folder holds partial results (any artifact layout), read as `merge` reads it.
+    let probe = if first.is_dir() {
+        None
+    } else {
+        let bytes = read_bounded(first)?;
+        let probe = Probe::read(first, &bytes)?.unwrap_or_default();
+        probe.rows.is_some().then_some((bytes, probe))
+    };
+    let (report, log_root) = if let Some((bytes, probe)) = probe {
+        if args.files.len() > 1 {
+            return Err(Error::Usage(
+                "render takes one report, or partial result files; not both".to_owned(),
+            ));
+        }
+        (probed_report(first, &bytes, &probe)?, parent_dir(first))
+    } else {
+        let here = PathBuf::from(".");
+        (
+            merged_report(settings, &args.trust, &args.files, &here)?,
+            here,
+        )
+    };
+    let options = settings.render_options(&args.render, &report, log_root);
+    let report = Quoted::from_report(report, &options.quoter);
+    print_stdout(&render::render_quoted(&report, args.format, &options)?)?;
+    // A READY_FOR_REVIEW of a report that is not verified is written (it says why), but
+    // the exit code tells the agent it is not ready.
+    Ok(match args.format {
+        Format::Signal => report.exit_code(),
+        _ => exit_code::OK,
+    })
+}

@@ -1,0 +1,128 @@
+//! Judging results: reading partial results and reports (untrusted: they may come from
+//! artifacts) and the manifest they are judged against. Shared by `merge`, `render`,
+//! `report`, `publish` and `validate-signal`.
+
+use std::path::{Path, PathBuf};
+
+use super::Error;
+use super::args::TrustFlags;
+use super::settings::{Settings, current_dir};
+use crate::manifest::{self, Manifest, compare};
+use crate::results::io::Probe;
+use crate::results::{ManifestOrigin, ManifestTrust, PartialResult, Report, merge};
+
+/// Collects partial results under `paths` and builds the report, with log paths made
+/// relative to `report_dir`.
+pub(crate) fn merged_report(
+    settings: &Settings,
+    trust: &TrustFlags,
+    paths: &[PathBuf],
+    report_dir: &Path,
+) -> Result<Report, Error> {
+    let collected = merge::collect_in(
+        paths,
+        report_dir,
+        settings
+            .actions
+            .this_run()
+            .map(|(id, attempt)| merge::ThisRun { id, attempt })
+            .as_ref(),
+    )?;
+    if !settings.quiet {
+        for note in &collected.notes {
+            eprintln!("note: {note}");
+        }
+    }
+    let (manifest, trust) = judged_manifest(settings, trust, &collected.partials)?;
+    let partials: Vec<PartialResult> = collected.partials.into_iter().map(|l| l.result).collect();
+    let mut report = Report::build(&manifest, &partials);
+    report.apply_trust(trust);
+    Ok(report)
+}
+
+/// A report read from a file, which may come from an artifact: its names must be ones a
+/// manifest can declare.
+pub(crate) fn checked_report(path: &Path, bytes: &[u8]) -> Result<Report, Error> {
+    let probe = Probe::read(path, bytes)?.unwrap_or_default();
+    probed_report(path, bytes, &probe)
+}
+
+/// [`checked_report`] when the keys of `bytes` are already probed.
+pub(crate) fn probed_report(path: &Path, bytes: &[u8], probe: &Probe) -> Result<Report, Error> {
+    let report: Report = probe.parse(path, bytes)?;
+    if let Some(name) = report.invalid_name() {
+        return Err(Error::InvalidInput(format!(
+            "report `{}` is not valid: `{}` is not a check or environment name",
+            path.display(),
+            name.escape_debug()
+        )));
+    }
+    Ok(report)
+}
+
+/// The manifest the results are judged against, and how it relates to the results'
+/// own manifest and to a trusted base: `--manifest` when given, else the manifest in
+/// the checked-out tree, else the copy embedded in the results. When the one used is
+/// not the results' own, it is the trusted one: the results' manifest is compared with
+/// it (or with `--base-manifest`), and its changes are listed.
+fn judged_manifest(
+    settings: &Settings,
+    flags: &TrustFlags,
+    partials: &[merge::Loaded],
+) -> Result<(Manifest, ManifestTrust), Error> {
+    // `merge::collect` has checked that every result names the same digest.
+    let loaded = partials
+        .first()
+        .ok_or_else(|| Error::Usage("no result files given".to_owned()))?;
+    let results = loaded.embedded_manifest()?;
+    if results.digest != loaded.result.manifest.digest {
+        return Err(Error::InvalidInput(format!(
+            "`{}` embeds a manifest whose digest ({}) is not the one it records ({})",
+            loaded.path.display(),
+            results.digest,
+            loaded.result.manifest.digest
+        )));
+    }
+    let here = current_dir()?;
+    let (used, origin) = match &settings.manifest {
+        Some(path) => (manifest::load(Some(path), &here)?, ManifestOrigin::Given),
+        None => match manifest::discover(&here) {
+            Ok(manifest::Found::Yaml(path) | manifest::Found::Cargo(path)) => {
+                (manifest::load(Some(&path), &here)?, ManifestOrigin::Tree)
+            }
+            Err(manifest::ManifestError::NotFound { .. }) => {
+                (results.clone(), ManifestOrigin::Embedded)
+            }
+            Err(e) => return Err(e.into()),
+        },
+    };
+    let base = match &flags.base_manifest {
+        Some(path) => Some(manifest::load(Some(path), &here)?),
+        None => None,
+    };
+    let mut trust = ManifestTrust {
+        origin: Some(origin),
+        allow_weakening: flags.allow_weakening,
+        ..ManifestTrust::default()
+    };
+    if used.digest != results.digest {
+        trust.results_digest = Some(results.digest.clone());
+        if !settings.quiet {
+            eprintln!(
+                "note: the results were produced from another manifest ({}); they are judged against `{}` ({}, {})",
+                results.digest,
+                used.path.display(),
+                origin.describe(),
+                used.digest
+            );
+        }
+    }
+    let reference = base
+        .as_ref()
+        .or((used.digest != results.digest).then_some(&used));
+    if let Some(reference) = reference {
+        trust.compared_with = Some(reference.digest.clone());
+        trust.changes = compare::changes(reference, &results);
+    }
+    Ok((used, trust))
+}

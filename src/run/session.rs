@@ -1,0 +1,158 @@
+//! What a run owns for its lifetime, as a test runner owns its signal handler: the async
+//! runtime, the subreaper, and the signals that stop it. `run` and `exec` both work
+//! inside a [`Session`].
+
+use std::future::Future;
+
+use tokio::sync::watch;
+
+use super::check::signal_name;
+use super::leaks::become_subreaper;
+use super::process::{Stop, StopReason, StopReceiver};
+
+/// The async runtime of running and publishing: one thread, as the work is waiting on
+/// processes, pipes and the network.
+pub fn runtime() -> std::io::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+}
+
+/// A signal that arrived, as the session reports it to its owner.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Interrupt {
+    /// The signal number (2 SIGINT, 15 SIGTERM, 1 SIGHUP).
+    pub signal: i32,
+    /// How many stopping signals have arrived, this one included.
+    pub count: u32,
+}
+
+impl Interrupt {
+    /// What the signal does, for people: `SIGINT: stopping the running checks …`.
+    pub fn describe(&self) -> String {
+        format!(
+            "{}: {}",
+            signal_name(self.signal),
+            if self.count == 1 {
+                "stopping the running checks (again to kill them at once)"
+            } else {
+                "killing the running checks"
+            }
+        )
+    }
+}
+
+/// The runtime, with this process made the subreaper of what it starts, and a stop
+/// channel the signals feed.
+pub struct Session {
+    runtime: tokio::runtime::Runtime,
+    stop: watch::Receiver<Option<Stop>>,
+    sender: Option<watch::Sender<Option<Stop>>>,
+}
+
+impl Session {
+    /// Starts the runtime and becomes the subreaper (Linux).
+    pub fn start() -> std::io::Result<Session> {
+        let runtime = runtime()?;
+        become_subreaper();
+        let (sender, stop) = watch::channel(None);
+        Ok(Session {
+            runtime,
+            stop,
+            sender: Some(sender),
+        })
+    }
+
+    /// The receiver of this session's stop requests, for the work to watch.
+    pub fn stop(&self) -> StopReceiver {
+        self.stop.clone()
+    }
+
+    /// Runs `work` to completion with SIGINT, SIGTERM and SIGHUP (what GitHub Actions
+    /// sends on cancel) turned into stop requests: the first with the grace period, the
+    /// next at once. `on_signal` hears of each signal as it arrives. The signals are
+    /// registered before `work` starts, so none can kill the tool the default way.
+    pub fn block_on<T>(
+        &mut self,
+        on_signal: impl Fn(Interrupt) + Send + 'static,
+        work: impl Future<Output = T>,
+    ) -> T {
+        let sender = self.sender.take();
+        self.runtime.block_on(async move {
+            if let Some(sender) = sender {
+                let signals = Signals::new();
+                tokio::spawn(forward(signals, sender, on_signal));
+            }
+            work.await
+        })
+    }
+
+    /// Whether a signal stopped the work.
+    pub fn interrupted(&self) -> bool {
+        matches!(
+            *self.stop.borrow(),
+            Some(Stop {
+                reason: StopReason::Interrupted(_),
+                ..
+            })
+        )
+    }
+}
+
+async fn forward(
+    mut signals: Signals,
+    stop: watch::Sender<Option<Stop>>,
+    on_signal: impl Fn(Interrupt),
+) {
+    let mut count = 0;
+    while let Some(signal) = signals.next().await {
+        count += 1;
+        on_signal(Interrupt { signal, count });
+        let _ = stop.send(Some(Stop {
+            reason: StopReason::Interrupted(signal),
+            immediate: count > 1,
+        }));
+    }
+}
+
+/// The signals that stop a run.
+#[cfg(unix)]
+struct Signals(Option<[tokio::signal::unix::Signal; 3]>);
+
+#[cfg(unix)]
+impl Signals {
+    fn new() -> Signals {
+        use tokio::signal::unix::{SignalKind, signal};
+        let all = (|| {
+            Some([
+                signal(SignalKind::interrupt()).ok()?,
+                signal(SignalKind::terminate()).ok()?,
+                signal(SignalKind::hangup()).ok()?,
+            ])
+        })();
+        Signals(all)
+    }
+
+    async fn next(&mut self) -> Option<i32> {
+        let [int, term, hup] = self.0.as_mut()?;
+        tokio::select! {
+            _ = int.recv() => Some(2),
+            _ = term.recv() => Some(15),
+            _ = hup.recv() => Some(1),
+        }
+    }
+}
+
+#[cfg(not(unix))]
+struct Signals;
+
+#[cfg(not(unix))]
+impl Signals {
+    fn new() -> Signals {
+        Signals
+    }
+
+    async fn next(&mut self) -> Option<i32> {
+        tokio::signal::ctrl_c().await.ok().map(|()| 2)
+    }
+}
