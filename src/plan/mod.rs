@@ -7,7 +7,7 @@ pub mod table;
 use serde::Serialize;
 use serde_json::{Value, json};
 
-use crate::manifest::{EnvName, Manifest};
+use crate::manifest::{Check, EnvName, Manifest};
 
 /// One pair of the matrix.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -44,6 +44,56 @@ pub struct Plan {
 /// The runner label used when an environment sets no `runs-on`.
 pub const DEFAULT_RUNS_ON: &str = "ubuntu-latest";
 
+/// The environments of `environments` that `check` runs in (its scope), in that order.
+pub fn environments_of<'a>(
+    check: &'a Check,
+    environments: &'a [EnvName],
+) -> impl Iterator<Item = &'a EnvName> + 'a {
+    environments.iter().filter(|e| check.scope.includes(e))
+}
+
+/// The (check × environment) expansion, written once for everyone: each check of
+/// `manifest` (manifest order) with each of `environments` in its scope (in the order
+/// given). Manual checks are included; see [`expected_pairs`].
+pub fn pairs<'a>(
+    manifest: &'a Manifest,
+    environments: &'a [EnvName],
+) -> impl Iterator<Item = (&'a Check, &'a EnvName)> + 'a {
+    manifest
+        .checks
+        .iter()
+        .flat_map(move |check| environments_of(check, environments).map(move |e| (check, e)))
+}
+
+/// The pairs a verdict needs a result for: required checks that run (not manual), in
+/// `environments`. None when the manifest says `skip: true`.
+pub fn expected_pairs<'a>(
+    manifest: &'a Manifest,
+    environments: &'a [EnvName],
+) -> impl Iterator<Item = (&'a Check, &'a EnvName)> + 'a {
+    pairs(manifest, environments)
+        .filter(|(check, _)| !manifest.skip && check.required && !check.kind.is_manual())
+}
+
+/// The names of every environment `manifest` declares, in order.
+pub fn environment_names(manifest: &Manifest) -> Vec<EnvName> {
+    manifest
+        .environments
+        .iter()
+        .map(|e| e.name.clone())
+        .collect()
+}
+
+/// The checks of `manifest` that run in `env`: not manual, and none under `skip: true`.
+pub fn runnable_checks<'a>(
+    manifest: &'a Manifest,
+    env: &'a EnvName,
+) -> impl Iterator<Item = &'a Check> + 'a {
+    manifest
+        .checks_for(env)
+        .filter(move |c| !manifest.skip && !c.kind.is_manual())
+}
+
 /// Expands `manifest` into its matrix; `only` restricts it to one environment.
 pub fn plan(manifest: &Manifest, only: Option<&EnvName>) -> Plan {
     let environments: Vec<_> = manifest
@@ -51,22 +101,17 @@ pub fn plan(manifest: &Manifest, only: Option<&EnvName>) -> Plan {
         .iter()
         .filter(|e| only.is_none_or(|o| *o == e.name))
         .collect();
-    let mut pairs = Vec::new();
-    for check in &manifest.checks {
-        for env in environments
-            .iter()
-            .filter(|e| check.scope.includes(&e.name))
-        {
-            pairs.push(Pair {
-                check: check.id.to_string(),
-                environment: env.name.to_string(),
-                kind: check.kind.key().to_owned(),
-                command: check.kind.describe(),
-                required: check.required,
-                manual: check.kind.is_manual(),
-            });
-        }
-    }
+    let names: Vec<EnvName> = environments.iter().map(|e| e.name.clone()).collect();
+    let pairs = pairs(manifest, &names)
+        .map(|(check, env)| Pair {
+            check: check.id.to_string(),
+            environment: env.to_string(),
+            kind: check.kind.key().to_owned(),
+            command: check.kind.describe(),
+            required: check.required,
+            manual: check.kind.is_manual(),
+        })
+        .collect();
     Plan {
         manifest: manifest.path.display().to_string(),
         digest: manifest.digest.clone(),

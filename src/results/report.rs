@@ -12,6 +12,7 @@ use crate::exit_code;
 use crate::manifest::compare::ManifestChange;
 use crate::manifest::validate::EXIT_CODES;
 use crate::manifest::{Check, EnvName, Manifest};
+use crate::plan;
 
 /// The verdict.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -249,12 +250,7 @@ pub struct Report {
 impl Report {
     /// The report over every environment the manifest declares.
     pub fn build(manifest: &Manifest, partials: &[PartialResult]) -> Report {
-        let all: Vec<EnvName> = manifest
-            .environments
-            .iter()
-            .map(|e| e.name.clone())
-            .collect();
-        Report::build_for(manifest, partials, &all)
+        Report::build_for(manifest, partials, &plan::environment_names(manifest))
     }
 
     /// The report over `environments` only (e.g. the share one `run` executed).
@@ -323,7 +319,7 @@ impl Report {
                 continue;
             }
             let (mut passed_in, mut failed_in) = (Vec::new(), Vec::new());
-            for env in environments.iter().filter(|e| check.scope.includes(e)) {
+            for env in plan::environments_of(check, environments) {
                 let (id, env_name) = (check.id.as_str(), env.as_str());
                 let found = by_pair
                     .get(&(id, env_name))
@@ -440,15 +436,10 @@ impl Report {
             }
         }
         for env in environments.iter().filter(|e| !has_results(e)) {
-            let checks: Vec<String> = manifest
-                .checks_for(env)
-                .filter(|c| !c.kind.is_manual())
+            let checks: Vec<String> = plan::runnable_checks(manifest, env)
                 .map(|c| c.id.to_string())
                 .collect();
-            if manifest
-                .checks_for(env)
-                .any(|c| c.required && !c.kind.is_manual())
-            {
+            if plan::runnable_checks(manifest, env).any(|c| c.required) {
                 gaps.push(format!("{env}: no results"));
             }
             report.infra_blocked.push(InfraBlocked {
@@ -527,19 +518,10 @@ impl Report {
             })
             .collect();
         let (mut pairs_run, mut pairs_required) = (0, 0);
-        for check in manifest
-            .checks
-            .iter()
-            .filter(|c| c.required && !c.kind.is_manual())
-        {
-            for env in manifest
-                .environments
-                .iter()
-                .filter(|e| check.scope.includes(&e.name))
-            {
-                pairs_required += 1;
-                pairs_run += usize::from(ran.contains(&(check.id.as_str(), env.name.as_str())));
-            }
+        let environments = plan::environment_names(manifest);
+        for (check, env) in plan::expected_pairs(manifest, &environments) {
+            pairs_required += 1;
+            pairs_run += usize::from(ran.contains(&(check.id.as_str(), env.as_str())));
         }
         if pairs_run < pairs_required {
             self.partial = Some(PartialRun {

@@ -9,6 +9,7 @@ use tokio::sync::watch;
 use tokio::task::JoinSet;
 
 use crate::manifest::{CheckId, Environment, Manifest};
+use crate::plan;
 use crate::results::source::{detect_runner, now_rfc3339};
 use crate::results::{
     CheckResult, FORMAT_VERSION, Leaked, ManifestRef, Outcome, PartialResult, ResultFileError,
@@ -216,9 +217,7 @@ pub async fn run_environment(
     debug_assert_eq!(lock.environment, env.name.as_str());
     let run_timeout = options.run_timeout.or(manifest.run_timeout);
     let stop = run_stop_channel(stop, run_timeout);
-    let jobs: Vec<CheckJob> = manifest
-        .checks_for(&env.name)
-        .filter(|c| !c.kind.is_manual() && !manifest.skip)
+    let jobs: Vec<CheckJob> = plan::runnable_checks(manifest, &env.name)
         .filter(|c| options.only.is_empty() || options.only.contains(&c.id))
         .map(|c| CheckJob {
             echo: options.echo.clone(),

@@ -8,6 +8,7 @@ use crate::cli::settings::Settings;
 use crate::cli::{Error, print_stdout};
 use crate::exit_code;
 use crate::manifest::EnvName;
+use crate::plan;
 use crate::render::validate_signal;
 use crate::results::io::read_bounded;
 use crate::untrusted::read_at_most;
@@ -19,29 +20,16 @@ pub(super) fn run(settings: &Settings, args: &ValidateSignalArgs) -> Result<i32,
     let manifest = settings.load_manifest()?;
     let text = read_signal(&args.file)?;
     let environments: Vec<EnvName> = if args.environments.is_empty() {
-        manifest
-            .environments
-            .iter()
-            .map(|e| e.name.clone())
-            .collect()
+        plan::environment_names(&manifest)
     } else {
         args.environments
             .iter()
             .map(|e| EnvName(e.clone()))
             .collect()
     };
-    let mut expected = Vec::new();
-    if !manifest.skip {
-        for check in manifest
-            .checks
-            .iter()
-            .filter(|c| c.required && !c.kind.is_manual())
-        {
-            for env in environments.iter().filter(|e| check.scope.includes(e)) {
-                expected.push((check.id.to_string(), env.to_string()));
-            }
-        }
-    }
+    let expected: Vec<(String, String)> = plan::expected_pairs(&manifest, &environments)
+        .map(|(check, env)| (check.id.to_string(), env.to_string()))
+        .collect();
     let against = match &args.against {
         Some(path) => {
             let report = checked_report(path, &read_bounded(path)?)?;
