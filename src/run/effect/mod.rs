@@ -1,0 +1,554 @@
+//! Gate effectiveness: did a green gate really do its work? A `cargo test` that ran 0
+//! tests, a Gradle task that was `UP-TO-DATE`, a `go test` result from cache all exit 0.
+//!
+//! The log is read line by line (a huge log is never held whole), ANSI escapes removed,
+//! and every line offered to each runner's parser in turn, behind one multi-word search
+//! made from the parsers' own trigger words, so that most lines cost no regex at all.
+//! Counts from several runners in one log (a `make test` running two suites) are added
+//! up.
+//!
+//! Each runner family is one file here, implementing [`Parser`]. Adding a runner is a
+//! new file (its patterns, its trigger words, its reading of a line), its name in the
+//! `runners!` list, and its logs under `fixtures/runner-logs/<runner>/` with the counts
+//! expected beside each.
+
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::sync::LazyLock;
+
+use crate::manifest::Gate;
+use crate::results::TestCounts;
+use crate::results::logs::strip_ansi;
+
+/// What the log says about the gate.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Assessment {
+    pub gate_effective: Option<bool>,
+    pub tests_executed: Option<u64>,
+    pub test_counts: Option<TestCounts>,
+    pub ineffective_reason: Option<String>,
+    /// Evidence without a test count, for the summary: `go test` without `-v` or
+    /// `-json` reports packages only ("2 packages passed").
+    pub packages: Option<String>,
+}
+
+/// Reads the log at `path` and judges a gate of kind `gate`.
+pub fn assess_file(gate: Gate, path: &Path) -> Assessment {
+    assess_file_from(gate, path, 0)
+}
+
+/// Like [`assess_file`], reading from byte `offset` (the start of the last attempt).
+pub fn assess_file_from(gate: Gate, path: &Path, offset: u64) -> Assessment {
+    use std::io::{Seek, SeekFrom};
+    let Ok(mut file) = std::fs::File::open(path) else {
+        return Assessment::default();
+    };
+    if file.seek(SeekFrom::Start(offset)).is_err() {
+        return Assessment::default();
+    }
+    let mut scan = Scan::new(gate);
+    for_each_line(BufReader::with_capacity(64 * 1024, file), |line| {
+        scan.raw_line(line)
+    });
+    scan.finish()
+}
+
+/// The longest part of a line that is looked at: summaries are short, and a command
+/// printing one endless line must not make the tool hold it.
+const MAX_LINE: usize = 64 * 1024;
+
+/// Calls `f` with each line of `reader` (without its newline), each cut to
+/// [`MAX_LINE`] bytes, holding no more than one such line at a time.
+fn for_each_line(mut reader: impl BufRead, mut f: impl FnMut(&[u8])) {
+    let mut line = Vec::with_capacity(1024);
+    loop {
+        let buf = match reader.fill_buf() {
+            Ok([]) => break,
+            Ok(buf) => buf,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(_) => break,
+        };
+        let (part, used, ended) = match memchr::memchr(b'\n', buf) {
+            Some(i) => (&buf[..i], i + 1, true),
+            None => (buf, buf.len(), false),
+        };
+        let room = MAX_LINE.saturating_sub(line.len());
+        line.extend_from_slice(&part[..part.len().min(room)]);
+        reader.consume(used);
+        if ended {
+            f(&line);
+            line.clear();
+        }
+    }
+    if !line.is_empty() {
+        f(&line);
+    }
+}
+
+/// Judges a gate from log text already in memory.
+pub fn assess_text(gate: Gate, text: &str) -> Assessment {
+    let mut scan = Scan::new(gate);
+    for line in text.lines() {
+        scan.line(line);
+    }
+    scan.finish()
+}
+
+/// One runner family's reading of a log.
+trait Parser: Send {
+    /// Words a line this parser reads always contains. The scan skips a line that has
+    /// none of any parser's words (or of [`NOTHING_MARKERS`]) before any regex runs.
+    fn triggers(&self) -> &'static [&'static str];
+
+    /// Whether [`Parser::raw`] reads anything (most parsers read text lines only).
+    fn reads_raw(&self) -> bool {
+        false
+    }
+
+    /// A line as it comes from the log, before the trigger test (for output that is
+    /// not text for people, such as `go test -json` events).
+    fn raw(&mut self, _raw: &[u8]) -> Raw {
+        Raw::Pass
+    }
+
+    /// Sees every line the trigger lets through, before any parser reads it (markers
+    /// that do not end a line's reading, like Gradle's task states).
+    fn observe(&mut self, _line: &str, _found: &mut Findings) {}
+
+    /// Reads a line (ANSI escapes and Maven's level prefix removed); true when it was
+    /// this runner's, and no later parser sees it.
+    fn line(&mut self, line: &str, found: &mut Findings) -> bool;
+
+    /// After the last line: counts kept until the end are added.
+    fn finish(&mut self, _found: &mut Findings) {}
+}
+
+/// What a parser made of a raw line.
+enum Raw {
+    /// Not its own: the line is read as text.
+    Pass,
+    /// Its own, and nothing more to read.
+    Taken,
+    /// Its own, carrying this text to be read as a line.
+    Text(String),
+}
+
+/// Declares the runner modules and the parsers, in order.
+macro_rules! runners {
+    ($($module:ident :: $parser:ident),* $(,)?) => {
+        $(mod $module;)*
+
+        fn parsers() -> Vec<Box<dyn Parser>> {
+            vec![$(Box::new($module::$parser::default())),*]
+        }
+    };
+}
+
+macro_rules! re {
+    ($name:ident, $pattern:expr) => {
+        static $name: std::sync::LazyLock<regex::Regex> =
+            std::sync::LazyLock::new(|| regex::Regex::new($pattern).expect("valid regex"));
+    };
+}
+
+re!(COUNT_WORD, r"(\d+) ([A-Za-z][A-Za-z ]*?)(?:,|\||\(|$)");
+
+// The runner families, one file each, in the order a line is offered to them: the
+// first that takes a line ends its reading. Adding a runner is a new file and its name
+// here.
+runners! {
+    libtest::Libtest,
+    nextest::Nextest,
+    pytest::Pytest,
+    jest::Jest,
+    vitest::Vitest,
+    mocha::Mocha,
+    node_test::NodeTest,
+    go::Go,
+    maven::Maven,
+    gradle::Gradle,
+    phpunit::Phpunit,
+    rspec::Rspec,
+    exunit::Exunit,
+    dotnet::Dotnet,
+    ctest::Ctest,
+}
+
+#[derive(Debug, Default, Clone, Copy)]
+struct Tally {
+    passed: u64,
+    failed: u64,
+    skipped: u64,
+}
+
+/// What the parsers have found so far.
+struct Findings {
+    gate: Gate,
+    /// Per runner, in the order first seen.
+    tallies: Vec<(&'static str, Tally)>,
+    /// A no-op marker: the work was skipped (up to date, from cache).
+    noop: Option<String>,
+    /// A runner saying it found nothing to run.
+    nothing: Option<String>,
+    /// Evidence without a test count (`go test` packages).
+    packages: Option<String>,
+}
+
+impl Findings {
+    fn add(&mut self, runner: &'static str, passed: u64, failed: u64, skipped: u64) {
+        let tally = match self.tallies.iter_mut().find(|(r, _)| *r == runner) {
+            Some((_, tally)) => tally,
+            None => {
+                self.tallies.push((runner, Tally::default()));
+                &mut self.tallies.last_mut().expect("just pushed").1
+            }
+        };
+        tally.passed += passed;
+        tally.failed += failed;
+        tally.skipped += skipped;
+    }
+
+    /// For runners that report a total: passed = total − failed − skipped.
+    fn add_total(&mut self, runner: &'static str, total: u64, failed: u64, skipped: u64) {
+        self.add(
+            runner,
+            total.saturating_sub(failed + skipped),
+            failed,
+            skipped,
+        );
+    }
+}
+
+/// What runners print when they found nothing to run.
+const NOTHING_MARKERS: &[&str] = &[
+    "No tests found",
+    "no tests ran",
+    "No test files found",
+    "no tests to run",
+    "No tests to run",
+    "[no tests to run]",
+    "No tests were found",
+    "No tests executed",
+    "No examples found",
+    "No test is available",
+];
+
+/// Every word a line must contain one of to matter: the parsers' triggers and the
+/// nothing-to-run markers, matched in one pass over the bytes.
+static TRIGGER: LazyLock<aho_corasick::AhoCorasick> = LazyLock::new(|| {
+    let mut words: Vec<&str> = parsers()
+        .iter()
+        .flat_map(|p| p.triggers())
+        .copied()
+        .collect();
+    words.extend(NOTHING_MARKERS);
+    aho_corasick::AhoCorasick::new(words).expect("valid patterns")
+});
+
+/// The running state of one log's scan.
+struct Scan {
+    parsers: Vec<Box<dyn Parser>>,
+    /// The parsers that read raw lines.
+    raw_readers: Vec<usize>,
+    /// Every line is read, trigger or not (tests compare the two).
+    untriggered: bool,
+    found: Findings,
+}
+
+impl Scan {
+    fn new(gate: Gate) -> Scan {
+        let parsers = parsers();
+        let raw_readers = (0..parsers.len())
+            .filter(|&i| parsers[i].reads_raw())
+            .collect();
+        Scan {
+            parsers,
+            raw_readers,
+            untriggered: false,
+            found: Findings {
+                gate,
+                tallies: Vec::new(),
+                noop: None,
+                nothing: None,
+                packages: None,
+            },
+        }
+    }
+
+    /// A line straight from the log: most lines mention nothing a summary is made of,
+    /// and one pass of a multi-word search over the bytes skips them.
+    fn raw_line(&mut self, raw: &[u8]) {
+        for &i in &self.raw_readers {
+            match self.parsers[i].raw(raw) {
+                Raw::Pass => continue,
+                Raw::Taken => return,
+                Raw::Text(text) => {
+                    self.line(&text);
+                    return;
+                }
+            }
+        }
+        if self.untriggered || TRIGGER.is_match(raw) {
+            self.line(&String::from_utf8_lossy(raw));
+        }
+    }
+
+    fn line(&mut self, raw: &str) {
+        let stripped;
+        let line = if raw.contains('\u{1b}') {
+            stripped = strip_ansi(raw);
+            stripped.as_str()
+        } else {
+            raw
+        };
+        let line = line.trim_end_matches(['\n', '\r']);
+        // Maven prefixes every line with its level.
+        let line = ["[INFO] ", "[ERROR] ", "[WARNING] "]
+            .iter()
+            .find_map(|p| line.strip_prefix(p))
+            .unwrap_or(line);
+        let found = &mut self.found;
+        if found.nothing.is_none()
+            && let Some(marker) = NOTHING_MARKERS.iter().find(|m| line.contains(*m))
+        {
+            found.nothing = Some((*marker).to_owned());
+        }
+        for parser in &mut self.parsers {
+            parser.observe(line, found);
+        }
+        for parser in &mut self.parsers {
+            if parser.line(line, found) {
+                // Each parser's own words cover what it reads (the trigger is made of them).
+                #[cfg(test)]
+                assert!(
+                    parser.triggers().iter().any(|w| line.contains(w)),
+                    "a parser read {line:?} without any of its trigger words"
+                );
+                return;
+            }
+        }
+    }
+
+    fn finish(mut self) -> Assessment {
+        for parser in &mut self.parsers {
+            parser.finish(&mut self.found);
+        }
+        let mut found = self.found;
+        let packages = found.packages.take();
+        let counts = (!found.tallies.is_empty()).then(|| {
+            let total = found
+                .tallies
+                .iter()
+                .fold(Tally::default(), |acc, (_, t)| Tally {
+                    passed: acc.passed + t.passed,
+                    failed: acc.failed + t.failed,
+                    skipped: acc.skipped + t.skipped,
+                });
+            let runner = found
+                .tallies
+                .iter()
+                .map(|(r, _)| *r)
+                .collect::<Vec<_>>()
+                .join("+");
+            TestCounts {
+                passed: total.passed,
+                failed: total.failed,
+                skipped: total.skipped,
+                runner,
+            }
+        });
+        let executed = counts.as_ref().map(|c| c.passed + c.failed);
+        let ineffective = |reason: String| Some(reason);
+        let reason = if let Some(noop) = found.noop.take() {
+            ineffective(format!("no-op: {noop}"))
+        } else if found.gate != Gate::Test || (counts.is_none() && packages.is_some()) {
+            // A package that printed `ok` without `[no tests to run]` ran tests.
+            None
+        } else {
+            match (&counts, executed) {
+                (Some(c), Some(0)) => ineffective(match &found.nothing {
+                    Some(marker) => format!("0 tests executed ({}: \"{marker}\")", c.runner),
+                    None => format!("0 tests executed ({})", c.runner),
+                }),
+                (Some(_), _) => None,
+                (None, _) => ineffective(match &found.nothing {
+                    Some(marker) => format!("0 tests executed (\"{marker}\")"),
+                    None => "no test summary recognised".to_owned(),
+                }),
+            }
+        };
+        let tests_executed = match found.gate {
+            Gate::Test => executed.or(found.nothing.as_ref().map(|_| 0)),
+            _ => executed,
+        };
+        Assessment {
+            gate_effective: Some(reason.is_none()),
+            tests_executed,
+            test_counts: counts,
+            ineffective_reason: reason,
+            packages,
+        }
+    }
+}
+
+/// A log line for a message: whitespace runs (tabs in `go test` output) made one space.
+fn one_line(line: &str) -> String {
+    line.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+fn num(c: &regex::Captures<'_>, i: usize) -> u64 {
+    c.get(i).and_then(|m| m.as_str().parse().ok()).unwrap_or(0)
+}
+
+/// `3 passed, 1 failed | 2 skipped` → [(3, "passed"), (1, "failed"), (2, "skipped")].
+fn count_items(text: &str) -> Vec<(u64, String)> {
+    COUNT_WORD
+        .captures_iter(text)
+        .filter_map(|c| Some((c[1].parse().ok()?, c[2].trim().to_owned())))
+        .collect()
+}
+
+/// The sum of the counts of `items` whose word is one of `words`.
+fn sum(items: &[(u64, String)], words: &[&str]) -> u64 {
+    items
+        .iter()
+        .filter(|(_, word)| words.contains(&word.as_str()))
+        .map(|(n, _)| n)
+        .sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn counts(text: &str) -> (u64, u64, u64, String) {
+        let a = assess_text(Gate::Test, text);
+        let c = a
+            .test_counts
+            .clone()
+            .unwrap_or_else(|| panic!("no counts in {text:?}: {a:?}"));
+        (c.passed, c.failed, c.skipped, c.runner)
+    }
+
+    #[test]
+    fn libtest_lines_are_summed_and_indented_reprints_ignored() {
+        let log = "running 3 tests\ntest result: FAILED. 1 passed; 1 failed; 1 ignored; 0 measured; 0 filtered out; finished in 0.1s\n    test result: ok. 9 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out\ntest result: ok. 2 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.00s\n";
+        assert_eq!(counts(log), (3, 1, 1, "libtest".into()));
+    }
+
+    #[test]
+    fn ansi_escapes_are_removed_first() {
+        let log = "\u{1b}[1m\u{1b}[32mtest result: ok\u{1b}[0m\u{1b}(B. 4 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out\n";
+        // The line starts with an escape: only after stripping does it start with `test result`.
+        assert_eq!(counts(log), (4, 0, 0, "libtest".into()));
+    }
+
+    #[test]
+    fn zero_tests_is_ineffective_with_the_reason() {
+        let a = assess_text(
+            Gate::Test,
+            "running 0 tests\ntest result: ok. 0 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out\n",
+        );
+        assert_eq!(a.gate_effective, Some(false));
+        assert_eq!(a.tests_executed, Some(0));
+        assert_eq!(
+            a.ineffective_reason.as_deref(),
+            Some("0 tests executed (libtest)")
+        );
+    }
+
+    #[test]
+    fn nothing_recognised() {
+        let a = assess_text(Gate::Test, "all good\n");
+        assert_eq!(a.gate_effective, Some(false));
+        assert_eq!(
+            a.ineffective_reason.as_deref(),
+            Some("no test summary recognised")
+        );
+        assert_eq!(a.tests_executed, None);
+    }
+
+    #[test]
+    fn other_gates_only_look_for_no_op_markers() {
+        assert_eq!(
+            assess_text(Gate::Build, "compiled\n").gate_effective,
+            Some(true)
+        );
+        let a = assess_text(Gate::Build, "> Task :compileJava UP-TO-DATE\n");
+        assert_eq!(a.gate_effective, Some(false));
+        assert!(a.ineffective_reason.unwrap().contains("UP-TO-DATE"));
+        // A test gate does not mind compilation being up to date, only the test task.
+        let a = assess_text(
+            Gate::Test,
+            "> Task :compileJava UP-TO-DATE\n> Task :test\n5 tests completed, 1 failed\n",
+        );
+        assert_eq!(a.gate_effective, Some(true));
+    }
+
+    #[test]
+    fn lines_are_cut_and_the_last_needs_no_newline() {
+        let text = format!("short\n{}\nend", "x".repeat(MAX_LINE * 3));
+        let mut seen = Vec::new();
+        for_each_line(
+            std::io::BufReader::with_capacity(1000, text.as_bytes()),
+            |l| seen.push(l.len()),
+        );
+        assert_eq!(seen, [5, MAX_LINE, 3]);
+    }
+
+    #[test]
+    fn a_summary_after_an_endless_line_is_still_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("log");
+        let log = format!(
+            "{}\ntest result: ok. 2 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out\n",
+            "\0".repeat(MAX_LINE * 4)
+        );
+        std::fs::write(&path, log).unwrap();
+        let a = assess_file(Gate::Test, &path);
+        assert_eq!(a.tests_executed, Some(2));
+    }
+
+    /// The trigger, made from the parsers' words, never skips a line a parser reads:
+    /// every runner log gives the same assessment with every line offered.
+    #[test]
+    fn the_trigger_skips_no_line_a_parser_reads() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/runner-logs");
+        let mut checked = 0;
+        for runner in std::fs::read_dir(&root).unwrap() {
+            let runner = runner.unwrap().path();
+            if !runner.is_dir() {
+                continue;
+            }
+            for entry in std::fs::read_dir(&runner).unwrap() {
+                let log = entry.unwrap().path();
+                if log.extension().is_none_or(|e| e != "log") {
+                    continue;
+                }
+                let bytes = std::fs::read(&log).unwrap();
+                let read = |untriggered: bool| {
+                    let mut scan = Scan::new(Gate::Test);
+                    scan.untriggered = untriggered;
+                    for_each_line(&bytes[..], |line| scan.raw_line(line));
+                    scan.finish()
+                };
+                assert_eq!(read(false), read(true), "{}", log.display());
+                checked += 1;
+            }
+        }
+        assert!(checked >= 39, "only {checked} logs");
+    }
+
+    #[test]
+    fn count_items_reads_lists() {
+        assert_eq!(
+            count_items("1 failed | 1 passed | 1 skipped | 1 todo (4)"),
+            vec![
+                (1, "failed".into()),
+                (1, "passed".into()),
+                (1, "skipped".into()),
+                (1, "todo".into())
+            ]
+        );
+    }
+}

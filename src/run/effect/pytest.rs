@@ -1,0 +1,34 @@
+//! pytest: the closing `==== 3 passed, 1 skipped in 0.12s ====` line.
+
+use super::{Findings, Parser, count_items, sum};
+
+re!(
+    PYTEST,
+    r"^=*\s*((?:\d+ [a-z]+(?:, )?)+) in [\d.]+s(?: \([^)]*\))?\s*=*\s*$"
+);
+
+#[derive(Default)]
+pub(super) struct Pytest;
+
+impl Parser for Pytest {
+    fn triggers(&self) -> &'static [&'static str] {
+        &["passed", "failed", "skipped", "deselected", "error"]
+    }
+
+    fn line(&mut self, line: &str, found: &mut Findings) -> bool {
+        if !line.contains(" in ") {
+            return false;
+        }
+        let Some(c) = PYTEST.captures(line) else {
+            return false;
+        };
+        let items = count_items(&c[1]);
+        found.add(
+            "pytest",
+            sum(&items, &["passed", "xfailed", "xpassed"]),
+            sum(&items, &["failed", "error", "errors"]),
+            sum(&items, &["skipped", "deselected"]),
+        );
+        true
+    }
+}
