@@ -49,7 +49,7 @@ pub(crate) fn checked_report(path: &Path, bytes: &[u8]) -> Result<Report, Error>
 
 /// [`checked_report`] when the keys of `bytes` are already probed.
 pub(crate) fn probed_report(path: &Path, bytes: &[u8], probe: &Probe) -> Result<Report, Error> {
-    let report: Report = probe.parse(path, bytes)?;
+    let report = Report::read(path, bytes, probe)?;
     if let Some(name) = report.invalid_name() {
         return Err(Error::InvalidInput(format!(
             "report `{}` is not valid: `{}` is not a check or environment name",

@@ -32,10 +32,15 @@ pub enum ResultFileError {
     #[error("result file `{}` is not valid: {message}", path.display())]
     Invalid { path: PathBuf, message: String },
     #[error(
-        "result file `{}` has format_version {found}; this build of cargo-verify-matrix reads version {FORMAT_VERSION} (use the tool version that wrote it)",
+        "result file `{}` has format_version {found}; this build of cargo-verify-matrix reads version {reads} (use the tool version that wrote it)",
         path.display()
     )]
-    Version { path: PathBuf, found: String },
+    Version {
+        path: PathBuf,
+        found: String,
+        /// The versions read, as words (`1` or `1 or 2`).
+        reads: String,
+    },
 }
 
 /// Writes `value` as pretty JSON to `path` atomically and durably: a temporary file in
@@ -137,12 +142,29 @@ impl Probe {
         path: &Path,
         bytes: &[u8],
     ) -> Result<T, ResultFileError> {
+        self.parse_versioned(path, bytes, &[FORMAT_VERSION])
+    }
+
+    /// [`Probe::parse`] for a document of one of the `accepted` format versions.
+    pub fn parse_versioned<T: DeserializeOwned>(
+        &self,
+        path: &Path,
+        bytes: &[u8],
+        accepted: &[u32],
+    ) -> Result<T, ResultFileError> {
         match &self.format_version {
-            Some(v) if v.as_u64() == Some(u64::from(FORMAT_VERSION)) => {}
+            Some(v)
+                if v.as_u64()
+                    .is_some_and(|v| accepted.iter().any(|a| u64::from(*a) == v)) => {}
             Some(v) => {
                 return Err(ResultFileError::Version {
                     path: path.to_path_buf(),
                     found: v.to_string(),
+                    reads: accepted
+                        .iter()
+                        .map(u32::to_string)
+                        .collect::<Vec<_>>()
+                        .join(" or "),
                 });
             }
             None => {

@@ -7,7 +7,8 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 
 use serde::{Deserialize, Serialize};
 
-use super::schema::{CheckResult, FORMAT_VERSION, PartialResult, Source, Status, one_line_summary};
+use super::io::{Probe, ResultFileError};
+use super::schema::{CheckResult, PartialResult, Source, Status, one_line_summary};
 use crate::exit_code;
 use crate::manifest::compare::ManifestChange;
 use crate::manifest::validate::EXIT_CODES;
@@ -69,6 +70,10 @@ pub struct Row {
 pub struct Missing {
     pub check: String,
     pub environment: String,
+    /// Why it has no row, as a state (the reason says it in words). Reports of format 1
+    /// lack it; their reader works it out from the reasons.
+    #[serde(default)]
+    pub kind: MissingKind,
     pub reason: String,
 }
 
@@ -233,9 +238,10 @@ pub struct Report {
     /// verdict is NOT VERIFIED and the check run's conclusion `cancelled`.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub cancelled: bool,
-    /// A required pair errored before producing an exit code (it has no row). Kept out
-    /// of the file format: the verdict and reasons already say it.
-    #[serde(skip)]
+    /// A required pair errored before producing an exit code (it has no row), or the
+    /// results could not be judged at all: a failure, not only a gap. Reports of format
+    /// 1 lack it; their reader works it out from the reasons.
+    #[serde(default)]
     pub failed_to_run: bool,
     /// The automated checks in manifest order, for renders that list checks. Not in the
     /// file format; a report read from JSON falls back to the order of its rows.
@@ -338,6 +344,7 @@ impl Report {
                     report.missing.push(Missing {
                         check: id.to_owned(),
                         environment: env_name.to_owned(),
+                        kind: MissingKind::NoResult,
                         reason,
                     });
                     continue;
@@ -372,6 +379,7 @@ impl Report {
                         report.missing.push(Missing {
                             check: id.to_owned(),
                             environment: env_name.to_owned(),
+                            kind: MissingKind::NotRun,
                             reason: first.summary.clone(),
                         });
                     }
@@ -394,6 +402,7 @@ impl Report {
                         report.missing.push(Missing {
                             check: id.to_owned(),
                             environment: env_name.to_owned(),
+                            kind: MissingKind::FailedToRun,
                             reason: format!("{FAILED_TO_RUN}{why}"),
                         });
                     }
@@ -472,7 +481,7 @@ impl Report {
     /// A VERIFIED report about nothing: no environment, no pair, no reason.
     fn empty(manifest_path: &str, digest: &str) -> Report {
         Report {
-            format_version: FORMAT_VERSION,
+            format_version: REPORT_FORMAT_VERSION,
             manifest: ReportManifest {
                 path: manifest_path.to_owned(),
                 digest: digest.to_owned(),
@@ -572,29 +581,56 @@ impl Report {
             && self.manifest_changes.iter().any(|c| c.weakens)
     }
 
-    /// Whether `missing` is a required pair that errored before it had an exit code
-    /// (refused, could not start): it has no row, but it failed.
-    pub fn failed_before_running(&self, missing: &Missing) -> bool {
-        let prefix = failed_to_run_prefix(&missing.check, &missing.environment);
-        self.reasons.iter().any(|r| r.starts_with(&prefix))
+    /// Reads a report file (probed as `probe`): format 2, or format 1 upgraded.
+    pub fn read(
+        path: &std::path::Path,
+        bytes: &[u8],
+        probe: &Probe,
+    ) -> Result<Report, ResultFileError> {
+        let mut report: Report = probe.parse_versioned(path, bytes, &[1, REPORT_FORMAT_VERSION])?;
+        if report.format_version == 1 {
+            report.upgrade_from_v1();
+        }
+        Ok(report)
     }
 
     /// Why `missing` has no row.
     pub fn missing_kind(&self, missing: &Missing) -> MissingKind {
-        // The pair's own reason first; the scan of every reason only when it is silent
-        // (grids ask this of every missing pair).
-        if missing.reason.starts_with(FAILED_TO_RUN) {
-            MissingKind::FailedToRun
-        } else if self.is_infra_blocked(&missing.environment)
-            || missing.reason == NO_RESULTS
-            || missing.reason.starts_with(NO_RESULT_IN)
-        {
-            MissingKind::NoResult
-        } else if self.failed_before_running(missing) {
-            MissingKind::FailedToRun
-        } else {
-            MissingKind::NotRun
+        missing.kind
+    }
+
+    /// Reads a report of format 1, which kept these states in prose: each missing
+    /// pair's kind from its reason (and whether its environment reported at all), and
+    /// whether a required pair failed to run from the reasons. The report is format 2
+    /// afterwards.
+    pub fn upgrade_from_v1(&mut self) {
+        let reasons = std::mem::take(&mut self.reasons);
+        let mut failed_to_run = false;
+        for missing in &mut self.missing {
+            let before_running = || {
+                let prefix = failed_to_run_prefix(&missing.check, &missing.environment);
+                reasons.iter().any(|r| r.starts_with(&prefix))
+            };
+            missing.kind = if missing.reason.starts_with(FAILED_TO_RUN) {
+                MissingKind::FailedToRun
+            } else if self
+                .infra_blocked
+                .iter()
+                .any(|b| b.environment == missing.environment)
+                || missing.reason == NO_RESULTS
+                || missing.reason.starts_with(NO_RESULT_IN)
+            {
+                MissingKind::NoResult
+            } else if before_running() {
+                MissingKind::FailedToRun
+            } else {
+                MissingKind::NotRun
+            };
+            failed_to_run |= before_running();
         }
+        self.reasons = reasons;
+        self.failed_to_run |= failed_to_run;
+        self.format_version = REPORT_FORMAT_VERSION;
     }
 
     /// Whether the report may say `All Required Environments: VERIFIED`: VERIFIED, over
@@ -853,10 +889,18 @@ const NO_RESULT_IN: &str = "no result for this check in the ";
 /// The start of the reason of a missing pair that errored before it had an exit code.
 const FAILED_TO_RUN: &str = "failed to run: ";
 
+/// The format version of reports: 2 keeps each missing pair's kind and whether a
+/// required pair failed to run as fields (format 1 said them only in reasons; it is
+/// still read). Partial results keep their own version
+/// ([`FORMAT_VERSION`](super::schema::FORMAT_VERSION)).
+pub const REPORT_FORMAT_VERSION: u32 = 2;
+
 /// Why an expected pair has no row.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum MissingKind {
     /// No result was reported for it.
+    #[default]
     NoResult,
     /// Reported as not run (fail-fast, run timeout, interruption).
     NotRun,
@@ -865,7 +909,7 @@ pub enum MissingKind {
 }
 
 /// The start of the reason given for a required pair that errored before it had an
-/// exit code; [`Report::failed_before_running`] recognises it.
+/// exit code (how format 1 said it; see [`Report::upgrade_from_v1`]).
 fn failed_to_run_prefix(check: &str, environment: &str) -> String {
     format!("{check} failed to run in {environment}: ")
 }
