@@ -229,12 +229,13 @@ fn client(settings: &Settings, flags: &PublishFlags, context: &Context) -> Resul
                     .to_owned(),
             )
         })?;
-    let token = Token::new(&raw).map_err(Error::Usage)?;
+    let token = Token::new(&raw).map_err(|e| Error::Usage(e.to_string()))?;
     let policy = RetryPolicy {
         retries: flags.retries,
         ..RetryPolicy::default()
     };
-    let mut github = GitHub::new(&context.api_url, token, policy).map_err(Error::Usage)?;
+    let mut github =
+        GitHub::new(&context.api_url, token, policy).map_err(|e| Error::Usage(e.to_string()))?;
     let verbose = settings.verbose > 0;
     github.notify = Box::new(move |notice| match notice {
         Notice::Retrying(line) => eprintln!("warning: {line}"),

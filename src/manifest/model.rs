@@ -25,6 +25,18 @@ impl fmt::Display for CheckId {
     }
 }
 
+/// The longest check id or environment name: they name log files (`logs/<env>/<id>.log`),
+/// which file systems cap at 255 bytes.
+pub const MAX_NAME_CHARS: usize = 100;
+
+/// `[A-Za-z0-9][A-Za-z0-9._-]*`, at most [`MAX_NAME_CHARS`] long.
+pub fn is_valid_name(name: &str) -> bool {
+    let mut chars = name.chars();
+    name.len() <= MAX_NAME_CHARS
+        && chars.next().is_some_and(|c| c.is_ascii_alphanumeric())
+        && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
+}
+
 impl fmt::Display for EnvName {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.0)

@@ -58,7 +58,7 @@ pub const TOP_LEVEL_KEYS: &[&str] = &[
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct RawEnvironment {
     /// The environment's name; `ALL` is reserved.
-    #[schemars(extend("pattern" = NAME_PATTERN, "maxLength" = super::validate::MAX_NAME_CHARS))]
+    #[schemars(extend("pattern" = NAME_PATTERN, "maxLength" = super::model::MAX_NAME_CHARS))]
     pub name: String,
     /// The runner label, or list of labels, `plan --format github` gives the job.
     #[serde(default)]
@@ -142,11 +142,11 @@ pub struct RawPolicy {
 pub struct RawCheck {
     /// The check's id: unique, and what results and signals name it by.
     #[serde(default)]
-    #[schemars(extend("pattern" = NAME_PATTERN, "maxLength" = super::validate::MAX_NAME_CHARS))]
+    #[schemars(extend("pattern" = NAME_PATTERN, "maxLength" = super::model::MAX_NAME_CHARS))]
     pub id: Option<String>,
     /// The id of an item inside `all-of` or `any-of` (instead of `id`).
     #[serde(default)]
-    #[schemars(extend("pattern" = NAME_PATTERN, "maxLength" = super::validate::MAX_NAME_CHARS))]
+    #[schemars(extend("pattern" = NAME_PATTERN, "maxLength" = super::model::MAX_NAME_CHARS))]
     pub item: Option<String>,
     /// A name for people.
     #[serde(default)]

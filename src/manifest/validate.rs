@@ -6,7 +6,7 @@ use std::time::Duration;
 use super::diagnostic::{Diagnostic, did_you_mean};
 use super::model::{
     Check, CheckId, CheckKind, DEFAULT_GRACE, DEFAULT_TIMEOUT, Defaults, Detect, EnvName, EnvScope,
-    Environment, ExpectExit, Gate, Policy, Shell, TestSpec,
+    Environment, ExpectExit, Gate, MAX_NAME_CHARS, Policy, Shell, TestSpec, is_valid_name,
 };
 use super::parse::Parsed;
 use super::raw::{
@@ -648,18 +648,6 @@ impl Validator<'_> {
             self.error(path, format!("invalid glob `{pattern}`: {}", e.kind()));
         }
     }
-}
-
-/// The longest check id or environment name: they name log files (`logs/<env>/<id>.log`),
-/// which file systems cap at 255 bytes.
-pub const MAX_NAME_CHARS: usize = 100;
-
-/// `[A-Za-z0-9][A-Za-z0-9._-]*`, at most [`MAX_NAME_CHARS`] long.
-pub fn is_valid_name(name: &str) -> bool {
-    let mut chars = name.chars();
-    name.len() <= MAX_NAME_CHARS
-        && chars.next().is_some_and(|c| c.is_ascii_alphanumeric())
-        && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
 }
 
 fn env_map(raw: &Option<BTreeMap<String, EnvValue>>) -> BTreeMap<String, String> {

@@ -51,19 +51,29 @@ impl std::fmt::Debug for Token {
     }
 }
 
+/// Why the client cannot be set up: the token, the API URL, or a build without it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SetupError {
+    /// The token cannot go into an HTTP header (never echoed).
+    #[error("{0}")]
+    Token(&'static str),
+    /// The API URL or the HTTP client.
+    #[error("{0}")]
+    Client(String),
+}
+
 impl Token {
     /// A token from `--token` or `GITHUB_TOKEN` (surrounding white space removed).
     /// Refused, without echoing it, when it could not go into an HTTP header.
-    pub fn new(raw: &str) -> Result<Token, String> {
+    pub fn new(raw: &str) -> Result<Token, SetupError> {
         let token = raw.trim();
         if token.is_empty() {
-            return Err("the GitHub token is empty".to_owned());
+            return Err(SetupError::Token("the GitHub token is empty"));
         }
         if !token.bytes().all(|b| b.is_ascii_graphic()) {
-            return Err(
-                "the GitHub token contains spaces, line breaks or other characters a token cannot have"
-                    .to_owned(),
-            );
+            return Err(SetupError::Token(
+                "the GitHub token contains spaces, line breaks or other characters a token cannot have",
+            ));
         }
         Ok(Token(token.to_owned()))
     }
@@ -180,29 +190,31 @@ pub struct GitHub {
 
 impl GitHub {
     #[cfg(not(feature = "github"))]
-    pub fn new(api_url: &str, token: Token, policy: RetryPolicy) -> Result<GitHub, String> {
+    pub fn new(api_url: &str, token: Token, policy: RetryPolicy) -> Result<GitHub, SetupError> {
         let _ = (api_url, token, policy);
-        Err(
+        Err(SetupError::Client(
             "this cargo-verify-matrix was built without its GitHub client (the default \
              `github` feature): it cannot post a comment or a check run; install it with \
              default features"
                 .to_owned(),
-        )
+        ))
     }
 
     /// A client for `api_url` (`https://api.github.com`, or GitHub Enterprise Server's
     /// `https://HOST/api/v3`) that authenticates with `token`.
     #[cfg(feature = "github")]
-    pub fn new(api_url: &str, token: Token, policy: RetryPolicy) -> Result<GitHub, String> {
+    pub fn new(api_url: &str, token: Token, policy: RetryPolicy) -> Result<GitHub, SetupError> {
         let octo = Octocrab::builder()
             .base_uri(api_url)
-            .map_err(|e| format!("`{api_url}` is not a usable API URL: {e}"))?
+            .map_err(|e| SetupError::Client(format!("`{api_url}` is not a usable API URL: {e}")))?
             .personal_token(token.0.clone())
             .set_connect_timeout(Some(Duration::from_secs(15)))
             .set_read_timeout(Some(Duration::from_secs(60)))
             .set_write_timeout(Some(Duration::from_secs(60)))
             .build()
-            .map_err(|e| token.redact(&format!("cannot set up the GitHub client: {e}")))?;
+            .map_err(|e| {
+                SetupError::Client(token.redact(&format!("cannot set up the GitHub client: {e}")))
+            })?;
         Ok(GitHub {
             octo,
             token,

@@ -17,7 +17,7 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 pub use check_run::{CheckRunPlan, CheckSite};
-pub use client::{ApiError, GitHub, Notice, RetryPolicy, Token};
+pub use client::{ApiError, GitHub, Notice, RetryPolicy, SetupError, Token};
 pub use comment::{CommentOutcome, CommentPlan};
 pub use context::{Context, ContextError, Overrides};
 

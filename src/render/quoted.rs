@@ -6,7 +6,7 @@
 use std::ops::Deref;
 
 use super::RenderOptions;
-use crate::manifest::validate::is_valid_name;
+use crate::manifest::is_valid_name;
 use crate::results::logs::{resolve_log, tail};
 use crate::results::{CheckResult, Report};
 use crate::untrusted::Quoter;

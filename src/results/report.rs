@@ -672,7 +672,7 @@ impl Report {
     /// tampered report cannot break the matrix's lines or inject markup. Returns the
     /// first bad name.
     pub fn invalid_name(&self) -> Option<&str> {
-        let valid = crate::manifest::validate::is_valid_name;
+        let valid = crate::manifest::is_valid_name;
         let names = self
             .environments
             .iter()

@@ -2,6 +2,7 @@
 
 use std::ffi::OsString;
 
+use super::CheckError;
 use crate::manifest::Shell;
 
 use crate::shell::words;
@@ -14,7 +15,7 @@ pub struct Argv {
 }
 
 /// The argv that runs `cmd` under `shell` (DESIGN.md §4).
-pub fn argv(shell: Shell, cmd: &str) -> Result<Argv, String> {
+pub fn argv(shell: Shell, cmd: &str) -> Result<Argv, CheckError> {
     let make = |program: &str, args: &[&str]| Argv {
         program: program.into(),
         args: args.iter().map(OsString::from).collect(),
@@ -33,9 +34,11 @@ pub fn argv(shell: Shell, cmd: &str) -> Result<Argv, String> {
         Shell::Cmd => make("cmd", &["/D", "/S", "/C", cmd]),
         Shell::None => {
             if let Some(syntax) = words::shell_syntax(cmd) {
-                return Err(format!("`shell: none` cannot run shell syntax `{syntax}`"));
+                return Err(format!("`shell: none` cannot run shell syntax `{syntax}`").into());
             }
-            let mut parts = words::split(cmd)?.into_iter();
+            let mut parts = words::split(cmd)
+                .map_err(|e| CheckError(e.to_string()))?
+                .into_iter();
             let program = parts.next().ok_or("empty command")?;
             Argv {
                 program: program.into(),

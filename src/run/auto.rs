@@ -2,11 +2,13 @@
 
 use std::path::Path;
 
+use super::CheckError;
+
 /// What `test: auto` looked for, in order, for the error when nothing is found.
 pub const AUTO_LOOKED_FOR: &str = "Cargo.toml, package.json with a \"test\" script, pyproject.toml/pytest.ini/setup.cfg/tox.ini/conftest.py, go.mod, mix.exs, a Makefile with a `test:` target";
 
 /// The test command for the project in `cwd` (docs/formats.md §1, `test: auto`).
-pub fn detect_test_command(cwd: &Path) -> Result<String, String> {
+pub fn detect_test_command(cwd: &Path) -> Result<String, CheckError> {
     let has = |name: &str| cwd.join(name).is_file();
     if has("Cargo.toml") {
         return Ok(if on_path("cargo-nextest") {
@@ -67,7 +69,8 @@ pub fn detect_test_command(cwd: &Path) -> Result<String, String> {
     Err(format!(
         "`test: auto` found no test suite in `{}`; looked for {AUTO_LOOKED_FOR}",
         cwd.display()
-    ))
+    )
+    .into())
 }
 
 fn file_contains(path: &Path, needle: &str) -> bool {

@@ -11,6 +11,7 @@ use crate::manifest::{Check, CheckKind, Environment, Manifest, Policy, TestSpec}
 use crate::results::logs::tail;
 use crate::results::{CheckResult, Status, format_duration, one_line_summary};
 
+use super::CheckError;
 use super::argv;
 use super::auto;
 use super::effect;
@@ -114,7 +115,7 @@ impl CheckJob {
                         result.command = cmd;
                         Ok(result)
                     }
-                    Err(reason) => Ok(self.blank_result(Status::Error, &reason)),
+                    Err(reason) => Ok(self.blank_result(Status::Error, &reason.0)),
                 },
                 CheckKind::File { .. } | CheckKind::NotFile { .. } | CheckKind::GitClean { .. } => {
                     self.run_evidence().await
@@ -140,7 +141,7 @@ impl CheckJob {
             CheckKind::File { pattern, search } => kinds::file(&cwd, pattern, search),
             CheckKind::NotFile { pattern } => kinds::not_file(&cwd, pattern, Some(&out_dir)),
             CheckKind::GitClean { path } => kinds::git_clean(&cwd, path, Some(&out_dir)),
-            _ => Err("not a file or git check".to_owned()),
+            _ => Err("not a file or git check".into()),
         })
         .await
         .map_err(std::io::Error::other)?;
@@ -161,7 +162,7 @@ impl CheckJob {
             }
             Err(reason) => {
                 result.status = Status::Error;
-                result.summary = one_line_summary(&reason);
+                result.summary = one_line_summary(&reason.0);
             }
         }
         Ok(result)
@@ -248,11 +249,11 @@ impl CheckJob {
 
     /// A command check, retrying retryable failures up to `retries` times.
     async fn run_command(&self, cmd: &str, mut stop: StopReceiver) -> std::io::Result<CheckResult> {
-        let argv =
-            policy::refusal(cmd, &self.policy).map_or_else(|| argv::argv(self.shell, cmd), Err);
+        let argv = policy::refusal(cmd, &self.policy)
+            .map_or_else(|| argv::argv(self.shell, cmd), |r| Err(r.into()));
         let argv = match argv {
             Ok(argv) => argv,
-            Err(reason) => {
+            Err(CheckError(reason)) => {
                 let mut result = self.blank_result(Status::Error, &format!("refused: {reason}"));
                 result.refused = Some(reason);
                 return Ok(result);

@@ -8,6 +8,8 @@ use std::process::Command;
 use globset::{Glob, GlobMatcher};
 use walkdir::WalkDir;
 
+use super::CheckError;
+
 /// The outcome of a non-command check.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Evidence {
@@ -23,7 +25,11 @@ const SKIP_DIRS: &[&str] = &[".git", ".hg", ".svn"];
 
 /// Paths under `root` matching `pattern` (relative to `root`), sorted; `exclude`
 /// (absolute) is never entered.
-pub fn matches(root: &Path, pattern: &str, exclude: Option<&Path>) -> Result<Vec<String>, String> {
+pub fn matches(
+    root: &Path,
+    pattern: &str,
+    exclude: Option<&Path>,
+) -> Result<Vec<String>, CheckError> {
     let pattern = pattern.trim_start_matches("./");
     let has_glob = pattern.contains(['*', '?', '[', '{']);
     if !has_glob {
@@ -75,7 +81,7 @@ pub fn matches(root: &Path, pattern: &str, exclude: Option<&Path>) -> Result<Vec
 
 /// `file:` — passes when the pattern matches something in one of the `search` folders
 /// (tried in turn; default the check's folder).
-pub fn file(cwd: &Path, pattern: &str, search: &[String]) -> Result<Evidence, String> {
+pub fn file(cwd: &Path, pattern: &str, search: &[String]) -> Result<Evidence, CheckError> {
     let folders: Vec<String> = if search.is_empty() {
         vec![".".to_owned()]
     } else {
@@ -114,7 +120,7 @@ pub fn file(cwd: &Path, pattern: &str, search: &[String]) -> Result<Evidence, St
 }
 
 /// `not-file:` — passes when nothing matches; on failure the matches are listed.
-pub fn not_file(cwd: &Path, pattern: &str, exclude: Option<&Path>) -> Result<Evidence, String> {
+pub fn not_file(cwd: &Path, pattern: &str, exclude: Option<&Path>) -> Result<Evidence, CheckError> {
     let found = matches(cwd, pattern, exclude)?;
     let mut detail = format!("{} match(es) for `{pattern}`\n", found.len());
     for path in &found {
@@ -140,7 +146,7 @@ pub fn not_file(cwd: &Path, pattern: &str, exclude: Option<&Path>) -> Result<Evi
 
 /// `git-clean:` — no uncommitted changes and no untracked, non-ignored files under
 /// `path`; `exclude` (this run's output folder) is not counted.
-pub fn git_clean(cwd: &Path, path: &str, exclude: Option<&Path>) -> Result<Evidence, String> {
+pub fn git_clean(cwd: &Path, path: &str, exclude: Option<&Path>) -> Result<Evidence, CheckError> {
     let output = Command::new("git")
         .args([
             "status",
@@ -162,7 +168,8 @@ pub fn git_clean(cwd: &Path, path: &str, exclude: Option<&Path>) -> Result<Evide
         return Err(format!(
             "`{}` is not a clean-checkable git tree: {reason}",
             cwd.join(path).display()
-        ));
+        )
+        .into());
     }
     let top = Command::new("git")
         .args(["rev-parse", "--show-toplevel"])

@@ -46,8 +46,8 @@ pub fn shell_syntax(cmd: &str) -> Option<&'static str> {
 }
 
 /// Splits `cmd` into words with POSIX quoting rules (no expansion of any kind).
-pub fn split(cmd: &str) -> Result<Vec<String>, String> {
-    shell_words::split(cmd).map_err(|e| e.to_string())
+pub fn split(cmd: &str) -> Result<Vec<String>, shell_words::ParseError> {
+    shell_words::split(cmd)
 }
 
 #[cfg(test)]
