@@ -7,6 +7,7 @@ pub mod merge;
 pub mod report;
 pub mod schema;
 pub mod source;
+mod verdict;
 
 pub use duration::format_duration;
 pub use io::{ResultFileError, write_json_atomic, write_json_atomic_unsynced};

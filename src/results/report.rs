@@ -2,18 +2,15 @@
 //! result files, coverage and the verdict. One code path serves a single environment's
 //! run and a merge of many.
 
-use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use serde::{Deserialize, Serialize};
 
 use super::io::{Probe, ResultFileError};
-use super::schema::{CheckResult, PartialResult, Source, Status, one_line_summary};
+use super::schema::{CheckResult, Source};
+use super::verdict::{FAILED_TO_RUN, NO_RESULT_IN, NO_RESULTS, failed_to_run_prefix};
 use crate::exit_code;
 use crate::manifest::compare::ManifestChange;
-use crate::manifest::validate::EXIT_CODES;
-use crate::manifest::{Check, EnvName, Manifest};
-use crate::plan;
 
 /// The verdict.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -82,23 +79,6 @@ pub struct Missing {
 pub struct InfraBlocked {
     pub environment: String,
     pub checks: Vec<String>,
-}
-
-/// Why an executed pair failed, in the words every format uses: a timeout, a refusal,
-/// an ineffective gate and left-over processes say so (their exit code may be 0);
-/// anything else "failed" with its exit code.
-fn failure_reason(id: &str, env: &str, result: &CheckResult, exit: i32) -> String {
-    if result.timed_out {
-        format!("{id} timed out in {env} (exit {exit})")
-    } else if let Some(why) = &result.refused {
-        format!("{id} was refused in {env}: {why}")
-    } else if let Some(why) = &result.ineffective_reason {
-        format!("{id} in {env}: the gate was ineffective ({why}), exit {exit}")
-    } else if !result.leaked.is_empty() {
-        format!("{id} in {env} left processes running (exit {exit})")
-    } else {
-        format!("{id} failed in {env} (exit {exit})")
-    }
 }
 
 /// A check that passed in some environments and failed in others.
@@ -254,218 +234,6 @@ pub struct Report {
 }
 
 impl Report {
-    /// The report over every environment the manifest declares.
-    pub fn build(manifest: &Manifest, partials: &[PartialResult]) -> Report {
-        Report::build_for(manifest, partials, &plan::environment_names(manifest))
-    }
-
-    /// The report over `environments` only (e.g. the share one `run` executed).
-    pub fn build_for(
-        manifest: &Manifest,
-        partials: &[PartialResult],
-        environments: &[EnvName],
-    ) -> Report {
-        let mut by_pair: BTreeMap<(&str, &str), Vec<&CheckResult>> = BTreeMap::new();
-        for partial in partials {
-            for check in &partial.checks {
-                by_pair
-                    .entry((check.command_id.as_str(), partial.environment.as_str()))
-                    .or_default()
-                    .push(check);
-            }
-        }
-        let has_results = |env: &EnvName| partials.iter().any(|p| p.environment == env.as_str());
-
-        let mut report = Report {
-            source: partials
-                .first()
-                .map(|p| p.source.clone())
-                .unwrap_or_default(),
-            environments: environments.iter().map(|e| e.to_string()).collect(),
-            environments_tested: environments
-                .iter()
-                .filter(|e| has_results(e))
-                .map(|e| e.to_string())
-                .collect(),
-            attempts: partials
-                .iter()
-                .filter_map(|p| Some((p.environment.clone(), p.source.run_attempt?)))
-                .collect(),
-            check_order: manifest
-                .checks
-                .iter()
-                .filter(|c| !c.kind.is_manual())
-                .map(|c| c.id.to_string())
-                .collect(),
-            check_names: manifest
-                .checks
-                .iter()
-                .filter(|c| !c.kind.is_manual())
-                .filter_map(|c| Some((c.id.to_string(), c.name.clone()?)))
-                .collect(),
-            ..Report::empty(&manifest.path.display().to_string(), &manifest.digest)
-        };
-        if manifest.skip {
-            // Nothing was meant to run: no pair is missing, nothing is blocked.
-            report.verdict = Verdict::Skipped;
-            report.reasons =
-                vec!["the manifest says `skip: true`: nothing was verified".to_owned()];
-            return report;
-        }
-        let mut failures = Vec::new();
-        let mut gaps = Vec::new();
-
-        for check in &manifest.checks {
-            if check.kind.is_manual() {
-                report.manual.push(Manual {
-                    id: check.id.to_string(),
-                    kind: check.kind.key().to_owned(),
-                    text: check.kind.describe(),
-                });
-                continue;
-            }
-            let (mut passed_in, mut failed_in) = (Vec::new(), Vec::new());
-            for env in plan::environments_of(check, environments) {
-                let (id, env_name) = (check.id.as_str(), env.as_str());
-                let found = by_pair
-                    .get(&(id, env_name))
-                    .map(Vec::as_slice)
-                    .unwrap_or(&[]);
-                let blocking = check.required;
-                let Some(claimed) = found.first() else {
-                    let reason = if has_results(env) {
-                        format!("{NO_RESULT_IN}{env_name} results")
-                    } else {
-                        NO_RESULTS.to_owned()
-                    };
-                    if has_results(env) && blocking {
-                        gaps.push(format!("{id} in {env_name}: {reason}"));
-                    }
-                    report.missing.push(Missing {
-                        check: id.to_owned(),
-                        environment: env_name.to_owned(),
-                        kind: MissingKind::NoResult,
-                        reason,
-                    });
-                    continue;
-                };
-                let conflicting = found
-                    .iter()
-                    .any(|r| r.status != claimed.status || r.exit_code != claimed.exit_code);
-                // The facts decide, against the trusted manifest: never the claim alone.
-                let (first, contradictions) = rederive(check, claimed);
-                if !contradictions.is_empty() {
-                    let reason = contradictions.join("; ");
-                    if blocking {
-                        let failure = format!("the result contradicts its facts: {reason}");
-                        failures.push(if first.exit_code.is_none() {
-                            report.failed_to_run = true;
-                            format!("{}{failure}", failed_to_run_prefix(id, env_name))
-                        } else {
-                            format!("{id} in {env_name}: {failure}")
-                        });
-                    }
-                    report.contradictions.push(Contradiction {
-                        check: id.to_owned(),
-                        environment: env_name.to_owned(),
-                        reason,
-                    });
-                }
-                match (first.status, first.exit_code) {
-                    (Status::NotRun, _) if !conflicting => {
-                        if blocking {
-                            gaps.push(format!("{id} in {env_name}: {}", first.summary));
-                        }
-                        report.missing.push(Missing {
-                            check: id.to_owned(),
-                            environment: env_name.to_owned(),
-                            kind: MissingKind::NotRun,
-                            reason: first.summary.clone(),
-                        });
-                    }
-                    // No exit code (it errored before it had one, or claims what it
-                    // cannot show): no row, never a made-up code, and a failure.
-                    (_, None) => {
-                        let why = if conflicting {
-                            "conflicting results reported"
-                        } else {
-                            first.summary.as_str()
-                        };
-                        if blocking {
-                            report.failed_to_run = true;
-                            if contradictions.is_empty() {
-                                failures
-                                    .push(format!("{}{why}", failed_to_run_prefix(id, env_name)));
-                            }
-                        }
-                        failed_in.push(env_name.to_owned());
-                        report.missing.push(Missing {
-                            check: id.to_owned(),
-                            environment: env_name.to_owned(),
-                            kind: MissingKind::FailedToRun,
-                            reason: format!("{FAILED_TO_RUN}{why}"),
-                        });
-                    }
-                    (status, Some(exit)) => {
-                        let pass = status == Status::Pass && !conflicting;
-                        if pass {
-                            passed_in.push(env_name.to_owned());
-                        } else {
-                            failed_in.push(env_name.to_owned());
-                            if blocking && contradictions.is_empty() {
-                                failures.push(if conflicting {
-                                    format!("{id} in {env_name}: conflicting results reported")
-                                } else {
-                                    failure_reason(id, env_name, &first, exit)
-                                });
-                            }
-                        }
-                        report.rows.push(Row {
-                            check: id.to_owned(),
-                            environment: env_name.to_owned(),
-                            required: check.required,
-                            required_exit_code: check.expect.required_code(),
-                            exit_code: exit,
-                            result: if pass {
-                                RowResult::Pass
-                            } else {
-                                RowResult::Fail
-                            },
-                            detail: first.as_ref().clone(),
-                        });
-                    }
-                }
-            }
-            if !passed_in.is_empty() && !failed_in.is_empty() {
-                report.disagreements.push(Disagreement {
-                    check: check.id.to_string(),
-                    passed_in,
-                    failed_in,
-                });
-            }
-        }
-        for env in environments.iter().filter(|e| !has_results(e)) {
-            let checks: Vec<String> = plan::runnable_checks(manifest, env)
-                .map(|c| c.id.to_string())
-                .collect();
-            if plan::runnable_checks(manifest, env).any(|c| c.required) {
-                gaps.push(format!("{env}: no results"));
-            }
-            report.infra_blocked.push(InfraBlocked {
-                environment: env.to_string(),
-                checks,
-            });
-        }
-        report.verdict = if failures.is_empty() && gaps.is_empty() {
-            Verdict::Verified
-        } else {
-            Verdict::NotVerified
-        };
-        report.reasons = failures;
-        report.reasons.extend(gaps);
-        report
-    }
-
     /// A NOT VERIFIED report for a run whose results could not be judged at all (the
     /// manifest does not load, no result arrived), so that publishing it replaces any
     /// earlier verdict: no pair, no environment, the `reason`.
@@ -479,7 +247,7 @@ impl Report {
     }
 
     /// A VERIFIED report about nothing: no environment, no pair, no reason.
-    fn empty(manifest_path: &str, digest: &str) -> Report {
+    pub(super) fn empty(manifest_path: &str, digest: &str) -> Report {
         Report {
             format_version: REPORT_FORMAT_VERSION,
             manifest: ReportManifest {
@@ -508,68 +276,6 @@ impl Report {
             failed_to_run: false,
             check_order: Vec::new(),
             partial: None,
-        }
-    }
-
-    /// Marks the report partial when `partials` do not cover every required pair of
-    /// `manifest` (every environment it declares) with a result that ran.
-    pub fn mark_partial(&mut self, manifest: &Manifest, partials: &[PartialResult]) {
-        if manifest.skip {
-            return;
-        }
-        let ran: HashSet<(&str, &str)> = partials
-            .iter()
-            .flat_map(|p| {
-                p.checks
-                    .iter()
-                    .filter(|c| c.status != Status::NotRun)
-                    .map(move |c| (c.command_id.as_str(), p.environment.as_str()))
-            })
-            .collect();
-        let (mut pairs_run, mut pairs_required) = (0, 0);
-        let environments = plan::environment_names(manifest);
-        for (check, env) in plan::expected_pairs(manifest, &environments) {
-            pairs_required += 1;
-            pairs_run += usize::from(ran.contains(&(check.id.as_str(), env.as_str())));
-        }
-        if pairs_run < pairs_required {
-            self.partial = Some(PartialRun {
-                pairs_run,
-                pairs_required,
-            });
-        }
-    }
-
-    /// Marks a report made after the workflow run was cancelled: whatever results
-    /// arrived, the run did not finish, so this is no verdict for its commit.
-    pub fn mark_cancelled(&mut self) {
-        self.cancelled = true;
-        self.verdict = Verdict::NotVerified;
-        self.reasons.insert(
-            0,
-            "cancelled: the workflow run was cancelled before it finished; re-run it for a verdict"
-                .to_owned(),
-        );
-    }
-
-    /// Records where the manifest came from and what the results' manifest changed
-    /// against a trusted one. Weakenings that are in effect (the report was judged
-    /// against the results' own manifest) make the verdict NOT VERIFIED unless allowed;
-    /// judged against the trusted manifest itself, they are only listed.
-    pub fn apply_trust(&mut self, trust: ManifestTrust) {
-        self.manifest.origin = trust.origin;
-        self.manifest.results_digest = trust.results_digest;
-        self.manifest.compared_with = trust.compared_with;
-        self.manifest_changes = trust.changes;
-        self.weakening_allowed = trust.allow_weakening;
-        if self.blocked_by_weakening() {
-            for change in self.manifest_changes.iter().filter(|c| c.weakens) {
-                self.reasons.push(format!(
-                    "the manifest is weaker than the trusted one: {} (not allowed; see --allow-weakening)",
-                    change.change
-                ));
-            }
-            self.verdict = Verdict::NotVerified;
         }
     }
 
@@ -784,111 +490,6 @@ impl<'a> PairIndex<'a> {
     }
 }
 
-/// Re-derives a result from its facts and the trusted manifest's `check`: the status
-/// from the exit code, the manifest's expectation, effectiveness, timeout, leaks and
-/// refusal; the fields the manifest owns from the manifest. Returns the result as the
-/// facts have it, and each contradiction between the claims and the facts.
-fn rederive<'a>(check: &Check, claimed: &'a CheckResult) -> (Cow<'a, CheckResult>, Vec<String>) {
-    let mut contradictions = Vec::new();
-    let required_code = check.expect.required_code();
-    if claimed.required_exit_code != required_code {
-        contradictions.push(format!(
-            "it records the required exit code as {}, the manifest says {}",
-            describe_code(claimed.required_exit_code),
-            describe_code(required_code)
-        ));
-    }
-    if check.must_be_effective && !claimed.must_be_effective {
-        contradictions.push(
-            "it records the gate as not having to be effective, the manifest says it must be"
-                .to_owned(),
-        );
-    }
-    // A pass needs an exit code a process can have (POSIX statuses, 128+N for signal N;
-    // Windows' 32-bit codes are recorded as they are, and never pass).
-    if let Some(code) = claimed.exit_code
-        && !EXIT_CODES.contains(&code)
-        && claimed.status == Status::Pass
-    {
-        contradictions.push(format!(
-            "exit code {code} is outside {}..={}",
-            EXIT_CODES.start(),
-            EXIT_CODES.end()
-        ));
-    }
-    if claimed.status == Status::Pass {
-        let mut why_not = Vec::new();
-        match claimed.exit_code {
-            None => why_not.push("it has no exit code".to_owned()),
-            Some(code) if !check.expect.accepts(code) => why_not.push(format!(
-                "exit code {code} does not pass ({})",
-                match required_code {
-                    Some(want) => format!("required {want}"),
-                    None => "a failure was expected".to_owned(),
-                }
-            )),
-            Some(_) => {}
-        }
-        if check.must_be_effective && claimed.gate_effective != Some(true) {
-            why_not.push("the gate was not shown effective".to_owned());
-        }
-        if claimed.timed_out {
-            why_not.push("it timed out".to_owned());
-        }
-        if !claimed.leaked.is_empty() {
-            why_not.push("it left processes running".to_owned());
-        }
-        if claimed.refused.is_some() {
-            why_not.push("it was refused".to_owned());
-        }
-        if !why_not.is_empty() {
-            contradictions.push(format!("it claims PASS, but {}", why_not.join(", ")));
-        }
-    }
-    let owned_by_manifest = (check.required, required_code, check.must_be_effective);
-    if contradictions.is_empty()
-        && (
-            claimed.required,
-            claimed.required_exit_code,
-            claimed.must_be_effective,
-        ) == owned_by_manifest
-    {
-        return (Cow::Borrowed(claimed), contradictions);
-    }
-    let mut facts = claimed.clone();
-    facts.required = check.required;
-    facts.required_exit_code = required_code;
-    facts.must_be_effective = check.must_be_effective;
-    if !contradictions.is_empty() {
-        if facts.status == Status::Pass {
-            // No made-up exit code: without one there is no row.
-            facts.status = if facts.exit_code.is_some() {
-                Status::Fail
-            } else {
-                Status::Error
-            };
-        }
-        facts.summary = one_line_summary(&format!(
-            "contradicts its facts: {}",
-            contradictions.join("; ")
-        ));
-    }
-    (Cow::Owned(facts), contradictions)
-}
-
-fn describe_code(code: Option<i32>) -> String {
-    code.map_or_else(|| "none (expect: failure)".to_owned(), |c| c.to_string())
-}
-
-/// The reason of a missing pair whose environment has no results at all.
-const NO_RESULTS: &str = "no results";
-
-/// The start of the reason of a missing pair whose environment has other results.
-const NO_RESULT_IN: &str = "no result for this check in the ";
-
-/// The start of the reason of a missing pair that errored before it had an exit code.
-const FAILED_TO_RUN: &str = "failed to run: ";
-
 /// The format version of reports: 2 keeps each missing pair's kind and whether a
 /// required pair failed to run as fields (format 1 said them only in reasons; it is
 /// still read). Partial results keep their own version
@@ -906,10 +507,4 @@ pub enum MissingKind {
     NotRun,
     /// It errored before it had an exit code (refused, could not start).
     FailedToRun,
-}
-
-/// The start of the reason given for a required pair that errored before it had an
-/// exit code (how format 1 said it; see [`Report::upgrade_from_v1`]).
-fn failed_to_run_prefix(check: &str, environment: &str) -> String {
-    format!("{check} failed to run in {environment}: ")
 }

@@ -1,0 +1,139 @@
+#!/usr/bin/env bash
+# The figures a restructuring must not make worse, for this tree and an earlier revision,
+# measured in the same run: per-check overhead, the effectiveness scan of a long test
+# log, and merge + render at scale. Both release binaries are built from clean worktrees
+# sharing one target folder (the dependencies are built once).
+#
+#   scripts/bench-against.sh REV           full figures
+#   scripts/bench-against.sh REV --quick   a smoke run: tiny sizes, one run each
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+rev=${1:?usage: scripts/bench-against.sh REV [--quick]}
+quick=false
+[ "${2:-}" = "--quick" ] && quick=true
+command -v hyperfine >/dev/null || { echo "error: hyperfine is needed (scripts/bench.sh installs it)" >&2; exit 1; }
+
+work=$(mktemp -d)
+trap 'git worktree remove --force "$work/old" >/dev/null 2>&1 || true; git worktree remove --force "$work/new" >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
+target=${BENCH_TARGET_DIR:-$PWD/target/bench-against}
+build() { # REV NAME: the release binary of REV, as $work/NAME
+    git worktree add --detach -q "$work/$2-tree" "$1"
+    (cd "$work/$2-tree" && CARGO_TARGET_DIR="$target" cargo build --release --locked -q)
+    cp "$target/release/cargo-verify-matrix" "$work/$2"
+    git worktree remove --force "$work/$2-tree"
+}
+build "$rev" old
+build HEAD new
+old="$work/old"; new="$work/new"
+echo "old: $(git rev-parse --short "$rev") $("$old" --version)"
+echo "new: $(git rev-parse --short HEAD) $("$new" --version)"
+
+if $quick; then
+    checks=10; envs=5; lines=20000; runs="--runs 1 --warmup 0"
+else
+    checks=200; envs=100; lines=2000000; runs="--warmup 2 --min-runs 10"
+fi
+
+echo
+echo "## per-check overhead: $checks sequential \`true\` checks"
+mkdir -p "$work/many"
+{
+    echo "version: 1"
+    echo "environments: [{name: bench}]"
+    echo "checks:"
+    for i in $(seq 1 "$checks"); do echo "  - { id: c$i, run: 'true' }"; done
+} >"$work/many/verify-matrix.yml"
+cat >"$work/loop.sh" <<SH
+for i in \$(seq 1 $checks); do bash --noprofile --norc -eo pipefail -c true > $work/loop.log; done
+SH
+hyperfine $runs -N --export-json "$work/overhead.json" --export-markdown "$work/overhead.md" \
+    -n "bash -c true, $checks times" "bash $work/loop.sh" \
+    -n "old run ($checks checks)" "$old -q run --manifest $work/many/verify-matrix.yml --out $work/many/old" \
+    -n "new run ($checks checks)" "$new -q run --manifest $work/many/verify-matrix.yml --out $work/many/new" >/dev/null
+cat "$work/overhead.md"
+python3 - "$work/overhead.json" "$checks" <<'PY'
+import json, sys
+data = json.load(open(sys.argv[1]))["results"]
+n = int(sys.argv[2])
+base, old, new = (r["mean"] for r in data)
+print(f"overhead per check: old {(old - base) / n * 1000:.2f} ms, new {(new - base) / n * 1000:.2f} ms; new / old run time {new / old:.3f}")
+PY
+
+echo
+echo "## a test gate whose log is $lines lines of \`cargo test\` output (the effectiveness scan)"
+mkdir -p "$work/log"
+python3 - "$work/log/test.log" "$lines" <<'PY'
+import sys
+path, n = sys.argv[1], int(sys.argv[2])
+with open(path, "w") as f:
+    i = 0
+    while i < n:
+        f.write("   Compiling crate v0.1.0 (/src/crate)\nrunning 200 tests\n")
+        for t in range(200):
+            f.write(f"test module::case_{t} ... ok\n")
+        f.write("\ntest result: ok. 200 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.50s\n\n")
+        i += 205
+PY
+cat >"$work/log/verify-matrix.yml" <<YAML
+version: 1
+environments: [{name: bench}]
+checks:
+  - { id: tests, test: 'cat $work/log/test.log' }
+YAML
+hyperfine $runs -N --export-json "$work/scan.json" --export-markdown "$work/scan.md" \
+    -n "cat > file" "bash --noprofile --norc -c 'cat $work/log/test.log > $work/log/direct.log'" \
+    -n "old run" "$old -q run --manifest $work/log/verify-matrix.yml --out $work/log/old" \
+    -n "new run" "$new -q run --manifest $work/log/verify-matrix.yml --out $work/log/new" >/dev/null
+cat "$work/scan.md"
+python3 - "$work/scan.json" <<'PY'
+import json, sys
+base, old, new = (r["mean"] for r in json.load(open(sys.argv[1]))["results"])
+print(f"new / old: {new / old:.3f}")
+PY
+
+echo
+echo "## merge + render: $envs environments × $checks checks, one result file each"
+mkdir -p "$work/wide"
+{
+    echo "version: 1"
+    echo "environments:"
+    for e in $(seq -w 1 "$envs"); do echo "  - name: e$e"; done
+    echo "checks:"
+    for i in $(seq 1 "$checks"); do
+        if [ $((i % 100)) = 7 ]; then
+            echo "  - { id: c$i, run: 'seq 1 200; exit 1' }"
+        else
+            echo "  - { id: c$i, run: 'true' }"
+        fi
+    done
+} >"$work/wide/verify-matrix.yml"
+first=$(printf "e%0${#envs}d" 1)
+( cd "$work/wide" && "$old" -q run --env "$first" --out "artifacts/$first" >/dev/null ) || true
+python3 - "$work/wide/artifacts" "$first" "$envs" <<'PY'
+import json, os, shutil, sys
+root, first, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+src = os.path.join(root, first)
+result = json.load(open(os.path.join(src, f"verify-matrix-{first}.json")))
+width = len(str(n))
+for i in range(2, n + 1):
+    env = f"e{i:0{width}d}"
+    dst = os.path.join(root, env)
+    shutil.copytree(os.path.join(src, "logs", first), os.path.join(dst, "logs", env))
+    result["environment"] = env
+    for check in result["checks"]:
+        check["environment"] = env
+        check["log_path"] = f"logs/{env}/{check['command_id']}.log"
+    with open(os.path.join(dst, f"verify-matrix-{env}.json"), "w") as f:
+        json.dump(result, f, indent=2)
+PY
+cd "$work/wide"
+hyperfine $runs -N -i --export-json "$work/merge.json" --export-markdown "$work/merge.md" \
+    -n "old merge --format markdown" "$old -q merge --out old.json --format markdown artifacts" \
+    -n "new merge --format markdown" "$new -q merge --out new.json --format markdown artifacts" >/dev/null
+cat "$work/merge.md"
+python3 - "$work/merge.json" <<'PY'
+import json, sys
+old, new = (r["mean"] for r in json.load(open(sys.argv[1]))["results"])
+print(f"new / old: {new / old:.3f}")
+PY
