@@ -14,6 +14,7 @@
 mod args;
 mod commands;
 mod error;
+mod flags;
 mod judge;
 mod live;
 mod publishing;

@@ -6,7 +6,6 @@
 //! `#[serde(untagged)]`, which would replace a precise message with "did not match any
 //! variant".
 
-use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::fmt;
 use std::time::Duration;
@@ -454,49 +453,4 @@ fn container_schema(_: &mut SchemaGenerator) -> Schema {
             { "type": "null" }
         ]
     })
-}
-
-impl JsonSchema for RawDuration {
-    fn schema_name() -> Cow<'static, str> {
-        "Duration".into()
-    }
-
-    fn json_schema(_: &mut SchemaGenerator) -> Schema {
-        json_schema!({
-            "description": "A duration such as \"90s\", \"10m\" or \"1h 30m\", or a number of seconds.",
-            "anyOf": [
-                { "type": "string", "minLength": 1 },
-                { "type": "integer", "minimum": 0 }
-            ]
-        })
-    }
-}
-
-impl JsonSchema for EnvSelector {
-    fn schema_name() -> Cow<'static, str> {
-        "EnvironmentSelector".into()
-    }
-
-    fn json_schema(_: &mut SchemaGenerator) -> Schema {
-        json_schema!({
-            "description": "`ALL`, an environment name, or a list of environment names.",
-            "anyOf": [
-                { "type": "string" },
-                { "type": "array", "items": { "type": "string" } }
-            ]
-        })
-    }
-}
-
-impl JsonSchema for EnvValue {
-    fn schema_name() -> Cow<'static, str> {
-        "EnvValue".into()
-    }
-
-    fn json_schema(_: &mut SchemaGenerator) -> Schema {
-        json_schema!({
-            "description": "A variable's value; numbers and booleans are taken as their text.",
-            "type": ["string", "number", "boolean"]
-        })
-    }
 }

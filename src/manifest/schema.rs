@@ -8,7 +8,11 @@
 use schemars::generate::SchemaSettings;
 use serde_json::Value;
 
-use super::raw::RawManifest;
+use std::borrow::Cow;
+
+use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
+
+use super::raw::{EnvSelector, EnvValue, RawDuration, RawManifest};
 
 /// The JSON Schema (draft-07, which editors support best) of `verify-matrix.yml`.
 pub fn json_schema() -> Value {
@@ -22,6 +26,53 @@ pub fn json_schema() -> Value {
         );
     }
     value
+}
+
+// The schemas of the types that parse by hand.
+
+impl JsonSchema for RawDuration {
+    fn schema_name() -> Cow<'static, str> {
+        "Duration".into()
+    }
+
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({
+            "description": "A duration such as \"90s\", \"10m\" or \"1h 30m\", or a number of seconds.",
+            "anyOf": [
+                { "type": "string", "minLength": 1 },
+                { "type": "integer", "minimum": 0 }
+            ]
+        })
+    }
+}
+
+impl JsonSchema for EnvSelector {
+    fn schema_name() -> Cow<'static, str> {
+        "EnvironmentSelector".into()
+    }
+
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({
+            "description": "`ALL`, an environment name, or a list of environment names.",
+            "anyOf": [
+                { "type": "string" },
+                { "type": "array", "items": { "type": "string" } }
+            ]
+        })
+    }
+}
+
+impl JsonSchema for EnvValue {
+    fn schema_name() -> Cow<'static, str> {
+        "EnvValue".into()
+    }
+
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({
+            "description": "A variable's value; numbers and booleans are taken as their text.",
+            "type": ["string", "number", "boolean"]
+        })
+    }
 }
 
 #[cfg(test)]

@@ -23,10 +23,10 @@
 #![cfg_attr(not(feature = "github"), allow(dead_code, unused_imports))]
 
 use std::future::Future;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, SystemTime};
 
-use http::header::{ACCEPT, HeaderMap};
-use http::{Method, StatusCode};
+use http::Method;
+use http::header::ACCEPT;
 #[cfg(feature = "github")]
 use octocrab::Octocrab;
 
@@ -35,6 +35,7 @@ use octocrab::Octocrab;
 #[cfg(not(feature = "github"))]
 type Octocrab = std::convert::Infallible;
 
+use super::response::{Attempt, classify, error_chain};
 use crate::render::text::plural;
 use serde_json::Value;
 
@@ -119,52 +120,6 @@ pub enum ApiError {
     /// Any other failure, after the retries.
     #[error("{what}: {message}")]
     Failed { what: String, message: String },
-}
-
-/// The outcome of one attempt.
-enum Attempt {
-    Done(Value),
-    /// Worth another try: after `wait` when the response names one, else after the
-    /// backoff. `maybe_applied` when a write may have happened.
-    Retry {
-        wait: Option<Duration>,
-        maybe_applied: bool,
-        message: String,
-    },
-    Fatal(ApiError),
-}
-
-impl Attempt {
-    /// The same outcome with the token taken out of its message.
-    fn redacted(self, token: &Token) -> Attempt {
-        match self {
-            Attempt::Retry {
-                wait,
-                maybe_applied,
-                message,
-            } => Attempt::Retry {
-                wait,
-                maybe_applied,
-                message: token.redact(&message),
-            },
-            Attempt::Fatal(ApiError::Denied {
-                what,
-                status,
-                message,
-            }) => Attempt::Fatal(ApiError::Denied {
-                what,
-                status,
-                message: token.redact(&message),
-            }),
-            Attempt::Fatal(ApiError::Failed { what, message }) => {
-                Attempt::Fatal(ApiError::Failed {
-                    what,
-                    message: token.redact(&message),
-                })
-            }
-            done @ Attempt::Done(_) => done,
-        }
-    }
 }
 
 /// What the client tells its caller while it works: the core never prints.
@@ -408,220 +363,6 @@ impl GitHub {
     }
 }
 
-/// Sorts a response into done, retry (and after how long) or fatal.
-fn classify(
-    status: StatusCode,
-    headers: &HeaderMap,
-    text: &str,
-    what: &str,
-    now: SystemTime,
-) -> Attempt {
-    if status.is_success() {
-        let value = if text.trim().is_empty() {
-            Value::Null
-        } else {
-            match serde_json::from_str(text) {
-                Ok(value) => value,
-                Err(e) => {
-                    return Attempt::Fatal(ApiError::Failed {
-                        what: what.to_owned(),
-                        message: format!("the response is not JSON: {e}"),
-                    });
-                }
-            }
-        };
-        return Attempt::Done(value);
-    }
-    let message = format!("{} {}", status.as_u16(), api_message(status, text));
-    let header = |name: &str| {
-        headers
-            .get(name)
-            .and_then(|v| v.to_str().ok())
-            .map(str::trim)
-    };
-    let retry_after = header("retry-after")
-        .and_then(|v| v.parse::<u64>().ok())
-        .map(Duration::from_secs);
-    let exhausted = header("x-ratelimit-remaining") == Some("0");
-    let until_reset = header("x-ratelimit-reset")
-        .and_then(|v| v.parse::<u64>().ok())
-        .map(|reset| {
-            let now = now.duration_since(UNIX_EPOCH).unwrap_or_default().as_secs();
-            // One second more: the reset time is rounded down.
-            Duration::from_secs(reset.saturating_sub(now) + 1)
-        });
-    let secondary = text.to_ascii_lowercase().contains("secondary rate limit");
-    let rate_limited = status == StatusCode::TOO_MANY_REQUESTS
-        || (status == StatusCode::FORBIDDEN && (exhausted || secondary || retry_after.is_some()));
-    if rate_limited {
-        // GitHub's advice: retry-after if given; else the reset when the limit is
-        // exhausted; else (a secondary limit) at least a minute.
-        let wait = retry_after
-            .or(if exhausted { until_reset } else { None })
-            .unwrap_or(Duration::from_secs(60));
-        return Attempt::Retry {
-            wait: Some(wait),
-            maybe_applied: false,
-            message: format!("{message} (rate limited)"),
-        };
-    }
-    match status.as_u16() {
-        500 | 502 | 503 | 504 => Attempt::Retry {
-            wait: retry_after,
-            maybe_applied: true,
-            message,
-        },
-        403 | 404 => Attempt::Fatal(ApiError::Denied {
-            what: what.to_owned(),
-            status: status.as_u16(),
-            message: api_message(status, text),
-        }),
-        _ => Attempt::Fatal(ApiError::Failed {
-            what: what.to_owned(),
-            message,
-        }),
-    }
-}
-
-/// The API's `message` (and the messages of its `errors`), or the status's reason.
-fn api_message(status: StatusCode, text: &str) -> String {
-    let parsed: Option<Value> = serde_json::from_str(text).ok();
-    let mut message = parsed
-        .as_ref()
-        .and_then(|v| v.get("message"))
-        .and_then(Value::as_str)
-        .map(str::to_owned)
-        .unwrap_or_else(|| status.canonical_reason().unwrap_or("error").to_owned());
-    let details: Vec<String> = parsed
-        .as_ref()
-        .and_then(|v| v.get("errors"))
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter_map(|e| match e {
-            Value::String(s) => Some(s.clone()),
-            other => other
-                .get("message")
-                .and_then(Value::as_str)
-                .map(str::to_owned)
-                .or_else(|| other.get("code").and_then(Value::as_str).map(str::to_owned)),
-        })
-        .collect();
-    if !details.is_empty() {
-        message = format!("{message} ({})", details.join("; "));
-    }
-    // One line, of a sane length: it ends up in a terminal and a log.
-    let mut one_line: String = message
-        .chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .take(500)
-        .collect();
-    if message.chars().count() > 500 {
-        one_line.push('…');
-    }
-    one_line
-}
-
-/// An error and its causes, on one line.
-fn error_chain(error: &dyn std::error::Error) -> String {
-    let mut text = error.to_string();
-    let mut source = error.source();
-    while let Some(cause) = source {
-        let line = cause.to_string();
-        if !text.contains(&line) {
-            text.push_str(": ");
-            text.push_str(&line);
-        }
-        source = cause.source();
-    }
-    text
-}
-
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn headers(pairs: &[(&'static str, &str)]) -> HeaderMap {
-        let mut map = HeaderMap::new();
-        for (k, v) in pairs {
-            map.insert(*k, v.parse().unwrap());
-        }
-        map
-    }
-
-    fn wait_of(c: Attempt) -> Option<Duration> {
-        match c {
-            Attempt::Retry { wait, .. } => wait,
-            _ => panic!("not a retry"),
-        }
-    }
-
-    #[test]
-    fn rate_limits_wait_as_the_response_asks() {
-        let now = UNIX_EPOCH + Duration::from_secs(1_000);
-        let c = classify(
-            StatusCode::TOO_MANY_REQUESTS,
-            &headers(&[("retry-after", "7")]),
-            "{}",
-            "x",
-            now,
-        );
-        assert_eq!(wait_of(c), Some(Duration::from_secs(7)));
-        let c = classify(
-            StatusCode::FORBIDDEN,
-            &headers(&[
-                ("x-ratelimit-remaining", "0"),
-                ("x-ratelimit-reset", "1030"),
-            ]),
-            r#"{"message":"API rate limit exceeded"}"#,
-            "x",
-            now,
-        );
-        assert_eq!(wait_of(c), Some(Duration::from_secs(31)));
-        let c = classify(
-            StatusCode::FORBIDDEN,
-            &HeaderMap::new(),
-            r#"{"message":"You have exceeded a secondary rate limit."}"#,
-            "x",
-            now,
-        );
-        assert_eq!(wait_of(c), Some(Duration::from_secs(60)));
-    }
-
-    #[test]
-    fn a_plain_403_is_denied_and_a_422_fails() {
-        let c = classify(
-            StatusCode::FORBIDDEN,
-            &HeaderMap::new(),
-            r#"{"message":"Resource not accessible by integration"}"#,
-            "creating the comment",
-            UNIX_EPOCH,
-        );
-        assert!(matches!(
-            c,
-            Attempt::Fatal(ApiError::Denied { status: 403, ref message, .. })
-                if message == "Resource not accessible by integration"
-        ));
-        let c = classify(
-            StatusCode::UNPROCESSABLE_ENTITY,
-            &HeaderMap::new(),
-            r#"{"message":"Validation Failed","errors":[{"code":"invalid"},"body is too long"]}"#,
-            "x",
-            UNIX_EPOCH,
-        );
-        assert!(matches!(
-            c,
-            Attempt::Fatal(ApiError::Failed { ref message, .. })
-                if message == "422 Validation Failed (invalid; body is too long)"
-        ));
-    }
-
-    #[test]
-    fn tokens_are_checked_and_redacted() {
-        assert!(Token::new("a b").is_err());
-        assert!(Token::new("  \n").is_err());
-        let token = Token::new(" ghs_abc\n").unwrap();
-        assert_eq!(format!("{token:?}"), "Token(***)");
-        assert_eq!(token.redact("x ghs_abc y"), "x *** y");
-    }
-}
+#[path = "client_tests.rs"]
+mod tests;

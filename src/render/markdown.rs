@@ -9,13 +9,12 @@
 use std::fmt::Write as _;
 
 use super::cell::{self, Cell};
-use super::text::{escape_html, escape_markdown, fence_for, plural, short_commit};
+pub use super::details::failure_details;
+use super::details::{details, read_tails};
+pub use super::provenance::provenance;
+use super::text::{escape_markdown, plural};
 use super::{Quoted, RenderError, RenderOptions};
-use crate::results::source::is_repository;
 use crate::results::{Report, Row, RowResult, Verdict};
-
-/// The most bytes of log read per failure.
-const TAIL_BYTES: u64 = 16 * 1024;
 
 /// The fewest log lines shown before tails are dropped altogether.
 const MIN_TAIL_LINES: usize = 5;
@@ -36,11 +35,11 @@ pub fn marker(key: &str) -> String {
 
 /// How much of the matrix one rendering shows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Shape {
+pub(super) struct Shape {
     /// Log lines per failure; 0 drops the tails.
-    tail_lines: usize,
+    pub(super) tail_lines: usize,
     /// A `<details>` block per failure.
-    details: bool,
+    pub(super) details: bool,
     /// Grid rows that pass everywhere folded into a count.
     fold_grid: bool,
     /// Passing strict-table rows folded into a count.
@@ -70,7 +69,7 @@ impl Shape {
 
 /// Every shape, from the whole document down to the verdict lines, in the documented
 /// order of degradation.
-fn shapes(tail_lines: usize) -> Vec<Shape> {
+pub(super) fn shapes(tail_lines: usize) -> Vec<Shape> {
     let mut all = vec![Shape::full(tail_lines)];
     let mut lines = tail_lines / 2;
     while lines >= MIN_TAIL_LINES {
@@ -125,51 +124,6 @@ pub fn render(report: &Quoted, options: &RenderOptions) -> Result<String, Render
     )))
 }
 
-/// The failure details alone (a check run's text), within `max_bytes`: log tails are
-/// shortened, then dropped, then whole blocks left out with a count of what is missing.
-pub fn failure_details(report: &Quoted, options: &RenderOptions, max_bytes: usize) -> String {
-    let tails = read_tails(report, options);
-    let mut out = String::new();
-    for shape in shapes(options.tail_lines).into_iter().filter(|s| s.details) {
-        out.clear();
-        details(report, &tails, shape, &mut out);
-        if out.len() <= max_bytes {
-            return out;
-        }
-    }
-    // Even without tails: keep the first blocks that fit.
-    let blocks: Vec<&str> = out.split_inclusive("</details>\n\n").collect();
-    let mut kept = String::new();
-    for (i, block) in blocks.iter().enumerate() {
-        let note = format!(
-            "… and {} more failed pairs: see the full report.\n",
-            blocks.len() - i
-        );
-        if kept.len() + block.len() + note.len() > max_bytes {
-            if kept.len() + note.len() <= max_bytes {
-                kept.push_str(&note);
-            }
-            break;
-        }
-        kept.push_str(block);
-    }
-    kept
-}
-
-/// The log tail of each failed row (by index into `report.rows`), read once at the
-/// longest length any shape shows.
-fn read_tails(report: &Quoted, options: &RenderOptions) -> Vec<Option<String>> {
-    report
-        .rows
-        .iter()
-        .map(|row| {
-            (row.result == RowResult::Fail)
-                .then(|| report.log_tail(options, &row.detail, TAIL_BYTES))
-                .flatten()
-        })
-        .collect()
-}
-
 fn render_shape(
     report: &Report,
     options: &RenderOptions,
@@ -214,73 +168,6 @@ fn render_shape(
         details(report, tails, shape, &mut out);
     }
     out
-}
-
-/// The commit the report is about and the run that produced it, linked when the
-/// repository is known: ``Commit [`abc1234`](…/commit/SHA) · run [#78](…)``.
-/// The values come from the results, so only well-formed ones are linked or shown.
-pub fn provenance(report: &Report, options: &RenderOptions) -> Option<String> {
-    let source = &report.source;
-    let commit = source.commit.as_deref().filter(|c| is_commit(c))?;
-    let repository = source
-        .repository
-        .as_deref()
-        .filter(|r| is_linkable_repository(r));
-    let web = options
-        .web
-        .as_deref()
-        .unwrap_or("https://github.com")
-        .trim_end_matches('/');
-    let short = short_commit(commit);
-    let mut line = match repository {
-        Some(repo) if is_link_safe(web) => {
-            format!("Commit [`{short}`]({web}/{repo}/commit/{commit})")
-        }
-        _ => format!("Commit `{short}`"),
-    };
-    if let Some(run) = source
-        .run_id
-        .as_deref()
-        .filter(|id| !id.is_empty() && id.len() <= 20 && id.bytes().all(|b| b.is_ascii_digit()))
-    {
-        let url = options
-            .link
-            .clone()
-            .filter(|link| is_link_safe(link))
-            .or_else(|| {
-                repository
-                    .filter(|_| is_link_safe(web))
-                    .map(|repo| format!("{web}/{repo}/actions/runs/{run}"))
-            });
-        match url {
-            Some(url) => line.push_str(&format!(" · run [#{run}]({url})")),
-            None => line.push_str(&format!(" · run #{run}")),
-        }
-    }
-    Some(line)
-}
-
-/// A commit id, full or abbreviated: 7 to 64 hex digits.
-pub fn is_commit(text: &str) -> bool {
-    (7..=64).contains(&text.len()) && text.bytes().all(|b| b.is_ascii_hexdigit())
-}
-
-/// `owner/name` as GitHub allows them.
-/// A repository that can be linked: well-formed, each part at most 100 characters (it
-/// comes from the results).
-fn is_linkable_repository(text: &str) -> bool {
-    is_repository(text) && text.split('/').all(|part| part.len() <= 100)
-}
-
-/// A URL that can stand in a markdown link without ending it early.
-fn is_link_safe(url: &str) -> bool {
-    (url.starts_with("https://") || url.starts_with("http://"))
-        && url.len() <= 2000
-        && !url.chars().any(|c| {
-            c.is_whitespace()
-                || c.is_control()
-                || matches!(c, '(' | ')' | '<' | '>' | '[' | ']' | '`' | '"')
-        })
 }
 
 /// Says what was left out to fit the budget, and where the whole report is.
@@ -599,94 +486,6 @@ fn manual(report: &Report, out: &mut String) {
     out.push('\n');
 }
 
-/// One collapsed block per failed pair, with the log tail in a safe fence.
-fn details(report: &Report, tails: &[Option<String>], shape: Shape, out: &mut String) {
-    let failed = report
-        .rows
-        .iter()
-        .zip(tails)
-        .filter(|(r, _)| r.result == RowResult::Fail);
-    for (row, log) in failed {
-        let d = &row.detail;
-        // An optional check's failure is advisory, here as in the grid.
-        let (symbol, optional) = match Cell::of_row(row) {
-            Cell::Advisory => ("❕", " (optional)"),
-            _ => ("❌", ""),
-        };
-        let _ = writeln!(
-            out,
-            "<details><summary>{symbol} {}{optional} in {}: {}</summary>\n",
-            row.check,
-            row.environment,
-            // Raw HTML: markdown escapes would show, so entities (and no @mention).
-            escape_html(&d.summary).replace('@', "&#64;")
-        );
-        let _ = writeln!(out, "- duration: {} ms", d.duration_ms);
-        let _ = writeln!(out, "- attempts: {}", d.attempts);
-        if let Some(counts) = &d.test_counts {
-            let _ = writeln!(
-                out,
-                "- tests: {} passed, {} failed, {} skipped ({})",
-                counts.passed, counts.failed, counts.skipped, counts.runner
-            );
-        }
-        if let Some(log) = log.as_deref().filter(|_| shape.tail_lines > 0) {
-            let log = last_lines(log, shape.tail_lines);
-            let fence = fence_for(log);
-            let _ = writeln!(out, "\n{fence}text\n{log}\n{fence}");
-        }
-        out.push_str("\n</details>\n\n");
-    }
-}
-
-/// The last `n` lines of `text`.
-fn last_lines(text: &str, n: usize) -> &str {
-    let mut start = text.len();
-    for _ in 0..n {
-        match text[..start].rfind('\n') {
-            Some(i) => start = i,
-            None => return text,
-        }
-    }
-    &text[start + 1..]
-}
-
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_marker_key_cannot_close_the_comment_or_break_the_line() {
-        assert_eq!(
-            marker("ci/verify-matrix.yml"),
-            "<!-- cargo-verify-matrix:ci/verify-matrix.yml -->"
-        );
-        assert_eq!(
-            marker("a-->b\n<x>---"),
-            "<!-- cargo-verify-matrix:a-b x -->"
-        );
-    }
-
-    #[test]
-    fn last_lines_counts_from_the_end() {
-        assert_eq!(last_lines("a\nb\nc", 2), "b\nc");
-        assert_eq!(last_lines("a\nb\nc", 3), "a\nb\nc");
-        assert_eq!(last_lines("a\nb\nc", 9), "a\nb\nc");
-    }
-
-    #[test]
-    fn shapes_degrade_in_the_documented_order() {
-        let all = shapes(40);
-        let tails: Vec<usize> = all.iter().map(|s| s.tail_lines).collect();
-        assert_eq!(&tails[..4], &[40, 20, 10, 5]);
-        let first = |f: fn(&Shape) -> bool| all.iter().position(f).unwrap();
-        let no_tails = first(|s| s.tail_lines == 0);
-        let no_details = first(|s| !s.details);
-        let fold_grid = first(|s| s.fold_grid);
-        let fold_rows = first(|s| s.fold_rows);
-        let link = first(|s| s.link_only);
-        assert!(no_tails < no_details && no_details < fold_grid);
-        assert!(fold_grid < fold_rows && fold_rows < link);
-        assert_eq!(all.last().unwrap().max_listed, 0);
-    }
-}
+#[path = "markdown_tests.rs"]
+mod tests;

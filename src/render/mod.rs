@@ -2,9 +2,11 @@
 
 pub mod budget;
 pub mod cell;
+mod details;
 pub mod html;
 pub mod junit;
 pub mod markdown;
+mod provenance;
 pub mod quoted;
 pub mod signal;
 pub mod table;

@@ -6,9 +6,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 
 use serde::{Deserialize, Serialize};
 
-use super::io::{Probe, ResultFileError};
 use super::schema::{CheckResult, Source};
-use super::verdict::{FAILED_TO_RUN, NO_RESULT_IN, NO_RESULTS, failed_to_run_prefix};
 use crate::exit_code;
 use crate::manifest::compare::ManifestChange;
 
@@ -287,56 +285,9 @@ impl Report {
             && self.manifest_changes.iter().any(|c| c.weakens)
     }
 
-    /// Reads a report file (probed as `probe`): format 2, or format 1 upgraded.
-    pub fn read(
-        path: &std::path::Path,
-        bytes: &[u8],
-        probe: &Probe,
-    ) -> Result<Report, ResultFileError> {
-        let mut report: Report = probe.parse_versioned(path, bytes, &[1, REPORT_FORMAT_VERSION])?;
-        if report.format_version == 1 {
-            report.upgrade_from_v1();
-        }
-        Ok(report)
-    }
-
     /// Why `missing` has no row.
     pub fn missing_kind(&self, missing: &Missing) -> MissingKind {
         missing.kind
-    }
-
-    /// Reads a report of format 1, which kept these states in prose: each missing
-    /// pair's kind from its reason (and whether its environment reported at all), and
-    /// whether a required pair failed to run from the reasons. The report is format 2
-    /// afterwards.
-    pub fn upgrade_from_v1(&mut self) {
-        let reasons = std::mem::take(&mut self.reasons);
-        let mut failed_to_run = false;
-        for missing in &mut self.missing {
-            let before_running = || {
-                let prefix = failed_to_run_prefix(&missing.check, &missing.environment);
-                reasons.iter().any(|r| r.starts_with(&prefix))
-            };
-            missing.kind = if missing.reason.starts_with(FAILED_TO_RUN) {
-                MissingKind::FailedToRun
-            } else if self
-                .infra_blocked
-                .iter()
-                .any(|b| b.environment == missing.environment)
-                || missing.reason == NO_RESULTS
-                || missing.reason.starts_with(NO_RESULT_IN)
-            {
-                MissingKind::NoResult
-            } else if before_running() {
-                MissingKind::FailedToRun
-            } else {
-                MissingKind::NotRun
-            };
-            failed_to_run |= before_running();
-        }
-        self.reasons = reasons;
-        self.failed_to_run |= failed_to_run;
-        self.format_version = REPORT_FORMAT_VERSION;
     }
 
     /// Whether the report may say `All Required Environments: VERIFIED`: VERIFIED, over

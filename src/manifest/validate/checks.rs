@@ -1,0 +1,289 @@
+//! Validating one check: its identity, its kind and command, its scope and limits.
+
+use super::*;
+
+impl Validator<'_> {
+    /// Validates one check (or, with `is_item`, one group item).
+    pub(super) fn check(
+        &mut self,
+        path: &str,
+        raw: &RawCheck,
+        defaults: &RawDefaults,
+        is_item: bool,
+    ) -> Option<Check> {
+        let before = self.diagnostics.len();
+        let id = self.identity(path, raw, is_item);
+        let kinds = raw.kinds_present();
+        let kind = match kinds.as_slice() {
+            [] => {
+                self.error(
+                    path,
+                    format!(
+                        "`{}` has no kind; give it exactly one of: run, test, file, not-file, git-clean, all-of, any-of, assert, quality",
+                        id.as_deref().unwrap_or("check")
+                    ),
+                );
+                None
+            }
+            [_] => self.kind(path, raw, defaults),
+            [first, second, ..] => {
+                self.key_error(
+                    &join_key(path, second),
+                    format!(
+                        "a check has exactly one kind, but this one has `{first}` and `{second}`; split it into two checks"
+                    ),
+                );
+                None
+            }
+        };
+        if is_item {
+            for (key, set) in [
+                ("environment", raw.environment.is_some()),
+                ("required", raw.required.is_some()),
+            ] {
+                if set {
+                    self.key_error(
+                        &join_key(path, key),
+                        format!(
+                            "`{key}` cannot be set on a group item; set it on the enclosing check"
+                        ),
+                    );
+                }
+            }
+        }
+        if raw.expect.is_some() && raw.exit_code.is_some() {
+            self.key_error(
+                &join_key(path, "expect"),
+                "`expect` and `exit-code` cannot be combined: `expect: failure` accepts any non-zero exit code",
+            );
+        }
+        if raw.search.is_some() && raw.file.is_none() {
+            self.key_error(
+                &join_key(path, "search"),
+                "`search` applies only to `file` checks",
+            );
+        }
+        let is_command = raw.run.is_some() || raw.test.is_some();
+        if !is_command {
+            for (key, set) in [
+                ("exit-code", raw.exit_code.is_some()),
+                ("expect", raw.expect.is_some()),
+                ("must-be-effective", raw.must_be_effective.is_some()),
+                ("shell", raw.shell.is_some()),
+            ] {
+                if set && !kinds.is_empty() {
+                    self.key_error(
+                        &join_key(path, key),
+                        format!("`{key}` applies only to `run` and `test` checks"),
+                    );
+                }
+            }
+        }
+        if raw.test.is_some() && raw.gate.is_some_and(|g| g != Gate::Test) {
+            self.error(
+                &join_key(path, "gate"),
+                "a `test` check is a test gate; remove `gate` or use `run`",
+            );
+        }
+        self.timeout(&join_key(path, "timeout"), raw.timeout, "timeout");
+        self.grace(&join_key(path, "grace"), raw.grace);
+        self.retries(&join_key(path, "retries"), raw.retries);
+        self.env_vars(&join_key(path, "env"), &raw.env);
+        if let Some(code) = raw.exit_code
+            && !EXIT_CODES.contains(&code)
+        {
+            self.error(
+                &join_key(path, "exit-code"),
+                format!(
+                    "exit code {code} is impossible: a process exits with {}..={}",
+                    EXIT_CODES.start(),
+                    EXIT_CODES.end()
+                ),
+            );
+        }
+        let scope = self.scope(path, raw);
+        let shell = raw.shell.or(defaults.shell);
+        let command = raw
+            .run
+            .as_deref()
+            .or(raw.test.as_deref().filter(|t| *t != "auto"));
+        if let (Some(Shell::None), Some(cmd)) = (shell, command) {
+            if let Some(syntax) = words::shell_syntax(cmd) {
+                self.error(
+                    &join_key(path, if raw.run.is_some() { "run" } else { "test" }),
+                    format!(
+                        "`shell: none` runs the command without a shell, but it contains shell syntax `{syntax}`; use `shell: bash` or remove it"
+                    ),
+                );
+            } else if words::split(cmd).is_ok_and(|w| w.is_empty()) || words::split(cmd).is_err() {
+                self.error(
+                    &join_key(path, if raw.run.is_some() { "run" } else { "test" }),
+                    "`shell: none` command cannot be split into words (unbalanced quotes or empty)",
+                );
+            }
+        }
+        if self.diagnostics.len() > before {
+            return None;
+        }
+        let gate = raw.gate.unwrap_or(if raw.test.is_some() {
+            Gate::Test
+        } else {
+            Gate::Custom
+        });
+        Some(Check {
+            id: CheckId(id?),
+            name: raw.name.clone(),
+            kind: kind?,
+            scope,
+            expect: match raw.expect {
+                Some(Expect::Failure) => ExpectExit::Failure,
+                _ => ExpectExit::Code(raw.exit_code.unwrap_or(0)),
+            },
+            gate,
+            must_be_effective: raw.must_be_effective.unwrap_or(raw.test.is_some()),
+            required: raw.required.or(defaults.required).unwrap_or(true),
+            timeout: raw
+                .timeout
+                .or(defaults.timeout)
+                .map_or(DEFAULT_TIMEOUT, |d| d.0),
+            grace: raw.grace.or(defaults.grace).map_or(DEFAULT_GRACE, |d| d.0),
+            retries: raw.retries.or(defaults.retries).unwrap_or(0),
+            cwd: raw
+                .cwd
+                .clone()
+                .or_else(|| defaults.cwd.clone())
+                .unwrap_or_else(|| ".".to_owned()),
+            env: env_map(&raw.env),
+            shell: raw.shell,
+            line: self.spans.get(path).map(|s| s.value.line),
+        })
+    }
+
+    fn identity(&mut self, path: &str, raw: &RawCheck, is_item: bool) -> Option<String> {
+        let (want, other) = if is_item {
+            ("item", "id")
+        } else {
+            ("id", "item")
+        };
+        let (value, wrong) = if is_item {
+            (&raw.item, &raw.id)
+        } else {
+            (&raw.id, &raw.item)
+        };
+        if wrong.is_some() {
+            self.key_error(
+                &join_key(path, other),
+                if is_item {
+                    "group items are named with `item`, not `id`"
+                } else {
+                    "`item` names a group item; a check is named with `id`"
+                },
+            );
+        }
+        match value {
+            None if wrong.is_some() => None,
+            None => {
+                self.error(path, format!("missing key `{want}`"));
+                None
+            }
+            Some(id) => {
+                let what = if is_item { "item name" } else { "check id" };
+                self.name(&join_key(path, want), id, what)
+                    .then(|| id.clone())
+            }
+        }
+    }
+
+    fn kind(&mut self, path: &str, raw: &RawCheck, defaults: &RawDefaults) -> Option<CheckKind> {
+        let not_blank = |v: &mut Self, key: &str, text: &str| {
+            if text.trim().is_empty() {
+                v.error(&join_key(path, key), format!("`{key}` is empty"));
+            }
+        };
+        if let Some(cmd) = &raw.run {
+            not_blank(self, "run", cmd);
+            return Some(CheckKind::Run(cmd.clone()));
+        }
+        if let Some(test) = &raw.test {
+            not_blank(self, "test", test);
+            let spec = if test.trim() == "auto" {
+                TestSpec::Auto
+            } else {
+                TestSpec::Command(test.clone())
+            };
+            return Some(CheckKind::Test(spec));
+        }
+        if let Some(pattern) = &raw.file {
+            not_blank(self, "file", pattern);
+            self.glob(&join_key(path, "file"), pattern);
+            return Some(CheckKind::File {
+                pattern: pattern.clone(),
+                search: raw.search.clone().unwrap_or_default(),
+            });
+        }
+        if let Some(pattern) = &raw.not_file {
+            not_blank(self, "not-file", pattern);
+            self.glob(&join_key(path, "not-file"), pattern);
+            return Some(CheckKind::NotFile {
+                pattern: pattern.clone(),
+            });
+        }
+        if let Some(dir) = &raw.git_clean {
+            return Some(CheckKind::GitClean {
+                path: if dir.trim().is_empty() {
+                    ".".to_owned()
+                } else {
+                    dir.clone()
+                },
+            });
+        }
+        if let Some(text) = &raw.assert {
+            not_blank(self, "assert", text);
+            return Some(CheckKind::Assert(text.clone()));
+        }
+        if let Some(q) = &raw.quality {
+            if q.criteria.trim().is_empty() {
+                self.error(&join_key(path, "quality.criteria"), "`criteria` is empty");
+            }
+            return Some(CheckKind::Quality {
+                criteria: q.criteria.clone(),
+                pass_threshold: q.pass_threshold,
+                scope: q.scope.clone(),
+            });
+        }
+        let (key, items) = match (&raw.all_of, &raw.any_of) {
+            (Some(items), _) => ("all-of", items),
+            (_, Some(items)) => ("any-of", items),
+            _ => unreachable!("kinds_present found exactly one kind"),
+        };
+        let group_path = join_key(path, key);
+        if items.is_empty() {
+            self.error(&group_path, format!("`{key}` has no items"));
+        }
+        let mut names = HashSet::new();
+        let mut checked = Vec::new();
+        for (i, item) in items.iter().enumerate() {
+            let item_path = join_index(&group_path, i);
+            if let Some(valid) = self.check(&item_path, item, defaults, true) {
+                if !names.insert(valid.id.clone()) {
+                    self.error(
+                        &join_key(&item_path, "item"),
+                        format!("duplicate item name `{}` in this group", valid.id),
+                    );
+                }
+                checked.push(valid);
+            }
+        }
+        Some(if key == "all-of" {
+            CheckKind::AllOf(checked)
+        } else {
+            CheckKind::AnyOf(checked)
+        })
+    }
+
+    fn glob(&mut self, path: &str, pattern: &str) {
+        if let Err(e) = globset::Glob::new(pattern) {
+            self.error(path, format!("invalid glob `{pattern}`: {}", e.kind()));
+        }
+    }
+}

@@ -1,0 +1,110 @@
+//! The failure details: one collapsed block per failed pair, with its test counts and
+//! the tail of its log in a safe fence; alone, the text of a check run.
+
+use std::fmt::Write as _;
+
+use super::cell::Cell;
+use super::markdown::{Shape, shapes};
+use super::text::{escape_html, fence_for};
+use super::{Quoted, RenderOptions};
+use crate::results::{Report, RowResult};
+
+/// The most bytes of log read per failure.
+const TAIL_BYTES: u64 = 16 * 1024;
+
+/// The failure details alone (a check run's text), within `max_bytes`: log tails are
+/// shortened, then dropped, then whole blocks left out with a count of what is missing.
+pub fn failure_details(report: &Quoted, options: &RenderOptions, max_bytes: usize) -> String {
+    let tails = read_tails(report, options);
+    let mut out = String::new();
+    for shape in shapes(options.tail_lines).into_iter().filter(|s| s.details) {
+        out.clear();
+        details(report, &tails, shape, &mut out);
+        if out.len() <= max_bytes {
+            return out;
+        }
+    }
+    // Even without tails: keep the first blocks that fit.
+    let blocks: Vec<&str> = out.split_inclusive("</details>\n\n").collect();
+    let mut kept = String::new();
+    for (i, block) in blocks.iter().enumerate() {
+        let note = format!(
+            "… and {} more failed pairs: see the full report.\n",
+            blocks.len() - i
+        );
+        if kept.len() + block.len() + note.len() > max_bytes {
+            if kept.len() + note.len() <= max_bytes {
+                kept.push_str(&note);
+            }
+            break;
+        }
+        kept.push_str(block);
+    }
+    kept
+}
+
+/// The log tail of each failed row (by index into `report.rows`), read once at the
+/// longest length any shape shows.
+pub(super) fn read_tails(report: &Quoted, options: &RenderOptions) -> Vec<Option<String>> {
+    report
+        .rows
+        .iter()
+        .map(|row| {
+            (row.result == RowResult::Fail)
+                .then(|| report.log_tail(options, &row.detail, TAIL_BYTES))
+                .flatten()
+        })
+        .collect()
+}
+
+/// One collapsed block per failed pair, with the log tail in a safe fence.
+pub(super) fn details(report: &Report, tails: &[Option<String>], shape: Shape, out: &mut String) {
+    let failed = report
+        .rows
+        .iter()
+        .zip(tails)
+        .filter(|(r, _)| r.result == RowResult::Fail);
+    for (row, log) in failed {
+        let d = &row.detail;
+        // An optional check's failure is advisory, here as in the grid.
+        let (symbol, optional) = match Cell::of_row(row) {
+            Cell::Advisory => ("❕", " (optional)"),
+            _ => ("❌", ""),
+        };
+        let _ = writeln!(
+            out,
+            "<details><summary>{symbol} {}{optional} in {}: {}</summary>\n",
+            row.check,
+            row.environment,
+            // Raw HTML: markdown escapes would show, so entities (and no @mention).
+            escape_html(&d.summary).replace('@', "&#64;")
+        );
+        let _ = writeln!(out, "- duration: {} ms", d.duration_ms);
+        let _ = writeln!(out, "- attempts: {}", d.attempts);
+        if let Some(counts) = &d.test_counts {
+            let _ = writeln!(
+                out,
+                "- tests: {} passed, {} failed, {} skipped ({})",
+                counts.passed, counts.failed, counts.skipped, counts.runner
+            );
+        }
+        if let Some(log) = log.as_deref().filter(|_| shape.tail_lines > 0) {
+            let log = last_lines(log, shape.tail_lines);
+            let fence = fence_for(log);
+            let _ = writeln!(out, "\n{fence}text\n{log}\n{fence}");
+        }
+        out.push_str("\n</details>\n\n");
+    }
+}
+
+/// The last `n` lines of `text`.
+pub(super) fn last_lines(text: &str, n: usize) -> &str {
+    let mut start = text.len();
+    for _ in 0..n {
+        match text[..start].rfind('\n') {
+            Some(i) => start = i,
+            None => return text,
+        }
+    }
+    &text[start + 1..]
+}

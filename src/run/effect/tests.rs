@@ -1,0 +1,132 @@
+use super::*;
+
+fn counts(text: &str) -> (u64, u64, u64, String) {
+    let a = assess_text(Gate::Test, text);
+    let c = a
+        .test_counts
+        .clone()
+        .unwrap_or_else(|| panic!("no counts in {text:?}: {a:?}"));
+    (c.passed, c.failed, c.skipped, c.runner)
+}
+
+#[test]
+fn libtest_lines_are_summed_and_indented_reprints_ignored() {
+    let log = "running 3 tests\ntest result: FAILED. 1 passed; 1 failed; 1 ignored; 0 measured; 0 filtered out; finished in 0.1s\n    test result: ok. 9 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out\ntest result: ok. 2 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.00s\n";
+    assert_eq!(counts(log), (3, 1, 1, "libtest".into()));
+}
+
+#[test]
+fn ansi_escapes_are_removed_first() {
+    let log = "\u{1b}[1m\u{1b}[32mtest result: ok\u{1b}[0m\u{1b}(B. 4 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out\n";
+    // The line starts with an escape: only after stripping does it start with `test result`.
+    assert_eq!(counts(log), (4, 0, 0, "libtest".into()));
+}
+
+#[test]
+fn zero_tests_is_ineffective_with_the_reason() {
+    let a = assess_text(
+        Gate::Test,
+        "running 0 tests\ntest result: ok. 0 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out\n",
+    );
+    assert_eq!(a.gate_effective, Some(false));
+    assert_eq!(a.tests_executed, Some(0));
+    assert_eq!(
+        a.ineffective_reason.as_deref(),
+        Some("0 tests executed (libtest)")
+    );
+}
+
+#[test]
+fn nothing_recognised() {
+    let a = assess_text(Gate::Test, "all good\n");
+    assert_eq!(a.gate_effective, Some(false));
+    assert_eq!(
+        a.ineffective_reason.as_deref(),
+        Some("no test summary recognised")
+    );
+    assert_eq!(a.tests_executed, None);
+}
+
+#[test]
+fn other_gates_only_look_for_no_op_markers() {
+    assert_eq!(
+        assess_text(Gate::Build, "compiled\n").gate_effective,
+        Some(true)
+    );
+    let a = assess_text(Gate::Build, "> Task :compileJava UP-TO-DATE\n");
+    assert_eq!(a.gate_effective, Some(false));
+    assert!(a.ineffective_reason.unwrap().contains("UP-TO-DATE"));
+    // A test gate does not mind compilation being up to date, only the test task.
+    let a = assess_text(
+        Gate::Test,
+        "> Task :compileJava UP-TO-DATE\n> Task :test\n5 tests completed, 1 failed\n",
+    );
+    assert_eq!(a.gate_effective, Some(true));
+}
+
+#[test]
+fn lines_are_cut_and_the_last_needs_no_newline() {
+    let text = format!("short\n{}\nend", "x".repeat(MAX_LINE * 3));
+    let mut seen = Vec::new();
+    for_each_line(
+        std::io::BufReader::with_capacity(1000, text.as_bytes()),
+        |l| seen.push(l.len()),
+    );
+    assert_eq!(seen, [5, MAX_LINE, 3]);
+}
+
+#[test]
+fn a_summary_after_an_endless_line_is_still_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("log");
+    let log = format!(
+        "{}\ntest result: ok. 2 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out\n",
+        "\0".repeat(MAX_LINE * 4)
+    );
+    std::fs::write(&path, log).unwrap();
+    let a = assess_file(Gate::Test, &path);
+    assert_eq!(a.tests_executed, Some(2));
+}
+
+/// The trigger, made from the parsers' words, never skips a line a parser reads:
+/// every runner log gives the same assessment with every line offered.
+#[test]
+fn the_trigger_skips_no_line_a_parser_reads() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/runner-logs");
+    let mut checked = 0;
+    for runner in std::fs::read_dir(&root).unwrap() {
+        let runner = runner.unwrap().path();
+        if !runner.is_dir() {
+            continue;
+        }
+        for entry in std::fs::read_dir(&runner).unwrap() {
+            let log = entry.unwrap().path();
+            if log.extension().is_none_or(|e| e != "log") {
+                continue;
+            }
+            let bytes = std::fs::read(&log).unwrap();
+            let read = |untriggered: bool| {
+                let mut scan = Scan::new(Gate::Test);
+                scan.untriggered = untriggered;
+                for_each_line(&bytes[..], |line| scan.raw_line(line));
+                scan.finish()
+            };
+            assert_eq!(read(false), read(true), "{}", log.display());
+            checked += 1;
+        }
+    }
+    assert!(checked >= 39, "only {checked} logs");
+}
+
+#[test]
+fn count_items_reads_lists() {
+    assert_eq!(
+        count_items("1 failed | 1 passed | 1 skipped | 1 todo (4)"),
+        vec![
+            (1, "failed".into()),
+            (1, "passed".into()),
+            (1, "skipped".into()),
+            (1, "todo".into())
+        ]
+    );
+}
