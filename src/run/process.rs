@@ -103,25 +103,7 @@ pub async fn execute(spec: &Spec, stop: &mut StopReceiver) -> io::Result<Executi
     let started = Instant::now();
     let (reader, writer) = io::pipe()?;
     let token = leaks::new_token();
-
-    let mut command = tokio::process::Command::new(&spec.argv.program);
-    for name in HIDDEN_FROM_CHECKS {
-        command.env_remove(name);
-    }
-    command
-        .args(&spec.argv.args)
-        .current_dir(&spec.cwd)
-        // The manifest's own variables may set a hidden one again: it asked for it.
-        .envs(&spec.env)
-        .env(leaks::TOKEN_VAR, &token)
-        .stdin(Stdio::null())
-        .stdout(writer.try_clone()?)
-        .stderr(writer)
-        .kill_on_drop(true);
-    #[cfg(unix)]
-    command.process_group(0);
-    #[cfg(target_os = "linux")]
-    die_with_this_process(&mut command);
+    let mut command = command(spec, &token, writer)?;
     if let Some(running) = &spec.running {
         record_token(running, &token)?;
     }
@@ -180,26 +162,9 @@ pub async fn execute(spec: &Spec, stop: &mut StopReceiver) -> io::Result<Executi
         exit_code_of(status)
     });
 
-    // Whatever is left of the check now outlived it: first its process group, then what
-    // escaped the group (re-parented to this process, the subreaper, once the group's
-    // intermediate processes are gone).
-    let in_group = group_members(pgid);
-    if !in_group.is_empty() {
-        kill_group_and_wait(pgid, spec.grace).await;
-    }
-    let escaped = leaks::escaped(&token);
-    leaks::kill(&escaped, spec.grace).await;
-    leaks::reap_adopted();
+    let leaked = clean_up(pgid, &token, spec.grace).await;
     if execution.stopped.is_none() && !execution.timed_out {
-        // A process seen in the group may have escaped it since (`setsid` execs in
-        // place): one entry per pid, with its latest command line.
-        execution.leaked = in_group;
-        for leak in escaped {
-            match execution.leaked.iter_mut().find(|l| l.pid == leak.pid) {
-                Some(seen) => *seen = leak,
-                None => execution.leaked.push(leak),
-            }
-        }
+        execution.leaked = leaked;
     }
     match tokio::time::timeout(PIPE_DRAIN, copier).await {
         // The copy's own I/O error (an unwritable log) is the tool's error.
@@ -212,6 +177,57 @@ pub async fn execute(spec: &Spec, stop: &mut StopReceiver) -> io::Result<Executi
     }
     execution.duration = started.elapsed();
     Ok(execution)
+}
+
+/// The command of `spec`: its own process group, stdout and stderr into `writer`, no
+/// stdin, the hidden variables removed and the leak token set.
+fn command(
+    spec: &Spec,
+    token: &str,
+    writer: io::PipeWriter,
+) -> io::Result<tokio::process::Command> {
+    let mut command = tokio::process::Command::new(&spec.argv.program);
+    for name in HIDDEN_FROM_CHECKS {
+        command.env_remove(name);
+    }
+    command
+        .args(&spec.argv.args)
+        .current_dir(&spec.cwd)
+        // The manifest's own variables may set a hidden one again: it asked for it.
+        .envs(&spec.env)
+        .env(leaks::TOKEN_VAR, token)
+        .stdin(Stdio::null())
+        .stdout(writer.try_clone()?)
+        .stderr(writer)
+        .kill_on_drop(true);
+    #[cfg(unix)]
+    command.process_group(0);
+    #[cfg(target_os = "linux")]
+    die_with_this_process(&mut command);
+    Ok(command)
+}
+
+/// Kills whatever is left of a check, which outlived it: first its process group, then
+/// what escaped the group (re-parented to this process, the subreaper, once the group's
+/// intermediate processes are gone). Returns what was left, one entry per pid.
+async fn clean_up(pgid: Option<u32>, token: &str, grace: Duration) -> Vec<Leaked> {
+    let in_group = group_members(pgid);
+    if !in_group.is_empty() {
+        kill_group_and_wait(pgid, grace).await;
+    }
+    let escaped = leaks::escaped(token);
+    leaks::kill(&escaped, grace).await;
+    leaks::reap_adopted();
+    // A process seen in the group may have escaped it since (`setsid` execs in place):
+    // one entry per pid, with its latest command line.
+    let mut leaked = in_group;
+    for leak in escaped {
+        match leaked.iter_mut().find(|l| l.pid == leak.pid) {
+            Some(seen) => *seen = leak,
+            None => leaked.push(leak),
+        }
+    }
+    leaked
 }
 
 /// Linux: the check's main process gets SIGKILL when this process dies, however it dies

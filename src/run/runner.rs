@@ -201,6 +201,50 @@ pub fn result_path(out_dir: &Path, env: &str) -> PathBuf {
     out_dir.join(format!("verify-matrix-{env}.json"))
 }
 
+/// The result file of `env` before any check finished: every check not run, and an
+/// outcome that claims no completeness.
+fn unfinished(
+    manifest: &Manifest,
+    env: &Environment,
+    source: &Source,
+    jobs: &[CheckJob],
+) -> PartialResult {
+    PartialResult {
+        format_version: FORMAT_VERSION,
+        tool: Tool::current(),
+        manifest: ManifestRef {
+            path: manifest.path.display().to_string(),
+            digest: manifest.digest.clone(),
+            content: manifest.content.clone(),
+        },
+        environment: env.name.to_string(),
+        source: source.clone(),
+        runner: detect_runner(),
+        started_at: now_rfc3339(),
+        finished_at: None,
+        duration_ms: 0,
+        // Until the last check is recorded the file must not claim completeness.
+        outcome: Outcome::Interrupted,
+        checks: jobs
+            .iter()
+            .map(|j| j.blank_result(Status::NotRun, "not run: the run did not finish"))
+            .collect(),
+    }
+}
+
+/// Why the checks a stop request kept from starting were not run.
+fn not_run_reason(reason: StopReason, run_timeout: Option<std::time::Duration>) -> String {
+    match reason {
+        StopReason::RunTimeout => format!(
+            "not run: the run timeout ({}) expired",
+            format_duration(run_timeout.unwrap_or_default())
+        ),
+        StopReason::Interrupted(signal) => {
+            format!("not run: interrupted by {}", signal_name(signal))
+        }
+    }
+}
+
 /// Runs the checks of `env` (the manifest's automated checks that apply to it, or
 /// `options.only`), writing the partial result file as it goes; `lock` is the
 /// environment's lock in `options.out_dir`.
@@ -225,27 +269,7 @@ pub async fn run_environment(
         })
         .collect();
     let path = result_path(&options.out_dir, env.name.as_str());
-    let mut partial = PartialResult {
-        format_version: FORMAT_VERSION,
-        tool: Tool::current(),
-        manifest: ManifestRef {
-            path: manifest.path.display().to_string(),
-            digest: manifest.digest.clone(),
-            content: manifest.content.clone(),
-        },
-        environment: env.name.to_string(),
-        source: source.clone(),
-        runner: detect_runner(),
-        started_at: now_rfc3339(),
-        finished_at: None,
-        duration_ms: 0,
-        // Until the last check is recorded the file must not claim completeness.
-        outcome: Outcome::Interrupted,
-        checks: jobs
-            .iter()
-            .map(|j| j.blank_result(Status::NotRun, "not run: the run did not finish"))
-            .collect(),
-    };
+    let mut partial = unfinished(manifest, env, source, &jobs);
     write_json_atomic(&path, &partial)?;
 
     let mut running = JoinSet::new();
@@ -258,15 +282,7 @@ pub async fn run_environment(
             && let Some(request) = *stop.borrow()
         {
             stopped = Some(request.reason);
-            stop_reason = Some(match request.reason {
-                StopReason::RunTimeout => format!(
-                    "not run: the run timeout ({}) expired",
-                    format_duration(run_timeout.unwrap_or_default())
-                ),
-                StopReason::Interrupted(signal) => {
-                    format!("not run: interrupted by {}", signal_name(signal))
-                }
-            });
+            stop_reason = Some(not_run_reason(request.reason, run_timeout));
         }
         while stop_reason.is_none() && next < jobs.len() && running.len() < limit {
             let job = jobs[next].clone();

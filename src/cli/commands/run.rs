@@ -5,25 +5,16 @@ use crate::cli::live::{Live, Mode, announce};
 use crate::cli::settings::{Settings, quoter};
 use crate::cli::{Error, print_stdout, session};
 use crate::exit_code;
-use crate::manifest::{CheckId, EnvName};
+use crate::manifest::{CheckId, EnvName, Manifest};
 use crate::plan::select;
 use crate::render::{self, Format};
-use crate::results::Report;
+use crate::results::{PartialResult, Report};
 use crate::run::{RunOptions, lock_environments, run_environment};
 
 pub(super) fn run(settings: &Settings, args: &RunArgs) -> Result<i32, Error> {
     let manifest = settings.load_manifest()?;
     let environments = select::select(&manifest, &args.envs, &select::Host)?;
-    let only: Vec<CheckId> = args.checks.iter().map(|c| CheckId(c.clone())).collect();
-    for id in &only {
-        if !manifest.checks.iter().any(|c| c.id == *id) {
-            let known: Vec<&str> = manifest.checks.iter().map(|c| c.id.as_str()).collect();
-            return Err(Error::Usage(format!(
-                "unknown check `{id}`; the manifest defines: {}",
-                known.join(", ")
-            )));
-        }
-    }
+    let only = only_checks(&manifest, &args.checks)?;
     let quiet = settings.quiet;
     let jobs = usize::from(args.jobs);
     // One quoter (the environment's secrets) for the live lines and the final table.
@@ -84,16 +75,8 @@ pub(super) fn run(settings: &Settings, args: &RunArgs) -> Result<i32, Error> {
     })?;
     live.finish();
     let interrupted = session.interrupted();
-    // The verdict of this run covers what it was asked to run: these environments, and
-    // with --check only those checks.
-    let mut scope = manifest.clone();
-    if !only.is_empty() {
-        scope.checks.retain(|c| only.contains(&c.id));
-    }
     let names: Vec<EnvName> = environments.iter().map(|e| e.name.clone()).collect();
-    let mut report = Report::build_for(&scope, &partials, &names);
-    // Only a run of every required pair of the manifest may print a verdict.
-    report.mark_partial(&manifest, &partials);
+    let report = run_report(&manifest, &only, &partials, &names);
     let options = settings.table_options(&report, run_quoter);
     print_stdout(&render::render(&report, Format::Table, &options)?)?;
     // The Action's `verdict` output for this leg.
@@ -113,4 +96,37 @@ pub(super) fn run(settings: &Settings, args: &RunArgs) -> Result<i32, Error> {
         return Ok(exit_code::INTERRUPTED);
     }
     Ok(report.exit_code())
+}
+
+/// The checks `--check` names, each one the manifest defines.
+fn only_checks(manifest: &Manifest, named: &[String]) -> Result<Vec<CheckId>, Error> {
+    let only: Vec<CheckId> = named.iter().map(|c| CheckId(c.clone())).collect();
+    for id in &only {
+        if !manifest.checks.iter().any(|c| c.id == *id) {
+            let known: Vec<&str> = manifest.checks.iter().map(|c| c.id.as_str()).collect();
+            return Err(Error::Usage(format!(
+                "unknown check `{id}`; the manifest defines: {}",
+                known.join(", ")
+            )));
+        }
+    }
+    Ok(only)
+}
+
+/// The report of this run. Its verdict covers what the run was asked to run: these
+/// environments, and with `--check` only those checks; and only a run of every required
+/// pair of the manifest may print one.
+fn run_report(
+    manifest: &Manifest,
+    only: &[CheckId],
+    partials: &[PartialResult],
+    names: &[EnvName],
+) -> Report {
+    let mut scope = manifest.clone();
+    if !only.is_empty() {
+        scope.checks.retain(|c| only.contains(&c.id));
+    }
+    let mut report = Report::build_for(&scope, partials, names);
+    report.mark_partial(manifest, partials);
+    report
 }

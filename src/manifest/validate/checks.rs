@@ -14,114 +14,11 @@ impl Validator<'_> {
         let before = self.diagnostics.len();
         let id = self.identity(path, raw, is_item);
         let kinds = raw.kinds_present();
-        let kind = match kinds.as_slice() {
-            [] => {
-                self.error(
-                    path,
-                    format!(
-                        "`{}` has no kind; give it exactly one of: run, test, file, not-file, git-clean, all-of, any-of, assert, quality",
-                        id.as_deref().unwrap_or("check")
-                    ),
-                );
-                None
-            }
-            [_] => self.kind(path, raw, defaults),
-            [first, second, ..] => {
-                self.key_error(
-                    &join_key(path, second),
-                    format!(
-                        "a check has exactly one kind, but this one has `{first}` and `{second}`; split it into two checks"
-                    ),
-                );
-                None
-            }
-        };
-        if is_item {
-            for (key, set) in [
-                ("environment", raw.environment.is_some()),
-                ("required", raw.required.is_some()),
-            ] {
-                if set {
-                    self.key_error(
-                        &join_key(path, key),
-                        format!(
-                            "`{key}` cannot be set on a group item; set it on the enclosing check"
-                        ),
-                    );
-                }
-            }
-        }
-        if raw.expect.is_some() && raw.exit_code.is_some() {
-            self.key_error(
-                &join_key(path, "expect"),
-                "`expect` and `exit-code` cannot be combined: `expect: failure` accepts any non-zero exit code",
-            );
-        }
-        if raw.search.is_some() && raw.file.is_none() {
-            self.key_error(
-                &join_key(path, "search"),
-                "`search` applies only to `file` checks",
-            );
-        }
-        let is_command = raw.run.is_some() || raw.test.is_some();
-        if !is_command {
-            for (key, set) in [
-                ("exit-code", raw.exit_code.is_some()),
-                ("expect", raw.expect.is_some()),
-                ("must-be-effective", raw.must_be_effective.is_some()),
-                ("shell", raw.shell.is_some()),
-            ] {
-                if set && !kinds.is_empty() {
-                    self.key_error(
-                        &join_key(path, key),
-                        format!("`{key}` applies only to `run` and `test` checks"),
-                    );
-                }
-            }
-        }
-        if raw.test.is_some() && raw.gate.is_some_and(|g| g != Gate::Test) {
-            self.error(
-                &join_key(path, "gate"),
-                "a `test` check is a test gate; remove `gate` or use `run`",
-            );
-        }
-        self.timeout(&join_key(path, "timeout"), raw.timeout, "timeout");
-        self.grace(&join_key(path, "grace"), raw.grace);
-        self.retries(&join_key(path, "retries"), raw.retries);
-        self.env_vars(&join_key(path, "env"), &raw.env);
-        if let Some(code) = raw.exit_code
-            && !EXIT_CODES.contains(&code)
-        {
-            self.error(
-                &join_key(path, "exit-code"),
-                format!(
-                    "exit code {code} is impossible: a process exits with {}..={}",
-                    EXIT_CODES.start(),
-                    EXIT_CODES.end()
-                ),
-            );
-        }
+        let kind = self.one_kind(path, raw, defaults, &kinds, id.as_deref());
+        self.misplaced_keys(path, raw, is_item, !kinds.is_empty());
+        self.limits(path, raw);
         let scope = self.scope(path, raw);
-        let shell = raw.shell.or(defaults.shell);
-        let command = raw
-            .run
-            .as_deref()
-            .or(raw.test.as_deref().filter(|t| *t != "auto"));
-        if let (Some(Shell::None), Some(cmd)) = (shell, command) {
-            if let Some(syntax) = words::shell_syntax(cmd) {
-                self.error(
-                    &join_key(path, if raw.run.is_some() { "run" } else { "test" }),
-                    format!(
-                        "`shell: none` runs the command without a shell, but it contains shell syntax `{syntax}`; use `shell: bash` or remove it"
-                    ),
-                );
-            } else if words::split(cmd).is_ok_and(|w| w.is_empty()) || words::split(cmd).is_err() {
-                self.error(
-                    &join_key(path, if raw.run.is_some() { "run" } else { "test" }),
-                    "`shell: none` command cannot be split into words (unbalanced quotes or empty)",
-                );
-            }
-        }
+        self.wordless_command(path, raw, defaults);
         if self.diagnostics.len() > before {
             return None;
         }
@@ -157,6 +54,139 @@ impl Validator<'_> {
             shell: raw.shell,
             line: self.spans.get(path).map(|s| s.value.line),
         })
+    }
+
+    /// The check's one kind: none and two are errors.
+    fn one_kind(
+        &mut self,
+        path: &str,
+        raw: &RawCheck,
+        defaults: &RawDefaults,
+        kinds: &[&str],
+        id: Option<&str>,
+    ) -> Option<CheckKind> {
+        match kinds {
+            [] => {
+                self.error(
+                    path,
+                    format!(
+                        "`{}` has no kind; give it exactly one of: run, test, file, not-file, git-clean, all-of, any-of, assert, quality",
+                        id.unwrap_or("check")
+                    ),
+                );
+                None
+            }
+            [_] => self.kind(path, raw, defaults),
+            [first, second, ..] => {
+                self.key_error(
+                    &join_key(path, second),
+                    format!(
+                        "a check has exactly one kind, but this one has `{first}` and `{second}`; split it into two checks"
+                    ),
+                );
+                None
+            }
+        }
+    }
+
+    /// Keys set where they do not apply: on a group item, beside each other, on a kind
+    /// they mean nothing for.
+    fn misplaced_keys(&mut self, path: &str, raw: &RawCheck, is_item: bool, has_kind: bool) {
+        if is_item {
+            for (key, set) in [
+                ("environment", raw.environment.is_some()),
+                ("required", raw.required.is_some()),
+            ] {
+                if set {
+                    self.key_error(
+                        &join_key(path, key),
+                        format!(
+                            "`{key}` cannot be set on a group item; set it on the enclosing check"
+                        ),
+                    );
+                }
+            }
+        }
+        if raw.expect.is_some() && raw.exit_code.is_some() {
+            self.key_error(
+                &join_key(path, "expect"),
+                "`expect` and `exit-code` cannot be combined: `expect: failure` accepts any non-zero exit code",
+            );
+        }
+        if raw.search.is_some() && raw.file.is_none() {
+            self.key_error(
+                &join_key(path, "search"),
+                "`search` applies only to `file` checks",
+            );
+        }
+        let is_command = raw.run.is_some() || raw.test.is_some();
+        if !is_command {
+            for (key, set) in [
+                ("exit-code", raw.exit_code.is_some()),
+                ("expect", raw.expect.is_some()),
+                ("must-be-effective", raw.must_be_effective.is_some()),
+                ("shell", raw.shell.is_some()),
+            ] {
+                if set && has_kind {
+                    self.key_error(
+                        &join_key(path, key),
+                        format!("`{key}` applies only to `run` and `test` checks"),
+                    );
+                }
+            }
+        }
+        if raw.test.is_some() && raw.gate.is_some_and(|g| g != Gate::Test) {
+            self.error(
+                &join_key(path, "gate"),
+                "a `test` check is a test gate; remove `gate` or use `run`",
+            );
+        }
+    }
+
+    /// Timeout, grace, retries, variables and the exit code within their bounds.
+    fn limits(&mut self, path: &str, raw: &RawCheck) {
+        self.timeout(&join_key(path, "timeout"), raw.timeout, "timeout");
+        self.grace(&join_key(path, "grace"), raw.grace);
+        self.retries(&join_key(path, "retries"), raw.retries);
+        self.env_vars(&join_key(path, "env"), &raw.env);
+        if let Some(code) = raw.exit_code
+            && !EXIT_CODES.contains(&code)
+        {
+            self.error(
+                &join_key(path, "exit-code"),
+                format!(
+                    "exit code {code} is impossible: a process exits with {}..={}",
+                    EXIT_CODES.start(),
+                    EXIT_CODES.end()
+                ),
+            );
+        }
+    }
+
+    /// A `shell: none` command must be plain words: no shell syntax, no broken quotes.
+    fn wordless_command(&mut self, path: &str, raw: &RawCheck, defaults: &RawDefaults) {
+        let shell = raw.shell.or(defaults.shell);
+        let command = raw
+            .run
+            .as_deref()
+            .or(raw.test.as_deref().filter(|t| *t != "auto"));
+        let (Some(Shell::None), Some(cmd)) = (shell, command) else {
+            return;
+        };
+        let key = join_key(path, if raw.run.is_some() { "run" } else { "test" });
+        if let Some(syntax) = words::shell_syntax(cmd) {
+            self.error(
+                &key,
+                format!(
+                    "`shell: none` runs the command without a shell, but it contains shell syntax `{syntax}`; use `shell: bash` or remove it"
+                ),
+            );
+        } else if words::split(cmd).is_ok_and(|w| w.is_empty()) || words::split(cmd).is_err() {
+            self.error(
+                &key,
+                "`shell: none` command cannot be split into words (unbalanced quotes or empty)",
+            );
+        }
     }
 
     fn identity(&mut self, path: &str, raw: &RawCheck, is_item: bool) -> Option<String> {
