@@ -238,86 +238,19 @@ pub fn manifest_text(project: &Project) -> String {
          # that tests really ran; `gate:` says what kind of check it is.\n\
          checks:\n",
     );
-    let mut any = false;
+    let any =
+        project.cargo.is_some() || project.node.is_some() || project.python.is_some() || project.go;
     if let Some(members) = project.cargo {
-        any = true;
-        let workspace = if members > 1 { " --workspace" } else { "" };
-        writeln!(
-            text,
-            "  # Rust\n\
-             \x20 - id: fmt\n\
-             \x20   name: Formatting\n\
-             \x20   run: cargo fmt --all --check\n\
-             \x20   gate: format\n\
-             \x20 - id: clippy\n\
-             \x20   name: Clippy, warnings denied\n\
-             \x20   run: cargo clippy{workspace} --all-targets -- -D warnings\n\
-             \x20   gate: lint\n\
-             \x20 - id: tests\n\
-             \x20   name: Tests\n\
-             \x20   test: cargo test{workspace}"
-        )
-        .expect("writing to a String");
+        rust_checks(&mut text, members);
     }
     if let Some(node) = &project.node {
-        any = true;
-        let manager = node.manager;
-        // `npm ci` refuses to run without a lock file.
-        let install = match (manager, node.locked) {
-            ("pnpm", _) => "pnpm install --frozen-lockfile",
-            ("yarn", _) => "yarn install --frozen-lockfile",
-            (_, true) => "npm ci",
-            (_, false) => "npm install",
-        };
-        writeln!(
-            text,
-            "  # Node ({manager})\n\
-             \x20 - id: {manager}-install\n\
-             \x20   name: Install dependencies\n\
-             \x20   run: {install}\n\
-             \x20   gate: build"
-        )
-        .expect("writing to a String");
-        for script in &node.scripts {
-            let gate = match *script {
-                "lint" => "lint",
-                "typecheck" => "typecheck",
-                "build" => "build",
-                _ => "test",
-            };
-            let key = if gate == "test" { "test" } else { "run" };
-            let command = match (manager, *script) {
-                ("npm", "test") => "npm test".to_owned(),
-                ("yarn", s) => format!("yarn {s}"),
-                (m, s) => format!("{m} run {s}"),
-            };
-            writeln!(text, "  - id: {manager}-{script}\n    {key}: {command}").unwrap();
-            if key == "run" {
-                writeln!(text, "    gate: {gate}").unwrap();
-            }
-        }
+        node_checks(&mut text, node);
     }
     if let Some(python) = &project.python {
-        any = true;
-        text.push_str("  # Python\n");
-        if python.ruff {
-            text.push_str("  - id: ruff\n    run: ruff check .\n    gate: lint\n");
-        }
-        text.push_str("  - id: pytest\n    test: python -m pytest\n");
+        python_checks(&mut text, python);
     }
     if project.go {
-        any = true;
-        text.push_str(
-            "  # Go\n\
-             \x20 - id: gofmt\n\
-             \x20   run: test -z \"$(gofmt -l .)\"\n\
-             \x20   gate: format\n\
-             \x20 - id: go-vet\n\
-             \x20   run: go vet ./...\n\
-             \x20   gate: lint\n\
-             \x20 - id: go-test\n\
-             \x20   test: go test ./...\n",
-        );
+        go_checks(&mut text);
     }
     if !any {
         text.push_str(
@@ -335,6 +268,90 @@ pub fn manifest_text(project: &Project) -> String {
          \x20   required: false\n",
     );
     text
+}
+
+/// The checks of a Cargo project (`members` packages).
+fn rust_checks(text: &mut String, members: usize) {
+    let workspace = if members > 1 { " --workspace" } else { "" };
+    writeln!(
+        text,
+        "  # Rust\n\
+         \x20 - id: fmt\n\
+         \x20   name: Formatting\n\
+         \x20   run: cargo fmt --all --check\n\
+         \x20   gate: format\n\
+         \x20 - id: clippy\n\
+         \x20   name: Clippy, warnings denied\n\
+         \x20   run: cargo clippy{workspace} --all-targets -- -D warnings\n\
+         \x20   gate: lint\n\
+         \x20 - id: tests\n\
+         \x20   name: Tests\n\
+         \x20   test: cargo test{workspace}"
+    )
+    .expect("writing to a String");
+}
+
+/// The checks of a Node project: install, then each script it has.
+fn node_checks(text: &mut String, node: &Node) {
+    let manager = node.manager;
+    // `npm ci` refuses to run without a lock file.
+    let install = match (manager, node.locked) {
+        ("pnpm", _) => "pnpm install --frozen-lockfile",
+        ("yarn", _) => "yarn install --frozen-lockfile",
+        (_, true) => "npm ci",
+        (_, false) => "npm install",
+    };
+    writeln!(
+        text,
+        "  # Node ({manager})\n\
+         \x20 - id: {manager}-install\n\
+         \x20   name: Install dependencies\n\
+         \x20   run: {install}\n\
+         \x20   gate: build"
+    )
+    .expect("writing to a String");
+    for script in &node.scripts {
+        let gate = match *script {
+            "lint" => "lint",
+            "typecheck" => "typecheck",
+            "build" => "build",
+            _ => "test",
+        };
+        let key = if gate == "test" { "test" } else { "run" };
+        let command = match (manager, *script) {
+            ("npm", "test") => "npm test".to_owned(),
+            ("yarn", s) => format!("yarn {s}"),
+            (m, s) => format!("{m} run {s}"),
+        };
+        writeln!(text, "  - id: {manager}-{script}\n    {key}: {command}").unwrap();
+        if key == "run" {
+            writeln!(text, "    gate: {gate}").unwrap();
+        }
+    }
+}
+
+/// The checks of a Python project.
+fn python_checks(text: &mut String, python: &Python) {
+    text.push_str("  # Python\n");
+    if python.ruff {
+        text.push_str("  - id: ruff\n    run: ruff check .\n    gate: lint\n");
+    }
+    text.push_str("  - id: pytest\n    test: python -m pytest\n");
+}
+
+/// The checks of a Go module.
+fn go_checks(text: &mut String) {
+    text.push_str(
+        "  # Go\n\
+         \x20 - id: gofmt\n\
+         \x20   run: test -z \"$(gofmt -l .)\"\n\
+         \x20   gate: format\n\
+         \x20 - id: go-vet\n\
+         \x20   run: go vet ./...\n\
+         \x20   gate: lint\n\
+         \x20 - id: go-test\n\
+         \x20   test: go test ./...\n",
+    );
 }
 
 #[cfg(test)]

@@ -229,13 +229,7 @@ impl Lexer<'_> {
                 }
                 '\'' => {
                     self.pos += 1;
-                    while let Some(q) = self.peek(0) {
-                        self.pos += 1;
-                        if q == '\'' {
-                            break;
-                        }
-                        text.push(q);
-                    }
+                    self.single_quoted(&mut text);
                 }
                 '"' => {
                     self.pos += 1;
@@ -252,37 +246,12 @@ impl Lexer<'_> {
                 }
                 '$' if self.peek(1) == Some('\'') => {
                     self.pos += 2;
-                    while let Some(q) = self.peek(0) {
-                        self.pos += 1;
-                        match q {
-                            '\'' => break,
-                            '\\' => {
-                                if let Some(e) = self.peek(0) {
-                                    text.push(e);
-                                    self.pos += 1;
-                                }
-                            }
-                            q => text.push(q),
-                        }
-                    }
+                    self.ansi_c_quoted(&mut text);
                 }
                 '$' if self.peek(1) == Some('(') && self.peek(2) == Some('(') => {
                     // Arithmetic `$(( … ))`: no commands inside.
                     self.pos += 3;
-                    let mut depth = 2;
-                    while let Some(q) = self.peek(0) {
-                        self.pos += 1;
-                        match q {
-                            '(' => depth += 1,
-                            ')' => {
-                                depth -= 1;
-                                if depth == 0 {
-                                    break;
-                                }
-                            }
-                            _ => {}
-                        }
-                    }
+                    self.skip_arithmetic();
                     text.push('0');
                 }
                 '$' if self.peek(1) == Some('(') => {
@@ -305,6 +274,52 @@ impl Lexer<'_> {
             out.push(Token::Word(text));
         }
         out.extend(nested);
+    }
+
+    /// The rest of `'…'`: every character literal.
+    fn single_quoted(&mut self, text: &mut String) {
+        while let Some(q) = self.peek(0) {
+            self.pos += 1;
+            if q == '\'' {
+                break;
+            }
+            text.push(q);
+        }
+    }
+
+    /// The rest of `$'…'`: a backslash escapes the next character.
+    fn ansi_c_quoted(&mut self, text: &mut String) {
+        while let Some(q) = self.peek(0) {
+            self.pos += 1;
+            match q {
+                '\'' => break,
+                '\\' => {
+                    if let Some(e) = self.peek(0) {
+                        text.push(e);
+                        self.pos += 1;
+                    }
+                }
+                q => text.push(q),
+            }
+        }
+    }
+
+    /// The rest of `$(( … ))`, up to its closing parentheses.
+    fn skip_arithmetic(&mut self) {
+        let mut depth = 2;
+        while let Some(q) = self.peek(0) {
+            self.pos += 1;
+            match q {
+                '(' => depth += 1,
+                ')' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
     }
 
     fn double_quoted(&mut self, text: &mut String, nested: &mut Vec<Token>) {
