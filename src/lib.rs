@@ -1,19 +1,35 @@
 //! cargo verify-matrix: proves a pull request passed every required check in every
 //! environment it must pass in.
 //!
-//! Data flows one way:
+//! Data flows one way, one stage per module, each importing only the stages before it
+//! (`tests/architecture.rs` enforces it):
 //!
 //! ```text
-//! verify-matrix.yml ─► manifest ─► plan ─► run ──► partial results (JSON + logs, per env)
-//!                                                      │  (artifacts)
-//!                        report ◄─ merge ◄─────────────┘
-//!                          │
-//!                          ├─► render (markdown | table | json | junit | html | signals)
-//!                          └─► publish
+//!  verify-matrix.yml
+//!        │
+//!   [manifest] ── parse, validate, digest                       src/manifest/
+//!        │
+//!     [plan] ──── the (check × environment) pairs               src/plan/
+//!        │
+//!      [run] ──── one environment's checks: processes, leaks,   src/run/
+//!        │        gate effectiveness → a partial result + logs
+//!        │ (artifacts, one per environment)
+//!   [results] ─── merge the partial results, judge each pair,   src/results/
+//!        │        coverage and the verdict → the report
+//!        ├──► [render] ── markdown | table | json | junit |      src/render/
+//!        │                html | signals
+//!        └──► [publish] ─ job summary, PR comment, check run    src/publish/
+//!
+//!   [cli] ─────── flags and environment → settings; one file   src/cli/
+//!                 per command; the only stage that prints
 //! ```
 //!
+//! Leaves every stage may use: [`shell`] (the command-line lexer), [`actions_env`]
+//! (every GitHub Actions variable, read once), [`untrusted`] (bounds, quoting and
+//! redaction for what pull requests produce), [`exit_code`].
+//!
 //! Each stage is a pure function of its inputs except `run` (processes), which owns the
-//! async runtime.
+//! async runtime and the signals ([`run::session`]), and `publish`'s sending.
 
 pub mod actions_env;
 pub mod cli;

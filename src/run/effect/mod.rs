@@ -7,7 +7,7 @@
 //! Counts from several runners in one log (a `make test` running two suites) are added
 //! up.
 //!
-//! Each runner family is one file here, implementing [`Parser`]. Adding a runner is a
+//! Each runner family is one file here, implementing the `Parser` trait. Adding a runner is a
 //! new file (its patterns, its trigger words, its reading of a line), its name in the
 //! `runners!` list, and its logs under `fixtures/runner-logs/<runner>/` with the counts
 //! expected beside each.
