@@ -137,3 +137,16 @@ import json, sys
 old, new = (r["mean"] for r in json.load(open(sys.argv[1]))["results"])
 print(f"new / old: {new / old:.3f}")
 PY
+
+# Instructions are repeatable where wall time on a shared machine is not: the same
+# merge under callgrind, when valgrind is there.
+if command -v valgrind >/dev/null; then
+    echo
+    echo "## merge + render, instructions (callgrind)"
+    for which in old new; do
+        bin="$work/$which"
+        valgrind --tool=callgrind --callgrind-out-file=/dev/null "$bin" -q merge --out "$which-cg.json" --format markdown artifacts \
+            >/dev/null 2>"$work/$which-cg.txt" || true
+        awk -v w="$which" '/Collected :/ {print w ": " $4 " instructions"}' "$work/$which-cg.txt"
+    done
+fi

@@ -24,7 +24,7 @@ pub use context::{Context, ContextError, Overrides};
 
 use crate::actions_env::ActionsEnv;
 use crate::render::text::{plural, short_commit};
-use crate::render::{Budget, Quoted, RenderError, RenderOptions, markdown};
+use crate::render::{Budget, Quoted, RenderError, RenderOptions, Tails, details, markdown};
 
 /// GitHub's limit on a comment's body, in characters.
 pub const COMMENT_LIMIT: usize = 65_536;
@@ -138,6 +138,8 @@ pub fn plan(
         fallback_summary: None,
         notes: Vec::new(),
     };
+    // Every markdown this publication renders shows the same tails: read once.
+    let tails = Tails::load(report, options, Tails::SHORT);
     let wants = |target| settings.targets.contains(&target);
     if wants(Target::Summary) {
         let path = match (&files.step_summary, settings.dry_run) {
@@ -145,22 +147,22 @@ pub fn plan(
             (None, true) => PathBuf::from("$GITHUB_STEP_SUMMARY"),
             (None, false) => return Err(PublishError::NoSummaryFile),
         };
-        publication.summary = Some(summary(report, options, path)?);
+        publication.summary = Some(summary(report, &tails, options, path)?);
     } else if (wants(Target::Comment) || wants(Target::CheckRun))
         && let Some(path) = files.step_summary.clone()
     {
-        publication.fallback_summary = Some(summary(report, options, path)?);
+        publication.fallback_summary = Some(summary(report, &tails, options, path)?);
     }
     let github = |target| wants(target).then_some(context).flatten();
     if let Some(context) = github(Target::Comment) {
-        let body = || within(report, options, None, Some(COMMENT_LIMIT));
+        let body = || within(report, &tails, options, None, Some(COMMENT_LIMIT));
         publication.comment = comment_plan(context, settings, options, body, false)?;
         if publication.comment.is_none() {
             publication.notes.push(not_a_pr(context));
         }
     }
     if let Some(context) = github(Target::CheckRun) {
-        publication.check_run = Some(check_run_plan(report, settings, options, context)?);
+        publication.check_run = Some(check_run_plan(report, &tails, settings, options, context)?);
     }
     Ok(publication)
 }
@@ -168,6 +170,7 @@ pub fn plan(
 /// The job summary: the markdown within what is left of the 1 MiB.
 fn summary(
     report: &Quoted,
+    tails: &Tails,
     options: &RenderOptions,
     path: PathBuf,
 ) -> Result<(PathBuf, String), PublishError> {
@@ -175,6 +178,7 @@ fn summary(
     let used = std::fs::metadata(&path).map_or(0, |m| m.len() as usize);
     let markdown = within(
         report,
+        tails,
         options,
         Some(STEP_SUMMARY_LIMIT.saturating_sub(used)),
         None,
@@ -185,6 +189,7 @@ fn summary(
 /// The markdown matrix cut to GitHub's limit for where it goes.
 fn within(
     report: &Quoted,
+    tails: &Tails,
     options: &RenderOptions,
     max_bytes: Option<usize>,
     max_chars: Option<usize>,
@@ -196,7 +201,7 @@ fn within(
         },
         ..options.clone()
     };
-    markdown::render(report, &options)
+    markdown::render(report, tails, &options)
 }
 
 /// The sticky comment on the context's pull request, with the body `body` makes; none
@@ -323,6 +328,7 @@ pub fn plan_pending(
 
 fn check_run_plan(
     report: &Quoted,
+    tails: &Tails,
     settings: &Settings,
     options: &RenderOptions,
     context: &Context,
@@ -334,7 +340,7 @@ fn check_run_plan(
                 .to_owned(),
         )
     })?;
-    let summary = within(report, options, Some(check_run::OUTPUT_LIMIT), None)?;
+    let summary = within(report, tails, options, Some(check_run::OUTPUT_LIMIT), None)?;
     let external_id = external_id(context, &options.key);
     Ok(CheckRunPlan {
         repository: context.require_repository()?.to_owned(),
@@ -346,7 +352,7 @@ fn check_run_plan(
         adopt: run_prefix(context, &options.key).map(|prefix| check_run::cut(&prefix, 200)),
         title: check_run::title(report),
         summary,
-        text: markdown::failure_details(report, options, check_run::OUTPUT_LIMIT),
+        text: details::failure_details(report, tails, options, check_run::OUTPUT_LIMIT),
         annotations: check_run::annotations(report, &settings.sites),
     })
 }

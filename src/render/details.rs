@@ -6,20 +6,22 @@ use std::fmt::Write as _;
 use super::cell::Cell;
 use super::markdown::{Shape, shapes};
 use super::text::{escape_html, fence_for};
+use super::view::Tails;
 use super::{Quoted, RenderOptions};
 use crate::results::{Report, RowResult};
 
-/// The most bytes of log read per failure.
-const TAIL_BYTES: u64 = 16 * 1024;
-
 /// The failure details alone (a check run's text), within `max_bytes`: log tails are
 /// shortened, then dropped, then whole blocks left out with a count of what is missing.
-pub fn failure_details(report: &Quoted, options: &RenderOptions, max_bytes: usize) -> String {
-    let tails = read_tails(report, options);
+pub fn failure_details(
+    report: &Quoted,
+    tails: &Tails,
+    options: &RenderOptions,
+    max_bytes: usize,
+) -> String {
     let mut out = String::new();
     for shape in shapes(options.tail_lines).into_iter().filter(|s| s.details) {
         out.clear();
-        details(report, &tails, shape, &mut out);
+        details(report, tails, shape, &mut out);
         if out.len() <= max_bytes {
             return out;
         }
@@ -43,28 +45,15 @@ pub fn failure_details(report: &Quoted, options: &RenderOptions, max_bytes: usiz
     kept
 }
 
-/// The log tail of each failed row (by index into `report.rows`), read once at the
-/// longest length any shape shows.
-pub(super) fn read_tails(report: &Quoted, options: &RenderOptions) -> Vec<Option<String>> {
-    report
-        .rows
-        .iter()
-        .map(|row| {
-            (row.result == RowResult::Fail)
-                .then(|| report.log_tail(options, &row.detail, TAIL_BYTES))
-                .flatten()
-        })
-        .collect()
-}
-
 /// One collapsed block per failed pair, with the log tail in a safe fence.
-pub(super) fn details(report: &Report, tails: &[Option<String>], shape: Shape, out: &mut String) {
+pub(super) fn details(report: &Report, tails: &Tails, shape: Shape, out: &mut String) {
     let failed = report
         .rows
         .iter()
-        .zip(tails)
-        .filter(|(r, _)| r.result == RowResult::Fail);
-    for (row, log) in failed {
+        .enumerate()
+        .filter(|(_, r)| r.result == RowResult::Fail);
+    for (index, row) in failed {
+        let log = tails.of(index);
         let d = &row.detail;
         // An optional check's failure is advisory, here as in the grid.
         let (symbol, optional) = match Cell::of_row(row) {
@@ -88,7 +77,7 @@ pub(super) fn details(report: &Report, tails: &[Option<String>], shape: Shape, o
                 counts.passed, counts.failed, counts.skipped, counts.runner
             );
         }
-        if let Some(log) = log.as_deref().filter(|_| shape.tail_lines > 0) {
+        if let Some(log) = log.filter(|_| shape.tail_lines > 0) {
             let log = last_lines(log, shape.tail_lines);
             let fence = fence_for(log);
             let _ = writeln!(out, "\n{fence}text\n{log}\n{fence}");

@@ -4,9 +4,10 @@
 
 use std::fmt::Write as _;
 
+use super::Quoted;
 use super::cell::{self, Cell};
 use super::text::escape_html as esc;
-use super::{Quoted, RenderOptions};
+use super::view::Tails;
 use crate::results::{Report, RowResult, Verdict};
 
 const STYLE: &str = "\
@@ -33,7 +34,7 @@ code{font-family:ui-monospace,SFMono-Regular,Menlo,monospace}
 ";
 
 /// Renders the report as one HTML page.
-pub fn render(report: &Quoted, options: &RenderOptions) -> String {
+pub fn render(report: &Quoted, tails: &Tails) -> String {
     let mut out = String::new();
     let (class, verdict) = match (report.verdict, report.partial) {
         (_, Some(_)) => ("skipped", "PARTIAL RUN, not a verdict"),
@@ -108,7 +109,7 @@ pub fn render(report: &Quoted, options: &RenderOptions) -> String {
     grid(report, &mut out);
     pairs(report, &mut out);
     blocked_and_manual(report, &mut out);
-    failures(report, options, &mut out);
+    failures(report, tails, &mut out);
     out.push_str("</body>\n</html>\n");
     out
 }
@@ -225,17 +226,18 @@ fn blocked_and_manual(report: &Report, out: &mut String) {
     }
 }
 
-fn failures(report: &Quoted, options: &RenderOptions, out: &mut String) {
+fn failures(report: &Quoted, tails: &Tails, out: &mut String) {
     let failed: Vec<_> = report
         .rows
         .iter()
-        .filter(|r| r.result == RowResult::Fail)
+        .enumerate()
+        .filter(|(_, r)| r.result == RowResult::Fail)
         .collect();
     if failed.is_empty() {
         return;
     }
     out.push_str("<h2>Failures</h2>\n");
-    for row in failed {
+    for (index, row) in failed {
         let d = &row.detail;
         let (symbol, optional) = match Cell::of_row(row) {
             Cell::Advisory => ("❕", " (optional)"),
@@ -261,9 +263,9 @@ fn failures(report: &Quoted, options: &RenderOptions, out: &mut String) {
                 esc(&counts.runner)
             );
         }
-        match report.log_tail(options, d, 64 * 1024) {
+        match tails.of(index) {
             Some(log) => {
-                let _ = writeln!(out, "<pre><code>{}</code></pre>", esc(&log));
+                let _ = writeln!(out, "<pre><code>{}</code></pre>", esc(log));
             }
             None => out.push_str("<p>No log output available.</p>\n"),
         }

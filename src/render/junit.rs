@@ -6,17 +6,19 @@ use std::time::Duration;
 
 use quick_junit::{NonSuccessKind, Property, TestCase, TestCaseStatus, TestSuite};
 
-use super::{Quoted, RenderOptions};
+use super::Quoted;
+use super::view::Tails;
 use crate::results::{MissingKind, RowResult};
 
 /// Renders the report as JUnit XML.
-pub fn render(report: &Quoted, options: &RenderOptions) -> String {
+pub fn render(report: &Quoted, tails: &Tails) -> String {
     let mut junit = quick_junit::Report::new("Environment Verification Matrix");
     for env in &report.environments {
         let mut suite = TestSuite::new(env.as_str());
         suite.add_property(Property::new("verdict", report.verdict.as_str()));
         let mut total_ms = 0;
-        for row in report.rows.iter().filter(|r| r.environment == *env) {
+        let rows = report.rows.iter().enumerate();
+        for (index, row) in rows.filter(|(_, r)| r.environment == *env) {
             let d = &row.detail;
             total_ms += d.duration_ms;
             let status = match row.result {
@@ -29,11 +31,11 @@ pub fn render(report: &Quoted, options: &RenderOptions) -> String {
                     } else {
                         "optional check failed"
                     });
-                    let log = report.log_tail(options, d, 16 * 1024);
+                    let log = tails.of(index);
                     let mut text = format!("exit code {}", row.exit_code);
                     if let Some(log) = log {
                         text.push_str("\n\n");
-                        text.push_str(&log);
+                        text.push_str(log);
                     }
                     status.set_description(text);
                     status

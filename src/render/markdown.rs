@@ -9,10 +9,10 @@
 use std::fmt::Write as _;
 
 use super::cell::{self, Cell};
-pub use super::details::failure_details;
-use super::details::{details, read_tails};
+use super::details::details;
 pub use super::provenance::provenance;
 use super::text::{escape_markdown, plural};
+use super::view::Tails;
 use super::{Quoted, RenderError, RenderOptions};
 use crate::results::{Report, Row, RowResult, Verdict};
 
@@ -107,12 +107,24 @@ pub(super) fn shapes(tail_lines: usize) -> Vec<Shape> {
     all
 }
 
-/// Renders the whole markdown document, cut down to `options.budget`.
-pub fn render(report: &Quoted, options: &RenderOptions) -> Result<String, RenderError> {
-    let tails = read_tails(report, options);
+/// The failure details alone (a check run's text), within `max_bytes`, with the log
+/// tails read from `options`' log folder; [`super::details::failure_details`] takes them
+/// already read.
+pub fn failure_details(report: &Quoted, options: &RenderOptions, max_bytes: usize) -> String {
+    let tails = Tails::load(report, options, Tails::SHORT);
+    super::details::failure_details(report, &tails, options, max_bytes)
+}
+
+/// Renders the whole markdown document, with the log tails `tails` (read at
+/// [`Tails::SHORT`]), cut down to `options.budget`.
+pub fn render(
+    report: &Quoted,
+    tails: &Tails,
+    options: &RenderOptions,
+) -> Result<String, RenderError> {
     let mut smallest = 0;
     for shape in shapes(options.tail_lines) {
-        let text = render_shape(report, options, &tails, shape);
+        let text = render_shape(report, options, tails, shape);
         if options.budget.fits(&text) {
             return Ok(text);
         }
@@ -124,12 +136,7 @@ pub fn render(report: &Quoted, options: &RenderOptions) -> Result<String, Render
     )))
 }
 
-fn render_shape(
-    report: &Report,
-    options: &RenderOptions,
-    tails: &[Option<String>],
-    shape: Shape,
-) -> String {
+fn render_shape(report: &Report, options: &RenderOptions, tails: &Tails, shape: Shape) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "{}", marker(&options.key));
     let heading = match (report.verdict, report.partial) {

@@ -2,7 +2,7 @@
 
 pub mod budget;
 pub mod cell;
-mod details;
+pub mod details;
 pub mod html;
 pub mod junit;
 pub mod markdown;
@@ -12,6 +12,9 @@ pub mod signal;
 pub mod table;
 pub mod text;
 pub mod validate_signal;
+pub mod view;
+
+pub use view::Tails;
 
 use std::path::PathBuf;
 
@@ -128,7 +131,9 @@ pub fn render_quoted(
     options: &RenderOptions,
 ) -> Result<String, RenderError> {
     Ok(match format {
-        Format::Markdown => markdown::render(report, options)?,
+        Format::Markdown => {
+            markdown::render(report, &Tails::load(report, options, Tails::SHORT), options)?
+        }
         Format::Table => table::render(report, options.color),
         Format::Json => {
             let mut text = serde_json::to_string_pretty(report.report()).unwrap_or_default();
@@ -138,7 +143,7 @@ pub fn render_quoted(
         Format::Signal => signal::ready_for_review(report, &options.signal)?,
         Format::Audit => signal::audit_passed(report, &options.signal)?,
         Format::InfraBlocked => signal::infra_blocked(report, &options.signal)?,
-        Format::Junit => junit::render(report, options),
-        Format::Html => html::render(report, options),
+        Format::Junit => junit::render(report, &Tails::load(report, options, Tails::SHORT)),
+        Format::Html => html::render(report, &Tails::load(report, options, Tails::LONG)),
     })
 }
