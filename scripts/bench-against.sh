@@ -59,6 +59,28 @@ n = int(sys.argv[2])
 base, old, new = (r["mean"] for r in data)
 print(f"overhead per check: old {(old - base) / n * 1000:.2f} ms, new {(new - base) / n * 1000:.2f} ms; new / old run time {new / old:.3f}")
 PY
+# hyperfine runs one command's runs, then the next's: on a shared machine a slow spell
+# lands on one of them. The same three, interleaved run by run, medians compared:
+python3 - "$work" "$old" "$new" "$checks" "$quick" <<'PY'
+import statistics, subprocess, sys, time
+work, old, new, n, quick = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5] == "true"
+manifest = f"{work}/many/verify-matrix.yml"
+commands = {
+    "base": ["bash", f"{work}/loop.sh"],
+    "old": [old, "-q", "run", "--manifest", manifest, "--out", f"{work}/many/old"],
+    "new": [new, "-q", "run", "--manifest", manifest, "--out", f"{work}/many/new"],
+}
+times = {name: [] for name in commands}
+for _ in range(1 if quick else 21):
+    for name, argv in commands.items():
+        started = time.perf_counter()
+        subprocess.run(argv, check=True, stdout=subprocess.DEVNULL)
+        times[name].append(time.perf_counter() - started)
+median = {name: statistics.median(t) for name, t in times.items()}
+per = {name: (median[name] - median["base"]) / n * 1000 for name in ("old", "new")}
+print(f"interleaved medians: base {median['base'] * 1000:.1f} ms, old {median['old'] * 1000:.1f} ms, new {median['new'] * 1000:.1f} ms; "
+      f"overhead per check: old {per['old']:.2f} ms, new {per['new']:.2f} ms; new / old run time {median['new'] / median['old']:.3f}")
+PY
 
 echo
 echo "## a test gate whose log is $lines lines of \`cargo test\` output (the effectiveness scan)"
