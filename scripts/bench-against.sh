@@ -8,6 +8,8 @@
 #   scripts/bench-against.sh REV --quick   a smoke run: tiny sizes, one run each
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=scripts/bench-data.sh
+source scripts/bench-data.sh
 
 rev=${1:?usage: scripts/bench-against.sh REV [--quick]}
 quick=false
@@ -37,18 +39,9 @@ fi
 
 echo
 echo "## per-check overhead: $checks sequential \`true\` checks"
-mkdir -p "$work/many"
-{
-    echo "version: 1"
-    echo "environments: [{name: bench}]"
-    echo "checks:"
-    for i in $(seq 1 "$checks"); do echo "  - { id: c$i, run: 'true' }"; done
-} >"$work/many/verify-matrix.yml"
-cat >"$work/loop.sh" <<SH
-for i in \$(seq 1 $checks); do bash --noprofile --norc -eo pipefail -c true > $work/loop.log; done
-SH
+many_true_checks "$work/many" "$checks"
 hyperfine $runs -N --export-json "$work/overhead.json" --export-markdown "$work/overhead.md" \
-    -n "bash -c true, $checks times" "bash $work/loop.sh" \
+    -n "bash -c true, $checks times" "bash $work/many/loop.sh" \
     -n "old run ($checks checks)" "$old -q run --manifest $work/many/verify-matrix.yml --out $work/many/old" \
     -n "new run ($checks checks)" "$new -q run --manifest $work/many/verify-matrix.yml --out $work/many/new" >/dev/null
 cat "$work/overhead.md"
@@ -66,7 +59,7 @@ import statistics, subprocess, sys, time
 work, old, new, n, quick = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5] == "true"
 manifest = f"{work}/many/verify-matrix.yml"
 commands = {
-    "base": ["bash", f"{work}/loop.sh"],
+    "base": ["bash", f"{work}/many/loop.sh"],
     "old": [old, "-q", "run", "--manifest", manifest, "--out", f"{work}/many/old"],
     "new": [new, "-q", "run", "--manifest", manifest, "--out", f"{work}/many/new"],
 }
@@ -116,39 +109,7 @@ PY
 
 echo
 echo "## merge + render: $envs environments × $checks checks, one result file each"
-mkdir -p "$work/wide"
-{
-    echo "version: 1"
-    echo "environments:"
-    for e in $(seq -w 1 "$envs"); do echo "  - name: e$e"; done
-    echo "checks:"
-    for i in $(seq 1 "$checks"); do
-        if [ $((i % 100)) = 7 ]; then
-            echo "  - { id: c$i, run: 'seq 1 200; exit 1' }"
-        else
-            echo "  - { id: c$i, run: 'true' }"
-        fi
-    done
-} >"$work/wide/verify-matrix.yml"
-first=$(printf "e%0${#envs}d" 1)
-( cd "$work/wide" && "$old" -q run --env "$first" --out "artifacts/$first" >/dev/null ) || true
-python3 - "$work/wide/artifacts" "$first" "$envs" <<'PY'
-import json, os, shutil, sys
-root, first, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
-src = os.path.join(root, first)
-result = json.load(open(os.path.join(src, f"verify-matrix-{first}.json")))
-width = len(str(n))
-for i in range(2, n + 1):
-    env = f"e{i:0{width}d}"
-    dst = os.path.join(root, env)
-    shutil.copytree(os.path.join(src, "logs", first), os.path.join(dst, "logs", env))
-    result["environment"] = env
-    for check in result["checks"]:
-        check["environment"] = env
-        check["log_path"] = f"logs/{env}/{check['command_id']}.log"
-    with open(os.path.join(dst, f"verify-matrix-{env}.json"), "w") as f:
-        json.dump(result, f, indent=2)
-PY
+wide_results "$work/wide" "$old" "$envs" "$checks"
 cd "$work/wide"
 hyperfine $runs -N -i --export-json "$work/merge.json" --export-markdown "$work/merge.md" \
     -n "old merge --format markdown" "$old -q merge --out old.json --format markdown artifacts" \

@@ -7,6 +7,8 @@
 #   scripts/bench.sh --quick    a smoke run: everything runs once, tiny sizes
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=scripts/bench-data.sh
+source scripts/bench-data.sh
 
 quick=false
 [ "${1:-}" = "--quick" ] && quick=true
@@ -64,18 +66,9 @@ cat "$work/throughput.md"
 
 echo
 echo "## per-check overhead: $checks sequential \`true\` checks"
-mkdir -p "$work/many"
-{
-    echo "version: 1"
-    echo "environments: [{name: bench}]"
-    echo "checks:"
-    for i in $(seq 1 "$checks"); do echo "  - { id: c$i, run: 'true' }"; done
-} >"$work/many/verify-matrix.yml"
-cat >"$work/loop.sh" <<SH
-for i in \$(seq 1 $checks); do bash --noprofile --norc -eo pipefail -c true > $work/loop.log; done
-SH
+many_true_checks "$work/many" "$checks"
 hyperfine $runs -N --export-json "$work/overhead.json" --export-markdown "$work/overhead.md" \
-    -n "bash -c true, $checks times" "bash $work/loop.sh" \
+    -n "bash -c true, $checks times" "bash $work/many/loop.sh" \
     -n "cargo-verify-matrix run ($checks checks)" "$bin -q run --manifest $work/many/verify-matrix.yml --out $work/many/out" >/dev/null
 cat "$work/overhead.md"
 python3 - "$work/overhead.json" "$checks" <<'PY'
@@ -166,39 +159,7 @@ echo "## merge + render: $envs environments × $checks checks, one result file e
 # One real run of the first environment; the other environments' results are copies of
 # it under their own names (same manifest, so the same digest). One check in 100 fails,
 # so the matrix carries failure details and log tails.
-mkdir -p "$work/wide"
-{
-    echo "version: 1"
-    echo "environments:"
-    for e in $(seq -w 1 "$envs"); do echo "  - name: e$e"; done
-    echo "checks:"
-    for i in $(seq 1 "$checks"); do
-        if [ $((i % 100)) = 7 ]; then
-            echo "  - { id: c$i, run: 'seq 1 200; exit 1' }"
-        else
-            echo "  - { id: c$i, run: 'true' }"
-        fi
-    done
-} >"$work/wide/verify-matrix.yml"
-first=$(printf "e%0${#envs}d" 1)
-( cd "$work/wide" && "$bin" -q run --env "$first" --out "artifacts/$first" >/dev/null ) || true
-python3 - "$work/wide/artifacts" "$first" "$envs" <<'PY'
-import json, os, shutil, sys
-root, first, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
-src = os.path.join(root, first)
-result = json.load(open(os.path.join(src, f"verify-matrix-{first}.json")))
-width = len(str(n))
-for i in range(2, n + 1):
-    env = f"e{i:0{width}d}"
-    dst = os.path.join(root, env)
-    shutil.copytree(os.path.join(src, "logs", first), os.path.join(dst, "logs", env))
-    result["environment"] = env
-    for check in result["checks"]:
-        check["environment"] = env
-        check["log_path"] = f"logs/{env}/{check['command_id']}.log"
-    with open(os.path.join(dst, f"verify-matrix-{env}.json"), "w") as f:
-        json.dump(result, f, indent=2)
-PY
+wide_results "$work/wide" "$bin" "$envs" "$checks"
 files=$(find "$work/wide/artifacts" -name 'verify-matrix-*.json' | wc -l)
 [ "$files" = "$envs" ] || { echo "error: $files result files, expected $envs" >&2; exit 1; }
 cd "$work/wide"

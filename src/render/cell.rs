@@ -56,6 +56,15 @@ impl Cell {
         }
     }
 
+    /// How a failed row's block is marked: `❌`, or for an optional check `❕` and
+    /// ` (optional)` (advisory, as in the grid).
+    pub fn failure_mark(row: &Row) -> (&'static str, &'static str) {
+        match Cell::of_row(row) {
+            Cell::Advisory => ("❕", " (optional)"),
+            _ => ("❌", ""),
+        }
+    }
+
     /// The markdown grid's text: `✅ 218`, `✅ flaky`, `❌`, `❕ optional`, `⚠️`, `–`.
     pub fn markdown(self) -> String {
         match self {

@@ -55,11 +55,7 @@ pub(super) fn details(report: &Report, tails: &Tails, shape: Shape, out: &mut St
     for (index, row) in failed {
         let log = tails.of(index);
         let d = &row.detail;
-        // An optional check's failure is advisory, here as in the grid.
-        let (symbol, optional) = match Cell::of_row(row) {
-            Cell::Advisory => ("❕", " (optional)"),
-            _ => ("❌", ""),
-        };
+        let (symbol, optional) = Cell::failure_mark(row);
         let _ = writeln!(
             out,
             "<details><summary>{symbol} {}{optional} in {}: {}</summary>\n",

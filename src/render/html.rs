@@ -239,10 +239,7 @@ fn failures(report: &Quoted, tails: &Tails, out: &mut String) {
     out.push_str("<h2>Failures</h2>\n");
     for (index, row) in failed {
         let d = &row.detail;
-        let (symbol, optional) = match Cell::of_row(row) {
-            Cell::Advisory => ("❕", " (optional)"),
-            _ => ("❌", ""),
-        };
+        let (symbol, optional) = Cell::failure_mark(row);
         let _ = writeln!(
             out,
             "<details>\n<summary>{symbol} {}{optional} in {}: {}</summary>\n<p>Exit code {}, {} ms, {} attempt(s).</p>",
