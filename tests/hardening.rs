@@ -22,19 +22,19 @@ fn check<'a>(result: &'a Value, id: &str) -> &'a Value {
         .unwrap_or_else(|| panic!("no result for {id}"))
 }
 
-/// Waits until the result file shows `id` finished, or panics after 30 s.
+/// Waits until the run's journal (where a run records each check as it finishes) shows
+/// `id` finished, or panics after 30 s.
 fn wait_for_status(project: &Project, id: &str) {
     let path = project
         .path()
-        .join("verify-matrix-results/verify-matrix-local.json");
+        .join("verify-matrix-results/verify-matrix-local.journal.jsonl");
     let deadline = Instant::now() + Duration::from_secs(30);
     loop {
         assert!(Instant::now() < deadline, "{id} never finished");
         if let Ok(text) = std::fs::read_to_string(&path)
-            && let Ok(value) = serde_json::from_str::<Value>(&text)
-            && value["checks"].as_array().is_some_and(|c| {
-                c.iter()
-                    .any(|c| c["command_id"] == id && c["status"] != "NOT_RUN")
+            && text.lines().any(|line| {
+                serde_json::from_str::<Value>(line)
+                    .is_ok_and(|c| c["command_id"] == id && c["status"] != "NOT_RUN")
             })
         {
             return;

@@ -52,16 +52,6 @@ pub fn write_json_atomic<T: Serialize>(path: &Path, value: &T) -> Result<(), Res
     write_json(path, value, true)
 }
 
-/// Like [`write_json_atomic`] without the sync: still atomic for readers and against a
-/// killed process (the rename is), only not against a power loss. For the rewrites
-/// after each check, which the final durable write supersedes.
-pub fn write_json_atomic_unsynced<T: Serialize>(
-    path: &Path,
-    value: &T,
-) -> Result<(), ResultFileError> {
-    write_json(path, value, false)
-}
-
 fn write_json<T: Serialize>(path: &Path, value: &T, sync: bool) -> Result<(), ResultFileError> {
     let write_err = |source| ResultFileError::Write {
         path: path.to_path_buf(),

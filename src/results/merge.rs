@@ -14,6 +14,7 @@ use walkdir::WalkDir;
 use crate::manifest::{self, Manifest, ManifestError};
 
 use super::io::{Probe, ResultFileError, read_bounded};
+use super::journal;
 use super::schema::PartialResult;
 
 /// A partial result and where it came from.
@@ -125,6 +126,14 @@ pub fn collect_in(
             continue;
         };
         let mut result: PartialResult = probe.parse(&file, &bytes)?;
+        let replayed = journal::replay(&file, &mut result)?;
+        if replayed > 0 {
+            collected.notes.push(format!(
+                "`{}` is from a run that did not finish: {replayed} finished check{} read from its journal",
+                file.display(),
+                if replayed == 1 { "" } else { "s" }
+            ));
+        }
         confine_logs(&file, &mut result, report_dir, &mut collected.notes);
         collected.partials.push(Loaded { path: file, result });
     }

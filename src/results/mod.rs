@@ -2,6 +2,7 @@
 
 pub mod duration;
 pub mod io;
+pub mod journal;
 pub mod logs;
 pub mod merge;
 pub mod report;
@@ -10,7 +11,7 @@ pub mod source;
 mod verdict;
 
 pub use duration::format_duration;
-pub use io::{ResultFileError, write_json_atomic, write_json_atomic_unsynced};
+pub use io::{ResultFileError, write_json_atomic};
 pub use report::{
     Contradiction, Disagreement, InfraBlocked, ManifestOrigin, ManifestTrust, Manual, Missing,
     MissingKind, PartialRun, Report, ReportManifest, Row, RowResult, Verdict,

@@ -13,12 +13,13 @@ use crate::plan;
 use crate::results::source::{detect_runner, now_rfc3339};
 use crate::results::{
     CheckResult, FORMAT_VERSION, Leaked, ManifestRef, Outcome, PartialResult, ResultFileError,
-    Source, Status, Tool, write_json_atomic, write_json_atomic_unsynced,
+    Source, Status, Tool, write_json_atomic,
 };
 
 use super::check::{CheckJob, signal_name};
 use super::process::{Stop, StopReason, StopReceiver};
 use crate::results::format_duration;
+use crate::results::journal::Journal;
 
 /// How to run.
 #[derive(Debug, Clone)]
@@ -271,6 +272,9 @@ pub async fn run_environment(
     let path = result_path(&options.out_dir, env.name.as_str());
     let mut partial = unfinished(manifest, env, source, &jobs);
     write_json_atomic(&path, &partial)?;
+    // Each finished check is appended here: recording it costs the same whatever the
+    // number of checks before it.
+    let mut journal = Journal::create(&path)?;
 
     let mut running = JoinSet::new();
     let mut next = 0;
@@ -317,9 +321,8 @@ pub async fn run_environment(
                 result.command_id
             ));
         }
+        journal.append(&result)?;
         partial.checks[index] = result;
-        partial.duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
-        write_json_atomic_unsynced(&path, &partial)?;
     }
     if let Some(reason) = &stop_reason {
         for (slot, job) in partial.checks.iter_mut().zip(&jobs).skip(next) {
@@ -335,6 +338,8 @@ pub async fn run_environment(
     partial.finished_at = Some(now_rfc3339());
     partial.duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
     write_json_atomic(&path, &partial)?;
+    // The result file is complete: the journal has nothing it lacks.
+    journal.remove();
     // Every check's processes are gone: nothing is left for a later run to clean.
     let _ = std::fs::remove_file(running_path(&options.out_dir, env.name.as_str()));
     Ok(partial)
