@@ -11,8 +11,14 @@ use super::schema::FORMAT_VERSION;
 use super::verdict::{FAILED_TO_RUN, NO_RESULT_IN, NO_RESULTS, failed_to_run_prefix};
 use crate::untrusted::read_at_most;
 
-/// Result files larger than this are refused rather than loaded.
+/// Partial result files (and journals) larger than this are refused rather than loaded:
+/// they come from artifacts, one environment each.
 pub const MAX_RESULT_BYTES: u64 = 64 * 1024 * 1024;
+
+/// Reports larger than this are refused rather than loaded. A report holds every pair of
+/// the matrix: the tool's own report of GitHub's largest matrix (256 environments × 1,000
+/// checks) is a few hundred megabytes, well inside it.
+pub const MAX_REPORT_BYTES: u64 = 2 * 1024 * 1024 * 1024;
 
 /// Why a result file could not be read or written.
 #[derive(Debug, thiserror::Error)]
@@ -27,10 +33,14 @@ pub enum ResultFileError {
         path: PathBuf,
         source: std::io::Error,
     },
-    #[error("result file `{}` is {size} bytes, more than the {MAX_RESULT_BYTES}-byte limit", path.display())]
-    TooLarge { path: PathBuf, size: u64 },
-    #[error("result file `{}` goes on past the {MAX_RESULT_BYTES}-byte limit (a device, a pipe or a growing file)", path.display())]
-    Unbounded { path: PathBuf },
+    #[error("result file `{}` is {size} bytes, more than the {limit}-byte limit", path.display())]
+    TooLarge {
+        path: PathBuf,
+        size: u64,
+        limit: u64,
+    },
+    #[error("result file `{}` goes on past the {limit}-byte limit (a device, a pipe or a growing file)", path.display())]
+    Unbounded { path: PathBuf, limit: u64 },
     #[error("result file `{}` is not valid: {message}", path.display())]
     Invalid { path: PathBuf, message: String },
     #[error(
@@ -79,23 +89,34 @@ fn write_json<T: Serialize>(path: &Path, value: &T, sync: bool) -> Result<(), Re
 
 /// Reads a whole file of at most [`MAX_RESULT_BYTES`]; a bigger one is refused unread.
 pub fn read_bounded(path: &Path) -> Result<Vec<u8>, ResultFileError> {
+    read_at_most_bytes(path, MAX_RESULT_BYTES)
+}
+
+/// Reads a whole report of at most [`MAX_REPORT_BYTES`]; a bigger one is refused unread.
+pub fn read_report_bounded(path: &Path) -> Result<Vec<u8>, ResultFileError> {
+    read_at_most_bytes(path, MAX_REPORT_BYTES)
+}
+
+fn read_at_most_bytes(path: &Path, limit: u64) -> Result<Vec<u8>, ResultFileError> {
     let read_err = |source| ResultFileError::Read {
         path: path.to_path_buf(),
         source,
     };
     let size = std::fs::metadata(path).map_err(read_err)?.len();
-    if size > MAX_RESULT_BYTES {
+    if size > limit {
         return Err(ResultFileError::TooLarge {
             path: path.to_path_buf(),
             size,
+            limit,
         });
     }
     // The size may lie (a FIFO, a device, a file still growing): read no further.
     let file = std::fs::File::open(path).map_err(read_err)?;
-    read_at_most(file, MAX_RESULT_BYTES)
+    read_at_most(file, limit)
         .map_err(read_err)?
         .ok_or_else(|| ResultFileError::Unbounded {
             path: path.to_path_buf(),
+            limit,
         })
 }
 

@@ -15,13 +15,13 @@ use crate::exit_code;
 use crate::publish::{self, Target};
 use crate::render::Quoted;
 use crate::results::Report;
-use crate::results::io::read_bounded;
+use crate::results::io::read_report_bounded;
 
 pub(super) fn run(settings: &Settings, args: &PublishArgs) -> Result<i32, Error> {
     let Some(path) = &args.report else {
         return pending(settings, &args.publish);
     };
-    let report = checked_report(path, &read_bounded(path)?)?;
+    let report = checked_report(path, &read_report_bounded(path)?)?;
     let report = Quoted::from_report(report, &quoter(args.publish.token.as_deref()));
     publish_report(settings, &report, path, &args.publish)
 }

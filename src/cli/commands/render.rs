@@ -8,7 +8,7 @@ use crate::cli::settings::{Settings, parent_dir};
 use crate::cli::{Error, print_stdout};
 use crate::exit_code;
 use crate::render::{self, Format, Quoted};
-use crate::results::io::{Probe, read_bounded};
+use crate::results::io::{Probe, read_report_bounded};
 
 pub(super) fn run(settings: &Settings, args: &RenderArgs) -> Result<i32, Error> {
     let first = &args.files[0];
@@ -16,7 +16,9 @@ pub(super) fn run(settings: &Settings, args: &RenderArgs) -> Result<i32, Error> 
     let probe = if first.is_dir() {
         None
     } else {
-        let bytes = read_bounded(first)?;
+        // A report may be large (every pair of the matrix); partial results are held to
+        // their own limit when `merge` reads them below.
+        let bytes = read_report_bounded(first)?;
         let probe = Probe::read(first, &bytes)?.unwrap_or_default();
         probe.rows.is_some().then_some((bytes, probe))
     };
