@@ -55,7 +55,7 @@ pub enum ResultFileError {
     },
 }
 
-/// Writes `value` as pretty JSON to `path` atomically and durably: a temporary file in
+/// Writes `value` as compact JSON to `path` atomically and durably: a temporary file in
 /// the same folder, synced to disk, then renamed over the target. A reader sees the old
 /// or the new file, never half of one.
 pub fn write_json_atomic<T: Serialize>(path: &Path, value: &T) -> Result<(), ResultFileError> {
@@ -77,7 +77,9 @@ fn write_json<T: Serialize>(path: &Path, value: &T, sync: bool) -> Result<(), Re
         .suffix(".tmp")
         .tempfile_in(dir)
         .map_err(write_err)?;
-    let mut text = serde_json::to_vec_pretty(value).map_err(|e| write_err(e.into()))?;
+    // Compact: these files are for programs (`render --format json` pretty-prints for
+    // people), and at GitHub's largest matrices the indentation alone is megabytes.
+    let mut text = serde_json::to_vec(value).map_err(|e| write_err(e.into()))?;
     text.push(b'\n');
     tmp.write_all(&text).map_err(write_err)?;
     if sync {
@@ -92,9 +94,14 @@ pub fn read_bounded(path: &Path) -> Result<Vec<u8>, ResultFileError> {
     read_at_most_bytes(path, MAX_RESULT_BYTES)
 }
 
-/// Reads a whole report of at most [`MAX_REPORT_BYTES`]; a bigger one is refused unread.
+/// Reads a whole report: a file whose size says it is larger than [`MAX_RESULT_BYTES`]
+/// may be up to [`MAX_REPORT_BYTES`] (a report holds every pair of the matrix); what
+/// gives no size (a device, a pipe) is read to [`MAX_RESULT_BYTES`] at most.
 pub fn read_report_bounded(path: &Path) -> Result<Vec<u8>, ResultFileError> {
-    read_at_most_bytes(path, MAX_REPORT_BYTES)
+    match read_bounded(path) {
+        Err(ResultFileError::TooLarge { .. }) => read_at_most_bytes(path, MAX_REPORT_BYTES),
+        read => read,
+    }
 }
 
 fn read_at_most_bytes(path: &Path, limit: u64) -> Result<Vec<u8>, ResultFileError> {
