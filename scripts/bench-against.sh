@@ -33,8 +33,10 @@ echo "new: $(git rev-parse --short HEAD) $("$new" --version)"
 
 if $quick; then
     checks=10; envs=5; lines=20000; runs="--runs 1 --warmup 0"
+    curve_sizes="10 20"; curve_runs="--runs 1"
 else
     checks=200; envs=100; lines=2000000; runs="--warmup 2 --min-runs 10"
+    curve_sizes="200 1000 3000"; curve_runs="--warmup 1 --runs 3"
 fi
 
 echo
@@ -74,6 +76,10 @@ per = {name: (median[name] - median["base"]) / n * 1000 for name in ("old", "new
 print(f"interleaved medians: base {median['base'] * 1000:.1f} ms, old {median['old'] * 1000:.1f} ms, new {median['new'] * 1000:.1f} ms; "
       f"overhead per check: old {per['old']:.2f} ms, new {per['new']:.2f} ms; new / old run time {median['new'] / median['old']:.3f}")
 PY
+
+echo
+echo "## per-check cost as the checks grow: sequential \`true\` checks"
+per_check_curve "$old" "$new"
 
 echo
 echo "## a test gate whose log is $lines lines of \`cargo test\` output (the effectiveness scan)"

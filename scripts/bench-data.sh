@@ -58,3 +58,27 @@ for i in range(2, n + 1):
         json.dump(result, f, indent=2)
 PY
 }
+
+# per_check_curve BIN... : for each N in $curve_sizes, the time of BIN run over N
+# sequential `true` checks against bare bash, as ms per check (hyperfine, $curve_runs).
+per_check_curve() {
+    local n bin
+    echo "| N | bare bash, ms per check | $(for bin in "$@"; do printf '%s, ms per check | ' "$(basename "$bin")"; done)"
+    echo "|---|---|$(for bin in "$@"; do printf -- '---|'; done)"
+    for n in $curve_sizes; do
+        many_true_checks "$work/curve-$n" "$n"
+        local args=(-n "bash" "bash $work/curve-$n/loop.sh")
+        for bin in "$@"; do
+            args+=(-n "$(basename "$bin")" "$bin -q run --manifest $work/curve-$n/verify-matrix.yml --out $work/curve-$n/out-$(basename "$bin")")
+        done
+        hyperfine $curve_runs -N --export-json "$work/curve-$n.json" "${args[@]}" >/dev/null
+        python3 - "$work/curve-$n.json" "$n" <<'PY'
+import json, sys
+results = json.load(open(sys.argv[1]))["results"]
+n = int(sys.argv[2])
+base = results[0]["mean"]
+cells = [f"{base / n * 1000:.2f}"] + [f"{r['mean'] / n * 1000:.2f} ({r['mean'] / base:.2f}× bash)" for r in results[1:]]
+print(f"| {n} | " + " | ".join(cells) + " |")
+PY
+    done
+}
