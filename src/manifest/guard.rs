@@ -76,21 +76,7 @@ pub fn check_nesting(text: &str) -> Result<(), Diagnostic> {
             if content.is_empty() || content.starts_with('#') {
                 continue;
             }
-            while indents.last().is_some_and(|&i| i >= indent) {
-                indents.pop();
-            }
-            indents.push(indent);
-            // `- - - x`: each dash opens one more list.
-            let mut rest = content;
-            let mut col = indent;
-            while let Some(after) = rest.strip_prefix("- ") {
-                let skipped = after.len() - after.trim_start().len();
-                col += 2 + skipped;
-                rest = after.trim_start();
-                if rest.starts_with("- ") {
-                    indents.push(col);
-                }
-            }
+            block_levels(&mut indents, indent, content);
         }
         let mut previous = ' ';
         let mut escaped = false;
@@ -143,6 +129,25 @@ pub fn check_nesting(text: &str) -> Result<(), Diagnostic> {
         }
     }
     Ok(())
+}
+
+/// The block levels open at a line indented by `indent` whose text is `content`: those
+/// indented less stay, this one is added, and `- - - x` opens one more list per dash.
+fn block_levels(indents: &mut Vec<usize>, indent: usize, content: &str) {
+    while indents.last().is_some_and(|&i| i >= indent) {
+        indents.pop();
+    }
+    indents.push(indent);
+    let mut rest = content;
+    let mut col = indent;
+    while let Some(after) = rest.strip_prefix("- ") {
+        let skipped = after.len() - after.trim_start().len();
+        col += 2 + skipped;
+        rest = after.trim_start();
+        if rest.starts_with("- ") {
+            indents.push(col);
+        }
+    }
 }
 
 /// Whether the `[` or `{` at byte `i` of `line` starts a value (after `key:`, `- `, or

@@ -8,7 +8,51 @@ use quick_junit::{NonSuccessKind, Property, TestCase, TestCaseStatus, TestSuite}
 
 use super::Quoted;
 use super::view::Tails;
-use crate::results::{MissingKind, RowResult};
+use crate::results::{MissingKind, Row, RowResult};
+
+/// An executed pair: a success, or a failure with its summary, exit code and log tail.
+fn row_status(row: &Row, log: Option<&str>) -> TestCaseStatus {
+    match row.result {
+        RowResult::Pass => TestCaseStatus::success(),
+        RowResult::Fail => {
+            let mut status = TestCaseStatus::non_success(NonSuccessKind::Failure);
+            status.set_message(row.detail.summary.as_str());
+            status.set_type(if row.required {
+                "required check failed"
+            } else {
+                "optional check failed"
+            });
+            let mut text = format!("exit code {}", row.exit_code);
+            if let Some(log) = log {
+                text.push_str("\n\n");
+                text.push_str(log);
+            }
+            status.set_description(text);
+            status
+        }
+    }
+}
+
+/// A pair without a row: skipped when not run, an error otherwise.
+fn missing_status(kind: MissingKind, reason: &str) -> TestCaseStatus {
+    let mut status = match kind {
+        MissingKind::NotRun => TestCaseStatus::skipped(),
+        MissingKind::FailedToRun | MissingKind::NoResult => {
+            TestCaseStatus::non_success(NonSuccessKind::Error)
+        }
+    };
+    status.set_message(reason);
+    match kind {
+        MissingKind::NotRun => {}
+        MissingKind::FailedToRun => {
+            status.set_type("failed to run");
+        }
+        MissingKind::NoResult => {
+            status.set_type("missing");
+        }
+    }
+    status
+}
 
 /// Renders the report as JUnit XML.
 pub fn render(report: &Quoted, tails: &Tails) -> String {
@@ -21,51 +65,14 @@ pub fn render(report: &Quoted, tails: &Tails) -> String {
         for (index, row) in rows.filter(|(_, r)| r.environment == *env) {
             let d = &row.detail;
             total_ms += d.duration_ms;
-            let status = match row.result {
-                RowResult::Pass => TestCaseStatus::success(),
-                RowResult::Fail => {
-                    let mut status = TestCaseStatus::non_success(NonSuccessKind::Failure);
-                    status.set_message(d.summary.as_str());
-                    status.set_type(if row.required {
-                        "required check failed"
-                    } else {
-                        "optional check failed"
-                    });
-                    let log = tails.of(index);
-                    let mut text = format!("exit code {}", row.exit_code);
-                    if let Some(log) = log {
-                        text.push_str("\n\n");
-                        text.push_str(log);
-                    }
-                    status.set_description(text);
-                    status
-                }
-            };
+            let status = row_status(row, tails.of(index));
             let mut case = TestCase::new(row.check.as_str(), status);
             case.set_classname(env.as_str());
             case.set_time(Duration::from_millis(d.duration_ms));
             suite.add_test_case(case);
         }
         for missing in report.missing.iter().filter(|m| m.environment == *env) {
-            let status = match report.missing_kind(missing) {
-                MissingKind::NotRun => {
-                    let mut status = TestCaseStatus::skipped();
-                    status.set_message(missing.reason.as_str());
-                    status
-                }
-                MissingKind::FailedToRun => {
-                    let mut status = TestCaseStatus::non_success(NonSuccessKind::Error);
-                    status.set_message(missing.reason.as_str());
-                    status.set_type("failed to run");
-                    status
-                }
-                MissingKind::NoResult => {
-                    let mut status = TestCaseStatus::non_success(NonSuccessKind::Error);
-                    status.set_message(missing.reason.as_str());
-                    status.set_type("missing");
-                    status
-                }
-            };
+            let status = missing_status(report.missing_kind(missing), &missing.reason);
             let mut case = TestCase::new(missing.check.as_str(), status);
             case.set_classname(env.as_str());
             suite.add_test_case(case);

@@ -406,30 +406,7 @@ fn rederive<'a>(check: &Check, claimed: &'a CheckResult) -> (Cow<'a, CheckResult
         ));
     }
     if claimed.status == Status::Pass {
-        let mut why_not = Vec::new();
-        match claimed.exit_code {
-            None => why_not.push("it has no exit code".to_owned()),
-            Some(code) if !check.expect.accepts(code) => why_not.push(format!(
-                "exit code {code} does not pass ({})",
-                match required_code {
-                    Some(want) => format!("required {want}"),
-                    None => "a failure was expected".to_owned(),
-                }
-            )),
-            Some(_) => {}
-        }
-        if check.must_be_effective && claimed.gate_effective != Some(true) {
-            why_not.push("the gate was not shown effective".to_owned());
-        }
-        if claimed.timed_out {
-            why_not.push("it timed out".to_owned());
-        }
-        if !claimed.leaked.is_empty() {
-            why_not.push("it left processes running".to_owned());
-        }
-        if claimed.refused.is_some() {
-            why_not.push("it was refused".to_owned());
-        }
+        let why_not = why_not_a_pass(check, claimed);
         if !why_not.is_empty() {
             contradictions.push(format!("it claims PASS, but {}", why_not.join(", ")));
         }
@@ -463,6 +440,35 @@ fn rederive<'a>(check: &Check, claimed: &'a CheckResult) -> (Cow<'a, CheckResult
         ));
     }
     (Cow::Owned(facts), contradictions)
+}
+
+/// The facts of `claimed` that a PASS of `check` cannot have.
+fn why_not_a_pass(check: &Check, claimed: &CheckResult) -> Vec<String> {
+    let mut why_not = Vec::new();
+    match claimed.exit_code {
+        None => why_not.push("it has no exit code".to_owned()),
+        Some(code) if !check.expect.accepts(code) => why_not.push(format!(
+            "exit code {code} does not pass ({})",
+            match check.expect.required_code() {
+                Some(want) => format!("required {want}"),
+                None => "a failure was expected".to_owned(),
+            }
+        )),
+        Some(_) => {}
+    }
+    if check.must_be_effective && claimed.gate_effective != Some(true) {
+        why_not.push("the gate was not shown effective".to_owned());
+    }
+    if claimed.timed_out {
+        why_not.push("it timed out".to_owned());
+    }
+    if !claimed.leaked.is_empty() {
+        why_not.push("it left processes running".to_owned());
+    }
+    if claimed.refused.is_some() {
+        why_not.push("it was refused".to_owned());
+    }
+    why_not
 }
 
 fn describe_code(code: Option<i32>) -> String {

@@ -281,6 +281,11 @@ impl Validator<'_> {
                 scope: q.scope.clone(),
             });
         }
+        Some(self.group(path, raw, defaults))
+    }
+
+    /// An `all-of` or `any-of` group: each item validated as a check of its own.
+    fn group(&mut self, path: &str, raw: &RawCheck, defaults: &RawDefaults) -> CheckKind {
         let (key, items) = match (&raw.all_of, &raw.any_of) {
             (Some(items), _) => ("all-of", items),
             (_, Some(items)) => ("any-of", items),
@@ -304,11 +309,11 @@ impl Validator<'_> {
                 checked.push(valid);
             }
         }
-        Some(if key == "all-of" {
+        if key == "all-of" {
             CheckKind::AllOf(checked)
         } else {
             CheckKind::AnyOf(checked)
-        })
+        }
     }
 
     fn glob(&mut self, path: &str, pattern: &str) {
