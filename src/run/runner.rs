@@ -202,6 +202,29 @@ pub fn result_path(out_dir: &Path, env: &str) -> PathBuf {
     out_dir.join(format!("verify-matrix-{env}.json"))
 }
 
+/// The checks `env` runs (all that apply to it, or `options.only`), as jobs.
+fn jobs(manifest: &Manifest, env: &Environment, options: &RunOptions) -> Vec<CheckJob> {
+    plan::runnable_checks(manifest, &env.name)
+        .filter(|c| options.only.is_empty() || options.only.contains(&c.id))
+        .map(|c| CheckJob {
+            echo: options.echo.clone(),
+            ..CheckJob::new(manifest, c, env, &options.out_dir)
+        })
+        .collect()
+}
+
+/// Marks the result file finished: its outcome (how the run stopped, if it did), when,
+/// and how long it took.
+fn finish(partial: &mut PartialResult, stopped: Option<StopReason>, started: Instant) {
+    partial.outcome = match stopped {
+        None => Outcome::Complete,
+        Some(StopReason::RunTimeout) => Outcome::RunTimeout,
+        Some(StopReason::Interrupted(_)) => Outcome::Interrupted,
+    };
+    partial.finished_at = Some(now_rfc3339());
+    partial.duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+}
+
 /// The result file of `env` before any check finished: every check not run, and an
 /// outcome that claims no completeness.
 fn unfinished(
@@ -262,13 +285,7 @@ pub async fn run_environment(
     debug_assert_eq!(lock.environment, env.name.as_str());
     let run_timeout = options.run_timeout.or(manifest.run_timeout);
     let stop = run_stop_channel(stop, run_timeout);
-    let jobs: Vec<CheckJob> = plan::runnable_checks(manifest, &env.name)
-        .filter(|c| options.only.is_empty() || options.only.contains(&c.id))
-        .map(|c| CheckJob {
-            echo: options.echo.clone(),
-            ..CheckJob::new(manifest, c, env, &options.out_dir)
-        })
-        .collect();
+    let jobs = jobs(manifest, env, options);
     let path = result_path(&options.out_dir, env.name.as_str());
     let mut partial = unfinished(manifest, env, source, &jobs);
     write_json_atomic(&path, &partial)?;
@@ -330,13 +347,7 @@ pub async fn run_environment(
             on_event(RunEvent::Finished { result: slot });
         }
     }
-    partial.outcome = match stopped {
-        None => Outcome::Complete,
-        Some(StopReason::RunTimeout) => Outcome::RunTimeout,
-        Some(StopReason::Interrupted(_)) => Outcome::Interrupted,
-    };
-    partial.finished_at = Some(now_rfc3339());
-    partial.duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+    finish(&mut partial, stopped, started);
     write_json_atomic(&path, &partial)?;
     // The result file is complete: the journal has nothing it lacks.
     journal.remove();

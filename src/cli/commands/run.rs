@@ -9,7 +9,7 @@ use crate::manifest::{CheckId, EnvName, Manifest};
 use crate::plan::select;
 use crate::render::{self, Format};
 use crate::results::{PartialResult, Report};
-use crate::run::{RunOptions, lock_environments, run_environment};
+use crate::run::{EnvironmentLock, RunOptions, lock_environments, run_environment};
 
 pub(super) fn run(settings: &Settings, args: &RunArgs) -> Result<i32, Error> {
     let manifest = settings.load_manifest()?;
@@ -42,12 +42,7 @@ pub(super) fn run(settings: &Settings, args: &RunArgs) -> Result<i32, Error> {
     // environment and then finds another taken.
     let locks = lock_environments(&args.out, environments.iter().map(|e| e.name.as_str()))?;
     for (env, lock) in environments.iter().zip(&locks) {
-        for leaked in &lock.leftovers {
-            eprintln!(
-                "note: killed process {} ({}), left running in {} by a run that was killed",
-                leaked.pid, leaked.command, env.name
-            );
-        }
+        note_leftovers(&env.name, lock);
     }
     let mut session = session()?;
     let mut partials = Vec::new();
@@ -88,14 +83,25 @@ pub(super) fn run(settings: &Settings, args: &RunArgs) -> Result<i32, Error> {
                 crate::run::result_path(&args.out, env.as_str()).display()
             );
         }
-    }
-    if interrupted {
-        if !quiet {
+        if interrupted {
             eprintln!("interrupted: the results written so far are complete and valid");
         }
-        return Ok(exit_code::INTERRUPTED);
     }
-    Ok(report.exit_code())
+    Ok(if interrupted {
+        exit_code::INTERRUPTED
+    } else {
+        report.exit_code()
+    })
+}
+
+/// Says which processes an earlier, killed run of `env` left running, now killed.
+fn note_leftovers(env: &EnvName, lock: &EnvironmentLock) {
+    for leaked in &lock.leftovers {
+        eprintln!(
+            "note: killed process {} ({}), left running in {env} by a run that was killed",
+            leaked.pid, leaked.command
+        );
+    }
 }
 
 /// The checks `--check` names, each one the manifest defines.
