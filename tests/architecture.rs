@@ -99,8 +99,9 @@ fn is_ident(c: char) -> bool {
     c.is_ascii_alphanumeric() || c == '_'
 }
 
-/// The module paths a file names, each as the absolute path from the crate root (only
-/// as deep as the first two segments, which is all the rules look at).
+/// The module paths a file names (`use` lines and inline paths), each as the absolute
+/// path from the crate root, at most three segments deep (`cli::commands::plan`, which
+/// is as deep as the rules look).
 fn imports(source: &Source) -> BTreeSet<Vec<String>> {
     let code = code(&source.text);
     let mut found = BTreeSet::new();
@@ -126,7 +127,8 @@ fn imports(source: &Source) -> BTreeSet<Vec<String>> {
         };
         for tail in tails(&code[after..]) {
             let mut path = base.clone();
-            path.extend(tail.into_iter().take(2));
+            path.extend(tail);
+            path.truncate(3);
             if !path.is_empty() {
                 found.insert(path);
             }
@@ -136,20 +138,23 @@ fn imports(source: &Source) -> BTreeSet<Vec<String>> {
     found
 }
 
-/// The paths after `crate::`: `a::b` gives `[a, b]`; `{a::b, c}` gives `[a, b]` and `[c]`.
+/// The paths a `use` tree names: `a::b` gives `[a, b]`; `{a::b, c}` gives `[a, b]` and
+/// `[c]`; `a::{b, c::d}` gives `[a, b]` and `[a, c, d]`.
 fn tails(text: &str) -> Vec<Vec<String>> {
     let ident: String = text.chars().take_while(|c| is_ident(*c)).collect();
     if !ident.is_empty() {
         let rest = &text[ident.len()..];
-        let mut path = vec![ident];
-        if let Some(next) = rest.strip_prefix("::") {
-            let more: String = next.chars().take_while(|c| is_ident(*c)).collect();
-            // `a::{b, c}` stops at `a`: the stage is all the rules need.
-            if !more.is_empty() {
-                path.push(more);
-            }
+        let below = match rest.strip_prefix("::") {
+            Some(next) => tails(next),
+            None => Vec::new(),
+        };
+        if below.is_empty() {
+            return vec![vec![ident]];
         }
-        return vec![path];
+        return below
+            .into_iter()
+            .map(|tail| std::iter::once(ident.clone()).chain(tail).collect())
+            .collect();
     }
     let Some(group) = text.strip_prefix('{') else {
         return Vec::new();
@@ -193,8 +198,11 @@ fn violations(sources: &[Source]) -> Vec<String> {
             .iter()
             .find(|(name, _)| name == stage)
             .map_or(&[], |(_, list)| list);
-        for path in imports(source) {
-            let Some(target) = path.first() else { continue };
+        let imports = imports(source);
+        // A stage and the module in it are what a stage rule names.
+        let modules: BTreeSet<&[String]> = imports.iter().map(|p| &p[..p.len().min(2)]).collect();
+        for path in modules {
+            let target = &path[0];
             if target == stage {
                 // Inside one stage; the CLI's commands are kept apart below.
                 continue;
@@ -207,90 +215,37 @@ fn violations(sources: &[Source]) -> Vec<String> {
                 ));
             }
         }
-        found.extend(command_imports(source, &commands));
+        found.extend(command_imports(source, &imports, &commands));
     }
     found
 }
 
-/// A file of `cli/commands/` that imports another one.
-fn command_imports(source: &Source, commands: &BTreeSet<&str>) -> Vec<String> {
+/// A file of `cli/commands/` that imports another one: `super::x` from
+/// `cli/commands/y.rs` is `cli::commands::x`, as is `crate::cli::commands::x`.
+fn command_imports(
+    source: &Source,
+    imports: &BTreeSet<Vec<String>>,
+    commands: &BTreeSet<&str>,
+) -> Vec<String> {
     let own = &source.module;
     if own.len() != 3 || own[..2] != ["cli", "commands"] {
         return Vec::new();
     }
-    let code = code(&source.text);
-    let mut found = Vec::new();
-    // `super::x` from cli/commands/y.rs is cli::commands::x; `crate::cli::commands::x`.
-    for path in deep_imports(source, &code) {
-        if path.len() >= 3
-            && path[..2] == ["cli", "commands"]
-            && path[2] != own[2]
-            && commands.contains(path[2].as_str())
-        {
-            found.push(format!(
+    imports
+        .iter()
+        .filter(|path| {
+            path.len() == 3
+                && path[..2] == ["cli", "commands"]
+                && path[2] != own[2]
+                && commands.contains(path[2].as_str())
+        })
+        .map(|path| {
+            format!(
                 "{}: command `{}` imports command `{}`",
                 source.path, own[2], path[2]
-            ));
-        }
-    }
-    found
-}
-
-/// Like [`imports`], three segments deep.
-fn deep_imports(source: &Source, code: &str) -> BTreeSet<Vec<String>> {
-    let mut found = BTreeSet::new();
-    for (at, _) in code
-        .match_indices("super::")
-        .chain(code.match_indices("crate::"))
-    {
-        if at > 0 && (is_ident(code.as_bytes()[at - 1] as char) || code.as_bytes()[at - 1] == b':')
-        {
-            continue;
-        }
-        let mut rest = &code[at..];
-        let mut base: Vec<String> = Vec::new();
-        if rest.starts_with("crate::") {
-            rest = &rest["crate::".len()..];
-        } else {
-            let mut ups = 0;
-            while let Some(r) = rest.strip_prefix("super::") {
-                ups += 1;
-                rest = r;
-            }
-            base = source.module[..source.module.len().saturating_sub(ups)].to_vec();
-        }
-        for tail in deep_tails(rest, 3usize.saturating_sub(base.len()).max(1)) {
-            let mut path = base.clone();
-            path.extend(tail);
-            found.insert(path);
-        }
-    }
-    found
-}
-
-/// [`tails`] to `depth` segments, following one level of `{…}` groups.
-fn deep_tails(text: &str, depth: usize) -> Vec<Vec<String>> {
-    let mut path = Vec::new();
-    let mut rest = text;
-    while path.len() < depth {
-        let ident: String = rest.chars().take_while(|c| is_ident(*c)).collect();
-        if ident.is_empty() {
-            if rest.starts_with('{') {
-                return tails(rest)
-                    .into_iter()
-                    .map(|t| path.iter().cloned().chain(t).collect())
-                    .collect();
-            }
-            break;
-        }
-        rest = &rest[ident.len()..];
-        path.push(ident);
-        match rest.strip_prefix("::") {
-            Some(r) => rest = r,
-            None => break,
-        }
-    }
-    vec![path]
+            )
+        })
+        .collect()
 }
 
 fn synthetic(files: &[(&str, &str)]) -> Vec<Source> {
