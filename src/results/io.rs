@@ -224,10 +224,9 @@ impl Report {
         let reasons = std::mem::take(&mut self.reasons);
         let mut failed_to_run = false;
         for missing in &mut self.missing {
-            let before_running = || {
-                let prefix = failed_to_run_prefix(&missing.check, &missing.environment);
-                reasons.iter().any(|r| r.starts_with(&prefix))
-            };
+            // A required pair that errored before an exit code: its reason says so.
+            let prefix = failed_to_run_prefix(&missing.check, &missing.environment);
+            let before_running = reasons.iter().any(|r| r.starts_with(&prefix));
             missing.kind = if missing.reason.starts_with(FAILED_TO_RUN) {
                 MissingKind::FailedToRun
             } else if self
@@ -238,12 +237,12 @@ impl Report {
                 || missing.reason.starts_with(NO_RESULT_IN)
             {
                 MissingKind::NoResult
-            } else if before_running() {
+            } else if before_running {
                 MissingKind::FailedToRun
             } else {
                 MissingKind::NotRun
             };
-            failed_to_run |= before_running();
+            failed_to_run |= before_running;
         }
         self.reasons = reasons;
         self.failed_to_run |= failed_to_run;
