@@ -35,7 +35,7 @@ pub(crate) fn merged_report(
     }
     let (manifest, trust) = judged_manifest(settings, trust, &collected.partials)?;
     let partials: Vec<PartialResult> = collected.partials.into_iter().map(|l| l.result).collect();
-    let mut report = Report::build(&manifest, &partials);
+    let mut report = Report::build_from(&manifest, partials);
     report.apply_trust(trust);
     Ok(report)
 }

@@ -39,6 +39,9 @@ pub enum ManifestError {
     /// The Cargo.toml has no verify-matrix table.
     #[error("`{}` has no [workspace.metadata.verify-matrix] or [package.metadata.verify-matrix] table", path.display())]
     NoCargoTable { path: PathBuf },
+    /// The copy of the manifest a result file carries is not readable JSON.
+    #[error("the manifest embedded in `{}` is not readable: {message}", path.display())]
+    Embedded { path: PathBuf, message: String },
     /// Problems in the content: `rendered` holds every one with its position.
     #[error("{}", rendered.trim_end())]
     Invalid {

@@ -79,9 +79,12 @@ fn write_json<T: Serialize>(path: &Path, value: &T, sync: bool) -> Result<(), Re
         .map_err(write_err)?;
     // Compact: these files are for programs (`render --format json` pretty-prints for
     // people), and at GitHub's largest matrices the indentation alone is megabytes.
-    let mut text = serde_json::to_vec(value).map_err(|e| write_err(e.into()))?;
-    text.push(b'\n');
-    tmp.write_all(&text).map_err(write_err)?;
+    // Streamed: a report of such a matrix is hundreds of megabytes, never held whole.
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, tmp.as_file_mut());
+    serde_json::to_writer(&mut out, value).map_err(|e| write_err(e.into()))?;
+    out.write_all(b"\n").map_err(write_err)?;
+    out.flush().map_err(write_err)?;
+    drop(out);
     if sync {
         tmp.as_file().sync_data().map_err(write_err)?;
     }
@@ -194,10 +197,14 @@ impl Probe {
                 });
             }
         }
-        let mut de = serde_json::Deserializer::from_slice(bytes);
-        serde_path_to_error::deserialize(&mut de).map_err(|e| ResultFileError::Invalid {
-            path: path.to_path_buf(),
-            message: format!("at `{}`: {}", e.path(), e.inner()),
+        // The plain parse is the fast one; only a document that fails it is parsed
+        // again, tracking where, for the message.
+        serde_json::from_slice(bytes).or_else(|_| {
+            let mut de = serde_json::Deserializer::from_slice(bytes);
+            serde_path_to_error::deserialize(&mut de).map_err(|e| ResultFileError::Invalid {
+                path: path.to_path_buf(),
+                message: format!("at `{}`: {}", e.path(), e.inner()),
+            })
         })
     }
 }

@@ -7,15 +7,16 @@
 //! manifest and commit.
 
 use std::collections::BTreeMap;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 
 use walkdir::WalkDir;
 
 use crate::manifest::{self, Manifest, ManifestError};
 
+use super::confine::Confined;
 use super::io::{Probe, ResultFileError, read_bounded};
 use super::journal;
-use super::schema::PartialResult;
+use super::schema::{FORMAT_VERSION, PartialResult};
 
 /// A partial result and where it came from.
 #[derive(Debug, Clone)]
@@ -27,10 +28,14 @@ pub struct Loaded {
 impl Loaded {
     /// The manifest this result embeds (the one it was run from), validated again.
     pub fn embedded_manifest(&self) -> Result<Manifest, ManifestError> {
-        manifest::from_embedded(
-            Path::new(&self.result.manifest.path),
-            self.result.manifest.content.clone(),
-        )
+        let path = Path::new(&self.result.manifest.path);
+        let content = self.result.manifest.content.value().map_err(|e| {
+            ManifestError::Embedded {
+                path: self.path.clone(),
+                message: e.to_string(),
+            }
+        })?;
+        manifest::from_embedded(path, content)
     }
 }
 
@@ -87,20 +92,28 @@ pub fn collect_in(
         let meta = std::fs::symlink_metadata(path)
             .map_err(|_| MergeError::NoSuchPath { path: path.clone() })?;
         if meta.is_dir() {
-            for entry in WalkDir::new(path).follow_links(false).sort_by_file_name() {
+            // Walked unsorted (a folder of logs need not be sorted to be passed over),
+            // then the results sorted: paths compare component by component, so this is
+            // the order of a walk sorted by name.
+            let (first, mut links) = (files.len(), Vec::new());
+            for entry in WalkDir::new(path).follow_links(false) {
                 let Ok(entry) = entry else { continue };
                 let is_json = entry.path().extension().is_some_and(|e| e == "json");
                 if !is_json {
                     continue;
                 }
                 if entry.path_is_symlink() {
-                    collected.notes.push(format!(
-                        "skipped `{}`: a symbolic link",
-                        entry.path().display()
-                    ));
+                    links.push(entry.into_path());
                 } else if entry.file_type().is_file() {
                     files.push(entry.into_path());
                 }
+            }
+            files[first..].sort();
+            links.sort();
+            for link in links {
+                collected
+                    .notes
+                    .push(format!("skipped `{}`: a symbolic link", link.display()));
             }
         } else if meta.file_type().is_symlink() {
             collected
@@ -110,32 +123,13 @@ pub fn collect_in(
             files.push(path.clone());
         }
     }
-    for file in files {
-        let bytes = read_bounded(&file)?;
-        let probe = Probe::read(&file, &bytes)?.filter(|p| {
-            p.format_version.is_some()
-                && p.environment.is_some()
-                && p.checks.is_some()
-                && p.manifest.is_some()
-        });
-        let Some(probe) = probe else {
-            collected.notes.push(format!(
-                "skipped `{}`: not a cargo-verify-matrix partial result",
-                file.display()
-            ));
-            continue;
-        };
-        let mut result: PartialResult = probe.parse(&file, &bytes)?;
-        let replayed = journal::replay(&file, &mut result)?;
-        if replayed > 0 {
-            collected.notes.push(format!(
-                "`{}` is from a run that did not finish: {replayed} finished check{} read from its journal",
-                file.display(),
-                if replayed == 1 { "" } else { "s" }
-            ));
-        }
-        confine_logs(&file, &mut result, report_dir, &mut collected.notes);
-        collected.partials.push(Loaded { path: file, result });
+    // Each file is read, parsed and confined on its own, so the files are shared out
+    // among the cores; what they found is taken in the files' order, so notes and the
+    // first error are the same however the work was shared.
+    for read in in_parallel(&files, |file| read_one(file, report_dir)) {
+        let (loaded, notes) = read?;
+        collected.notes.extend(notes);
+        collected.partials.extend(loaded);
     }
     if collected.partials.is_empty() {
         let list = paths
@@ -148,6 +142,93 @@ pub fn collect_in(
     agree(&collected.partials)?;
     keep_latest_attempts(&mut collected, this_run)?;
     Ok(collected)
+}
+
+/// Reads one file: `None` (with a note) when it is not a partial result.
+fn read_one(
+    file: &Path,
+    report_dir: &Path,
+) -> Result<(Option<Loaded>, Vec<String>), MergeError> {
+    let mut notes = Vec::new();
+    let bytes = read_bounded(file)?;
+    let mut result = match serde_json::from_slice::<PartialResult>(&bytes) {
+        // The common case, in one pass: a partial result of the version this build writes.
+        Ok(result) if result.format_version == FORMAT_VERSION => result,
+        // Anything else is probed first, for the right note or error.
+        _ => match probe_partial(file, &bytes)? {
+            Some(result) => result,
+            None => {
+                notes.push(format!(
+                    "skipped `{}`: not a cargo-verify-matrix partial result",
+                    file.display()
+                ));
+                return Ok((None, notes));
+            }
+        },
+    };
+    drop(bytes);
+    let replayed = journal::replay(file, &mut result)?;
+    if replayed > 0 {
+        notes.push(format!(
+            "`{}` is from a run that did not finish: {replayed} finished check{} read from its journal",
+            file.display(),
+            if replayed == 1 { "" } else { "s" }
+        ));
+    }
+    confine_logs(file, &mut result, report_dir, &mut notes);
+    let loaded = Loaded {
+        path: file.to_path_buf(),
+        result,
+    };
+    Ok((Some(loaded), notes))
+}
+
+/// `bytes` as a partial result, its keys probed first so that what is not one is
+/// `None`, and one of another version a clear error.
+fn probe_partial(file: &Path, bytes: &[u8]) -> Result<Option<PartialResult>, MergeError> {
+    let probe = Probe::read(file, bytes)?.filter(|p| {
+        p.format_version.is_some()
+            && p.environment.is_some()
+            && p.checks.is_some()
+            && p.manifest.is_some()
+    });
+    match probe {
+        Some(probe) => Ok(Some(probe.parse(file, bytes)?)),
+        None => Ok(None),
+    }
+}
+
+/// `work` applied to every item, on as many threads as there are cores (at most one
+/// per item), the answers in the items' order.
+fn in_parallel<T: Sync, R: Send>(items: &[T], work: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    let threads = std::thread::available_parallelism()
+        .map_or(1, usize::from)
+        .min(items.len());
+    if threads <= 1 {
+        return items.iter().map(work).collect();
+    }
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let mut answers: Vec<(usize, R)> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut mine = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some(item) = items.get(i) else { break };
+                        mine.push((i, work(item)));
+                    }
+                    mine
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|w| w.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
+            .collect()
+    });
+    answers.sort_unstable_by_key(|(i, _)| *i);
+    answers.into_iter().map(|(_, r)| r).collect()
 }
 
 /// A re-run ("Re-run failed jobs") is a later attempt of the same workflow run: per
@@ -294,21 +375,13 @@ fn confine_logs(
     notes: &mut Vec<String>,
 ) {
     let dir = file.parent().unwrap_or(Path::new("."));
-    let canonical_dir = std::fs::canonicalize(dir).ok();
+    let mut confined = Confined::new(dir);
     let canonical_report = std::fs::canonicalize(report_dir).ok();
     for check in &mut result.checks {
         let Some(log) = check.log_path.take() else {
             continue;
         };
-        let relative = Path::new(&log);
-        let plain = !log.is_empty()
-            && relative
-                .components()
-                .all(|c| matches!(c, Component::Normal(_) | Component::CurDir));
-        let inside = plain
-            && canonical_dir.as_ref().is_some_and(|d| {
-                std::fs::canonicalize(dir.join(relative)).is_ok_and(|target| target.starts_with(d))
-            });
+        let inside = confined.contains(&log);
         if !inside {
             notes.push(format!(
                 "ignored log path `{log}` of {} in `{}`: it does not resolve inside that folder",
@@ -317,7 +390,7 @@ fn confine_logs(
             ));
             continue;
         }
-        let absolute = canonical_dir.as_ref().map(|d| d.join(relative));
+        let absolute = confined.canonical().map(|d| d.join(&log));
         check.log_path = absolute
             .zip(canonical_report.as_ref())
             .and_then(|(abs, report)| {

@@ -57,7 +57,9 @@ pub struct Row {
     pub required_exit_code: Option<i32>,
     pub exit_code: i32,
     pub result: RowResult,
-    pub detail: CheckResult,
+    /// Boxed: a report of a large matrix moves its rows around, and the result is
+    /// most of a row's size.
+    pub detail: Box<CheckResult>,
 }
 
 /// An expected pair with no executed result.

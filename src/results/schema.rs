@@ -64,7 +64,39 @@ pub struct ManifestRef {
     pub path: String,
     pub digest: String,
     /// The manifest content, so a merge can work without the file.
-    pub content: serde_json::Value,
+    pub content: EmbeddedManifest,
+}
+
+/// A manifest's content as a result file carries it: kept as the JSON text it was
+/// read as (a few kilobytes per file, where a parsed tree is a hundred times that),
+/// parsed only when it is the one a report is judged against.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct EmbeddedManifest(Box<serde_json::value::RawValue>);
+
+impl EmbeddedManifest {
+    /// The content, parsed.
+    pub fn value(&self) -> serde_json::Result<serde_json::Value> {
+        serde_json::from_str(self.0.get())
+    }
+}
+
+impl From<&serde_json::Value> for EmbeddedManifest {
+    fn from(value: &serde_json::Value) -> EmbeddedManifest {
+        // Serializing a `Value` cannot fail: its keys are strings.
+        EmbeddedManifest(
+            serde_json::value::to_raw_value(value).unwrap_or_else(|_| {
+                serde_json::value::RawValue::from_string("null".to_owned())
+                    .unwrap_or_default()
+            }),
+        )
+    }
+}
+
+impl PartialEq for EmbeddedManifest {
+    fn eq(&self, other: &EmbeddedManifest) -> bool {
+        self.value().ok() == other.value().ok()
+    }
 }
 
 /// Where the run happened in version control and CI.

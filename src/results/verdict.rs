@@ -4,7 +4,7 @@
 //! many.
 
 use std::borrow::Cow;
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{HashMap, HashSet};
 
 use super::report::{
     Contradiction, Disagreement, InfraBlocked, ManifestTrust, Manual, Missing, MissingKind,
@@ -27,13 +27,70 @@ impl Report {
         partials: &[PartialResult],
         environments: &[EnvName],
     ) -> Report {
-        let mut results: Results<'_> = BTreeMap::new();
-        for partial in partials {
-            for check in &partial.checks {
+        let (mut report, judged) = Report::judge(manifest, partials, environments);
+        report.rows = judged
+            .into_iter()
+            .map(|j| match j.detail {
+                Detail::Facts(facts) => j.head.with(facts),
+                Detail::Reported(p, c) => j.head.with(Box::new(partials[p].checks[c].clone())),
+            })
+            .collect();
+        report
+    }
+
+    /// [`Report::build`] taking the results: each row's detail is moved out of them
+    /// rather than copied, and each partial result is let go once its rows have theirs,
+    /// so a merge of GitHub's largest matrices holds each result once.
+    pub fn build_from(manifest: &Manifest, partials: Vec<PartialResult>) -> Report {
+        let environments = plan::environment_names(manifest);
+        let (mut report, judged) = Report::judge(manifest, &partials, &environments);
+        let mut details: Vec<Option<Box<CheckResult>>> = vec![None; judged.len()];
+        // The row of each result as reported, by partial and check.
+        let mut rows: Vec<Vec<Option<usize>>> = partials
+            .iter()
+            .map(|p| vec![None; p.checks.len()])
+            .collect();
+        let mut heads = Vec::with_capacity(judged.len());
+        for (row, j) in judged.into_iter().enumerate() {
+            match j.detail {
+                Detail::Facts(facts) => details[row] = Some(facts),
+                Detail::Reported(p, c) => rows[p][c] = Some(row),
+            }
+            heads.push(j.head);
+        }
+        for (partial, rows) in partials.into_iter().zip(rows) {
+            for (check, row) in partial.checks.into_iter().zip(rows) {
+                if let Some(row) = row {
+                    details[row] = Some(Box::new(check));
+                }
+            }
+        }
+        // Every row has its detail now: each (partial, check) is the result of one pair,
+        // and each pair has at most one row.
+        let rows = heads.len();
+        report.rows = heads
+            .into_iter()
+            .zip(details)
+            .filter_map(|(head, detail)| Some(head.with(detail?)))
+            .collect();
+        debug_assert_eq!(report.rows.len(), rows, "a row lost its detail");
+        report
+    }
+
+    /// The report without its rows, and the rows as judged: each with its detail, or
+    /// where the result it keeps as reported is among `partials` (the caller fills it).
+    fn judge(
+        manifest: &Manifest,
+        partials: &[PartialResult],
+        environments: &[EnvName],
+    ) -> (Report, Vec<Judged>) {
+        let mut results: Results<'_> = HashMap::new();
+        for (p, partial) in partials.iter().enumerate() {
+            for (c, check) in partial.checks.iter().enumerate() {
                 results
                     .entry((check.command_id.as_str(), partial.environment.as_str()))
                     .or_default()
-                    .push(check);
+                    .push(((p, c), check));
             }
         }
         let mut judging = Judging::new(manifest, partials, environments);
@@ -43,7 +100,7 @@ impl Report {
             report.verdict = Verdict::Skipped;
             report.reasons =
                 vec!["the manifest says `skip: true`: nothing was verified".to_owned()];
-            return report;
+            return (report, Vec::new());
         }
         for check in &manifest.checks {
             judging.check(check, environments, &results);
@@ -53,7 +110,8 @@ impl Report {
                 judging.blocked(manifest, env);
             }
         }
-        judging.finish()
+        let judged = std::mem::take(&mut judging.rows);
+        (judging.finish(), judged)
     }
 
     /// Marks the report partial when `partials` do not cover every required pair of
@@ -119,8 +177,49 @@ impl Report {
     }
 }
 
-/// Every result reported for a (check, environment) pair.
-type Results<'a> = BTreeMap<(&'a str, &'a str), Vec<&'a CheckResult>>;
+/// Every result reported for a (check, environment) pair, with where it is among the
+/// partial results (partial, check).
+type Results<'a> = HashMap<(&'a str, &'a str), Vec<Found<'a>>>;
+
+/// A result, and where it is among the partial results (partial, check).
+type Found<'a> = ((usize, usize), &'a CheckResult);
+
+/// A row as judged, its detail given later.
+struct Judged {
+    head: RowHead,
+    detail: Detail,
+}
+
+/// A row's detail as judged: the facts re-derived, or the result as reported (partial,
+/// check), which the caller copies or moves into the row.
+enum Detail {
+    Facts(Box<CheckResult>),
+    Reported(usize, usize),
+}
+
+/// A row but its detail.
+struct RowHead {
+    check: String,
+    environment: String,
+    required: bool,
+    required_exit_code: Option<i32>,
+    exit_code: i32,
+    result: RowResult,
+}
+
+impl RowHead {
+    fn with(self, detail: Box<CheckResult>) -> Row {
+        Row {
+            check: self.check,
+            environment: self.environment,
+            required: self.required,
+            required_exit_code: self.required_exit_code,
+            exit_code: self.exit_code,
+            result: self.result,
+            detail,
+        }
+    }
+}
 
 /// A verdict being worked out: the report filled in pair by pair, with the failures
 /// and the gaps that will be its reasons (failures first).
@@ -130,6 +229,8 @@ struct Judging<'a> {
     gaps: Vec<String>,
     /// The environments with a result file.
     tested: HashSet<&'a str>,
+    /// The rows as judged.
+    rows: Vec<Judged>,
 }
 
 impl<'a> Judging<'a> {
@@ -169,6 +270,7 @@ impl<'a> Judging<'a> {
             failures: Vec::new(),
             gaps: Vec::new(),
             tested,
+            rows: Vec::new(),
         }
     }
 
@@ -209,15 +311,15 @@ impl<'a> Judging<'a> {
 
     /// Judges one pair: a row, or a missing entry. Whether it passed (`None` when it
     /// neither passed nor failed: no result, not run).
-    fn pair(&mut self, check: &Check, env: &EnvName, found: &[&CheckResult]) -> Option<bool> {
+    fn pair(&mut self, check: &Check, env: &EnvName, found: &[Found<'_>]) -> Option<bool> {
         let (id, env_name) = (check.id.as_str(), env.as_str());
-        let Some(claimed) = found.first().copied() else {
+        let Some(&(at, claimed)) = found.first() else {
             self.no_result(check, env);
             return None;
         };
         let conflicting = found
             .iter()
-            .any(|r| r.status != claimed.status || r.exit_code != claimed.exit_code);
+            .any(|(_, r)| r.status != claimed.status || r.exit_code != claimed.exit_code);
         // The facts decide, against the trusted manifest: never the claim alone.
         let (first, contradictions) = rederive(check, claimed);
         let contradicted = !contradictions.is_empty();
@@ -261,7 +363,7 @@ impl<'a> Judging<'a> {
                         failure_reason(id, env_name, &first, exit)
                     });
                 }
-                self.report.rows.push(Row {
+                let head = RowHead {
                     check: id.to_owned(),
                     environment: env_name.to_owned(),
                     required: check.required,
@@ -272,8 +374,12 @@ impl<'a> Judging<'a> {
                     } else {
                         RowResult::Fail
                     },
-                    detail: first.into_owned(),
-                });
+                };
+                let detail = match first {
+                    Cow::Owned(facts) => Detail::Facts(Box::new(facts)),
+                    Cow::Borrowed(_) => Detail::Reported(at.0, at.1),
+                };
+                self.rows.push(Judged { head, detail });
                 Some(pass)
             }
         }

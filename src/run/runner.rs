@@ -239,7 +239,7 @@ fn unfinished(
         manifest: ManifestRef {
             path: manifest.path.display().to_string(),
             digest: manifest.digest.clone(),
-            content: manifest.content.clone(),
+            content: (&manifest.content).into(),
         },
         environment: env.name.to_string(),
         source: source.clone(),

@@ -269,7 +269,7 @@ pub fn sample_partial(
         manifest: ManifestRef {
             path: "verify-matrix.yml".into(),
             digest: m.digest.clone(),
-            content: m.content.clone(),
+            content: (&m.content).into(),
         },
         environment: env.into(),
         source,

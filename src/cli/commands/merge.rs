@@ -18,9 +18,25 @@ pub(super) fn run(settings: &Settings, args: &MergeArgs) -> Result<i32, Error> {
     let options = settings.render_options(&args.render, &report, report_dir);
     // The report file is an output too: its free text is quoted like any render's.
     let report = Quoted::from_report(report, &options.quoter);
-    if let Some(out) = &args.out {
-        write_json_atomic(out, report.report())?;
-    }
-    print_stdout(&render::render_quoted(&report, args.format, &options)?)?;
-    Ok(report.exit_code())
+    // The report is written while the matrix is rendered: at GitHub's largest matrices
+    // each takes a good part of the time, and they only read the report.
+    let (written, rendered) = std::thread::scope(|scope| {
+        let writing = args
+            .out
+            .as_ref()
+            .map(|out| scope.spawn(|| write_json_atomic(out, report.report())));
+        let rendered = render::render_quoted(&report, args.format, &options);
+        let written = writing.map(|w| {
+            w.join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+        });
+        (written, rendered)
+    });
+    written.transpose()?;
+    print_stdout(&rendered?)?;
+    let code = report.exit_code();
+    // Every row of a large matrix freed one by one takes a noticeable time at exit,
+    // and the process is about to end.
+    std::mem::forget(report);
+    Ok(code)
 }

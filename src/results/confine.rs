@@ -1,0 +1,161 @@
+//! Confining log paths to the folder their result file came from.
+//!
+//! A result file names each check's log by a path relative to its own folder. The path
+//! is kept only when it resolves inside that folder: no `..`, nothing absolute, and no
+//! symbolic link leading out. Resolving each path with `canonicalize` costs a system
+//! call per component per log, which at GitHub's largest matrices (256 environments ×
+//! 1,000 checks) was most of a merge; instead each folder on the way is listed once and
+//! a path whose every component is a plain folder and whose last one is a plain file is
+//! inside by construction. Anything else (a symbolic link, a name the listing lacks, a
+//! folder that cannot be listed) is resolved the slow, exact way.
+
+use std::collections::HashMap;
+use std::ffi::OsString;
+use std::path::{Component, Path, PathBuf};
+
+/// What a folder listing says an entry is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Entry {
+    File,
+    Folder,
+    /// A symbolic link, or anything the listing cannot type: resolved exactly.
+    Other,
+}
+
+/// The folder one result file came from, and the listings read in it so far.
+pub struct Confined {
+    dir: PathBuf,
+    /// `dir`, canonical; `None` when it cannot be resolved (nothing is then inside).
+    canonical: Option<PathBuf>,
+    /// Listings of `dir`'s subfolders, by their path relative to `dir`; `None` when
+    /// the folder could not be listed.
+    listings: HashMap<PathBuf, Option<HashMap<OsString, Entry>>>,
+}
+
+impl Confined {
+    /// The folder `dir`.
+    pub fn new(dir: &Path) -> Confined {
+        Confined {
+            dir: dir.to_path_buf(),
+            canonical: std::fs::canonicalize(dir).ok(),
+            listings: HashMap::new(),
+        }
+    }
+
+    /// The canonical folder, when it resolves.
+    pub fn canonical(&self) -> Option<&Path> {
+        self.canonical.as_deref()
+    }
+
+    /// Whether `relative` (a log path as a result file names it) is a plain relative
+    /// path that resolves to something inside the folder.
+    pub fn contains(&mut self, relative: &str) -> bool {
+        let path = Path::new(relative);
+        let plain = !relative.is_empty()
+            && path
+                .components()
+                .all(|c| matches!(c, Component::Normal(_) | Component::CurDir));
+        if !plain || self.canonical.is_none() {
+            return false;
+        }
+        match self.listed(path) {
+            Some(inside) => inside,
+            None => self.resolves_inside(path),
+        }
+    }
+
+    /// The answer from listings alone: `Some(true)` for a plain file reached through
+    /// plain folders, `None` when only an exact resolution can tell.
+    fn listed(&mut self, path: &Path) -> Option<bool> {
+        let names: Vec<&std::ffi::OsStr> = path
+            .components()
+            .filter_map(|c| match c {
+                Component::Normal(name) => Some(name),
+                _ => None,
+            })
+            .collect();
+        let (last, folders) = names.split_last()?;
+        let mut at = PathBuf::new();
+        for name in folders {
+            if self.entry(&at, name)? != Entry::Folder {
+                return None;
+            }
+            at.push(name);
+        }
+        (self.entry(&at, last)? == Entry::File).then_some(true)
+    }
+
+    /// What the listing of `folder` (relative to the root) says `name` is.
+    fn entry(&mut self, folder: &Path, name: &std::ffi::OsStr) -> Option<Entry> {
+        let root = &self.dir;
+        let listing = self
+            .listings
+            .entry(folder.to_path_buf())
+            .or_insert_with(|| list(&root.join(folder)));
+        listing.as_ref()?.get(name).copied()
+    }
+
+    /// The exact answer: the path resolved, links followed, and compared with the root.
+    fn resolves_inside(&self, path: &Path) -> bool {
+        self.canonical.as_ref().is_some_and(|root| {
+            std::fs::canonicalize(self.dir.join(path)).is_ok_and(|target| target.starts_with(root))
+        })
+    }
+}
+
+/// A folder's entries with their types as the listing gives them (no `stat` per entry).
+fn list(folder: &Path) -> Option<HashMap<OsString, Entry>> {
+    let entries = std::fs::read_dir(folder).ok()?;
+    let mut listing = HashMap::new();
+    for entry in entries {
+        let entry = entry.ok()?;
+        let kind = match entry.file_type() {
+            Ok(t) if t.is_file() => Entry::File,
+            Ok(t) if t.is_dir() => Entry::Folder,
+            _ => Entry::Other,
+        };
+        listing.insert(entry.file_name(), kind);
+    }
+    Some(listing)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plain_files_inside_links_out_and_odd_paths() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().join("art");
+        let outside = tmp.path().join("secret.txt");
+        std::fs::write(&outside, "s").unwrap();
+        std::fs::create_dir_all(root.join("logs/a")).unwrap();
+        std::fs::write(root.join("logs/a/x.log"), "x").unwrap();
+        std::fs::create_dir_all(root.join("inner")).unwrap();
+        std::fs::write(root.join("inner/y.log"), "y").unwrap();
+        #[cfg(unix)]
+        {
+            std::os::unix::fs::symlink(&outside, root.join("logs/a/out.log")).unwrap();
+            std::os::unix::fs::symlink(root.join("inner/y.log"), root.join("logs/a/in.log"))
+                .unwrap();
+            std::os::unix::fs::symlink(tmp.path(), root.join("up")).unwrap();
+        }
+        let mut confined = Confined::new(&root);
+        assert!(confined.contains("logs/a/x.log"));
+        assert!(confined.contains("./logs/./a/x.log"));
+        assert!(!confined.contains("logs/a/missing.log"));
+        assert!(!confined.contains("../secret.txt"));
+        assert!(!confined.contains("logs/../../secret.txt"));
+        assert!(!confined.contains(outside.to_str().unwrap()));
+        assert!(!confined.contains(""));
+        assert!(confined.contains("logs/a"), "a folder inside resolves inside");
+        #[cfg(unix)]
+        {
+            assert!(!confined.contains("logs/a/out.log"), "a link leading out");
+            assert!(confined.contains("logs/a/in.log"), "a link staying inside");
+            assert!(!confined.contains("up/secret.txt"), "a folder link leading out");
+            assert!(confined.contains("up/art/inner/y.log"), "out and back in");
+        }
+        assert!(!Confined::new(&tmp.path().join("nowhere")).contains("x.log"));
+    }
+}
