@@ -193,7 +193,7 @@ proptest! {
                 (result("unit_tests", "macos", Status::Fail, Some(101), &summary), log.clone()),
                 (
                     CheckResult {
-                        refused: Some(refused.clone()),
+                        refused: Some(refused.as_str().into()),
                         log_path: None,
                         ..result("lint", "macos", Status::Error, None, &refused)
                     },

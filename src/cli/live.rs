@@ -15,6 +15,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use compact_str::CompactString;
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use crate::results::logs::tail;
@@ -69,7 +70,7 @@ pub struct Live {
 #[derive(Default)]
 struct State {
     multi: Option<MultiProgress>,
-    bars: HashMap<(String, String), ProgressBar>,
+    bars: HashMap<(CompactString, CompactString), ProgressBar>,
     annotations: usize,
     unannotated: usize,
 }
@@ -150,7 +151,7 @@ impl Live {
                     bar.enable_steady_tick(Duration::from_millis(120));
                     state
                         .bars
-                        .insert((environment.to_owned(), check.to_owned()), bar);
+                        .insert((environment.into(), check.into()), bar);
                 }
             }
             _ => {}

@@ -168,7 +168,7 @@ pub fn annotations(report: &Report, sites: &HashMap<String, CheckSite>) -> Vec<V
         // The summary usually gives the exit code already: say it once.
         let summary = &row.detail.summary;
         let message = if summary.contains(&format!("exit {}", row.exit_code)) {
-            summary.clone()
+            summary.to_string()
         } else {
             let expected = row
                 .required_exit_code

@@ -37,11 +37,7 @@ impl Quoted {
     /// [`Quoted::new`], taking the report (no copy).
     pub fn from_report(mut report: Report, quoter: &Quoter) -> Quoted {
         let q = |text: &mut String| quoter.quote_in_place(text);
-        let qo = |text: &mut Option<String>| {
-            if let Some(t) = text {
-                quoter.quote_in_place(t);
-            }
-        };
+        let qo = |text: &mut Option<String>| quoter.quote_option_in_place(text);
         q(&mut report.manifest.path);
         q(&mut report.manifest.digest);
         let source = &mut report.source;
@@ -63,14 +59,14 @@ impl Quoted {
                 &mut d.gate_type,
             ] {
                 if !is_valid_name(field) {
-                    q(field);
+                    quoter.quote_in_place(field);
                 }
             }
             for field in [&mut d.command, &mut d.cwd, &mut d.summary] {
-                q(field);
+                quoter.quote_in_place(field);
             }
-            qo(&mut d.ineffective_reason);
-            qo(&mut d.refused);
+            quoter.quote_option_in_place(&mut d.ineffective_reason);
+            quoter.quote_option_in_place(&mut d.refused);
             for leak in &mut d.leaked {
                 q(&mut leak.command);
             }

@@ -75,7 +75,7 @@ fn table(report: &Quoted, paint: Paint) -> tabled::Table {
             row.exit_code.to_string(),
             result,
             format_duration(Duration::from_millis(d.duration_ms)),
-            d.summary.clone(),
+            d.summary.to_string(),
         ]);
     }
     for m in &report.missing {

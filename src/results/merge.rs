@@ -396,7 +396,7 @@ fn confine_logs(
             .and_then(|(abs, report)| {
                 abs.strip_prefix(report)
                     .ok()
-                    .map(|r| r.to_string_lossy().replace('\\', "/"))
+                    .map(|r| r.to_string_lossy().replace('\\', "/").into())
             });
         if check.log_path.is_none() {
             notes.push(format!(

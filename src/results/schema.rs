@@ -1,6 +1,7 @@
 //! The versioned on-disk formats: the partial result of one environment (docs/formats.md §2)
 //! and one check's result (§4). Every field is always written, `null` when unknown.
 
+use compact_str::CompactString;
 use serde::{Deserialize, Serialize};
 
 /// The version written by this build; readers refuse any other.
@@ -153,30 +154,30 @@ pub struct Leaked {
 /// One check's result in one environment (docs/formats.md §4; also `exec`'s output).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CheckResult {
-    pub command_id: String,
-    pub environment: String,
-    pub kind: String,
-    pub command: String,
-    pub cwd: String,
+    pub command_id: CompactString,
+    pub environment: CompactString,
+    pub kind: CompactString,
+    pub command: CompactString,
+    pub cwd: CompactString,
     pub required: bool,
     pub must_be_effective: bool,
-    pub gate_type: String,
+    pub gate_type: CompactString,
     pub status: Status,
     pub exit_code: Option<i32>,
     pub required_exit_code: Option<i32>,
     pub duration_ms: u64,
-    pub log_path: Option<String>,
+    pub log_path: Option<CompactString>,
     pub gate_effective: Option<bool>,
     pub tests_executed: Option<u64>,
     pub test_counts: Option<TestCounts>,
-    pub ineffective_reason: Option<String>,
-    pub summary: String,
+    pub ineffective_reason: Option<CompactString>,
+    pub summary: CompactString,
     pub retryable: bool,
     pub attempts: u32,
     pub flaky: bool,
     pub timed_out: bool,
     pub leaked: Vec<Leaked>,
-    pub refused: Option<String>,
+    pub refused: Option<CompactString>,
 }
 
 /// The longest `summary`, in characters.

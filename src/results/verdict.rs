@@ -332,7 +332,7 @@ impl<'a> Judging<'a> {
                     self.gaps
                         .push(format!("{id} in {env_name}: {}", first.summary));
                 }
-                self.missing(check, env, MissingKind::NotRun, first.summary.clone());
+                self.missing(check, env, MissingKind::NotRun, first.summary.to_string());
                 None
             }
             // No exit code (it errored before it had one, or claims what it cannot
@@ -543,7 +543,7 @@ fn rederive<'a>(check: &Check, claimed: &'a CheckResult) -> (Cow<'a, CheckResult
         facts.summary = one_line_summary(&format!(
             "contradicts its facts: {}",
             contradictions.join("; ")
-        ));
+        )).into();
     }
     (Cow::Owned(facts), contradictions)
 }

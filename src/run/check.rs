@@ -75,14 +75,14 @@ impl CheckJob {
     pub fn blank_result(&self, status: Status, summary: &str) -> CheckResult {
         let check = &self.check;
         CheckResult {
-            command_id: check.id.to_string(),
-            environment: self.environment.clone(),
-            kind: check.kind.key().to_owned(),
-            command: check.kind.describe(),
-            cwd: check.cwd.clone(),
+            command_id: check.id.to_string().into(),
+            environment: self.environment.clone().into(),
+            kind: check.kind.key().to_owned().into(),
+            command: check.kind.describe().into(),
+            cwd: check.cwd.clone().into(),
             required: check.required,
             must_be_effective: check.must_be_effective,
-            gate_type: check.gate.as_str().to_owned(),
+            gate_type: check.gate.as_str().to_owned().into(),
             status,
             exit_code: None,
             required_exit_code: check.expect.required_code(),
@@ -92,7 +92,7 @@ impl CheckJob {
             tests_executed: None,
             test_counts: None,
             ineffective_reason: None,
-            summary: one_line_summary(summary),
+            summary: one_line_summary(summary).into(),
             retryable: false,
             attempts: 0,
             flaky: false,
@@ -112,7 +112,7 @@ impl CheckJob {
                 CheckKind::Test(TestSpec::Auto) => match auto::detect_test_command(&self.cwd) {
                     Ok(cmd) => {
                         let mut result = self.run_command(&cmd, stop).await?;
-                        result.command = cmd;
+                        result.command = cmd.into();
                         Ok(result)
                     }
                     Err(reason) => Ok(self.blank_result(Status::Error, &reason.0)),
@@ -151,18 +151,18 @@ impl CheckJob {
         match evidence {
             Ok(evidence) => {
                 self.write_log(&evidence.detail)?;
-                result.log_path = Some(self.log_path.clone());
+                result.log_path = Some(self.log_path.clone().into());
                 result.status = if evidence.passed {
                     Status::Pass
                 } else {
                     Status::Fail
                 };
                 result.exit_code = Some(if evidence.passed { 0 } else { 1 });
-                result.summary = one_line_summary(&evidence.summary);
+                result.summary = one_line_summary(&evidence.summary).into();
             }
             Err(reason) => {
                 result.status = Status::Error;
-                result.summary = one_line_summary(&reason.0);
+                result.summary = one_line_summary(&reason.0).into();
             }
         }
         Ok(result)
@@ -208,14 +208,14 @@ impl CheckJob {
         self.write_log(&detail)?;
         let mut result = self.blank_result(if ok { Status::Pass } else { Status::Fail }, "");
         result.exit_code = Some(if ok { 0 } else { 1 });
-        result.log_path = Some(self.log_path.clone());
+        result.log_path = Some(self.log_path.clone().into());
         result.duration_ms = millis(started.elapsed());
         result.attempts = 1;
         result.summary = one_line_summary(&format!(
             "{kind}: {passed}/{} passed ({})",
             items.len(),
             marks.join(", ")
-        ));
+        )).into();
         Ok(result)
     }
 
@@ -255,7 +255,7 @@ impl CheckJob {
             Ok(argv) => argv,
             Err(CheckError(reason)) => {
                 let mut result = self.blank_result(Status::Error, &format!("refused: {reason}"));
-                result.refused = Some(reason);
+                result.refused = Some(reason.into());
                 return Ok(result);
             }
         };
@@ -298,7 +298,7 @@ impl CheckJob {
                     result.summary = one_line_summary(&format!(
                         "{} (flaky: passed on attempt {attempt})",
                         result.summary
-                    ));
+                    )).into();
                 }
                 return Ok(result);
             }
@@ -319,7 +319,7 @@ impl CheckJob {
         let mut result = self.blank_result(Status::Fail, "");
         result.exit_code = execution.exit_code;
         result.duration_ms = millis(execution.duration);
-        result.log_path = Some(self.log_path.clone());
+        result.log_path = Some(self.log_path.clone().into());
         result.timed_out = execution.timed_out;
         result.leaked = execution.leaked.clone();
         let code = execution.exit_code.unwrap_or(-1);
@@ -379,11 +379,11 @@ impl CheckJob {
         };
         result.status = status;
         result.retryable = retryable;
-        result.summary = summary;
+        result.summary = summary.into();
         if execution.spawn_error.is_none() {
             self.apply_effectiveness(&mut result, offset, &took);
         }
-        result.summary = one_line_summary(&result.summary);
+        result.summary = one_line_summary(&result.summary).into();
         result
     }
 
@@ -402,14 +402,14 @@ impl CheckJob {
         result.gate_effective = a.gate_effective;
         result.tests_executed = a.tests_executed;
         result.test_counts = a.test_counts;
-        result.ineffective_reason = a.ineffective_reason;
+        result.ineffective_reason = a.ineffective_reason.map(Into::into);
         let code = result.exit_code.unwrap_or(-1);
         if let Some(packages) = &a.packages
             && result.test_counts.is_none()
             && result.status == Status::Pass
         {
             result.summary =
-                format!("{packages} in {took} (no test count: run go test with -v or -json)");
+                format!("{packages} in {took} (no test count: run go test with -v or -json)").into();
         }
         if let Some(counts) = &result.test_counts
             && result.gate_effective == Some(true)
@@ -420,14 +420,14 @@ impl CheckJob {
                 String::new()
             };
             if result.status == Status::Pass {
-                result.summary = format!("{} tests passed{skipped} in {took}", counts.passed);
+                result.summary = format!("{} tests passed{skipped} in {took}", counts.passed).into();
             } else if result.status == Status::Fail && counts.failed > 0 {
                 let wanted = self.wanted();
                 result.summary = format!(
                     "exit {code} ({wanted}): {} of {} tests failed in {took}",
                     counts.failed,
                     counts.passed + counts.failed
-                );
+                ).into();
             }
         }
         if self.check.must_be_effective
@@ -438,7 +438,7 @@ impl CheckJob {
             result.summary = format!(
                 "ineffective: {} (exit {code})",
                 result.ineffective_reason.as_deref().unwrap_or("unknown")
-            );
+            ).into();
         }
     }
 }

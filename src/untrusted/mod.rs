@@ -47,9 +47,22 @@ impl Quoter {
     }
 
     /// Quotes `text` where it is, allocating only when it changes.
-    pub fn quote_in_place(&self, text: &mut String) {
+    pub fn quote_in_place<S>(&self, text: &mut S)
+    where
+        S: std::ops::Deref<Target = str> + From<String>,
+    {
         if let Cow::Owned(quoted) = self.quoted(text) {
-            *text = quoted;
+            *text = quoted.into();
+        }
+    }
+
+    /// [`Quoter::quote_in_place`] for a text that may be absent.
+    pub fn quote_option_in_place<S>(&self, text: &mut Option<S>)
+    where
+        S: std::ops::Deref<Target = str> + From<String>,
+    {
+        if let Some(text) = text {
+            self.quote_in_place(text);
         }
     }
 
