@@ -4,7 +4,9 @@
 //! many.
 
 use std::borrow::Cow;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
+
+use rustc_hash::FxHashMap;
 
 use super::report::{
     Contradiction, Disagreement, InfraBlocked, ManifestTrust, Manual, Missing, MissingKind,
@@ -44,6 +46,7 @@ impl Report {
     pub fn build_from(manifest: &Manifest, partials: Vec<PartialResult>) -> Report {
         let environments = plan::environment_names(manifest);
         let (mut report, judged) = Report::judge(manifest, &partials, &environments);
+        crate::mark("judged");
         let mut details: Vec<Option<Box<CheckResult>>> = vec![None; judged.len()];
         // The row of each result as reported, by partial and check.
         let mut rows: Vec<Vec<Option<usize>>> = partials
@@ -84,7 +87,7 @@ impl Report {
         partials: &[PartialResult],
         environments: &[EnvName],
     ) -> (Report, Vec<Judged>) {
-        let mut results: Results<'_> = HashMap::new();
+        let mut results: Results<'_> = FxHashMap::default();
         for (p, partial) in partials.iter().enumerate() {
             for (c, check) in partial.checks.iter().enumerate() {
                 results
@@ -110,6 +113,7 @@ impl Report {
                 judging.blocked(manifest, env);
             }
         }
+        crate::mark("judging");
         let judged = std::mem::take(&mut judging.rows);
         (judging.finish(), judged)
     }
@@ -179,7 +183,7 @@ impl Report {
 
 /// Every result reported for a (check, environment) pair, with where it is among the
 /// partial results (partial, check).
-type Results<'a> = HashMap<(&'a str, &'a str), Vec<Found<'a>>>;
+type Results<'a> = FxHashMap<(&'a str, &'a str), Vec<Found<'a>>>;
 
 /// A result, and where it is among the partial results (partial, check).
 type Found<'a> = ((usize, usize), &'a CheckResult);
@@ -295,16 +299,17 @@ impl<'a> Judging<'a> {
                 .get(&(check.id.as_str(), env.as_str()))
                 .map_or(&[][..], Vec::as_slice);
             match self.pair(check, env, found) {
-                Some(true) => passed_in.push(env.to_string()),
-                Some(false) => failed_in.push(env.to_string()),
+                Some(true) => passed_in.push(env),
+                Some(false) => failed_in.push(env),
                 None => {}
             }
         }
         if !passed_in.is_empty() && !failed_in.is_empty() {
+            let names = |envs: Vec<&EnvName>| envs.iter().map(|e| e.to_string()).collect();
             self.report.disagreements.push(Disagreement {
                 check: check.id.to_string(),
-                passed_in,
-                failed_in,
+                passed_in: names(passed_in),
+                failed_in: names(failed_in),
             });
         }
     }

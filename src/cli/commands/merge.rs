@@ -14,7 +14,9 @@ pub(super) fn run(settings: &Settings, args: &MergeArgs) -> Result<i32, Error> {
         Some(out) => parent_dir(out),
         None => PathBuf::from("."),
     };
+    crate::mark("start");
     let report = merged_report(settings, &args.trust, &args.paths, &report_dir)?;
+    crate::mark("merged");
     let options = settings.render_options(&args.render, &report, report_dir);
     // The report file is an output too: its free text is quoted like any render's.
     let report = Quoted::from_report(report, &options.quoter);
@@ -32,6 +34,7 @@ pub(super) fn run(settings: &Settings, args: &MergeArgs) -> Result<i32, Error> {
         });
         (written, rendered)
     });
+    crate::mark("written");
     written.transpose()?;
     print_stdout(&rendered?)?;
     let code = report.exit_code();
