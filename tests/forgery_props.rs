@@ -214,7 +214,7 @@ proptest! {
         let real: Vec<_> = report
             .rows
             .iter()
-            .map(|r| (r.check.clone(), r.environment.clone(), r.exit_code.to_string(), r.result.as_str().to_owned()))
+            .map(|r| (r.check.to_string(), r.environment.to_string(), r.exit_code.to_string(), r.result.as_str().to_owned()))
             .collect();
         for (name, text) in outputs(&report, &options(logs.path(), &agent)) {
             // Only our own strict rows, each once; at most our own header; no verdict

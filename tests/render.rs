@@ -373,8 +373,8 @@ fn signals_read_back_with_the_documented_regexes() {
             .iter()
             .map(|r| {
                 (
-                    r.check.clone(),
-                    r.environment.clone(),
+                    r.check.to_string(),
+                    r.environment.to_string(),
                     u64::try_from(r.exit_code).unwrap(),
                     r.result.as_str().to_owned(),
                 )

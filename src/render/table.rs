@@ -65,13 +65,13 @@ fn table(report: &Quoted, paint: Paint) -> tabled::Table {
             (RowResult::Fail, _) => paint.paint("FAIL", AnsiColor::Red),
         };
         let check = if row.required {
-            row.check.clone()
+            row.check.to_string()
         } else {
             format!("{} (optional)", row.check)
         };
         builder.push_record([
             check,
-            row.environment.clone(),
+            row.environment.to_string(),
             row.exit_code.to_string(),
             result,
             format_duration(Duration::from_millis(d.duration_ms)),

@@ -4,6 +4,7 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
+use compact_str::CompactString;
 use serde::{Deserialize, Serialize};
 
 use super::schema::{CheckResult, Source};
@@ -51,8 +52,8 @@ impl RowResult {
 /// An executed (check, environment) pair.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Row {
-    pub check: String,
-    pub environment: String,
+    pub check: CompactString,
+    pub environment: CompactString,
     pub required: bool,
     pub required_exit_code: Option<i32>,
     pub exit_code: i32,

@@ -87,15 +87,7 @@ impl Report {
         partials: &[PartialResult],
         environments: &[EnvName],
     ) -> (Report, Vec<Judged>) {
-        let mut results: Results<'_> = FxHashMap::default();
-        for (p, partial) in partials.iter().enumerate() {
-            for (c, check) in partial.checks.iter().enumerate() {
-                results
-                    .entry((check.command_id.as_str(), partial.environment.as_str()))
-                    .or_default()
-                    .push(((p, c), check));
-            }
-        }
+        let results = Results::new(manifest, environments, partials);
         let mut judging = Judging::new(manifest, partials, environments);
         if manifest.skip {
             // Nothing was meant to run: no pair is missing, nothing is blocked.
@@ -181,9 +173,74 @@ impl Report {
     }
 }
 
-/// Every result reported for a (check, environment) pair, with where it is among the
-/// partial results (partial, check).
-type Results<'a> = FxHashMap<(&'a str, &'a str), Vec<Found<'a>>>;
+/// Every result reported for each (check, environment) pair of the matrix: a dense
+/// table of each pair's first result, and every result of the few pairs reported more
+/// than once. Results for pairs outside the matrix are not kept: nothing asks for them.
+struct Results<'a> {
+    checks: FxHashMap<&'a str, usize>,
+    environments: FxHashMap<&'a str, usize>,
+    first: Vec<Option<Found<'a>>>,
+    more: FxHashMap<usize, Vec<Found<'a>>>,
+}
+
+impl<'a> Results<'a> {
+    fn new(
+        manifest: &'a Manifest,
+        environments: &'a [EnvName],
+        partials: &'a [PartialResult],
+    ) -> Results<'a> {
+        let checks: FxHashMap<&str, usize> = manifest
+            .checks
+            .iter()
+            .enumerate()
+            .map(|(i, c)| (c.id.as_str(), i))
+            .collect();
+        let envs: FxHashMap<&str, usize> = environments
+            .iter()
+            .enumerate()
+            .map(|(i, e)| (e.as_str(), i))
+            .collect();
+        let mut results = Results {
+            first: vec![None; checks.len() * envs.len()],
+            checks,
+            environments: envs,
+            more: FxHashMap::default(),
+        };
+        for (p, partial) in partials.iter().enumerate() {
+            let Some(&e) = results.environments.get(partial.environment.as_str()) else {
+                continue;
+            };
+            for (c, check) in partial.checks.iter().enumerate() {
+                let Some(&k) = results.checks.get(check.command_id.as_str()) else {
+                    continue;
+                };
+                let at = k * results.environments.len() + e;
+                let found = ((p, c), check);
+                match &results.first[at] {
+                    None => results.first[at] = Some(found),
+                    Some(first) => results
+                        .more
+                        .entry(at)
+                        .or_insert_with(|| vec![*first])
+                        .push(found),
+                }
+            }
+        }
+        results
+    }
+
+    /// Every result reported for `check` in `env`, the first first.
+    fn get(&self, check: &str, env: &str) -> &[Found<'a>] {
+        let (Some(k), Some(e)) = (self.checks.get(check), self.environments.get(env)) else {
+            return &[];
+        };
+        let at = k * self.environments.len() + e;
+        match self.more.get(&at) {
+            Some(all) => all,
+            None => self.first[at].as_ref().map_or(&[], std::slice::from_ref),
+        }
+    }
+}
 
 /// A result, and where it is among the partial results (partial, check).
 type Found<'a> = ((usize, usize), &'a CheckResult);
@@ -214,8 +271,8 @@ struct RowHead {
 impl RowHead {
     fn with(self, detail: Box<CheckResult>) -> Row {
         Row {
-            check: self.check,
-            environment: self.environment,
+            check: self.check.into(),
+            environment: self.environment.into(),
             required: self.required,
             required_exit_code: self.required_exit_code,
             exit_code: self.exit_code,
@@ -295,9 +352,7 @@ impl<'a> Judging<'a> {
         }
         let (mut passed_in, mut failed_in) = (Vec::new(), Vec::new());
         for env in plan::environments_of(check, environments) {
-            let found = results
-                .get(&(check.id.as_str(), env.as_str()))
-                .map_or(&[][..], Vec::as_slice);
+            let found = results.get(check.id.as_str(), env.as_str());
             match self.pair(check, env, found) {
                 Some(true) => passed_in.push(env),
                 Some(false) => failed_in.push(env),
