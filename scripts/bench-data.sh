@@ -55,7 +55,7 @@ for i in range(2, n + 1):
         check["environment"] = env
         check["log_path"] = f"logs/{env}/{check['command_id']}.log"
     with open(os.path.join(dst, f"verify-matrix-{env}.json"), "w") as f:
-        json.dump(result, f, indent=2)
+        json.dump(result, f, separators=(",", ":"))  # compact, as the tool writes
 PY
 }
 

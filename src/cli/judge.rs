@@ -28,7 +28,6 @@ pub(crate) fn merged_report(
             .map(|(id, attempt)| merge::ThisRun { id, attempt })
             .as_ref(),
     )?;
-    crate::mark("collected");
     if !settings.quiet {
         for note in &collected.notes {
             eprintln!("note: {note}");
@@ -36,9 +35,7 @@ pub(crate) fn merged_report(
     }
     let (manifest, trust) = judged_manifest(settings, trust, &collected.partials)?;
     let partials: Vec<PartialResult> = collected.partials.into_iter().map(|l| l.result).collect();
-    crate::mark("manifest");
     let mut report = Report::build_from(&manifest, partials);
-    crate::mark("built");
     report.apply_trust(trust);
     Ok(report)
 }

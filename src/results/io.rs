@@ -62,6 +62,15 @@ pub fn write_json_atomic<T: Serialize>(path: &Path, value: &T) -> Result<(), Res
     write_json(path, value, true)
 }
 
+/// [`write_json_atomic`] without waiting for the disk, for a file made from others that
+/// are kept (a report, from the partial results): readers still see the old or the new
+/// file, never half of one, but a crash of the machine (not of the process) right after
+/// may lose the new one. A report of GitHub's largest matrices is hundreds of megabytes,
+/// and waiting for them to reach the disk was a tenth of a merge.
+pub fn write_json_replacing<T: Serialize>(path: &Path, value: &T) -> Result<(), ResultFileError> {
+    write_json(path, value, false)
+}
+
 fn write_json<T: Serialize>(path: &Path, value: &T, sync: bool) -> Result<(), ResultFileError> {
     let write_err = |source| ResultFileError::Write {
         path: path.to_path_buf(),

@@ -12,7 +12,7 @@ pub mod source;
 mod verdict;
 
 pub use duration::format_duration;
-pub use io::{ResultFileError, write_json_atomic};
+pub use io::{ResultFileError, write_json_atomic, write_json_replacing};
 pub use report::{
     Contradiction, Disagreement, InfraBlocked, ManifestOrigin, ManifestTrust, Manual, Missing,
     MissingKind, PartialRun, Report, ReportManifest, Row, RowResult, Verdict,

@@ -132,7 +132,7 @@ pub struct PartialResult {
     pub finished_at: Option<String>,
     pub duration_ms: u64,
     pub outcome: Outcome,
-    pub checks: Vec<CheckResult>,
+    pub checks: Vec<Box<CheckResult>>,
 }
 
 /// Test counts read from a test gate's log.

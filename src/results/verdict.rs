@@ -34,7 +34,7 @@ impl Report {
             .into_iter()
             .map(|j| match j.detail {
                 Detail::Facts(facts) => j.head.with(facts),
-                Detail::Reported(p, c) => j.head.with(Box::new(partials[p].checks[c].clone())),
+                Detail::Reported(p, c) => j.head.with(partials[p].checks[c].clone()),
             })
             .collect();
         report
@@ -46,7 +46,6 @@ impl Report {
     pub fn build_from(manifest: &Manifest, partials: Vec<PartialResult>) -> Report {
         let environments = plan::environment_names(manifest);
         let (mut report, judged) = Report::judge(manifest, &partials, &environments);
-        crate::mark("judged");
         let mut details: Vec<Option<Box<CheckResult>>> = vec![None; judged.len()];
         // The row of each result as reported, by partial and check.
         let mut rows: Vec<Vec<Option<usize>>> = partials
@@ -64,7 +63,7 @@ impl Report {
         for (partial, rows) in partials.into_iter().zip(rows) {
             for (check, row) in partial.checks.into_iter().zip(rows) {
                 if let Some(row) = row {
-                    details[row] = Some(Box::new(check));
+                    details[row] = Some(check);
                 }
             }
         }
@@ -105,7 +104,6 @@ impl Report {
                 judging.blocked(manifest, env);
             }
         }
-        crate::mark("judging");
         let judged = std::mem::take(&mut judging.rows);
         (judging.finish(), judged)
     }
@@ -215,7 +213,7 @@ impl<'a> Results<'a> {
                     continue;
                 };
                 let at = k * results.environments.len() + e;
-                let found = ((p, c), check);
+                let found = ((p, c), &**check);
                 match &results.first[at] {
                     None => results.first[at] = Some(found),
                     Some(first) => results

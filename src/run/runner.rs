@@ -251,7 +251,7 @@ fn unfinished(
         outcome: Outcome::Interrupted,
         checks: jobs
             .iter()
-            .map(|j| j.blank_result(Status::NotRun, "not run: the run did not finish"))
+            .map(|j| Box::new(j.blank_result(Status::NotRun, "not run: the run did not finish")))
             .collect(),
     }
 }
@@ -339,11 +339,11 @@ pub async fn run_environment(
             ));
         }
         journal.append(&result)?;
-        partial.checks[index] = result;
+        partial.checks[index] = Box::new(result);
     }
     if let Some(reason) = &stop_reason {
         for (slot, job) in partial.checks.iter_mut().zip(&jobs).skip(next) {
-            *slot = job.blank_result(Status::NotRun, reason);
+            *slot = Box::new(job.blank_result(Status::NotRun, reason));
             on_event(RunEvent::Finished { result: slot });
         }
     }

@@ -282,7 +282,7 @@ pub fn sample_partial(
         finished_at: Some("2026-11-21T15:00:02Z".into()),
         duration_ms: 2000,
         outcome: Outcome::Complete,
-        checks,
+        checks: checks.into_iter().map(Box::new).collect(),
     }
 }
 

@@ -7,16 +7,14 @@ use crate::cli::judge::merged_report;
 use crate::cli::settings::{Settings, parent_dir};
 use crate::cli::{Error, print_stdout};
 use crate::render::{self, Quoted};
-use crate::results::write_json_atomic;
+use crate::results::write_json_replacing;
 
 pub(super) fn run(settings: &Settings, args: &MergeArgs) -> Result<i32, Error> {
     let report_dir = match &args.out {
         Some(out) => parent_dir(out),
         None => PathBuf::from("."),
     };
-    crate::mark("start");
     let report = merged_report(settings, &args.trust, &args.paths, &report_dir)?;
-    crate::mark("merged");
     let options = settings.render_options(&args.render, &report, report_dir);
     // The report file is an output too: its free text is quoted like any render's.
     let report = Quoted::from_report(report, &options.quoter);
@@ -26,7 +24,7 @@ pub(super) fn run(settings: &Settings, args: &MergeArgs) -> Result<i32, Error> {
         let writing = args
             .out
             .as_ref()
-            .map(|out| scope.spawn(|| write_json_atomic(out, report.report())));
+            .map(|out| scope.spawn(|| write_json_replacing(out, report.report())));
         let rendered = render::render_quoted(&report, args.format, &options);
         let written = writing.map(|w| {
             w.join()
@@ -34,7 +32,6 @@ pub(super) fn run(settings: &Settings, args: &MergeArgs) -> Result<i32, Error> {
         });
         (written, rendered)
     });
-    crate::mark("written");
     written.transpose()?;
     print_stdout(&rendered?)?;
     let code = report.exit_code();
