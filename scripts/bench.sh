@@ -33,12 +33,12 @@ trap 'rm -rf "$work"' EXIT
 if $quick; then
     bytes=$((16 * 1024 * 1024)); checks=10; envs=5; runs="--runs 1 --warmup 0"
     sleepers=4; jobs=2; nap=0.1; plan_checks=20; plan_sizes="20x10"; deep=1000
-    curve_sizes="10 20"; curve_runs="--runs 1"
+    curve_sizes="10 20"; curve_runs="--runs 1"; wide_envs=4; wide_checks=20
 else
     bytes=$((1024 * 1024 * 1024)); checks=200; envs=100; runs="--warmup 2 --min-runs 10"
     sleepers=16; jobs=4; nap=0.5; plan_checks=1000; plan_sizes="12x1000 400x200 400x400"
     deep=100000
-    curve_sizes="200 1000 3000"; curve_runs="--warmup 1 --runs 3"
+    curve_sizes="200 1000 3000"; curve_runs="--warmup 1 --runs 3"; wide_envs=256; wide_checks=1000
 fi
 
 echo "## machine"
@@ -179,6 +179,47 @@ hyperfine $runs -N -i --export-markdown "$work/merge.md" \
     -n "render markdown of the report" "$bin -q render report.json" \
     -n "render markdown, 65536-character budget" "$bin -q render --max-chars 65536 report.json" >/dev/null
 cat "$work/merge.md"
+cd - >/dev/null
+
+python3 - "$work/wide/artifacts" >"$work/jsonload.py" <<'PY'
+import sys
+print(f"""import glob, json
+for f in glob.glob({sys.argv[1] + '/*/verify-matrix-*.json'!r}):
+    with open(f) as fh:
+        json.load(fh)""")
+PY
+hyperfine $runs -N -i --export-json "$work/floor.json" --export-markdown "$work/floor.md" \
+    -n "python3 json.load of the $envs files (the floor: parsing them)" "python3 $work/jsonload.py" \
+    -n "merge + render markdown" "$bin -q merge --out $work/wide/report.json --format markdown $work/wide/artifacts" >/dev/null
+cat "$work/floor.md"
+python3 - "$work/floor.json" <<'PY'
+import json, sys
+data = json.load(open(sys.argv[1]))["results"]
+print(f"merge + render / json.load: {data[1]['mean'] / data[0]['mean']:.3f} (budget 1.0)")
+PY
+
+echo
+echo "## GitHub's largest matrix: $wide_envs environments × $wide_checks checks, every format"
+# The same data set, as wide as a matrix goes (256 jobs). Each format once from the
+# partial results (merge) and once from the report (render), with time and peak RSS.
+wide_results "$work/huge" "$bin" "$wide_envs" "$wide_checks"
+cd "$work/huge"
+echo "| command | wall | peak RSS | output |"
+echo "|---|---:|---:|---:|"
+for format in markdown table json signal audit junit html; do
+    for how in merge render; do
+        if [ "$how" = merge ]; then
+            set -- "$bin" -q merge --out report.json --format "$format" --task-id bench artifacts
+        else
+            set -- "$bin" -q render --format "$format" --task-id bench report.json
+        fi
+        /usr/bin/time -f "%e %M" -o "$work/time.txt" "$@" >"$work/out" 2>/dev/null || [ $? -le 3 ] \
+            || { echo "error: $how --format $format failed" >&2; exit 1; }
+        read -r wall rss <"$work/time.txt"
+        echo "| $how --format $format | ${wall} s | $((rss / 1024)) MiB | $(stat -c %s "$work/out") bytes |"
+    done
+done
+echo "report: $(stat -c %s report.json) bytes from $(du -sb artifacts | cut -f1) bytes of artifacts"
 cd - >/dev/null
 
 echo

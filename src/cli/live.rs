@@ -149,9 +149,7 @@ impl Live {
                     );
                     bar.set_message(format!("{environment} {check}"));
                     bar.enable_steady_tick(Duration::from_millis(120));
-                    state
-                        .bars
-                        .insert((environment.into(), check.into()), bar);
+                    state.bars.insert((environment.into(), check.into()), bar);
                 }
             }
             _ => {}

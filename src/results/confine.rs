@@ -148,12 +148,18 @@ mod tests {
         assert!(!confined.contains("logs/../../secret.txt"));
         assert!(!confined.contains(outside.to_str().unwrap()));
         assert!(!confined.contains(""));
-        assert!(confined.contains("logs/a"), "a folder inside resolves inside");
+        assert!(
+            confined.contains("logs/a"),
+            "a folder inside resolves inside"
+        );
         #[cfg(unix)]
         {
             assert!(!confined.contains("logs/a/out.log"), "a link leading out");
             assert!(confined.contains("logs/a/in.log"), "a link staying inside");
-            assert!(!confined.contains("up/secret.txt"), "a folder link leading out");
+            assert!(
+                !confined.contains("up/secret.txt"),
+                "a folder link leading out"
+            );
             assert!(confined.contains("up/art/inner/y.log"), "out and back in");
         }
         assert!(!Confined::new(&tmp.path().join("nowhere")).contains("x.log"));

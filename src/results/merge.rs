@@ -29,12 +29,15 @@ impl Loaded {
     /// The manifest this result embeds (the one it was run from), validated again.
     pub fn embedded_manifest(&self) -> Result<Manifest, ManifestError> {
         let path = Path::new(&self.result.manifest.path);
-        let content = self.result.manifest.content.value().map_err(|e| {
-            ManifestError::Embedded {
-                path: self.path.clone(),
-                message: e.to_string(),
-            }
-        })?;
+        let content =
+            self.result
+                .manifest
+                .content
+                .value()
+                .map_err(|e| ManifestError::Embedded {
+                    path: self.path.clone(),
+                    message: e.to_string(),
+                })?;
         manifest::from_embedded(path, content)
     }
 }
@@ -145,10 +148,7 @@ pub fn collect_in(
 }
 
 /// Reads one file: `None` (with a note) when it is not a partial result.
-fn read_one(
-    file: &Path,
-    report_dir: &Path,
-) -> Result<(Option<Loaded>, Vec<String>), MergeError> {
+fn read_one(file: &Path, report_dir: &Path) -> Result<(Option<Loaded>, Vec<String>), MergeError> {
     let mut notes = Vec::new();
     let bytes = read_bounded(file)?;
     let mut result = match serde_json::from_slice::<PartialResult>(&bytes) {
@@ -224,7 +224,10 @@ fn in_parallel<T: Sync, R: Send>(items: &[T], work: impl Fn(&T) -> R + Sync) -> 
             .collect();
         workers
             .into_iter()
-            .flat_map(|w| w.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
+            .flat_map(|w| {
+                w.join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            })
             .collect()
     });
     answers.sort_unstable_by_key(|(i, _)| *i);

@@ -85,12 +85,9 @@ impl EmbeddedManifest {
 impl From<&serde_json::Value> for EmbeddedManifest {
     fn from(value: &serde_json::Value) -> EmbeddedManifest {
         // Serializing a `Value` cannot fail: its keys are strings.
-        EmbeddedManifest(
-            serde_json::value::to_raw_value(value).unwrap_or_else(|_| {
-                serde_json::value::RawValue::from_string("null".to_owned())
-                    .unwrap_or_default()
-            }),
-        )
+        EmbeddedManifest(serde_json::value::to_raw_value(value).unwrap_or_else(|_| {
+            serde_json::value::RawValue::from_string("null".to_owned()).unwrap_or_default()
+        }))
     }
 }
 

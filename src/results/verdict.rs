@@ -601,7 +601,8 @@ fn rederive<'a>(check: &Check, claimed: &'a CheckResult) -> (Cow<'a, CheckResult
         facts.summary = one_line_summary(&format!(
             "contradicts its facts: {}",
             contradictions.join("; ")
-        )).into();
+        ))
+        .into();
     }
     (Cow::Owned(facts), contradictions)
 }

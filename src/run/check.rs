@@ -215,7 +215,8 @@ impl CheckJob {
             "{kind}: {passed}/{} passed ({})",
             items.len(),
             marks.join(", ")
-        )).into();
+        ))
+        .into();
         Ok(result)
     }
 
@@ -298,7 +299,8 @@ impl CheckJob {
                     result.summary = one_line_summary(&format!(
                         "{} (flaky: passed on attempt {attempt})",
                         result.summary
-                    )).into();
+                    ))
+                    .into();
                 }
                 return Ok(result);
             }
@@ -409,7 +411,8 @@ impl CheckJob {
             && result.status == Status::Pass
         {
             result.summary =
-                format!("{packages} in {took} (no test count: run go test with -v or -json)").into();
+                format!("{packages} in {took} (no test count: run go test with -v or -json)")
+                    .into();
         }
         if let Some(counts) = &result.test_counts
             && result.gate_effective == Some(true)
@@ -420,14 +423,16 @@ impl CheckJob {
                 String::new()
             };
             if result.status == Status::Pass {
-                result.summary = format!("{} tests passed{skipped} in {took}", counts.passed).into();
+                result.summary =
+                    format!("{} tests passed{skipped} in {took}", counts.passed).into();
             } else if result.status == Status::Fail && counts.failed > 0 {
                 let wanted = self.wanted();
                 result.summary = format!(
                     "exit {code} ({wanted}): {} of {} tests failed in {took}",
                     counts.failed,
                     counts.passed + counts.failed
-                ).into();
+                )
+                .into();
             }
         }
         if self.check.must_be_effective
@@ -438,7 +443,8 @@ impl CheckJob {
             result.summary = format!(
                 "ineffective: {} (exit {code})",
                 result.ineffective_reason.as_deref().unwrap_or("unknown")
-            ).into();
+            )
+            .into();
         }
     }
 }
