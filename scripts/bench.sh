@@ -215,7 +215,8 @@ for format in markdown table json signal audit junit html; do
         fi
         /usr/bin/time -f "%e %M" -o "$work/time.txt" "$@" >"$work/out" 2>/dev/null || [ $? -le 3 ] \
             || { echo "error: $how --format $format failed" >&2; exit 1; }
-        read -r wall rss <"$work/time.txt"
+        # GNU time puts "Command exited with non-zero status N" first when it did.
+        read -r wall rss < <(tail -n 1 "$work/time.txt")
         echo "| $how --format $format | ${wall} s | $((rss / 1024)) MiB | $(stat -c %s "$work/out") bytes |"
     done
 done

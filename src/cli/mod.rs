@@ -85,6 +85,24 @@ pub(crate) fn print_stdout(text: &str) -> Result<(), Error> {
     }
 }
 
+/// Prints `value` as indented JSON, streamed: a report of a large matrix is hundreds of
+/// megabytes indented, never held as one string.
+pub(crate) fn print_json_pretty<T: serde::Serialize>(value: &T) -> Result<(), Error> {
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+    let written = serde_json::to_writer_pretty(&mut out, value)
+        .map_err(std::io::Error::from)
+        .and_then(|()| out.write_all(b"\n"))
+        .and_then(|()| out.flush());
+    match written {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        Err(source) => Err(Error::Io {
+            context: "failed to write to stdout".to_owned(),
+            source,
+        }),
+    }
+}
+
 /// The async runtime of publishing.
 pub(crate) fn runtime() -> Result<tokio::runtime::Runtime, Error> {
     crate::run::session::runtime().map_err(runtime_error)

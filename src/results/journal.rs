@@ -123,7 +123,7 @@ pub fn replay(result_path: &Path, partial: &mut PartialResult) -> Result<usize, 
                     ),
                 )
             })?;
-        *slot = Box::new(result);
+        **slot = result;
         replayed += 1;
     }
     Ok(replayed)

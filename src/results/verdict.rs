@@ -235,7 +235,7 @@ impl<'a> Results<'a> {
         let at = k * self.environments.len() + e;
         match self.more.get(&at) {
             Some(all) => all,
-            None => self.first[at].as_ref().map_or(&[], std::slice::from_ref),
+            None => self.first[at].as_slice(),
         }
     }
 }

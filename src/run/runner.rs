@@ -339,11 +339,11 @@ pub async fn run_environment(
             ));
         }
         journal.append(&result)?;
-        partial.checks[index] = Box::new(result);
+        *partial.checks[index] = result;
     }
     if let Some(reason) = &stop_reason {
         for (slot, job) in partial.checks.iter_mut().zip(&jobs).skip(next) {
-            *slot = Box::new(job.blank_result(Status::NotRun, reason));
+            **slot = job.blank_result(Status::NotRun, reason);
             on_event(RunEvent::Finished { result: slot });
         }
     }

@@ -5,8 +5,8 @@ use std::path::PathBuf;
 use crate::cli::args::MergeArgs;
 use crate::cli::judge::merged_report;
 use crate::cli::settings::{Settings, parent_dir};
-use crate::cli::{Error, print_stdout};
-use crate::render::{self, Quoted};
+use crate::cli::{Error, print_json_pretty, print_stdout};
+use crate::render::{self, Format, Quoted};
 use crate::results::write_json_replacing;
 
 pub(super) fn run(settings: &Settings, args: &MergeArgs) -> Result<i32, Error> {
@@ -25,7 +25,9 @@ pub(super) fn run(settings: &Settings, args: &MergeArgs) -> Result<i32, Error> {
             .out
             .as_ref()
             .map(|out| scope.spawn(|| write_json_replacing(out, report.report())));
-        let rendered = render::render_quoted(&report, args.format, &options);
+        // JSON is streamed to stdout once the report is written, not rendered here.
+        let rendered = (args.format != Format::Json)
+            .then(|| render::render_quoted(&report, args.format, &options));
         let written = writing.map(|w| {
             w.join()
                 .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
@@ -33,7 +35,10 @@ pub(super) fn run(settings: &Settings, args: &MergeArgs) -> Result<i32, Error> {
         (written, rendered)
     });
     written.transpose()?;
-    print_stdout(&rendered?)?;
+    match rendered {
+        Some(rendered) => print_stdout(&rendered?)?,
+        None => print_json_pretty(report.report())?,
+    }
     let code = report.exit_code();
     // Every row of a large matrix freed one by one takes a noticeable time at exit,
     // and the process is about to end.

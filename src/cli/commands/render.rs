@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use crate::cli::args::RenderArgs;
 use crate::cli::judge::{merged_report, probed_report};
 use crate::cli::settings::{Settings, parent_dir};
-use crate::cli::{Error, print_stdout};
+use crate::cli::{Error, print_json_pretty, print_stdout};
 use crate::exit_code;
 use crate::render::{self, Format, Quoted};
 use crate::results::io::{Probe, read_report_bounded};
@@ -38,7 +38,10 @@ pub(super) fn run(settings: &Settings, args: &RenderArgs) -> Result<i32, Error> 
     };
     let options = settings.render_options(&args.render, &report, log_root);
     let report = Quoted::from_report(report, &options.quoter);
-    print_stdout(&render::render_quoted(&report, args.format, &options)?)?;
+    match args.format {
+        Format::Json => print_json_pretty(report.report())?,
+        format => print_stdout(&render::render_quoted(&report, format, &options)?)?,
+    }
     // A READY_FOR_REVIEW of a report that is not verified is written (it says why), but
     // the exit code tells the agent it is not ready.
     Ok(match args.format {
