@@ -112,7 +112,10 @@ fn write(dir: &Path, m: &Manifest, pieces: &[Piece]) -> Vec<PathBuf> {
 fn merged(m: &Manifest, dir: &Path) -> Report {
     let collected = collect(&[dir.to_path_buf()], dir).unwrap();
     let partials: Vec<PartialResult> = collected.partials.into_iter().map(|l| l.result).collect();
-    Report::build(m, &partials)
+    let report = Report::build(m, &partials);
+    // Moving the results into the rows (as `merge` does) judges exactly as copying them.
+    assert_eq!(Report::build_from(m, partials), report);
+    report
 }
 
 proptest! {

@@ -6,6 +6,7 @@
 use std::borrow::Cow;
 use std::collections::HashSet;
 
+use compact_str::CompactString;
 use rustc_hash::FxHashMap;
 
 use super::report::{
@@ -258,8 +259,8 @@ enum Detail {
 
 /// A row but its detail.
 struct RowHead {
-    check: String,
-    environment: String,
+    check: CompactString,
+    environment: CompactString,
     required: bool,
     required_exit_code: Option<i32>,
     exit_code: i32,
@@ -269,8 +270,8 @@ struct RowHead {
 impl RowHead {
     fn with(self, detail: Box<CheckResult>) -> Row {
         Row {
-            check: self.check.into(),
-            environment: self.environment.into(),
+            check: self.check,
+            environment: self.environment,
             required: self.required,
             required_exit_code: self.required_exit_code,
             exit_code: self.exit_code,
@@ -422,8 +423,8 @@ impl<'a> Judging<'a> {
                     });
                 }
                 let head = RowHead {
-                    check: id.to_owned(),
-                    environment: env_name.to_owned(),
+                    check: id.into(),
+                    environment: env_name.into(),
                     required: check.required,
                     required_exit_code: check.expect.required_code(),
                     exit_code: exit,
