@@ -75,24 +75,23 @@ fn strip_cargo_shim(mut args: Vec<OsString>) -> (Vec<OsString>, &'static str) {
 /// Writes `text` to stdout; a closed pipe (`| head`) is not an error.
 pub(crate) fn print_stdout(text: &str) -> Result<(), Error> {
     let mut out = std::io::stdout().lock();
-    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
-        Ok(()) => Ok(()),
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-        Err(source) => Err(Error::Io {
-            context: "failed to write to stdout".to_owned(),
-            source,
-        }),
-    }
+    stdout_written(out.write_all(text.as_bytes()).and_then(|()| out.flush()))
 }
 
 /// Prints `value` as indented JSON, streamed: a report of a large matrix is hundreds of
 /// megabytes indented, never held as one string.
 pub(crate) fn print_json_pretty<T: serde::Serialize>(value: &T) -> Result<(), Error> {
     let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
-    let written = serde_json::to_writer_pretty(&mut out, value)
-        .map_err(std::io::Error::from)
-        .and_then(|()| out.write_all(b"\n"))
-        .and_then(|()| out.flush());
+    stdout_written(
+        serde_json::to_writer_pretty(&mut out, value)
+            .map_err(std::io::Error::from)
+            .and_then(|()| out.write_all(b"\n"))
+            .and_then(|()| out.flush()),
+    )
+}
+
+/// How a write to stdout ended: a closed pipe (`| head`) is not an error.
+fn stdout_written(written: std::io::Result<()>) -> Result<(), Error> {
     match written {
         Ok(()) => Ok(()),
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
