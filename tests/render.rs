@@ -222,7 +222,28 @@ fn coloured_table_only_when_asked() {
         },
     );
     assert!(coloured.contains("\u{1b}["));
-    assert!(!render(&verified(), Format::Table, &options()).contains('\u{1b}'));
+    let plain = render(&verified(), Format::Table, &options());
+    assert!(!plain.contains('\u{1b}'));
+    // The colours take no room: without them, the coloured table is the plain one.
+    let ansi = regex::Regex::new("\u{1b}\\[[0-9;]*m").unwrap();
+    assert_eq!(ansi.replace_all(&coloured, ""), plain);
+}
+
+#[test]
+fn table_cells_of_several_lines_keep_the_columns_straight() {
+    let m = manifest();
+    let mut long = result("unit_tests", "linux", Status::Fail, Some(1), "first line");
+    long.summary = "first line\nsecond, longer line".into();
+    let report = Report::build(&m, &[partial(&m, "linux", vec![long])]);
+    let table = render(&report, Format::Table, &options());
+    let grid: Vec<&str> = table
+        .lines()
+        .take_while(|l| !l.starts_with("awaiting") && !l.starts_with("Environments"))
+        .collect();
+    let width = grid[0].chars().count();
+    assert!(grid.iter().all(|l| l.chars().count() == width), "{table}");
+    let first = grid.iter().position(|l| l.contains("first line")).unwrap();
+    assert!(grid[first + 1].contains("second, longer line"), "{table}");
 }
 
 #[test]

@@ -54,15 +54,19 @@ fn missing_status(kind: MissingKind, reason: &str) -> TestCaseStatus {
     status
 }
 
-/// Renders the report as JUnit XML.
+/// Renders the report as JUnit XML. Each suite is written (by quick-junit) and let go
+/// before the next is made, so a report of GitHub's largest matrix never holds a test
+/// case per pair; the `<testsuites>` element around them carries the totals.
 pub fn render(report: &Quoted, tails: &Tails) -> String {
-    let mut junit = quick_junit::Report::new("Environment Verification Matrix");
-    for env in &report.environments {
+    let mut totals = quick_junit::Report::new("Environment Verification Matrix");
+    let mut suites = String::new();
+    let (rows_in, missing_in) = pairs_by_environment(report);
+    for (e, env) in report.environments.iter().enumerate() {
         let mut suite = TestSuite::new(env.as_str());
         suite.add_property(Property::new("verdict", report.verdict.as_str()));
         let mut total_ms = 0;
-        let rows = report.rows.iter().enumerate();
-        for (index, row) in rows.filter(|(_, r)| r.environment == *env) {
+        for &index in &rows_in[e] {
+            let row = &report.rows[index];
             let d = &row.detail;
             total_ms += d.duration_ms;
             let status = row_status(row, tails.of(index));
@@ -71,14 +75,15 @@ pub fn render(report: &Quoted, tails: &Tails) -> String {
             case.set_time(Duration::from_millis(d.duration_ms));
             suite.add_test_case(case);
         }
-        for missing in report.missing.iter().filter(|m| m.environment == *env) {
+        for &index in &missing_in[e] {
+            let missing = &report.missing[index];
             let status = missing_status(report.missing_kind(missing), &missing.reason);
             let mut case = TestCase::new(missing.check.as_str(), status);
             case.set_classname(env.as_str());
             suite.add_test_case(case);
         }
         suite.set_time(Duration::from_millis(total_ms));
-        junit.add_test_suite(suite);
+        write_suite(&mut totals, suite, &mut suites);
     }
     if !report.manual.is_empty() {
         let mut suite = TestSuite::new("manual review");
@@ -92,11 +97,62 @@ pub fn render(report: &Quoted, tails: &Tails) -> String {
             case.set_classname("manual");
             suite.add_test_case(case);
         }
-        junit.add_test_suite(suite);
+        write_suite(&mut totals, suite, &mut suites);
     }
-    let mut xml = junit.to_string().unwrap_or_default();
+    // The frame: the declaration and `<testsuites …>` with the totals, and its end tag.
+    let frame = totals.to_string().unwrap_or_default();
+    let (head, tail) = frame.split_at(frame.rfind(END_TAG).unwrap_or(frame.len()));
+    let mut xml = String::with_capacity(frame.len() + suites.len() + 1);
+    xml.push_str(head);
+    xml.push_str(&suites);
+    xml.push_str(tail);
     if !xml.ends_with('\n') {
         xml.push('\n');
     }
     xml
+}
+
+const END_TAG: &str = "</testsuites>";
+
+/// The positions of each environment's rows and missing pairs, in report order.
+fn pairs_by_environment(report: &Quoted) -> (Vec<Vec<usize>>, Vec<Vec<usize>>) {
+    let place: rustc_hash::FxHashMap<&str, usize> = report
+        .environments
+        .iter()
+        .enumerate()
+        .map(|(e, env)| (env.as_str(), e))
+        .collect();
+    let mut rows = vec![Vec::new(); report.environments.len()];
+    let mut missing = vec![Vec::new(); report.environments.len()];
+    for (index, row) in report.rows.iter().enumerate() {
+        if let Some(&e) = place.get(row.environment.as_str()) {
+            rows[e].push(index);
+        }
+    }
+    for (index, m) in report.missing.iter().enumerate() {
+        if let Some(&e) = place.get(m.environment.as_str()) {
+            missing[e].push(index);
+        }
+    }
+    (rows, missing)
+}
+
+/// Adds `suite` to the totals and appends its XML (as quick-junit writes it inside
+/// `<testsuites>`) to `out`.
+fn write_suite(totals: &mut quick_junit::Report, suite: TestSuite, out: &mut String) {
+    totals.add_test_suite(suite);
+    let xml = totals.to_string().unwrap_or_default();
+    totals.test_suites.clear();
+    // Between the line that opens `<testsuites …>` and the one that closes it.
+    let start = xml
+        .find("<testsuites")
+        .and_then(|open| xml[open..].find('\n').map(|end| open + end + 1));
+    let end = xml
+        .rfind(END_TAG)
+        .and_then(|close| xml[..close].rfind('\n'));
+    if let (Some(start), Some(end)) = (start, end)
+        && start <= end + 1
+    {
+        out.push_str(&xml[start..=end]);
+    }
 }

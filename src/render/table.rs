@@ -1,9 +1,16 @@
 //! The terminal table (tabled): one row per expected pair, coloured on a terminal.
 
 use anstyle::{AnsiColor, Style};
-use tabled::builder::Builder;
+use tabled::grid::IterGrid;
+use tabled::grid::colors::NoColors;
+use tabled::grid::config::{
+    AlignmentHorizontal, CompactConfig, HorizontalLine, Indent, Sides, SpannedConfig,
+};
+use tabled::grid::dimension::{CompactGridDimension, DimensionValue, StaticDimension};
+use tabled::grid::records::IterRecords;
 use tabled::settings::Style as TableStyle;
 
+use std::borrow::Cow;
 use std::time::Duration;
 
 use super::Quoted;
@@ -14,7 +21,9 @@ use crate::results::{RowResult, Verdict};
 /// Renders the report for a terminal; `color` adds ANSI colours.
 pub fn render(report: &Quoted, color: bool) -> String {
     let paint = Paint(color);
-    let mut out = format!("{}\n", table(report, paint));
+    let mut out = String::new();
+    table(report, paint, &mut out);
+    out.push('\n');
     if report.rows.is_empty() && report.missing.is_empty() && report.manual.is_empty() {
         out.push_str("no checks defined: nothing to run\n");
     }
@@ -40,21 +49,53 @@ pub fn render(report: &Quoted, color: bool) -> String {
 struct Paint(bool);
 
 impl Paint {
-    fn paint(self, text: &str, c: AnsiColor) -> String {
+    fn paint<'a>(self, text: &'a str, c: AnsiColor) -> Cow<'a, str> {
         if self.0 {
             let style = Style::new().fg_color(Some(c.into())).bold();
-            format!("{}{text}{}", style.render(), style.render_reset())
+            Cow::Owned(format!("{}{text}{}", style.render(), style.render_reset()))
         } else {
-            text.to_owned()
+            Cow::Borrowed(text)
         }
     }
 }
 
-/// One row per expected pair: the executed ones, then those without a row.
-fn table(report: &Quoted, paint: Paint) -> tabled::Table {
-    let mut builder = Builder::default();
-    builder.push_record(["Check", "Environment", "Exit", "Result", "Time", "Summary"]);
-    for row in &report.rows {
+/// The table in two passes over the report (tabled's grid, the layout of its `sharp`
+/// style): one to measure each column, one to write. Nothing is held per cell, so a
+/// table of GitHub's largest matrix costs its text and one height per row.
+fn table(report: &Quoted, paint: Paint, out: &mut String) {
+    let compact = CompactConfig::new()
+        .set_padding(Sides::new(
+            Indent::spaced(1),
+            Indent::spaced(1),
+            Indent::zero(),
+            Indent::zero(),
+        ))
+        .set_alignment_horizontal(AlignmentHorizontal::Left)
+        .set_borders(TableStyle::sharp().into());
+    // Widths with the padding, heights of the text alone (as the grid takes them).
+    let (widths, heights) = CompactGridDimension::dimension(
+        IterRecords::new(records(report, paint), COLUMNS, None),
+        &compact,
+    );
+    let dims = StaticDimension::new(
+        DimensionValue::List(widths),
+        DimensionValue::Partial(heights, 1),
+    );
+    let mut config = SpannedConfig::from(compact);
+    // The line under the header.
+    config.insert_horizontal_line(1, HorizontalLine::full('─', '┼', '├', '┤'));
+    let records = IterRecords::new(records(report, paint), COLUMNS, None);
+    // Writing to a `String` cannot fail.
+    let _ = IterGrid::new(records, config, dims, NoColors).build(&mut *out);
+}
+
+const COLUMNS: usize = 6;
+
+/// The header, then one row per expected pair: the executed ones, then those without a
+/// row. The cells borrow the report's texts.
+fn records(report: &Quoted, paint: Paint) -> impl Iterator<Item = [Cow<'_, str>; COLUMNS]> {
+    let header = ["Check", "Environment", "Exit", "Result", "Time", "Summary"].map(Cow::Borrowed);
+    let executed = report.rows.iter().map(move |row| {
         let d = &row.detail;
         let result = match (row.result, d.status) {
             (RowResult::Pass, _) if d.flaky => paint.paint("PASS (flaky)", AnsiColor::Yellow),
@@ -65,38 +106,36 @@ fn table(report: &Quoted, paint: Paint) -> tabled::Table {
             (RowResult::Fail, _) => paint.paint("FAIL", AnsiColor::Red),
         };
         let check = if row.required {
-            row.check.to_string()
+            Cow::Borrowed(row.check.as_str())
         } else {
-            format!("{} (optional)", row.check)
+            Cow::Owned(format!("{} (optional)", row.check))
         };
-        builder.push_record([
+        [
             check,
-            row.environment.to_string(),
-            row.exit_code.to_string(),
+            Cow::Borrowed(row.environment.as_str()),
+            Cow::Owned(row.exit_code.to_string()),
             result,
-            format_duration(Duration::from_millis(d.duration_ms)),
-            d.summary.to_string(),
-        ]);
-    }
-    for m in &report.missing {
+            Cow::Owned(format_duration(Duration::from_millis(d.duration_ms))),
+            Cow::Borrowed(d.summary.as_str()),
+        ]
+    });
+    let missing = report.missing.iter().map(move |m| {
         // The grids' words: ERROR when it failed before it had an exit code (the
         // result's status), NOT RUN when it was not started, MISSING with no result.
-        builder.push_record([
-            m.check.clone(),
-            m.environment.clone(),
-            "–".to_owned(),
+        [
+            Cow::Borrowed(m.check.as_str()),
+            Cow::Borrowed(m.environment.as_str()),
+            Cow::Borrowed("–"),
             match report.missing_kind(m) {
                 MissingKind::FailedToRun => paint.paint("ERROR", AnsiColor::Red),
                 MissingKind::NotRun => paint.paint("NOT RUN", AnsiColor::Yellow),
                 MissingKind::NoResult => paint.paint("MISSING", AnsiColor::Yellow),
             },
-            "–".to_owned(),
-            m.reason.clone(),
-        ]);
-    }
-    let mut table = builder.build();
-    table.with(TableStyle::sharp());
-    table
+            Cow::Borrowed("–"),
+            Cow::Borrowed(m.reason.as_str()),
+        ]
+    });
+    std::iter::once(header).chain(executed).chain(missing)
 }
 
 /// `Environments Tested:`, then the verdict (or, for a partial run, what ran) and its
