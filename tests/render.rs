@@ -445,3 +445,110 @@ fn signals_read_back_with_the_documented_regexes() {
         }
     }
 }
+
+/// A report of `envs` × `checks` pairs, all of `unit_tests` in `failing` environments
+/// failed with a log, the rest passed, and one environment with no result.
+fn wide(envs: usize, checks: usize, failing: usize, logs: &Path) -> (Report, RenderOptions) {
+    let names: Vec<String> = (0..envs).map(|e| format!("env-{e:03}")).collect();
+    let text = format!(
+        "version: 1\nenvironments: [{}]\nchecks:\n{}",
+        names
+            .iter()
+            .map(|n| format!("{{name: {n}}}"))
+            .collect::<Vec<_>>()
+            .join(", "),
+        (0..checks)
+            .map(|c| format!("  - {{id: c{c:04}, run: 'true'}}\n"))
+            .collect::<String>()
+    );
+    let m = from_yaml_text(Path::new("verify-matrix.yml"), &text).unwrap();
+    let partials: Vec<PartialResult> = names
+        .iter()
+        .skip(1)
+        .enumerate()
+        .map(|(e, env)| {
+            let results = (0..checks)
+                .map(|c| {
+                    let id = format!("c{c:04}");
+                    if c == 0 && e < failing {
+                        let dir = logs.join("logs").join(env);
+                        std::fs::create_dir_all(&dir).unwrap();
+                        std::fs::write(dir.join(format!("{id}.log")), "x".repeat(500)).unwrap();
+                        sample_result(&id, env, Status::Fail, Some(1), "exit 1 (required 0)")
+                    } else {
+                        sample_result(&id, env, Status::Pass, Some(0), "passed (exit 0)")
+                    }
+                })
+                .collect();
+            partial(&m, env, results)
+        })
+        .collect();
+    let report = Report::build(&m, &partials);
+    let options = RenderOptions {
+        log_root: Some(logs.to_path_buf()),
+        ..RenderOptions::for_report(&report)
+    };
+    (report, options)
+}
+
+#[test]
+fn a_small_report_gets_the_whole_grid() {
+    let logs = tempfile::tempdir().unwrap();
+    // 40 × 50 = 2,000 pairs: the largest page with the grid.
+    let (report, options) = wide(40, 50, 3, logs.path());
+    let html = render(&report, Format::Html, &options);
+    assert!(html.contains("<h2>Matrix</h2>"));
+    assert!(html.contains("<h2>Executed pairs</h2>"));
+    assert!(!html.contains("class=\"folded\""));
+}
+
+#[test]
+fn a_huge_report_gets_the_folded_page_failures_first() {
+    let logs = tempfile::tempdir().unwrap();
+    // 41 × 50 = 2,050 pairs: folded.
+    let (report, options) = wide(41, 50, 3, logs.path());
+    assert_eq!(report.rows.len() + report.missing.len(), 2_050);
+    let html = render(&report, Format::Html, &options);
+    assert!(!html.contains("<h2>Matrix</h2>"), "no grid of every pair");
+    assert!(!html.contains("<h2>Executed pairs</h2>"));
+    assert!(html.contains("This matrix has 2050 pairs"));
+    let at = |needle: &str| html.find(needle).unwrap_or_else(|| panic!("no {needle}"));
+    // Failures first, each with its log; then the pairs without a result; then checks.
+    assert!(at("<h2>Failures (3)</h2>") < at("<h2>Without a result (50)</h2>"));
+    assert!(at("<h2>Without a result (50)</h2>") < at("<h2>Checks (50)</h2>"));
+    assert_eq!(html.matches("<pre><code>xxxx").count(), 3);
+    assert!(html.contains("⚠️ MISSING c0000 in env-000: "));
+    // The failing check is open, its failures and its missing pair named, its 37
+    // passing environments folded; a clean check is one closed block.
+    assert!(html.contains(
+        "<details class=\"check-fail\" open=\"\">\n<summary>c0000: ❌ FAIL in 3, ⚠️ MISSING in 1, ✅ PASS in 37 of 41 environments</summary>\n\
+         <p><strong>❌ FAIL</strong>: env-001, env-002, env-003</p>\n\
+         <p><strong>⚠️ MISSING</strong>: env-000</p>\n\
+         <details><summary>✅ PASS in 37 environments</summary><p>env-004, env-005,"
+    ), "{}", &html[at("<h2>Checks")..][..600]);
+    assert!(html.contains(
+        "<details class=\"check-fail\" open=\"\">\n<summary>c0001: ⚠️ MISSING in 1, ✅ PASS in 40 of 41 environments</summary>"
+    ));
+}
+
+#[test]
+fn the_folded_page_stays_under_its_limit_and_says_what_it_left_out() {
+    let logs = tempfile::tempdir().unwrap();
+    // Every environment fails `c0000`: 300 failures with a 500-byte log each.
+    let (report, options) = wide(301, 20, 300, logs.path());
+    let quoted = cargo_verify_matrix::render::Quoted::new(&report, &options.quoter);
+    let whole = cargo_verify_matrix::render::html::folded(&quoted, &options, usize::MAX);
+    assert_eq!(whole.matches("<pre><code>").count(), 300);
+    assert_eq!(whole.matches("<li>❌ c0000 in ").count(), 0);
+    let limit = 64 * 1024;
+    assert!(whole.len() > 2 * limit);
+    let page = cargo_verify_matrix::render::html::folded(&quoted, &options, limit);
+    assert!(page.len() < limit, "{} bytes", page.len());
+    assert!(page.ends_with("</body>\n</html>\n"));
+    let logs_shown = page.matches("<pre><code>").count();
+    assert!(logs_shown > 0 && logs_shown < 300, "{logs_shown}");
+    // Every failure is counted: with its log, on one line, or in "N more".
+    let lines = page.matches("<li>❌ c0000 in ").count();
+    assert!(logs_shown + lines < 300);
+    assert!(page.contains(&format!("<li>… and {} more,", 300 - logs_shown - lines)));
+}

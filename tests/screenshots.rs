@@ -198,3 +198,34 @@ fn the_html_report_renders_with_its_colours() {
     }
     keep(&png, "report.png");
 }
+
+#[test]
+fn the_folded_page_of_a_huge_matrix_renders_failures_first() {
+    // 2 environments × 1,001 checks: more pairs than the page shows whole.
+    let mut manifest = String::from(
+        "version: 1\nenvironments: [{name: linux}, {name: macos}]\nchecks:\n  - id: broken\n    run: 'echo \"assertion failed: left == right\"; test $VERIFY_MATRIX_ENV != linux'\n",
+    );
+    for c in 0..1000 {
+        manifest.push_str(&format!("  - {{id: c{c:04}, run: 'true'}}\n"));
+    }
+    let project = Project::new(&manifest);
+    project.run_envs(&["linux", "macos"]);
+    let html = render(&project, "html");
+    assert!(html.contains("This matrix has 2002 pairs"));
+    assert!(html.find("<h2>Failures (1)</h2>") < html.find("<h2>Checks (1001)</h2>"));
+    let page = project.write("folded.html", &html);
+    let png = project.path().join("folded.png");
+    let (rgba, _) = screenshot(&page, &png);
+    assert!(ink(&rgba) > 5_000, "the page rendered nearly blank");
+    for (what, colour) in [
+        ("the note that the page is folded", 0xddf4ff),
+        ("the failing check's red edge", 0xcf222e),
+        ("the passing checks' green edges", 0x1a7f37),
+    ] {
+        assert!(
+            pixels_of(&rgba, colour) > 300,
+            "{what} (#{colour:06x}) is not drawn"
+        );
+    }
+    keep(&png, "folded.png");
+}

@@ -4,11 +4,14 @@
 
 use std::fmt::Write as _;
 
-use super::Quoted;
+use rustc_hash::FxHashMap;
+
 use super::cell::{self, Cell};
 use super::text::escape_html as esc;
 use super::view::Tails;
-use crate::results::{Report, RowResult, Verdict};
+use super::{Quoted, RenderOptions};
+use crate::results::report::MissingKind;
+use crate::results::{Report, Row, RowResult, Verdict};
 
 const STYLE: &str = "\
 body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;margin:2rem;color:#1f2328;max-width:80rem}
@@ -29,13 +32,43 @@ th .name{font-weight:400;color:#59636e}
 .skipped{background:#fff8c5;color:#7d4e00}
 details{margin:.4rem 0;border:1px solid #d0d7de;border-radius:6px;padding:.4rem .8rem}
 summary{cursor:pointer;font-weight:600}
+details.check-pass{border-left:6px solid #1a7f37}
+details.check-fail{border-left:6px solid #cf222e}
+.folded{background:#ddf4ff;padding:.6rem 1rem;border-radius:6px}
 pre{background:#f6f8fa;padding:.6rem;overflow-x:auto;white-space:pre-wrap}
 code{font-family:ui-monospace,SFMono-Regular,Menlo,monospace}
 ";
 
-/// Renders the report as one HTML page.
-pub fn render(report: &Quoted, tails: &Tails) -> String {
+/// Reports with more pairs than this get the folded page ([`folded`]).
+pub const FOLD_ABOVE_PAIRS: usize = 2_000;
+
+/// The folded page is kept under this many bytes.
+pub const FOLDED_PAGE_LIMIT: usize = 16 * 1024 * 1024;
+
+/// Renders the report as one HTML page: the whole grid and every executed pair, or for a
+/// report of more than [`FOLD_ABOVE_PAIRS`] pairs the folded page.
+pub fn render(report: &Quoted, options: &RenderOptions) -> String {
+    if report.rows.len() + report.missing.len() > FOLD_ABOVE_PAIRS {
+        folded(report, options, FOLDED_PAGE_LIMIT)
+    } else {
+        full(report, &Tails::load(report, options, Tails::LONG))
+    }
+}
+
+/// The page of a small report: the grid, every executed pair, every failure's log.
+fn full(report: &Quoted, tails: &Tails) -> String {
     let mut out = String::new();
+    head(report, &mut out, usize::MAX);
+    grid(report, &mut out);
+    pairs(report, &mut out);
+    blocked_and_manual(report, &mut out);
+    failures(report, tails, &mut out);
+    out.push_str("</body>\n</html>\n");
+    out
+}
+
+/// The verdict and what it rests on; at most `reasons` of the reasons.
+fn head(report: &Quoted, out: &mut String, reasons: usize) {
     let (class, verdict) = match (report.verdict, report.partial) {
         (_, Some(_)) => ("skipped", "PARTIAL RUN, not a verdict"),
         (Verdict::Verified, None) => ("verified", "VERIFIED"),
@@ -101,17 +134,14 @@ pub fn render(report: &Quoted, tails: &Tails) -> String {
     }
     if !report.reasons.is_empty() && report.verdict != Verdict::Verified {
         out.push_str("<ul>\n");
-        for reason in &report.reasons {
+        for reason in report.reasons.iter().take(reasons) {
             let _ = writeln!(out, "<li>{}</li>", esc(reason));
+        }
+        if report.reasons.len() > reasons {
+            let _ = writeln!(out, "<li>{}</li>", more(report.reasons.len() - reasons));
         }
         out.push_str("</ul>\n");
     }
-    grid(report, &mut out);
-    pairs(report, &mut out);
-    blocked_and_manual(report, &mut out);
-    failures(report, tails, &mut out);
-    out.push_str("</body>\n</html>\n");
-    out
 }
 
 fn grid(report: &Report, out: &mut String) {
@@ -211,6 +241,11 @@ fn blocked_and_manual(report: &Report, out: &mut String) {
         }
         out.push_str("</ul>\n");
     }
+    manual(report, out);
+}
+
+/// The items awaiting a person's review.
+fn manual(report: &Report, out: &mut String) {
     if !report.manual.is_empty() {
         out.push_str("<h2>Awaiting review (not run, not counted)</h2>\n<ul>\n");
         for item in &report.manual {
@@ -238,34 +273,284 @@ fn failures(report: &Quoted, tails: &Tails, out: &mut String) {
     }
     out.push_str("<h2>Failures</h2>\n");
     for (index, row) in failed {
-        let d = &row.detail;
-        let (symbol, optional) = Cell::failure_mark(row);
+        failure(row, tails.of(index), out);
+    }
+}
+
+/// One failed pair's block: its summary, exit code, test counts and log tail.
+fn failure(row: &Row, log: Option<&str>, out: &mut String) {
+    let d = &row.detail;
+    let (symbol, optional) = Cell::failure_mark(row);
+    let _ = writeln!(
+        out,
+        "<details>\n<summary>{symbol} {}{optional} in {}: {}</summary>\n<p>Exit code {}, {} ms, {} attempt(s).</p>",
+        esc(&row.check),
+        esc(&row.environment),
+        esc(&d.summary),
+        row.exit_code,
+        d.duration_ms,
+        d.attempts
+    );
+    if let Some(counts) = &d.test_counts {
         let _ = writeln!(
             out,
-            "<details>\n<summary>{symbol} {}{optional} in {}: {}</summary>\n<p>Exit code {}, {} ms, {} attempt(s).</p>",
-            esc(&row.check),
-            esc(&row.environment),
-            esc(&d.summary),
-            row.exit_code,
-            d.duration_ms,
-            d.attempts
+            "<p>Tests: {} passed, {} failed, {} skipped ({}).</p>",
+            counts.passed,
+            counts.failed,
+            counts.skipped,
+            esc(&counts.runner)
         );
-        if let Some(counts) = &d.test_counts {
+    }
+    match log {
+        Some(log) => {
+            let _ = writeln!(out, "<pre><code>{}</code></pre>", esc(log));
+        }
+        None => out.push_str("<p>No log output available.</p>\n"),
+    }
+    out.push_str("</details>\n");
+}
+
+/// The page of a report too large to show whole (GitHub's largest matrix has 256,000
+/// pairs): the failures first, each with its log while the page has room and then one
+/// line each; the pairs without a result; then one folded block per check, which names
+/// the environments it failed in and folds those it passed in. No grid and no table of
+/// every pair. The page stops adding items before it reaches `limit` bytes and says how
+/// many it left out; the JSON report has them all.
+pub fn folded(report: &Quoted, options: &RenderOptions, limit: usize) -> String {
+    // Where each section stops adding items: no single item is larger than the room
+    // left after the last section (a log tail is at most `Tails::LONG` read, and its
+    // escaping at most sextuples it).
+    let eighth = limit / 8;
+    let logs_until = eighth * 3;
+    let lines_until = eighth * 4;
+    let missing_until = eighth * 5;
+    let checks_until = eighth * 7;
+    let mut out = String::new();
+    head(report, &mut out, 100);
+    let _ = writeln!(
+        out,
+        "<p class=\"folded\">This matrix has {} pairs, too many to show whole: the failures come first, \
+         then each check with the environments it passed in folded. The page is kept under {} MiB; \
+         the JSON report has every pair.</p>",
+        report.rows.len() + report.missing.len(),
+        limit / (1024 * 1024)
+    );
+    // Required failures first, then the optional ones.
+    let failed: Vec<usize> = (0..report.rows.len())
+        .filter(|&i| report.rows[i].result == RowResult::Fail && report.rows[i].required)
+        .chain(
+            (0..report.rows.len())
+                .filter(|&i| report.rows[i].result == RowResult::Fail && !report.rows[i].required),
+        )
+        .collect();
+    if !failed.is_empty() {
+        let _ = writeln!(out, "<h2>Failures ({})</h2>", failed.len());
+        let mut shown = 0;
+        for &index in &failed {
+            if out.len() >= logs_until {
+                break;
+            }
+            let row = &report.rows[index];
+            let tail = report.log_tail(options, &row.detail, Tails::LONG);
+            failure(row, tail.as_deref(), &mut out);
+            shown += 1;
+        }
+        if shown < failed.len() {
+            out.push_str("<ul>\n");
+            for &index in &failed[shown..] {
+                if out.len() >= lines_until {
+                    break;
+                }
+                let row = &report.rows[index];
+                let (symbol, optional) = Cell::failure_mark(row);
+                let _ = writeln!(
+                    out,
+                    "<li>{symbol} {}{optional} in {}: {}</li>",
+                    esc(&row.check),
+                    esc(&row.environment),
+                    esc(&row.detail.summary)
+                );
+                shown += 1;
+            }
+            if shown < failed.len() {
+                let _ = writeln!(out, "<li>{}</li>", more(failed.len() - shown));
+            }
+            out.push_str("</ul>\n");
+        }
+    }
+    for (n, blocked) in report.infra_blocked.iter().enumerate() {
+        if out.len() >= missing_until {
+            let _ = writeln!(out, "<p>{}</p>", more(report.infra_blocked.len() - n));
+            break;
+        }
+        let _ = writeln!(
+            out,
+            "<h2>INFRA_BLOCKED: environment '{}' unavailable</h2>\n<p>Cannot complete verification: {} required checks have no result there.</p>",
+            esc(&blocked.environment),
+            blocked.checks.len()
+        );
+    }
+    if !report.missing.is_empty() {
+        let _ = writeln!(
+            out,
+            "<h2>Without a result ({})</h2>\n<ul>",
+            report.missing.len()
+        );
+        let mut shown = 0;
+        for m in &report.missing {
+            if out.len() >= missing_until {
+                break;
+            }
             let _ = writeln!(
                 out,
-                "<p>Tests: {} passed, {} failed, {} skipped ({}).</p>",
-                counts.passed,
-                counts.failed,
-                counts.skipped,
-                esc(&counts.runner)
+                "<li>{} {} in {}: {}</li>",
+                missing_word(report.missing_kind(m)),
+                esc(&m.check),
+                esc(&m.environment),
+                esc(&m.reason)
             );
+            shown += 1;
         }
-        match tails.of(index) {
-            Some(log) => {
-                let _ = writeln!(out, "<pre><code>{}</code></pre>", esc(log));
+        if shown < report.missing.len() {
+            let _ = writeln!(out, "<li>{}</li>", more(report.missing.len() - shown));
+        }
+        out.push_str("</ul>\n");
+    }
+    manual(report, &mut out);
+    checks_folded(report, checks_until, &mut out);
+    out.push_str("</body>\n</html>\n");
+    out
+}
+
+/// One block per check: how many environments it passed in, failed in and has no
+/// result from, the environments of each state but passing named, the passing ones
+/// folded.
+fn checks_folded(report: &Report, until: usize, out: &mut String) {
+    let checks = report.checks_in_order();
+    if checks.is_empty() {
+        out.push_str("<p>No checks to run.</p>\n");
+        return;
+    }
+    let place: FxHashMap<&str, usize> = checks.iter().enumerate().map(|(i, c)| (*c, i)).collect();
+    let mut cells: Vec<Vec<(&str, Cell)>> = vec![Vec::new(); checks.len()];
+    for row in &report.rows {
+        if let Some(&i) = place.get(row.check.as_str()) {
+            cells[i].push((row.environment.as_str(), Cell::of_row(row)));
+        }
+    }
+    for m in &report.missing {
+        if let Some(&i) = place.get(m.check.as_str()) {
+            let cell = match report.missing_kind(m) {
+                MissingKind::FailedToRun => Cell::Error,
+                MissingKind::NotRun => Cell::NotRun,
+                MissingKind::NoResult => Cell::Missing,
+            };
+            cells[i].push((m.environment.as_str(), cell));
+        }
+    }
+    // Each check's environments in the report's order.
+    let order: FxHashMap<&str, usize> = report
+        .environments
+        .iter()
+        .enumerate()
+        .map(|(i, e)| (e.as_str(), i))
+        .collect();
+    let _ = writeln!(out, "<h2>Checks ({})</h2>", checks.len());
+    let mut shown = 0;
+    for (check, mut cells) in checks.iter().zip(cells) {
+        if out.len() >= until {
+            break;
+        }
+        cells.sort_by_key(|(env, _)| order.get(env).copied().unwrap_or(usize::MAX));
+        let mut states: Vec<(&'static str, String, Vec<&str>)> = Vec::new();
+        for (env, cell) in &cells {
+            let (class, text) = match cell {
+                // One group for every pass, whatever its test count.
+                Cell::Pass { .. } => ("pass", "✅ PASS".to_owned()),
+                other => other.html(),
+            };
+            match states.iter_mut().find(|(_, t, _)| *t == text) {
+                Some((_, _, envs)) => envs.push(env),
+                None => states.push((class, text, vec![env])),
             }
-            None => out.push_str("<p>No log output available.</p>\n"),
+        }
+        // Failures and errors first, then pairs without a result, advisory failures,
+        // and passes last.
+        states.sort_by_key(|(class, _, _)| match *class {
+            "fail" => 0,
+            "missing" => 1,
+            "advisory" => 2,
+            "pass" => 4,
+            _ => 3,
+        });
+        let counts: Vec<String> = states
+            .iter()
+            .map(|(_, text, envs)| format!("{text} in {}", envs.len()))
+            .collect();
+        let clean = states.iter().all(|(class, _, _)| *class == "pass");
+        let _ = writeln!(
+            out,
+            "<details class=\"{}\">\n<summary>{}{}: {} of {} environments</summary>",
+            if clean {
+                "check-pass"
+            } else {
+                "check-fail\" open=\""
+            },
+            esc(check),
+            report
+                .check_names
+                .get(*check)
+                .map_or_else(String::new, |name| format!(
+                    " <span class=\"name\">{}</span>",
+                    esc(name)
+                )),
+            esc(&counts.join(", ")),
+            cells.len()
+        );
+        for (class, text, envs) in &states {
+            // At most 1,000 names per state, so that no block outgrows the page's
+            // last share.
+            let mut list = envs
+                .iter()
+                .take(1_000)
+                .map(|e| esc(e))
+                .collect::<Vec<_>>()
+                .join(", ");
+            if envs.len() > 1_000 {
+                let _ = write!(list, " {}", more(envs.len() - 1_000));
+            }
+            if *class == "pass" && !clean {
+                // Folded inside the open block: only the other states show at once.
+                let _ = writeln!(
+                    out,
+                    "<details><summary>{text} in {} environment{}</summary><p>{list}</p></details>",
+                    envs.len(),
+                    if envs.len() == 1 { "" } else { "s" }
+                );
+            } else {
+                let _ = writeln!(out, "<p><strong>{text}</strong>: {list}</p>");
+            }
         }
         out.push_str("</details>\n");
+        shown += 1;
     }
+    if shown < checks.len() {
+        let _ = writeln!(out, "<p>{}</p>", more(checks.len() - shown));
+    }
+}
+
+/// The grids' words for a pair without a row.
+fn missing_word(kind: MissingKind) -> &'static str {
+    match kind {
+        MissingKind::FailedToRun => "❌ ERROR",
+        MissingKind::NotRun => "⚠️ NOT RUN",
+        MissingKind::NoResult => "⚠️ MISSING",
+    }
+}
+
+/// What a folded page says for the items it left out.
+fn more(left_out: usize) -> String {
+    format!(
+        "… and {left_out} more, not shown to keep the page small (the JSON report has them all)"
+    )
 }

@@ -144,6 +144,6 @@ pub fn render_quoted(
         Format::Audit => signal::audit_passed(report, &options.signal)?,
         Format::InfraBlocked => signal::infra_blocked(report, &options.signal)?,
         Format::Junit => junit::render(report, &Tails::load(report, options, Tails::SHORT)),
-        Format::Html => html::render(report, &Tails::load(report, options, Tails::LONG)),
+        Format::Html => html::render(report, options),
     })
 }
