@@ -79,4 +79,54 @@ fn a_report_larger_than_a_partial_result_may_be_renders_in_every_format() {
         .assert()
         .code(4)
         .stderr(predicates::str::contains("67108864-byte limit"));
+    // ... and so is the file itself, named alone.
+    project
+        .cmd()
+        .args(["render", "big/verify-matrix-linux.json"])
+        .assert()
+        .code(4)
+        .stderr(predicates::str::contains("67108864-byte limit"));
+}
+
+/// A report too large to hold beside its parsed form is parsed as it is read: what is
+/// wrong with it is still named as for any report (its version first, then the field at
+/// fault, or where the JSON breaks), with exit 4.
+#[test]
+fn a_large_report_that_does_not_parse_says_why() {
+    let project = Project::empty();
+    large_report(&project);
+    let report: Value = serde_json::from_str(&project.read("large.json")).unwrap();
+    let refused = |name: &str, text: &str, message: &str| {
+        project.write(name, text);
+        project
+            .cmd()
+            .args(["render", name])
+            .assert()
+            .code(4)
+            .stderr(predicates::str::contains(message));
+    };
+    let mut newer = report.clone();
+    newer["format_version"] = 9.into();
+    refused(
+        "newer.json",
+        &newer.to_string(),
+        "has format_version 9; this build of cargo-verify-matrix reads version 1 or 2",
+    );
+    // Every command that reads a report reads it so.
+    project
+        .cmd()
+        .args(["validate-signal", "--against", "newer.json", "-"])
+        .write_stdin("READY_FOR_REVIEW")
+        .assert()
+        .code(4)
+        .stderr(predicates::str::contains("has format_version 9"));
+    let mut wrong = report.clone();
+    wrong["rows"][6_500]["exit_code"] = "one".into();
+    refused(
+        "wrong.json",
+        &wrong.to_string(),
+        "at `rows[6500].exit_code`",
+    );
+    let text = report.to_string();
+    refused("cut.json", &text[..text.len() - 100], "EOF while parsing");
 }

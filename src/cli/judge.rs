@@ -8,7 +8,7 @@ use super::Error;
 use super::args::TrustFlags;
 use super::settings::{Settings, current_dir};
 use crate::manifest::{self, Manifest, compare};
-use crate::results::io::Probe;
+use crate::results::io::{Probe, ResultFileError, read_bounded};
 use crate::results::{ManifestOrigin, ManifestTrust, PartialResult, Report, merge};
 
 /// Collects partial results under `paths` and builds the report, with log paths made
@@ -49,7 +49,21 @@ pub(crate) fn checked_report(path: &Path, bytes: &[u8]) -> Result<Report, Error>
 
 /// [`checked_report`] when the keys of `bytes` are already probed.
 pub(crate) fn probed_report(path: &Path, bytes: &[u8], probe: &Probe) -> Result<Report, Error> {
-    let report = Report::read(path, bytes, probe)?;
+    names_checked(path, Report::read(path, bytes, probe)?)
+}
+
+/// A report file, which may come from an artifact. One larger than a partial result may
+/// be (a report holds every pair of the matrix) is parsed as it is read, never held
+/// whole beside its parsed form.
+pub(crate) fn report_file(path: &Path) -> Result<Report, Error> {
+    match read_bounded(path) {
+        Ok(bytes) => checked_report(path, &bytes),
+        Err(ResultFileError::TooLarge { .. }) => names_checked(path, Report::read_streamed(path)?),
+        Err(e) => Err(e.into()),
+    }
+}
+
+fn names_checked(path: &Path, report: Report) -> Result<Report, Error> {
     if let Some(name) = report.invalid_name() {
         return Err(Error::InvalidInput(format!(
             "report `{}` is not valid: `{}` is not a check or environment name",

@@ -106,16 +106,6 @@ pub fn read_bounded(path: &Path) -> Result<Vec<u8>, ResultFileError> {
     read_at_most_bytes(path, MAX_RESULT_BYTES)
 }
 
-/// Reads a whole report: a file whose size says it is larger than [`MAX_RESULT_BYTES`]
-/// may be up to [`MAX_REPORT_BYTES`] (a report holds every pair of the matrix); what
-/// gives no size (a device, a pipe) is read to [`MAX_RESULT_BYTES`] at most.
-pub fn read_report_bounded(path: &Path) -> Result<Vec<u8>, ResultFileError> {
-    match read_bounded(path) {
-        Err(ResultFileError::TooLarge { .. }) => read_at_most_bytes(path, MAX_REPORT_BYTES),
-        read => read,
-    }
-}
-
 fn read_at_most_bytes(path: &Path, limit: u64) -> Result<Vec<u8>, ResultFileError> {
     let read_err = |source| ResultFileError::Read {
         path: path.to_path_buf(),
@@ -184,28 +174,7 @@ impl Probe {
         bytes: &[u8],
         accepted: &[u32],
     ) -> Result<T, ResultFileError> {
-        match &self.format_version {
-            Some(v)
-                if v.as_u64()
-                    .is_some_and(|v| accepted.iter().any(|a| u64::from(*a) == v)) => {}
-            Some(v) => {
-                return Err(ResultFileError::Version {
-                    path: path.to_path_buf(),
-                    found: v.to_string(),
-                    reads: accepted
-                        .iter()
-                        .map(u32::to_string)
-                        .collect::<Vec<_>>()
-                        .join(" or "),
-                });
-            }
-            None => {
-                return Err(ResultFileError::Invalid {
-                    path: path.to_path_buf(),
-                    message: "no `format_version`: not a cargo-verify-matrix result".to_owned(),
-                });
-            }
-        }
+        check_version(path, self.format_version.as_ref(), accepted)?;
         // The plain parse is the fast one; only a document that fails it is parsed
         // again, tracking where, for the message.
         serde_json::from_slice(bytes).or_else(|_| {
@@ -218,7 +187,106 @@ impl Probe {
     }
 }
 
+/// `format_version` (as found in the document) is one of `accepted`.
+fn check_version(
+    path: &Path,
+    found: Option<&serde_json::Value>,
+    accepted: &[u32],
+) -> Result<(), ResultFileError> {
+    match found {
+        Some(v)
+            if v.as_u64()
+                .is_some_and(|v| accepted.iter().any(|a| u64::from(*a) == v)) =>
+        {
+            Ok(())
+        }
+        Some(v) => Err(ResultFileError::Version {
+            path: path.to_path_buf(),
+            found: v.to_string(),
+            reads: accepted
+                .iter()
+                .map(u32::to_string)
+                .collect::<Vec<_>>()
+                .join(" or "),
+        }),
+        None => Err(ResultFileError::Invalid {
+            path: path.to_path_buf(),
+            message: "no `format_version`: not a cargo-verify-matrix result".to_owned(),
+        }),
+    }
+}
+
 impl Report {
+    /// Reads a report file too large to hold beside its parsed form (more than
+    /// [`MAX_RESULT_BYTES`], at most [`MAX_REPORT_BYTES`]): parsed as it is read, so
+    /// the bytes are never all in memory. A file that does not parse is read again to
+    /// word the error as [`Report::read`] does (its version first, then the path of the
+    /// field at fault).
+    pub fn read_streamed(path: &Path) -> Result<Report, ResultFileError> {
+        let read_err = |source| ResultFileError::Read {
+            path: path.to_path_buf(),
+            source,
+        };
+        let size = std::fs::metadata(path).map_err(read_err)?.len();
+        if size > MAX_REPORT_BYTES {
+            return Err(ResultFileError::TooLarge {
+                path: path.to_path_buf(),
+                size,
+                limit: MAX_REPORT_BYTES,
+            });
+        }
+        let open = || -> Result<_, ResultFileError> {
+            let file = std::fs::File::open(path).map_err(read_err)?;
+            // The size may lie (a file still growing): read no further than the limit.
+            Ok(std::io::BufReader::with_capacity(
+                1 << 20,
+                std::io::Read::take(file, MAX_REPORT_BYTES),
+            ))
+        };
+        let accepted = [1, REPORT_FORMAT_VERSION];
+        let invalid = |message: String| ResultFileError::Invalid {
+            path: path.to_path_buf(),
+            message,
+        };
+        let mut report: Report = match serde_json::from_reader(open()?) {
+            Ok(report) => report,
+            Err(e) if e.is_io() => {
+                return Err(read_err(e.into()));
+            }
+            Err(e) if e.is_syntax() || e.is_eof() => return Err(invalid(e.to_string())),
+            Err(_) => {
+                let probe: Probe =
+                    serde_json::from_reader(open()?).map_err(|e| invalid(e.to_string()))?;
+                if probe.rows.is_none() {
+                    // Not a report: a partial result (or anything else) this large is
+                    // refused as `merge` refuses it.
+                    return Err(ResultFileError::TooLarge {
+                        path: path.to_path_buf(),
+                        size,
+                        limit: MAX_RESULT_BYTES,
+                    });
+                }
+                check_version(path, probe.format_version.as_ref(), &accepted)?;
+                let mut de = serde_json::Deserializer::from_reader(open()?);
+                return Err(
+                    match serde_path_to_error::deserialize::<_, Report>(&mut de) {
+                        Err(e) => invalid(format!("at `{}`: {}", e.path(), e.inner())),
+                        Ok(_) => invalid("changed while it was read".to_owned()),
+                    },
+                );
+            }
+        };
+        check_version(
+            path,
+            Some(&serde_json::Value::from(report.format_version)),
+            &accepted,
+        )?;
+        if report.format_version == 1 {
+            report.upgrade_from_v1();
+        }
+        Ok(report)
+    }
+
     /// Reads a report file (probed as `probe`): format 2, or format 1 upgraded.
     pub fn read(
         path: &std::path::Path,

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 
 use crate::cli::args::{PublishArgs, PublishFlags};
-use crate::cli::judge::checked_report;
+use crate::cli::judge::report_file;
 use crate::cli::publishing::{
     context, manifest_key, publish_report, publish_settings, send, targets,
 };
@@ -15,13 +15,12 @@ use crate::exit_code;
 use crate::publish::{self, Target};
 use crate::render::Quoted;
 use crate::results::Report;
-use crate::results::io::read_report_bounded;
 
 pub(super) fn run(settings: &Settings, args: &PublishArgs) -> Result<i32, Error> {
     let Some(path) = &args.report else {
         return pending(settings, &args.publish);
     };
-    let report = checked_report(path, &read_report_bounded(path)?)?;
+    let report = report_file(path)?;
     let report = Quoted::from_report(report, &quoter(args.publish.token.as_deref()));
     publish_report(settings, &report, path, &args.publish)
 }

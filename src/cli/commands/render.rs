@@ -3,32 +3,40 @@
 use std::path::PathBuf;
 
 use crate::cli::args::RenderArgs;
-use crate::cli::judge::{merged_report, probed_report};
+use crate::cli::judge::{merged_report, probed_report, report_file};
 use crate::cli::settings::{Settings, parent_dir};
 use crate::cli::{Error, print_json_pretty, print_stdout};
 use crate::exit_code;
 use crate::render::{self, Format, Quoted};
-use crate::results::io::{Probe, read_report_bounded};
+use crate::results::io::{Probe, ResultFileError, read_bounded};
 
 pub(super) fn run(settings: &Settings, args: &RenderArgs) -> Result<i32, Error> {
     let first = &args.files[0];
     // A folder holds partial results (any artifact layout), read as `merge` reads it.
-    let probe = if first.is_dir() {
+    let report = if first.is_dir() {
         None
     } else {
-        // A report may be large (every pair of the matrix); partial results are held to
-        // their own limit when `merge` reads them below.
-        let bytes = read_report_bounded(first)?;
-        let probe = Probe::read(first, &bytes)?.unwrap_or_default();
-        probe.rows.is_some().then_some((bytes, probe))
+        match read_bounded(first) {
+            Ok(bytes) => {
+                let probe = Probe::read(first, &bytes)?.unwrap_or_default();
+                match probe.rows {
+                    Some(_) => Some(probed_report(first, &bytes, &probe)?),
+                    None => None,
+                }
+            }
+            // Larger than any partial result may be: a report (every pair of the
+            // matrix), parsed as it is read.
+            Err(ResultFileError::TooLarge { .. }) => Some(report_file(first)?),
+            Err(e) => return Err(e.into()),
+        }
     };
-    let (report, log_root) = if let Some((bytes, probe)) = probe {
+    let (report, log_root) = if let Some(report) = report {
         if args.files.len() > 1 {
             return Err(Error::Usage(
                 "render takes one report, or partial result files; not both".to_owned(),
             ));
         }
-        (probed_report(first, &bytes, &probe)?, parent_dir(first))
+        (report, parent_dir(first))
     } else {
         let here = PathBuf::from(".");
         (

@@ -3,14 +3,13 @@
 use std::path::Path;
 
 use crate::cli::args::ValidateSignalArgs;
-use crate::cli::judge::checked_report;
+use crate::cli::judge::report_file;
 use crate::cli::settings::Settings;
 use crate::cli::{Error, print_stdout};
 use crate::exit_code;
 use crate::manifest::EnvName;
 use crate::plan;
 use crate::render::validate_signal;
-use crate::results::io::read_report_bounded;
 use crate::untrusted::read_at_most;
 
 /// The most bytes of signal text read.
@@ -32,7 +31,7 @@ pub(super) fn run(settings: &Settings, args: &ValidateSignalArgs) -> Result<i32,
         .collect();
     let against = match &args.against {
         Some(path) => {
-            let report = checked_report(path, &read_report_bounded(path)?)?;
+            let report = report_file(path)?;
             if report.manifest.digest != manifest.digest {
                 return Err(Error::InvalidInput(format!(
                     "report `{}` was produced from a different manifest than `{}` ({} vs {})",
