@@ -12,6 +12,10 @@ use crate::shell::words;
 pub struct Argv {
     pub program: OsString,
     pub args: Vec<OsString>,
+    /// The program is a shell, looked up on the `PATH` once per run rather than by each
+    /// check's own search ([`super::process`]); a `shell: none` program is searched for
+    /// by each check, as it may be one an earlier check built.
+    pub shell: bool,
 }
 
 /// The argv that runs `cmd` under `shell` (DESIGN.md §4).
@@ -19,6 +23,7 @@ pub fn argv(shell: Shell, cmd: &str) -> Result<Argv, CheckError> {
     let make = |program: &str, args: &[&str]| Argv {
         program: program.into(),
         args: args.iter().map(OsString::from).collect(),
+        shell: true,
     };
     Ok(match shell {
         // As GitHub Actions runs `shell: bash` steps.
@@ -43,6 +48,7 @@ pub fn argv(shell: Shell, cmd: &str) -> Result<Argv, CheckError> {
             Argv {
                 program: program.into(),
                 args: parts.map(OsString::from).collect(),
+                shell: false,
             }
         }
     })

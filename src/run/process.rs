@@ -3,11 +3,13 @@
 //! memory), a timeout that terminates the whole group (SIGTERM, grace, SIGKILL), and a
 //! look at what is left of the group once the main process has exited.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
+use std::ffi::{OsStr, OsString};
 use std::fs::File;
 use std::io::{self, Read, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{ExitStatus, Stdio};
+use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use tokio::sync::watch;
@@ -186,7 +188,26 @@ fn command(
     token: &str,
     writer: io::PipeWriter,
 ) -> io::Result<tokio::process::Command> {
-    let mut command = tokio::process::Command::new(&spec.argv.program);
+    let path = spec
+        .env
+        .get("PATH")
+        .map(OsString::from)
+        .or_else(|| std::env::var_os("PATH"));
+    let found = spec
+        .argv
+        .shell
+        .then(|| on_path(&spec.argv.program, path.as_deref()))
+        .flatten();
+    let mut command = match found {
+        Some(found) => {
+            let mut command = tokio::process::Command::new(found);
+            // The name the shell knows itself by (`bash: line 1: …`), as when searched.
+            #[cfg(unix)]
+            command.arg0(&spec.argv.program);
+            command
+        }
+        None => tokio::process::Command::new(&spec.argv.program),
+    };
     for name in HIDDEN_FROM_CHECKS {
         command.env_remove(name);
     }
@@ -205,6 +226,46 @@ fn command(
     #[cfg(target_os = "linux")]
     die_with_this_process(&mut command);
     Ok(command)
+}
+
+/// Where `program` is on `path`, as `execvp` would find it (the first entry holding an
+/// executable file of that name), remembered for the run: each check's own search
+/// costs one failed `execve` per entry before the right one. `None` leaves the search
+/// to the check: a name with a slash, no `PATH`, a relative entry (found from the
+/// check's own folder), or nothing found (the check then fails as it would have).
+fn on_path(program: &OsStr, path: Option<&OsStr>) -> Option<PathBuf> {
+    type Found = HashMap<(OsString, OsString), Option<PathBuf>>;
+    static FOUND: OnceLock<Mutex<Found>> = OnceLock::new();
+    let path = path?;
+    if Path::new(program).components().count() != 1 {
+        return None;
+    }
+    let key = (program.to_owned(), path.to_owned());
+    let mut found = FOUND.get_or_init(Default::default).lock().ok()?;
+    found
+        .entry(key)
+        .or_insert_with(|| {
+            let dirs: Vec<PathBuf> = std::env::split_paths(path).collect();
+            if dirs.iter().any(|d| !d.is_absolute()) {
+                return None;
+            }
+            dirs.into_iter()
+                .map(|d| d.join(program))
+                .find(|candidate| is_executable(candidate))
+        })
+        .clone()
+}
+
+#[cfg(unix)]
+fn is_executable(path: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt as _;
+    std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+}
+
+#[cfg(not(unix))]
+fn is_executable(_path: &Path) -> bool {
+    // Windows searches with its own rules (extensions, the current folder first).
+    false
 }
 
 /// Kills whatever is left of a check, which outlived it: first its process group, then
