@@ -81,4 +81,44 @@ cells = [f"{base / n * 1000:.2f}"] + [f"{r['mean'] / n * 1000:.2f} ({r['mean'] /
 print(f"| {n} | " + " | ".join(cells) + " |")
 PY
     done
+    [ -n "${curve_svg:-}" ] && curve_chart "$curve_svg" "$@"
+    return 0
+}
+
+# curve_chart OUT BIN... : the curve measured by per_check_curve as a small SVG line
+# chart (ms per check against N, one line for bare bash and one per BIN).
+curve_chart() {
+    local out=$1; shift
+    python3 - "$out" "$work" "$curve_sizes" "$@" <<'PY'
+import json, os, sys
+out, work, sizes, bins = sys.argv[1], sys.argv[2], [int(n) for n in sys.argv[3].split()], sys.argv[4:]
+names = ["bare bash"] + [os.path.basename(b) for b in bins]
+series = [[] for _ in names]
+for n in sizes:
+    results = json.load(open(f"{work}/curve-{n}.json"))["results"]
+    for i, r in enumerate(results):
+        series[i].append(r["mean"] / n * 1000)
+W, H, L, R, T, B = 560, 300, 60, 150, 20, 50
+top = max(max(s) for s in series) * 1.15
+x = lambda i: L + (W - L - R) * (i / max(1, len(sizes) - 1))
+y = lambda v: T + (H - T - B) * (1 - v / top)
+colours = ["#57606a", "#0969da", "#cf222e", "#1a7f37"]
+svg = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" viewBox="0 0 {W} {H}" font-family="sans-serif" font-size="12">',
+       f'<rect width="{W}" height="{H}" fill="#fff"/>',
+       f'<text x="{L}" y="14" font-weight="bold">ms per check, sequential `true` checks</text>']
+for k in range(5):
+    v = top * k / 4
+    svg.append(f'<line x1="{L}" x2="{W - R}" y1="{y(v):.1f}" y2="{y(v):.1f}" stroke="#d0d7de"/>')
+    svg.append(f'<text x="{L - 6}" y="{y(v) + 4:.1f}" text-anchor="end">{v:.1f}</text>')
+for i, n in enumerate(sizes):
+    svg.append(f'<text x="{x(i):.1f}" y="{H - B + 18}" text-anchor="middle">N = {n:,}</text>')
+for s, name, colour in zip(series, names, colours):
+    points = " ".join(f"{x(i):.1f},{y(v):.1f}" for i, v in enumerate(s))
+    svg.append(f'<polyline points="{points}" fill="none" stroke="{colour}" stroke-width="2"/>')
+    for i, v in enumerate(s):
+        svg.append(f'<circle cx="{x(i):.1f}" cy="{y(v):.1f}" r="3" fill="{colour}"/>')
+    svg.append(f'<text x="{W - R + 8}" y="{y(s[-1]) + 4:.1f}" fill="{colour}">{name} {s[-1]:.2f}</text>')
+svg.append("</svg>")
+open(out, "w").write("\n".join(svg) + "\n")
+PY
 }

@@ -34,11 +34,13 @@ if $quick; then
     bytes=$((16 * 1024 * 1024)); checks=10; envs=5; runs="--runs 1 --warmup 0"
     sleepers=4; jobs=2; nap=0.1; plan_checks=20; plan_sizes="20x10"; deep=1000
     curve_sizes="10 20"; curve_runs="--runs 1"; wide_envs=4; wide_checks=20
+    curve_svg="$work/per-check-cost.svg"
 else
     bytes=$((1024 * 1024 * 1024)); checks=200; envs=100; runs="--warmup 2 --min-runs 10"
     sleepers=16; jobs=4; nap=0.5; plan_checks=1000; plan_sizes="12x1000 400x200 400x400"
     deep=100000
     curve_sizes="200 1000 3000"; curve_runs="--warmup 1 --runs 3"; wide_envs=256; wide_checks=1000
+    curve_svg="$PWD/docs/per-check-cost.svg"
 fi
 
 echo "## machine"
@@ -84,6 +86,7 @@ PY
 echo
 echo "## per-check cost as the checks grow: sequential \`true\` checks"
 per_check_curve "$bin"
+[ -s "$curve_svg" ] || { echo "error: the per-check chart was not written" >&2; exit 1; }
 
 echo
 echo "## --jobs $jobs over $sleepers checks sleeping $nap s"
