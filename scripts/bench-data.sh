@@ -103,9 +103,10 @@ top = max(max(s) for s in series) * 1.15
 x = lambda i: L + (W - L - R) * (i / max(1, len(sizes) - 1))
 y = lambda v: T + (H - T - B) * (1 - v / top)
 colours = ["#57606a", "#0969da", "#cf222e", "#1a7f37"]
-svg = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" viewBox="0 0 {W} {H}" font-family="sans-serif" font-size="12">',
-       f'<rect width="{W}" height="{H}" fill="#fff"/>',
-       f'<text x="{L}" y="14" font-weight="bold">ms per check, sequential `true` checks</text>']
+# The title sits above the plot, in a band of 18 (negative y).
+svg = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H + 18}" viewBox="0 -18 {W} {H + 18}" font-family="sans-serif" font-size="12">',
+       f'<rect y="-18" width="{W}" height="{H + 18}" fill="#fff"/>',
+       f'<text x="{L}" y="-2" font-weight="bold">ms per check, sequential `true` checks</text>']
 for k in range(5):
     v = top * k / 4
     svg.append(f'<line x1="{L}" x2="{W - R}" y1="{y(v):.1f}" y2="{y(v):.1f}" stroke="#d0d7de"/>')
