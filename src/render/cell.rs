@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::time::Duration;
 
 use crate::results::format_duration;
-use crate::results::report::{MissingKind, PairIndex};
+use crate::results::report::{Missing, MissingKind, PairIndex};
 use crate::results::{Report, Row, RowResult};
 
 /// One cell of a grid.
@@ -34,13 +34,18 @@ impl Cell {
         match index.row(check, environment) {
             Some(row) => Cell::of_row(row),
             None => match index.missing(check, environment) {
-                Some(m) => match report.missing_kind(m) {
-                    MissingKind::FailedToRun => Cell::Error,
-                    MissingKind::NotRun => Cell::NotRun,
-                    MissingKind::NoResult => Cell::Missing,
-                },
+                Some(m) => Cell::of_missing(report, m),
                 None => Cell::NotRequired,
             },
+        }
+    }
+
+    /// The state of a required pair without a row.
+    pub fn of_missing(report: &Report, missing: &Missing) -> Cell {
+        match report.missing_kind(missing) {
+            MissingKind::FailedToRun => Cell::Error,
+            MissingKind::NotRun => Cell::NotRun,
+            MissingKind::NoResult => Cell::Missing,
         }
     }
 

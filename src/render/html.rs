@@ -10,7 +10,6 @@ use super::cell::{self, Cell};
 use super::text::escape_html as esc;
 use super::view::Tails;
 use super::{Quoted, RenderOptions};
-use crate::results::report::MissingKind;
 use crate::results::{Report, Row, RowResult, Verdict};
 
 const STYLE: &str = "\
@@ -404,7 +403,7 @@ pub fn folded(report: &Quoted, options: &RenderOptions, limit: usize) -> String 
             let _ = writeln!(
                 out,
                 "<li>{} {} in {}: {}</li>",
-                missing_word(report.missing_kind(m)),
+                Cell::of_missing(report, m).html().1,
                 esc(&m.check),
                 esc(&m.environment),
                 esc(&m.reason)
@@ -440,12 +439,7 @@ fn checks_folded(report: &Report, until: usize, out: &mut String) {
     }
     for m in &report.missing {
         if let Some(&i) = place.get(m.check.as_str()) {
-            let cell = match report.missing_kind(m) {
-                MissingKind::FailedToRun => Cell::Error,
-                MissingKind::NotRun => Cell::NotRun,
-                MissingKind::NoResult => Cell::Missing,
-            };
-            cells[i].push((m.environment.as_str(), cell));
+            cells[i].push((m.environment.as_str(), Cell::of_missing(report, m)));
         }
     }
     // Each check's environments in the report's order.
@@ -536,15 +530,6 @@ fn checks_folded(report: &Report, until: usize, out: &mut String) {
     }
     if shown < checks.len() {
         let _ = writeln!(out, "<p>{}</p>", more(checks.len() - shown));
-    }
-}
-
-/// The grids' words for a pair without a row.
-fn missing_word(kind: MissingKind) -> &'static str {
-    match kind {
-        MissingKind::FailedToRun => "❌ ERROR",
-        MissingKind::NotRun => "⚠️ NOT RUN",
-        MissingKind::NoResult => "⚠️ MISSING",
     }
 }
 

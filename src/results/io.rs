@@ -106,12 +106,14 @@ pub fn read_bounded(path: &Path) -> Result<Vec<u8>, ResultFileError> {
     read_at_most_bytes(path, MAX_RESULT_BYTES)
 }
 
-fn read_at_most_bytes(path: &Path, limit: u64) -> Result<Vec<u8>, ResultFileError> {
-    let read_err = |source| ResultFileError::Read {
-        path: path.to_path_buf(),
-        source,
-    };
-    let size = std::fs::metadata(path).map_err(read_err)?.len();
+/// The size of the file at `path`, when it is at most `limit`; a larger one is refused.
+fn size_within(path: &Path, limit: u64) -> Result<u64, ResultFileError> {
+    let size = std::fs::metadata(path)
+        .map_err(|source| ResultFileError::Read {
+            path: path.to_path_buf(),
+            source,
+        })?
+        .len();
     if size > limit {
         return Err(ResultFileError::TooLarge {
             path: path.to_path_buf(),
@@ -119,6 +121,15 @@ fn read_at_most_bytes(path: &Path, limit: u64) -> Result<Vec<u8>, ResultFileErro
             limit,
         });
     }
+    Ok(size)
+}
+
+fn read_at_most_bytes(path: &Path, limit: u64) -> Result<Vec<u8>, ResultFileError> {
+    let read_err = |source| ResultFileError::Read {
+        path: path.to_path_buf(),
+        source,
+    };
+    size_within(path, limit)?;
     // The size may lie (a FIFO, a device, a file still growing): read no further.
     let file = std::fs::File::open(path).map_err(read_err)?;
     read_at_most(file, limit)
@@ -227,14 +238,7 @@ impl Report {
             path: path.to_path_buf(),
             source,
         };
-        let size = std::fs::metadata(path).map_err(read_err)?.len();
-        if size > MAX_REPORT_BYTES {
-            return Err(ResultFileError::TooLarge {
-                path: path.to_path_buf(),
-                size,
-                limit: MAX_REPORT_BYTES,
-            });
-        }
+        let size = size_within(path, MAX_REPORT_BYTES)?;
         let open = || -> Result<_, ResultFileError> {
             let file = std::fs::File::open(path).map_err(read_err)?;
             // The size may lie (a file still growing): read no further than the limit.
