@@ -391,31 +391,36 @@ fn wait_until_gone(needle: &str) -> bool {
     true
 }
 
-/// `kill -9` of the tool mid-check: the check's main process dies with it (a
-/// parent-death signal), and what that process started itself is killed by the next
-/// run of the same environment.
+/// `kill -9` of the tool mid-check: each check's process group dies with it (the
+/// watchdog), and what escaped the group is killed by the next run of the same
+/// environment.
 #[cfg(target_os = "linux")]
 #[test]
 fn a_sigkilled_run_leaves_nothing_running_after_the_next_start() {
     let project = Project::new(&manifest_with(concat!(
         "  - id: alone\n    run: sleep 65.1\n",
         "  - id: with_child\n    run: sleep 65.2; true\n",
+        "  - id: escaping\n    run: bash escape.sh\n",
     )));
+    project.write("escape.sh", "setsid sleep 65.3\ntrue\n");
     let mut tool = project
         .std_cmd()
-        .args(["run", "--jobs", "2"])
+        .args(["run", "--jobs", "3"])
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
         .spawn()
         .unwrap();
     wait_until_alive("sleep 65.1");
     wait_until_alive("sleep 65.2");
+    wait_until_alive("sleep 65.3");
     tool.kill().unwrap();
     tool.wait().unwrap();
     // The main process of `alone` is `sleep` itself (bash execs a lone command).
     assert!(wait_until_gone("sleep 65.1"), "{:?}", alive("sleep 65.1"));
-    // `with_child`'s shell died, but its `sleep` was adopted by init and lives on.
-    assert!(!alive("sleep 65.2").is_empty());
+    // `with_child`'s `sleep` is in the shell's group: it dies with it.
+    assert!(wait_until_gone("sleep 65.2"), "{:?}", alive("sleep 65.2"));
+    // `escaping`'s `sleep` left the group (its own session): it lives on.
+    assert!(!alive("sleep 65.3").is_empty());
 
     // The next start of the environment finds and kills it before running anything.
     let next = project
@@ -428,8 +433,8 @@ fn a_sigkilled_run_leaves_nothing_running_after_the_next_start() {
         stderr.contains("left running in local by a run that was killed"),
         "{stderr}"
     );
-    assert!(stderr.contains("sleep 65.2"), "{stderr}");
-    assert!(wait_until_gone("sleep 65.2"), "{:?}", alive("sleep 65.2"));
+    assert!(stderr.contains("sleep 65.3"), "{stderr}");
+    assert!(wait_until_gone("sleep 65.3"), "{:?}", alive("sleep 65.3"));
     assert!(
         !project
             .path()
@@ -437,4 +442,55 @@ fn a_sigkilled_run_leaves_nothing_running_after_the_next_start() {
             .exists(),
         "a run that ended leaves no list behind"
     );
+}
+
+/// A SIGKILL to the tool's whole process group (as a job-control kill does) does not take
+/// the watchdog with it: it leads its own session, and the checks still die.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_sigkill_to_the_tools_whole_group_still_kills_the_checks() {
+    use std::os::unix::process::CommandExt;
+    let project = Project::new(&manifest_with(
+        "  - id: first\n    run: sleep 65.4; true\n  - id: second\n    run: sleep 65.5\n",
+    ));
+    let mut tool = project
+        .std_cmd()
+        .args(["run", "--jobs", "2"])
+        .process_group(0)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    wait_until_alive("sleep 65.4");
+    wait_until_alive("sleep 65.5");
+    let killed = std::process::Command::new("kill")
+        .args(["-KILL", "--", &format!("-{}", tool.id())])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    tool.wait().unwrap();
+    assert!(wait_until_gone("sleep 65.4"), "{:?}", alive("sleep 65.4"));
+    assert!(wait_until_gone("sleep 65.5"), "{:?}", alive("sleep 65.5"));
+}
+
+/// The watchdog is the tool's own helper: never reported as a leak of a check, and gone
+/// once the tool has ended.
+#[cfg(target_os = "linux")]
+#[test]
+fn the_watchdog_is_no_leak_and_ends_with_the_tool() {
+    let project = Project::new(&manifest_with(
+        "  - id: one\n    run: \"true\"\n  - id: two\n    run: \"true\"\n",
+    ));
+    let out = project.path().join("watchdog-ends-65-6");
+    let out = out.to_str().unwrap();
+    project.cmd().args(["run", "--out", out]).assert().success();
+    let result: Value = serde_json::from_str(
+        &std::fs::read_to_string(format!("{out}/verify-matrix-local.json")).unwrap(),
+    )
+    .unwrap();
+    for check in result["checks"].as_array().unwrap() {
+        assert_eq!(check["status"], "PASS", "{check}");
+        assert_eq!(check["leaked"], serde_json::json!([]), "{check}");
+    }
+    assert!(wait_until_gone(out), "{:?}", alive(out));
 }

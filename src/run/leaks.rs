@@ -217,6 +217,10 @@ fn adopted_children() -> Vec<u32> {
         let me = std::process::id();
         pids.extend(all_pids().filter(|pid| parent(*pid) == Some(me)));
     }
+    // The watchdog is the tool's own child, not something a check left behind.
+    if let Some(watchdog) = super::watchdog::Watchdog::pid() {
+        pids.remove(&watchdog);
+    }
     pids.into_iter().collect()
 }
 

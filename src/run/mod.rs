@@ -10,6 +10,7 @@ pub mod policy;
 pub mod process;
 pub mod runner;
 pub mod session;
+pub mod watchdog;
 
 pub use runner::{
     EnvironmentLock, RunError, RunEvent, RunOptions, lock_environments, result_path,

@@ -18,6 +18,7 @@ use crate::results::Leaked;
 
 use super::argv::Argv;
 use super::leaks::{self, Running};
+use super::watchdog::Watchdog;
 
 /// Exit code recorded for a command killed by its timeout (as coreutils' `timeout`).
 pub const TIMEOUT_EXIT: i32 = 124;
@@ -131,6 +132,8 @@ pub async fn execute(spec: &Spec, stop: &mut StopReceiver) -> io::Result<Executi
     if let Some(pid) = pgid {
         Running::add(pid);
     }
+    // Listed until the group is gone and every leak is killed (the guard's drop).
+    let _watched = pgid.and_then(|pid| Some(Watchdog::get()?.watch(pid)));
     let echo = spec.echo.clone();
     let copier = tokio::task::spawn_blocking(move || copy_to_log(reader, log, echo));
 
@@ -223,8 +226,12 @@ fn command(
         .kill_on_drop(true);
     #[cfg(unix)]
     command.process_group(0);
+    // The watchdog kills the check's group if this process dies; without it, the
+    // check's main process gets a parent-death signal (which costs a full fork).
     #[cfg(target_os = "linux")]
-    die_with_this_process(&mut command);
+    if Watchdog::get().is_none() {
+        die_with_this_process(&mut command);
+    }
     Ok(command)
 }
 
@@ -291,9 +298,10 @@ async fn clean_up(pgid: Option<u32>, token: &str, grace: Duration) -> Vec<Leaked
     leaked
 }
 
-/// Linux: the check's main process gets SIGKILL when this process dies, however it dies
-/// (even by SIGKILL, which no handler sees). Its own children are found by their token
-/// at the next start of the environment ([`record_token`]).
+/// Linux, when the [`Watchdog`] could not be started: the check's main process gets
+/// SIGKILL when this process dies, however it dies (even by SIGKILL, which no handler
+/// sees). Its own children are found by their token at the next start of the
+/// environment ([`record_token`]). The hook makes every spawn a full `fork`.
 #[cfg(target_os = "linux")]
 fn die_with_this_process(command: &mut tokio::process::Command) {
     let parent = nix::unistd::getpid();
