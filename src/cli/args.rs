@@ -162,10 +162,40 @@ pub(crate) enum Command {
     ValidateSignal(ValidateSignalArgs),
     /// Run one command as a verification worker; print exactly one JSON result object
     Exec(ExecArgs),
+    /// A coding agent's Stop hook: run the checks, and block the agent's stop until they
+    /// pass (speaks the client's hook JSON on stdin and stdout)
+    Hook(HookArgs),
     /// Write a starter verify-matrix.yml and GitHub workflow detected from the repository
     Init(InitArgs),
     /// Print the manifest's JSON Schema (for editors' YAML language servers)
     Schema,
+}
+
+/// `hook`.
+#[derive(Debug, Args)]
+pub(crate) struct HookArgs {
+    /// The agent's client, whose Stop-hook protocol is spoken
+    #[arg(value_enum, value_name = "CLIENT")]
+    pub client: HookClient,
+    #[command(flatten)]
+    pub run: RunArgs,
+    /// Let the stop through after this many blocks in a row in one session (default:
+    /// the manifest's hook.max-blocks, else 3)
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=100))]
+    pub max_blocks: Option<u32>,
+    #[command(flatten)]
+    pub manifest: ManifestArg,
+    #[command(flatten)]
+    pub quiet: QuietArg,
+}
+
+/// The coding-agent clients `hook` speaks to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum HookClient {
+    /// Claude Code (`.claude/settings.json`, a `Stop` hook)
+    ClaudeCode,
+    /// OpenAI Codex (`.codex/hooks.json`, a `Stop` hook)
+    Codex,
 }
 
 /// `init`.

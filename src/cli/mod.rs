@@ -7,6 +7,7 @@
 //! - `judge`: reading untrusted results and reports, and the manifest they are judged against;
 //! - `publishing`: putting a report on GitHub, shared by `publish` and `report`;
 //! - `live`: the live view of a run;
+//! - `local`: running this machine's share of the matrix, shared by `run` and `hook`;
 //! - `commands/`: one file per command.
 
 #![allow(clippy::print_stderr, clippy::print_stdout)]
@@ -17,6 +18,7 @@ mod error;
 mod flags;
 mod judge;
 mod live;
+mod local;
 mod publishing;
 mod settings;
 

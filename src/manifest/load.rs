@@ -240,6 +240,7 @@ fn build(path: &Path, content: Value, spans: &Spans) -> Result<Manifest, Vec<Dia
         run_timeout: valid.run_timeout,
         policy: valid.policy,
         skip: valid.skip,
+        hook: valid.hook,
     })
 }
 

@@ -74,6 +74,31 @@ pub struct Manifest {
     pub run_timeout: Option<Duration>,
     pub policy: Policy,
     pub skip: bool,
+    /// What the coding-agent Stop hook runs.
+    pub hook: Hook,
+}
+
+/// The most blocks in a row the Stop hook makes in one agent session, unless the
+/// manifest's `hook.max-blocks` says otherwise.
+pub const DEFAULT_MAX_BLOCKS: u32 = 3;
+
+/// The manifest's `hook:` section: the checks and environments an agent's Stop hook
+/// runs (empty: as `run` chooses), and when it stops blocking.
+#[derive(Debug, Clone)]
+pub struct Hook {
+    pub checks: Vec<CheckId>,
+    pub environments: Vec<EnvName>,
+    pub max_blocks: u32,
+}
+
+impl Default for Hook {
+    fn default() -> Self {
+        Hook {
+            checks: Vec::new(),
+            environments: Vec::new(),
+            max_blocks: DEFAULT_MAX_BLOCKS,
+        }
+    }
 }
 
 /// Values every check falls back to.

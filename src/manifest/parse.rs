@@ -9,7 +9,8 @@ use serde_json::Value;
 
 use super::diagnostic::{Diagnostic, did_you_mean, humanize_serde_message};
 use super::raw::{
-    RawCheck, RawDefaults, RawDuration, RawEnvironment, RawManifest, RawPolicy, TOP_LEVEL_KEYS,
+    RawCheck, RawDefaults, RawDuration, RawEnvironment, RawHook, RawManifest, RawPolicy,
+    TOP_LEVEL_KEYS,
 };
 use super::spans::{Spans, join_index, join_key};
 
@@ -72,6 +73,7 @@ pub fn deserialize(value: &Value, spans: &Spans) -> (Option<Parsed>, Vec<Diagnos
             "run-timeout" => salvage.run_timeout = part::<RawDuration>(key, v, spans, d),
             "policy" => salvage.policy = part::<RawPolicy>(key, v, spans, d),
             "skip" => salvage.skip = part::<bool>(key, v, spans, d),
+            "hook" => salvage.hook = part::<RawHook>(key, v, spans, d),
             other => d.push(unknown_key("", other, TOP_LEVEL_KEYS, spans)),
         }
     }
@@ -101,6 +103,7 @@ struct Salvage {
     run_timeout: Option<RawDuration>,
     policy: Option<RawPolicy>,
     skip: Option<bool>,
+    hook: Option<RawHook>,
 }
 
 impl Salvage {
@@ -117,6 +120,7 @@ impl Salvage {
                 run_timeout: self.run_timeout,
                 policy: self.policy.unwrap_or_default(),
                 skip: self.skip.unwrap_or_default(),
+                hook: self.hook,
                 checks,
             },
             check_indices,

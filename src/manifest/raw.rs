@@ -36,6 +36,9 @@ pub struct RawManifest {
     /// `true`: nothing runs, and the report says SKIPPED.
     #[serde(default)]
     pub skip: bool,
+    /// What the coding-agent Stop hook (`hook claude-code`, `hook codex`) runs.
+    #[serde(default)]
+    pub hook: Option<RawHook>,
     /// The checks, in the order they run and are shown.
     #[serde(default)]
     pub checks: Vec<RawCheck>,
@@ -49,6 +52,7 @@ pub const TOP_LEVEL_KEYS: &[&str] = &[
     "run-timeout",
     "policy",
     "skip",
+    "hook",
     "checks",
 ];
 
@@ -133,6 +137,23 @@ pub struct RawPolicy {
     /// `true` lets development servers and watch modes run.
     #[serde(default)]
     pub allow_watch: bool,
+}
+
+/// The Stop hook's share of the manifest: a fast subset for an agent's every stop.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct RawHook {
+    /// The checks the hook runs (default: every check).
+    #[serde(default)]
+    pub checks: Option<Vec<String>>,
+    /// The environments the hook runs (default: as `run` chooses them).
+    #[serde(default)]
+    pub environments: Option<Vec<String>>,
+    /// Blocks in a row, in one agent session, after which the stop is let through
+    /// (saying so); default 3.
+    #[serde(default)]
+    #[schemars(range(min = 1, max = 100))]
+    pub max_blocks: Option<u32>,
 }
 
 /// One check, or (with `item:` instead of `id:`) one item of an `all-of`/`any-of` group.

@@ -6,7 +6,7 @@ use std::time::Duration;
 use super::diagnostic::{Diagnostic, did_you_mean};
 use super::model::{
     Check, CheckId, CheckKind, DEFAULT_GRACE, DEFAULT_TIMEOUT, Defaults, Detect, EnvName, EnvScope,
-    Environment, ExpectExit, Gate, MAX_NAME_CHARS, Policy, Shell, TestSpec, is_valid_name,
+    Environment, ExpectExit, Gate, Hook, MAX_NAME_CHARS, Policy, Shell, TestSpec, is_valid_name,
 };
 use super::parse::Parsed;
 use super::raw::{
@@ -42,6 +42,7 @@ pub struct Validated {
     pub run_timeout: Option<Duration>,
     pub policy: Policy,
     pub skip: bool,
+    pub hook: Hook,
 }
 
 /// Validates `raw`; every problem found is returned, not only the first.
@@ -97,6 +98,7 @@ pub fn validate(
             checks.push(valid);
         }
     }
+    let hook = v.hook(raw, &ids);
     if !v.diagnostics.is_empty() {
         return Err(v.diagnostics);
     }
@@ -110,6 +112,7 @@ pub fn validate(
         run_timeout: raw.run_timeout.map(|d| d.0),
         policy,
         skip: raw.skip,
+        hook,
     })
 }
 
@@ -313,6 +316,66 @@ impl Validator<'_> {
         Policy {
             deny,
             allow_watch: raw.policy.allow_watch,
+        }
+    }
+
+    /// `hook:`: the checks it names are defined, the environments declared.
+    fn hook(&mut self, raw: &RawManifest, ids: &HashSet<&str>) -> Hook {
+        let Some(hook) = &raw.hook else {
+            return Hook::default();
+        };
+        let mut checks = Vec::new();
+        for (i, id) in hook.checks.iter().flatten().enumerate() {
+            if ids.contains(id.as_str()) {
+                checks.push(CheckId(id.clone()));
+                continue;
+            }
+            let hint = match did_you_mean(id, ids.iter().copied()) {
+                Some(best) => format!(" (did you mean `{best}`?)"),
+                None => String::new(),
+            };
+            self.error(
+                &join_index("hook.checks", i),
+                format!("check `{id}` is not defined{hint}"),
+            );
+        }
+        if hook.checks.as_ref().is_some_and(Vec::is_empty) {
+            self.error(
+                "hook.checks",
+                "`checks` is an empty list; leave it out to run every check",
+            );
+        }
+        let mut environments = Vec::new();
+        for (i, name) in hook.environments.iter().flatten().enumerate() {
+            let name = EnvName(name.clone());
+            if self.env_names.contains(&name) || !self.environments_known {
+                environments.push(name);
+                continue;
+            }
+            let declared: Vec<&str> = self.env_names.iter().map(EnvName::as_str).collect();
+            let hint = match did_you_mean(name.as_str(), declared.iter().copied()) {
+                Some(best) => format!(" (did you mean `{best}`?)"),
+                None => String::new(),
+            };
+            self.error(
+                &join_index("hook.environments", i),
+                format!(
+                    "environment `{name}` is not declared{hint}; declared: {}",
+                    declared.join(", ")
+                ),
+            );
+        }
+        let max_blocks = hook.max_blocks.unwrap_or(super::model::DEFAULT_MAX_BLOCKS);
+        if !(1..=100).contains(&max_blocks) {
+            self.error(
+                "hook.max-blocks",
+                format!("max-blocks must be from 1 to 100, not {max_blocks}"),
+            );
+        }
+        Hook {
+            checks,
+            environments,
+            max_blocks,
         }
     }
 

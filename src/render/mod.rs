@@ -3,6 +3,7 @@
 pub mod budget;
 pub mod cell;
 pub mod details;
+pub mod hook;
 pub mod html;
 pub mod junit;
 pub mod markdown;

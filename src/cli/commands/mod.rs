@@ -3,6 +3,7 @@
 //! each other.
 
 mod exec;
+mod hook;
 mod init;
 mod merge;
 mod plan;
@@ -80,6 +81,10 @@ pub(crate) fn dispatch(cli: Cli) -> Result<i32, Error> {
             report::run(&Settings::new(&global), &args)
         }
         Some(Command::Exec(args)) => exec::run(&args),
+        Some(Command::Hook(args)) => {
+            let global = global.with(Some(&args.manifest), None, Some(&args.quiet), None);
+            hook::run(&Settings::new(&global), &args)
+        }
         Some(Command::Init(args)) => {
             let settings = Settings::new(&global.with(None, None, Some(&args.quiet), None));
             init::run(&settings, &args)

@@ -1,0 +1,126 @@
+//! This machine's share of the matrix, for `run` and `hook`: the environments' locks,
+//! the checks, and the report of what ran (partial unless it covered every required
+//! pair of the manifest).
+
+use std::path::Path;
+
+use super::Error;
+use super::args::RunArgs;
+use super::live::{Live, announce};
+use super::session;
+use crate::manifest::{CheckId, EnvName, Environment, Manifest};
+use crate::results::{PartialResult, Report, Source};
+use crate::run::{EnvironmentLock, RunOptions, lock_environments, run_environment};
+
+/// What a local run produced.
+pub(crate) struct Ran {
+    pub report: Report,
+    pub names: Vec<EnvName>,
+    pub interrupted: bool,
+}
+
+/// Runs `only` (every check when empty) in `environments`, one after the other, with
+/// `live` showing it; an interrupt stops the run, keeping what finished.
+pub(crate) fn run_here(
+    manifest: &Manifest,
+    environments: &[&Environment],
+    only: &[CheckId],
+    args: &RunArgs,
+    source: &Source,
+    live: &Live,
+) -> Result<Ran, Error> {
+    let options = RunOptions {
+        out_dir: args.out.clone(),
+        jobs: usize::from(args.jobs),
+        fail_fast: args.fail_fast,
+        only: only.to_vec(),
+        run_timeout: args.run_timeout,
+        echo: live.echo(),
+    };
+    let on_event = |event: crate::run::RunEvent<'_>| live.event(event);
+    // Every environment's lock before the first check: a run never finishes one
+    // environment and then finds another taken.
+    let locks = lock_environments(&args.out, environments.iter().map(|e| e.name.as_str()))?;
+    for (env, lock) in environments.iter().zip(&locks) {
+        note_leftovers(&env.name, lock);
+    }
+    let mut session = session()?;
+    let mut partials = Vec::new();
+    let stop_rx = session.stop();
+    // With `skip: true` each environment still gets its (empty) result file, so that
+    // a merge sees it reported rather than missing.
+    session.block_on(announce, async {
+        for (env, lock) in environments.iter().zip(&locks) {
+            let partial = run_environment(
+                manifest,
+                env,
+                lock,
+                source,
+                &options,
+                stop_rx.clone(),
+                &on_event,
+            )
+            .await?;
+            partials.push(partial);
+            if stop_rx.borrow().is_some() {
+                break;
+            }
+        }
+        Ok::<(), Error>(())
+    })?;
+    live.finish();
+    let names: Vec<EnvName> = environments.iter().map(|e| e.name.clone()).collect();
+    Ok(Ran {
+        report: run_report(manifest, only, &partials, &names),
+        names,
+        interrupted: session.interrupted(),
+    })
+}
+
+/// Where the result file of `env` is, under the run's folder.
+pub(crate) fn result_path(out: &Path, env: &EnvName) -> std::path::PathBuf {
+    crate::run::result_path(out, env.as_str())
+}
+
+/// Says which processes an earlier, killed run of `env` left running, now killed.
+fn note_leftovers(env: &EnvName, lock: &EnvironmentLock) {
+    for leaked in &lock.leftovers {
+        eprintln!(
+            "note: killed process {} ({}), left running in {env} by a run that was killed",
+            leaked.pid, leaked.command
+        );
+    }
+}
+
+/// The checks `named`, each one the manifest defines.
+pub(crate) fn only_checks(manifest: &Manifest, named: &[String]) -> Result<Vec<CheckId>, Error> {
+    let only: Vec<CheckId> = named.iter().map(|c| CheckId(c.clone())).collect();
+    for id in &only {
+        if !manifest.checks.iter().any(|c| c.id == *id) {
+            let known: Vec<&str> = manifest.checks.iter().map(|c| c.id.as_str()).collect();
+            return Err(Error::Usage(format!(
+                "unknown check `{id}`; the manifest defines: {}",
+                known.join(", ")
+            )));
+        }
+    }
+    Ok(only)
+}
+
+/// The report of this run. Its verdict covers what the run was asked to run: these
+/// environments, and with `--check` only those checks; and only a run of every required
+/// pair of the manifest may print one.
+fn run_report(
+    manifest: &Manifest,
+    only: &[CheckId],
+    partials: &[PartialResult],
+    names: &[EnvName],
+) -> Report {
+    let mut scope = manifest.clone();
+    if !only.is_empty() {
+        scope.checks.retain(|c| only.contains(&c.id));
+    }
+    let mut report = Report::build_for(&scope, partials, names);
+    report.mark_partial(manifest, partials);
+    report
+}
