@@ -319,6 +319,29 @@ fn audit_passed_only_for_a_verified_report() {
     );
 }
 
+/// A refusal is one line: the first ten reasons, then how many more.
+#[test]
+fn an_audit_refusal_names_ten_reasons_and_counts_the_rest() {
+    let logs = tempfile::tempdir().unwrap();
+    // 13 environments; `env-000` has no results and 12 fail c0000: 13 reasons.
+    let (report, options) = wide(13, 2, 12, logs.path());
+    assert_eq!(report.reasons.len(), 13, "{:?}", report.reasons);
+    let options = RenderOptions {
+        signal: signal_options().signal,
+        ..options
+    };
+    let err = cargo_verify_matrix::render::render(&report, Format::Audit, &options).unwrap_err();
+    let text = err.to_string();
+    let listed: Vec<&str> = report.reasons.iter().take(10).map(String::as_str).collect();
+    assert_eq!(
+        text,
+        format!(
+            "AUDIT_PASSED refused: the report is NOT_VERIFIED, not VERIFIED: {}; … and 3 more",
+            listed.join("; ")
+        )
+    );
+}
+
 #[test]
 fn infra_blocked_blocks() {
     let logs = tempfile::tempdir().unwrap();

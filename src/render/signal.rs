@@ -106,14 +106,26 @@ pub fn ready_for_review(report: &Quoted, info: &SignalInfo) -> Result<String, Re
     Ok(out)
 }
 
+/// The most reasons an AUDIT_PASSED refusal names.
+const REFUSAL_REASONS: usize = 10;
+
 /// AUDIT_PASSED: only for a VERIFIED report.
 pub fn audit_passed(report: &Quoted, info: &SignalInfo) -> Result<String, RenderError> {
     let task = task_id(report, info, "audit")?;
     if !report.claims_verified() {
-        let reasons = if report.reasons.is_empty() {
-            String::new()
-        } else {
-            format!(": {}", report.reasons.join("; "))
+        // The first few reasons: a huge matrix can have thousands, and this is one line.
+        let shown: Vec<&str> = report
+            .reasons
+            .iter()
+            .take(REFUSAL_REASONS)
+            .map(String::as_str)
+            .collect();
+        let reasons = match report.reasons.len() {
+            0 => String::new(),
+            n if n > REFUSAL_REASONS => {
+                format!(": {}; … and {} more", shown.join("; "), n - REFUSAL_REASONS)
+            }
+            _ => format!(": {}", shown.join("; ")),
         };
         return Err(RenderError::AuditRefused {
             verdict: match report.partial {
