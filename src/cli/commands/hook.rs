@@ -169,26 +169,8 @@ pub(super) fn run(settings: &Settings, args: &HookArgs) -> Result<i32, Error> {
 
 /// Runs the hook's checks in the hook's environments.
 fn gate(settings: &Settings, args: &HookArgs, manifest: &Manifest) -> Result<Ran, Error> {
-    let envs = if args.run.envs.is_empty() {
-        manifest
-            .hook
-            .environments
-            .iter()
-            .map(|e| e.as_str().to_owned())
-            .collect()
-    } else {
-        args.run.envs.clone()
-    };
-    let checks = if args.run.checks.is_empty() {
-        manifest
-            .hook
-            .checks
-            .iter()
-            .map(|c| c.as_str().to_owned())
-            .collect()
-    } else {
-        args.run.checks.clone()
-    };
+    let envs = given_or(&args.run.envs, &manifest.hook.environments, |e| e.as_str());
+    let checks = given_or(&args.run.checks, &manifest.hook.checks, |c| c.as_str());
     let environments = select::select(manifest, &envs, &select::Host)?;
     let only = only_checks(manifest, &checks)?;
     let mode = if settings.quiet {
@@ -204,6 +186,15 @@ fn gate(settings: &Settings, args: &HookArgs, manifest: &Manifest) -> Result<Ran
     );
     let source = settings.source(&manifest.dir);
     run_here(manifest, &environments, &only, &args.run, &source, &live)
+}
+
+/// The names given on the command line, else those of the manifest's `hook:` section.
+fn given_or<T>(given: &[String], hook: &[T], name: impl Fn(&T) -> &str) -> Vec<String> {
+    if given.is_empty() {
+        hook.iter().map(|t| name(t).to_owned()).collect()
+    } else {
+        given.to_vec()
+    }
 }
 
 /// What the person watching is told when the stop goes through on passing checks.
