@@ -8,8 +8,9 @@ use super::Error;
 use super::args::TrustFlags;
 use super::settings::{Settings, current_dir};
 use crate::manifest::{self, Manifest, compare};
+use crate::render::steps::StepsInfo;
 use crate::results::io::{Probe, ResultFileError, read_bounded};
-use crate::results::{ManifestOrigin, ManifestTrust, PartialResult, Report, merge};
+use crate::results::{ManifestOrigin, ManifestTrust, Outcome, PartialResult, Report, merge};
 
 /// Collects partial results under `paths` and builds the report, with log paths made
 /// relative to `report_dir`.
@@ -19,6 +20,18 @@ pub(crate) fn merged_report(
     paths: &[PathBuf],
     report_dir: &Path,
 ) -> Result<Report, Error> {
+    Ok(merged(settings, trust, paths, report_dir, false)?.0)
+}
+
+/// [`merged_report`], and what `--format steps` needs from the manifest and the result
+/// files when `steps` is set.
+pub(crate) fn merged(
+    settings: &Settings,
+    trust: &TrustFlags,
+    paths: &[PathBuf],
+    report_dir: &Path,
+    steps: bool,
+) -> Result<(Report, Option<StepsInfo>), Error> {
     let collected = merge::collect_in(
         paths,
         report_dir,
@@ -35,9 +48,41 @@ pub(crate) fn merged_report(
     }
     let (manifest, trust) = judged_manifest(settings, trust, &collected.partials)?;
     let partials: Vec<PartialResult> = collected.partials.into_iter().map(|l| l.result).collect();
+    let info = steps.then(|| StepsInfo {
+        // A task file named with --manifest names its task.
+        task_id: (settings.manifest.as_deref()).and_then(manifest::steps::task_id_in),
+        ..steps_info(&manifest, &partials)
+    });
     let mut report = Report::build_from(&manifest, partials);
     report.apply_trust(trust);
-    Ok(report)
+    Ok((report, info))
+}
+
+/// The steps of `manifest` and the facts of the runs that produced `partials`.
+fn steps_info(manifest: &Manifest, partials: &[PartialResult]) -> StepsInfo {
+    let millis = |at: &str| {
+        humantime::parse_rfc3339_weak(at)
+            .ok()?
+            .duration_since(std::time::UNIX_EPOCH)
+            .ok()
+            .and_then(|d| u64::try_from(d.as_millis()).ok())
+    };
+    StepsInfo {
+        task_id: None,
+        run_number: partials
+            .iter()
+            .filter_map(|p| p.source.run_attempt)
+            .max()
+            .unwrap_or(1),
+        started_at_ms: partials.iter().filter_map(|p| millis(&p.started_at)).min(),
+        duration_ms: partials.iter().map(|p| p.duration_ms).max().unwrap_or(0),
+        timeout_ms: manifest
+            .run_timeout
+            .and_then(|t| u64::try_from(t.as_millis()).ok()),
+        timed_out: partials.iter().any(|p| p.outcome == Outcome::RunTimeout),
+        skip: manifest.skip,
+        steps: StepsInfo::steps_of(manifest),
+    }
 }
 
 /// A report read from a file, which may come from an artifact: its names must be ones a

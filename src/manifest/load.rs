@@ -14,6 +14,7 @@ use super::guard;
 use super::model::Manifest;
 use super::parse;
 use super::spans::{Pos, Spans};
+use super::steps;
 use super::validate::validate;
 
 /// File names searched for, in each folder from the current one up to the repository root.
@@ -101,6 +102,11 @@ pub fn from_yaml_text(path: &Path, text: &str) -> Result<Manifest, ManifestError
     guard::check_nesting(text).map_err(|d| invalid(vec![d]))?;
     let spans = Spans::from_yaml(text);
     let content = parse_yaml_text(text, &spans).map_err(|d| invalid(vec![d]))?;
+    if steps::is_steps(&content) {
+        // A hub task: its steps, read as a manifest (positions are the task's own).
+        let content = steps::to_manifest(&content, &spans).map_err(invalid)?;
+        return build(path, content, &Spans::default()).map_err(invalid);
+    }
     build(path, content, &spans).map_err(invalid)
 }
 

@@ -13,6 +13,7 @@ mod parse;
 pub mod raw;
 pub mod schema;
 pub mod spans;
+pub mod steps;
 pub mod validate;
 
 pub use error::ManifestError;

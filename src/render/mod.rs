@@ -10,6 +10,7 @@ pub mod markdown;
 mod provenance;
 pub mod quoted;
 pub mod signal;
+pub mod steps;
 pub mod table;
 pub mod text;
 pub mod validate_signal;
@@ -46,6 +47,9 @@ pub enum Format {
     Junit,
     /// One self-contained HTML page.
     Html,
+    /// The hub's verification report of a task's `verification_steps`; reads result
+    /// files (a run's folder), not a merged report.
+    Steps,
 }
 
 /// Settings shared by the formats.
@@ -70,6 +74,8 @@ pub struct RenderOptions {
     pub signal: SignalInfo,
     /// How text from checks, artifacts and agents is quoted (secrets to mask).
     pub quoter: Quoter,
+    /// What `--format steps` needs beyond the report (none for a report read alone).
+    pub steps: Option<steps::StepsInfo>,
 }
 
 impl RenderOptions {
@@ -85,7 +91,19 @@ impl RenderOptions {
             web: None,
             signal: SignalInfo::default(),
             quoter: Quoter::default(),
+            steps: None,
         }
+    }
+}
+
+impl RenderOptions {
+    /// These options with what `--format steps` needs; `--task-id` names the task if given.
+    pub fn with_steps(mut self, steps: Option<steps::StepsInfo>) -> RenderOptions {
+        self.steps = steps.map(|info| steps::StepsInfo {
+            task_id: self.signal.task_id.clone().or(info.task_id),
+            ..info
+        });
+        self
     }
 }
 
@@ -104,6 +122,11 @@ pub enum RenderError {
     /// Not even the verdict lines fit the size budget.
     #[error("{0}")]
     OverBudget(String),
+    /// `--format steps` of a report read alone.
+    #[error(
+        "--format steps reads a run's result files (the steps and the start time are in them), not a merged report; give the run's folder"
+    )]
+    NoSteps,
 }
 
 impl RenderError {
@@ -111,7 +134,9 @@ impl RenderError {
     pub fn exit_code(&self) -> i32 {
         match self {
             RenderError::AuditRefused { .. } | RenderError::NothingBlocked => exit_code::FAILED,
-            RenderError::NoTaskId(_) | RenderError::OverBudget(_) => exit_code::USAGE,
+            RenderError::NoTaskId(_) | RenderError::OverBudget(_) | RenderError::NoSteps => {
+                exit_code::USAGE
+            }
         }
     }
 }
@@ -146,5 +171,9 @@ pub fn render_quoted(
         Format::InfraBlocked => signal::infra_blocked(report, &options.signal)?,
         Format::Junit => junit::render(report, &Tails::load(report, options, Tails::SHORT)),
         Format::Html => html::render(report, options),
+        Format::Steps => {
+            let info = options.steps.as_ref().ok_or(RenderError::NoSteps)?;
+            steps::render(report, options, info)
+        }
     })
 }

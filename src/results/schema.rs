@@ -177,6 +177,9 @@ pub struct CheckResult {
     pub refused: Option<CompactString>,
 }
 
+/// How the summary of a check the run timeout stopped begins.
+pub const RUN_TIMEOUT_STOP: &str = "stopped: the run timeout expired";
+
 /// The longest `summary`, in characters.
 pub const SUMMARY_MAX_CHARS: usize = 80;
 

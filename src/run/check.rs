@@ -329,7 +329,7 @@ impl CheckJob {
             (Status::Error, false, error.clone())
         } else if let Some(reason) = execution.stopped {
             let why = match reason {
-                StopReason::RunTimeout => "stopped: the run timeout expired".to_owned(),
+                StopReason::RunTimeout => crate::results::RUN_TIMEOUT_STOP.to_owned(),
                 StopReason::Interrupted(signal) => {
                     format!("interrupted by {}", signal_name(signal))
                 }

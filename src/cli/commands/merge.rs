@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use crate::cli::args::MergeArgs;
-use crate::cli::judge::merged_report;
+use crate::cli::judge::merged;
 use crate::cli::settings::{Settings, parent_dir};
 use crate::cli::{Error, print_json_pretty, print_stdout};
 use crate::render::{self, Format, Quoted};
@@ -14,8 +14,11 @@ pub(super) fn run(settings: &Settings, args: &MergeArgs) -> Result<i32, Error> {
         Some(out) => parent_dir(out),
         None => PathBuf::from("."),
     };
-    let report = merged_report(settings, &args.trust, &args.paths, &report_dir)?;
-    let options = settings.render_options(&args.render, &report, report_dir);
+    let steps = args.format == Format::Steps;
+    let (report, steps) = merged(settings, &args.trust, &args.paths, &report_dir, steps)?;
+    let options = settings
+        .render_options(&args.render, &report, report_dir)
+        .with_steps(steps);
     // The report file is an output too: its free text is quoted like any render's.
     let report = Quoted::from_report(report, &options.quoter);
     // The report is written while the matrix is rendered: at GitHub's largest matrices
