@@ -23,18 +23,7 @@ fn run_task(name: &str, files: &[(&str, &str)]) -> (i32, String) {
         .args(["-q", "run", "--manifest", "task.json"])
         .output()
         .unwrap();
-    let rendered = project
-        .cmd()
-        .args([
-            "render",
-            "--manifest",
-            "task.json",
-            "--format",
-            "steps",
-            "verify-matrix-results",
-        ])
-        .output()
-        .unwrap();
+    let rendered = render_steps(&project, &[]);
     assert_eq!(
         rendered.status.code(),
         Some(0),
@@ -42,6 +31,17 @@ fn run_task(name: &str, files: &[(&str, &str)]) -> (i32, String) {
         String::from_utf8_lossy(&rendered.stderr)
     );
     (run.status.code().unwrap(), normalise(&rendered.stdout))
+}
+
+/// `render --manifest task.json --format steps` of the project's run, with `args`.
+fn render_steps(project: &Project, args: &[&str]) -> std::process::Output {
+    project
+        .cmd()
+        .args(["render", "--manifest", "task.json", "--format", "steps"])
+        .args(args)
+        .arg("verify-matrix-results")
+        .output()
+        .unwrap()
 }
 
 /// Times and durations set to 0, durations inside texts to `<d>`.
@@ -117,20 +117,7 @@ fn a_passing_task_is_pass_and_the_task_id_comes_from_the_flag_first() {
         .args(["-q", "run", "--manifest", "task.json"])
         .assert()
         .success();
-    let out = project
-        .cmd()
-        .args([
-            "render",
-            "--manifest",
-            "task.json",
-            "--format",
-            "steps",
-            "--task-id",
-            "OTHER",
-        ])
-        .arg("verify-matrix-results")
-        .output()
-        .unwrap();
+    let out = render_steps(&project, &["--task-id", "OTHER"]);
     let value: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(value["task_id"], "OTHER");
     assert_eq!(value["status"], "pass");
