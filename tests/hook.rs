@@ -209,3 +209,25 @@ fn other_events_are_not_gated() {
         "nothing ran"
     );
 }
+
+/// A manifest with many problems still gives the agent a reason of a few kilobytes.
+#[test]
+fn a_long_error_is_cut_to_a_few_kilobytes() {
+    let checks: String = (0..200)
+        .map(|i| format!("  - id: c{i}\n    run: \"true\"\n    timout: 1s\n"))
+        .collect();
+    let project = Project::new(&format!(
+        "version: 1\nenvironments:\n  - name: local\nchecks:\n{checks}"
+    ));
+    let (code, stdout) = hook(&project, "claude-code", &stop("long", false), &[]);
+    assert_eq!(code, 0);
+    let answer: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(answer["decision"], "block");
+    let reason = answer["reason"].as_str().unwrap();
+    assert!(reason.len() <= 4096, "{} bytes", reason.len());
+    assert!(
+        reason.ends_with("… (cut; run `cargo verify-matrix plan` to see it all)"),
+        "{reason}"
+    );
+    assert!(reason.contains("unknown key `timout`"), "{reason}");
+}

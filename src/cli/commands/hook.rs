@@ -151,12 +151,14 @@ pub(super) fn run(settings: &Settings, args: &HookArgs) -> Result<i32, Error> {
         }
         Err(e) if state.blocks >= max_blocks => {
             state.blocks = 0;
+            let e = bounded(&e.to_string());
             Answer::allow(format!(
                 "verify-matrix: NOT VERIFIED (nothing could be checked: {e}). The stop was blocked {max_blocks} times in a row in this session; it is let through so that the session does not loop."
             ))
         }
         Err(e) => {
             state.blocks += 1;
+            let e = bounded(&e.to_string());
             Answer::block(format!(
                 "verify-matrix could not check this work, so the stop is blocked (block {} of at most {max_blocks} in a row): {e}",
                 state.blocks
@@ -186,6 +188,23 @@ fn gate(settings: &Settings, args: &HookArgs, manifest: &Manifest) -> Result<Ran
     );
     let source = settings.source(&manifest.dir);
     run_here(manifest, &environments, &only, &args.run, &source, &live)
+}
+
+/// An error's text cut to fit the agent's few kilobytes (a manifest with many problems
+/// lists them all), marked where it was cut.
+fn bounded(text: &str) -> String {
+    const ERROR_LIMIT: usize = crate::render::hook::REASON_LIMIT - 512;
+    if text.len() <= ERROR_LIMIT {
+        return text.to_owned();
+    }
+    let mut end = ERROR_LIMIT;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!(
+        "{}… (cut; run `cargo verify-matrix plan` to see it all)",
+        &text[..end]
+    )
 }
 
 /// The names given on the command line, else those of the manifest's `hook:` section.
