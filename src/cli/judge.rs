@@ -48,18 +48,19 @@ pub(crate) fn merged(
     }
     let (manifest, trust) = judged_manifest(settings, trust, &collected.partials)?;
     let partials: Vec<PartialResult> = collected.partials.into_iter().map(|l| l.result).collect();
-    let info = steps.then(|| StepsInfo {
-        // A task file named with --manifest names its task.
-        task_id: (settings.manifest.as_deref()).and_then(manifest::steps::task_id_in),
-        ..steps_info(&manifest, &partials)
-    });
+    let info = steps.then(|| steps_info(&manifest, &partials, settings.manifest.as_deref()));
     let mut report = Report::build_from(&manifest, partials);
     report.apply_trust(trust);
     Ok((report, info))
 }
 
-/// The steps of `manifest` and the facts of the runs that produced `partials`.
-fn steps_info(manifest: &Manifest, partials: &[PartialResult]) -> StepsInfo {
+/// The steps of `manifest` and the facts of the runs that produced `partials`; a task
+/// file named with --manifest (`task_file`) names its task.
+fn steps_info(
+    manifest: &Manifest,
+    partials: &[PartialResult],
+    task_file: Option<&Path>,
+) -> StepsInfo {
     let millis = |at: &str| {
         humantime::parse_rfc3339_weak(at)
             .ok()?
@@ -68,7 +69,7 @@ fn steps_info(manifest: &Manifest, partials: &[PartialResult]) -> StepsInfo {
             .and_then(|d| u64::try_from(d.as_millis()).ok())
     };
     StepsInfo {
-        task_id: None,
+        task_id: task_file.and_then(manifest::steps::task_id_in),
         run_number: partials
             .iter()
             .filter_map(|p| p.source.run_attempt)
@@ -103,9 +104,14 @@ pub(crate) fn probed_report(path: &Path, bytes: &[u8], probe: &Probe) -> Result<
 pub(crate) fn report_file(path: &Path) -> Result<Report, Error> {
     match read_bounded(path) {
         Ok(bytes) => checked_report(path, &bytes),
-        Err(ResultFileError::TooLarge { .. }) => names_checked(path, Report::read_streamed(path)?),
+        Err(ResultFileError::TooLarge { .. }) => streamed_report(path),
         Err(e) => Err(e.into()),
     }
+}
+
+/// A report file known to be larger than a partial result may be, parsed as it is read.
+pub(crate) fn streamed_report(path: &Path) -> Result<Report, Error> {
+    names_checked(path, Report::read_streamed(path)?)
 }
 
 fn names_checked(path: &Path, report: Report) -> Result<Report, Error> {

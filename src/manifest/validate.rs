@@ -348,22 +348,9 @@ impl Validator<'_> {
         let mut environments = Vec::new();
         for (i, name) in hook.environments.iter().flatten().enumerate() {
             let name = EnvName(name.clone());
-            if self.env_names.contains(&name) || !self.environments_known {
+            if self.declared(&join_index("hook.environments", i), &name) {
                 environments.push(name);
-                continue;
             }
-            let declared: Vec<&str> = self.env_names.iter().map(EnvName::as_str).collect();
-            let hint = match did_you_mean(name.as_str(), declared.iter().copied()) {
-                Some(best) => format!(" (did you mean `{best}`?)"),
-                None => String::new(),
-            };
-            self.error(
-                &join_index("hook.environments", i),
-                format!(
-                    "environment `{name}` is not declared{hint}; declared: {}",
-                    declared.join(", ")
-                ),
-            );
         }
         let max_blocks = hook.max_blocks.unwrap_or(super::model::DEFAULT_MAX_BLOCKS);
         if !(1..=100).contains(&max_blocks) {
@@ -406,28 +393,36 @@ impl Validator<'_> {
                 join_index(&env_path, i)
             };
             let name = EnvName(name.clone());
-            if !self.env_names.contains(&name) && self.environments_known {
-                let declared: Vec<&str> = self.env_names.iter().map(EnvName::as_str).collect();
-                let hint = match did_you_mean(name.as_str(), declared.iter().copied()) {
-                    Some(best) => format!(" (did you mean `{best}`?)"),
-                    None => String::new(),
-                };
-                self.error(
-                    &at,
-                    format!(
-                        "environment `{name}` is not declared{hint}; declared: {}",
-                        if declared.is_empty() {
-                            "none".to_owned()
-                        } else {
-                            declared.join(", ")
-                        }
-                    ),
-                );
-            } else if !names.contains(&name) {
+            if self.declared(&at, &name) && !names.contains(&name) {
                 names.push(name);
             }
         }
         EnvScope::Only(names)
+    }
+
+    /// Whether `name` (at `at`) is a declared environment; when it is not, says so with
+    /// the likely one meant. Names are not judged when `environments` did not parse.
+    fn declared(&mut self, at: &str, name: &EnvName) -> bool {
+        if self.env_names.contains(name) || !self.environments_known {
+            return true;
+        }
+        let declared: Vec<&str> = self.env_names.iter().map(EnvName::as_str).collect();
+        let hint = match did_you_mean(name.as_str(), declared.iter().copied()) {
+            Some(best) => format!(" (did you mean `{best}`?)"),
+            None => String::new(),
+        };
+        self.error(
+            at,
+            format!(
+                "environment `{name}` is not declared{hint}; declared: {}",
+                if declared.is_empty() {
+                    "none".to_owned()
+                } else {
+                    declared.join(", ")
+                }
+            ),
+        );
+        false
     }
 }
 

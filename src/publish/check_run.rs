@@ -16,6 +16,7 @@ use serde_json::{Value, json};
 use super::client::{ApiError, GitHub};
 use crate::render::text::plural;
 use crate::results::{Report, RowResult, Verdict};
+use crate::untrusted::cut;
 
 /// The check run's name unless `--check-name` says otherwise.
 pub const DEFAULT_NAME: &str = "Environment Verification Matrix";
@@ -199,18 +200,6 @@ pub fn annotations(report: &Report, sites: &HashMap<String, CheckSite>) -> Vec<V
     out
 }
 
-/// `text` cut to at most `max` bytes, at a character boundary, marked when cut.
-pub fn cut(text: &str, max: usize) -> String {
-    if text.len() <= max {
-        return text.to_owned();
-    }
-    let mut end = max.saturating_sub('…'.len_utf8());
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    format!("{}…", &text[..end])
-}
-
 /// What publishing the check run did.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CheckRunOutcome {
@@ -328,17 +317,4 @@ async fn listed(gh: &GitHub, plan: &CheckRunPlan) -> Result<Vec<Value>, ApiError
         .and_then(Value::as_array)
         .cloned()
         .unwrap_or_default())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn cutting_keeps_whole_characters_within_the_limit() {
-        assert_eq!(cut("abc", 3), "abc");
-        let cut_text = cut("ééééé", 6);
-        assert!(cut_text.len() <= 6, "{cut_text}");
-        assert!(cut_text.ends_with('…'));
-    }
 }

@@ -254,7 +254,7 @@ fn external_id(context: &Context, key: &str) -> String {
             )
         }
     };
-    check_run::cut(&id, 200)
+    crate::untrusted::cut(&id, 200)
 }
 
 /// What the external ids of this workflow run's check runs (every attempt) begin with.
@@ -349,7 +349,7 @@ fn check_run_plan(
         external_id,
         details_url: options.link.clone(),
         conclusion: Some(check_run::conclusion(report)),
-        adopt: run_prefix(context, &options.key).map(|prefix| check_run::cut(&prefix, 200)),
+        adopt: run_prefix(context, &options.key).map(|prefix| crate::untrusted::cut(&prefix, 200)),
         title: check_run::title(report),
         summary,
         text: details::failure_details(report, tails, options, check_run::OUTPUT_LIMIT),

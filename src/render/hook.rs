@@ -3,7 +3,6 @@
 //! lines of that log, within a few kilobytes (the rest counted, never silently left out).
 
 use super::Quoted;
-use super::cell::Cell;
 use super::view::Tails;
 use crate::results::RowResult;
 
@@ -53,11 +52,7 @@ pub fn block_reason(
         blocks.push(block);
     }
     for missing in &report.missing {
-        let state = match Cell::of_missing(report, missing) {
-            Cell::Error => "ERROR",
-            Cell::NotRun => "NOT RUN",
-            _ => "MISSING",
-        };
+        let state = report.missing_kind(missing).word();
         blocks.push(format!(
             "- {} in {}: {state}: {}\n",
             missing.check, missing.environment, missing.reason

@@ -117,29 +117,33 @@ struct Summary {
 pub fn render(report: &Quoted, options: &RenderOptions, info: &StepsInfo) -> String {
     let mut checks = Vec::new();
     if !info.skip {
+        // Each step's pairs looked up, never searched for: a manifest of many checks
+        // and environments may be rendered this way too.
+        let index = report.index();
         for step in &info.steps {
-            for row in report.rows.iter().filter(|r| r.check == step.id.as_str()) {
-                let d = &row.detail;
-                let status = match d.status {
-                    Status::Pass => "pass",
-                    Status::Fail => "fail",
-                    _ if d.timed_out || d.summary.starts_with(RUN_TIMEOUT_STOP) => "timeout",
-                    _ => "error",
-                };
-                // What the command printed (its log's tail, as the hub keeps the
-                // output); the summary when it printed nothing or has no log.
-                let output = report
-                    .log_tail(options, d, Tails::SHORT)
-                    .unwrap_or_else(|| d.summary.to_string());
-                checks.push(entry(step, status, output, d.duration_ms));
-            }
-            for missing in report.missing.iter().filter(|m| m.check == step.id) {
-                let status = match report.missing_kind(missing) {
-                    MissingKind::NotRun if info.timed_out => "timeout",
-                    MissingKind::NotRun => "skip",
-                    MissingKind::FailedToRun | MissingKind::NoResult => "error",
-                };
-                checks.push(entry(step, status, missing.reason.clone(), 0));
+            for env in &report.environments {
+                if let Some(row) = index.row(&step.id, env) {
+                    let d = &row.detail;
+                    let status = match d.status {
+                        Status::Pass => "pass",
+                        Status::Fail => "fail",
+                        _ if d.timed_out || d.summary.starts_with(RUN_TIMEOUT_STOP) => "timeout",
+                        _ => "error",
+                    };
+                    // What the command printed (its log's tail, as the hub keeps the
+                    // output); the summary when it printed nothing or has no log.
+                    let output = report
+                        .log_tail(options, d, Tails::SHORT)
+                        .unwrap_or_else(|| d.summary.to_string());
+                    checks.push(entry(step, status, output, d.duration_ms));
+                } else if let Some(missing) = index.missing(&step.id, env) {
+                    let status = match report.missing_kind(missing) {
+                        MissingKind::NotRun if info.timed_out => "timeout",
+                        MissingKind::NotRun => "skip",
+                        MissingKind::FailedToRun | MissingKind::NoResult => "error",
+                    };
+                    checks.push(entry(step, status, missing.reason.clone(), 0));
+                }
             }
         }
     }

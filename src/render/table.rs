@@ -126,10 +126,13 @@ fn records(report: &Quoted, paint: Paint) -> impl Iterator<Item = [Cow<'_, str>;
             Cow::Borrowed(m.check.as_str()),
             Cow::Borrowed(m.environment.as_str()),
             Cow::Borrowed("–"),
-            match report.missing_kind(m) {
-                MissingKind::FailedToRun => paint.paint("ERROR", AnsiColor::Red),
-                MissingKind::NotRun => paint.paint("NOT RUN", AnsiColor::Yellow),
-                MissingKind::NoResult => paint.paint("MISSING", AnsiColor::Yellow),
+            {
+                let kind = report.missing_kind(m);
+                let colour = match kind {
+                    MissingKind::FailedToRun => AnsiColor::Red,
+                    MissingKind::NotRun | MissingKind::NoResult => AnsiColor::Yellow,
+                };
+                paint.paint(kind.word(), colour)
             },
             Cow::Borrowed("–"),
             Cow::Borrowed(m.reason.as_str()),

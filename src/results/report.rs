@@ -462,3 +462,14 @@ pub enum MissingKind {
     /// It errored before it had an exit code (refused, could not start).
     FailedToRun,
 }
+
+impl MissingKind {
+    /// The word the tables and texts show for it: `ERROR`, `NOT RUN` or `MISSING`.
+    pub fn word(self) -> &'static str {
+        match self {
+            MissingKind::FailedToRun => "ERROR",
+            MissingKind::NotRun => "NOT RUN",
+            MissingKind::NoResult => "MISSING",
+        }
+    }
+}

@@ -27,6 +27,18 @@ pub fn read_at_most(reader: impl std::io::Read, limit: u64) -> std::io::Result<O
     Ok((bytes.len() as u64 <= limit).then_some(bytes))
 }
 
+/// `text` cut to at most `max` bytes, at a character boundary, marked `…` when cut.
+pub fn cut(text: &str, max: usize) -> String {
+    if text.len() <= max {
+        return text.to_owned();
+    }
+    let mut end = max.saturating_sub('…'.len_utf8());
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}…", &text[..end])
+}
+
 /// Quotes untrusted text for output.
 #[derive(Debug, Clone, Default)]
 pub struct Quoter {
@@ -90,6 +102,14 @@ impl Quoter {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn cutting_keeps_whole_characters_within_the_limit() {
+        assert_eq!(cut("abc", 3), "abc");
+        let cut_text = cut("ééééé", 6);
+        assert!(cut_text.len() <= 6, "{cut_text}");
+        assert!(cut_text.ends_with('…'));
+    }
 
     #[test]
     fn quoting_cleans_then_redacts_then_neutralises() {

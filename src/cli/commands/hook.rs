@@ -15,7 +15,7 @@
 //! manifest, a taken lock) blocks too, with the error as the reason: the gate fails
 //! closed, and the count still ends the loop.
 
-use std::io::{IsTerminal, Read};
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -30,7 +30,8 @@ use crate::manifest::Manifest;
 use crate::plan::select;
 use crate::render::hook::{TAIL_LINES, block_reason};
 use crate::render::{Quoted, RenderOptions, Tails};
-use crate::results::Verdict;
+use crate::results::{Verdict, write_json_atomic};
+use crate::untrusted::{cut, read_at_most};
 
 /// The most bytes of hook input read.
 const MAX_INPUT_BYTES: u64 = 1024 * 1024;
@@ -126,13 +127,6 @@ pub(super) fn run(settings: &Settings, args: &HookArgs) -> Result<i32, Error> {
         .or_else(|| manifest.as_ref().ok().map(|m| m.hook.max_blocks))
         .unwrap_or(crate::manifest::DEFAULT_MAX_BLOCKS);
     let outcome = manifest.and_then(|m| gate(settings, args, &m));
-    let results = |ran: &Ran| {
-        ran.names
-            .iter()
-            .map(|env| result_path(&args.run.out, env).display().to_string())
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
     let answer = match &outcome {
         Ok(ran) if ran.report.verdict == Verdict::Verified => {
             state.blocks = 0;
@@ -142,7 +136,7 @@ pub(super) fn run(settings: &Settings, args: &HookArgs) -> Result<i32, Error> {
             state.blocks = 0;
             Answer::allow(format!(
                 "verify-matrix: NOT VERIFIED. The stop was blocked {max_blocks} times in a row in this session; it is let through so that the session does not loop. Full results: {}",
-                results(ran)
+                result_files(args, ran)
             ))
         }
         Ok(ran) => {
@@ -197,13 +191,9 @@ fn bounded(text: &str) -> String {
     if text.len() <= ERROR_LIMIT {
         return text.to_owned();
     }
-    let mut end = ERROR_LIMIT;
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
     format!(
-        "{}… (cut; run `cargo verify-matrix plan` to see it all)",
-        &text[..end]
+        "{} (cut; run `cargo verify-matrix plan` to see it all)",
+        cut(text, ERROR_LIMIT)
     )
 }
 
@@ -258,18 +248,22 @@ fn failed_reason(args: &HookArgs, ran: &Ran, blocks: u32, max_blocks: u32) -> St
     };
     let quoted = Quoted::new(report, &options.quoter);
     let tails = Tails::load(&quoted, &options, Tails::SHORT);
-    let more: Vec<String> = ran
-        .names
-        .iter()
-        .map(|env| result_path(&args.run.out, env).display().to_string())
-        .collect();
     block_reason(
         &quoted,
         &tails,
         &args.run.out.display().to_string(),
         &intro,
-        &more.join(", "),
+        &result_files(args, ran),
     )
+}
+
+/// The result files the run wrote, where the agent can read everything.
+fn result_files(args: &HookArgs, ran: &Ran) -> String {
+    ran.names
+        .iter()
+        .map(|env| result_path(&args.run.out, env).display().to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// The hook's input: at most [`MAX_INPUT_BYTES`] of JSON on stdin (none from a terminal:
@@ -279,15 +273,9 @@ fn read_input() -> Result<HookInput, String> {
     if stdin.is_terminal() {
         return Ok(HookInput::default());
     }
-    let mut bytes = Vec::new();
-    stdin
-        .lock()
-        .take(MAX_INPUT_BYTES + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| format!("stdin: {e}"))?;
-    if bytes.len() as u64 > MAX_INPUT_BYTES {
-        return Err(format!("stdin holds more than {MAX_INPUT_BYTES} bytes"));
-    }
+    let bytes = read_at_most(stdin.lock(), MAX_INPUT_BYTES)
+        .map_err(|e| format!("stdin: {e}"))?
+        .ok_or_else(|| format!("stdin holds more than {MAX_INPUT_BYTES} bytes"))?;
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return Ok(HookInput::default());
     }
@@ -324,14 +312,11 @@ fn read_state(path: &Path, session: &str) -> SessionState {
 /// Saves the session's count (written aside, then renamed into place). A count that
 /// cannot be saved is said, not fatal: the client's own cap still ends a loop.
 fn write_state(path: &Path, state: &SessionState) {
-    let saved = (|| {
-        let dir = path.parent().unwrap_or(Path::new("."));
-        std::fs::create_dir_all(dir)?;
-        let mut file = tempfile::NamedTempFile::new_in(dir)?;
-        serde_json::to_writer(&mut file, state)?;
-        file.persist(path).map_err(|e| e.error)?;
-        Ok::<(), std::io::Error>(())
-    })();
+    let saved = match path.parent() {
+        Some(dir) => std::fs::create_dir_all(dir).map_err(|e| e.to_string()),
+        None => Ok(()),
+    }
+    .and_then(|()| write_json_atomic(path, state).map_err(|e| e.to_string()));
     if let Err(e) = saved {
         eprintln!(
             "verify-matrix: cannot save the count of blocks in {}: {e}",

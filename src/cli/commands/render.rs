@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use crate::cli::args::RenderArgs;
-use crate::cli::judge::{merged, probed_report, report_file};
+use crate::cli::judge::{merged, probed_report, streamed_report};
 use crate::cli::settings::{Settings, parent_dir};
 use crate::cli::{Error, print_json_pretty, print_stdout};
 use crate::exit_code;
@@ -26,7 +26,7 @@ pub(super) fn run(settings: &Settings, args: &RenderArgs) -> Result<i32, Error> 
             }
             // Larger than any partial result may be: a report (every pair of the
             // matrix), parsed as it is read.
-            Err(ResultFileError::TooLarge { .. }) => Some(report_file(first)?),
+            Err(ResultFileError::TooLarge { .. }) => Some(streamed_report(first)?),
             Err(e) => return Err(e.into()),
         }
     };
