@@ -35,13 +35,44 @@ const REDIRECT: &[&str] = &[
 /// the input rather than failing: policy errs on the side of reading more as commands.
 pub fn lex(input: &str) -> Vec<Token> {
     let chars: Vec<char> = input.chars().collect();
-    let mut lexer = Lexer {
-        chars: &chars,
-        pos: 0,
-        heredocs: Vec::new(),
-        closers: Vec::new(),
-    };
+    let mut lexer = Lexer::new(&chars);
     lexer.tokens(None)
+}
+
+/// The commands of an and-list (`a && b && c`), each as written (quotes kept), when
+/// `&&` is the only list operator at the top level of `input` (pipelines bind tighter
+/// and stay whole): `a || b && c`, `a; b`, `&&` only inside `$(…)` or a subshell, or a
+/// single command give `None`.
+/// Splitting such a list runs every command as a check of its own and reports each,
+/// where the shell would stop at the first failure.
+pub fn and_list(input: &str) -> Option<Vec<String>> {
+    let chars: Vec<char> = input.chars().collect();
+    let mut lexer = Lexer::new(&chars);
+    lexer.tokens(None);
+    // A trailing newline ends the list; anything else than `&&` is another shape.
+    let mut ops = lexer.top_ops;
+    ops.retain(|&(_, op)| !matches!(op, "|" | "|&"));
+    while ops
+        .last()
+        .is_some_and(|&(at, op)| op == "\n" && chars[at..].iter().all(|c| c.is_whitespace()))
+    {
+        ops.pop();
+    }
+    if ops.is_empty() || ops.iter().any(|&(_, op)| op != "&&") {
+        return None;
+    }
+    let mut parts = Vec::new();
+    let mut start = 0;
+    for &(at, _) in ops.iter().chain(std::iter::once(&(chars.len(), ""))) {
+        let part: String = chars[start..at.min(chars.len())].iter().collect();
+        let part = part.trim();
+        if part.is_empty() {
+            return None;
+        }
+        parts.push(part.to_owned());
+        start = at + 2;
+    }
+    Some(parts)
 }
 
 struct Lexer<'a> {
@@ -51,9 +82,21 @@ struct Lexer<'a> {
     heredocs: Vec<(String, bool)>,
     /// The characters that close the substitutions being lexed, innermost last.
     closers: Vec<char>,
+    /// Where each control operator outside any substitution or subshell starts.
+    top_ops: Vec<(usize, &'static str)>,
 }
 
-impl Lexer<'_> {
+impl<'a> Lexer<'a> {
+    fn new(chars: &'a [char]) -> Lexer<'a> {
+        Lexer {
+            chars,
+            pos: 0,
+            heredocs: Vec::new(),
+            closers: Vec::new(),
+            top_ops: Vec::new(),
+        }
+    }
+
     fn peek(&self, offset: usize) -> Option<char> {
         self.chars.get(self.pos + offset).copied()
     }
@@ -83,6 +126,7 @@ impl Lexer<'_> {
                 ' ' | '\t' | '\r' => self.pos += 1,
                 '\\' if self.peek(1) == Some('\n') => self.pos += 2,
                 '\n' => {
+                    self.note_op("\n");
                     self.pos += 1;
                     out.push(Token::Op("\n"));
                     self.skip_heredoc_bodies();
@@ -94,6 +138,7 @@ impl Lexer<'_> {
                 }
                 ')' => {
                     // A stray `)` (e.g. a `case` pattern): an operator, not a word.
+                    self.note_op(")");
                     self.pos += 1;
                     out.push(Token::Op(")"));
                 }
@@ -120,8 +165,15 @@ impl Lexer<'_> {
         }
     }
 
+    fn note_op(&mut self, op: &'static str) {
+        if self.closers.is_empty() {
+            self.top_ops.push((self.pos, op));
+        }
+    }
+
     fn control(&mut self) -> Option<&'static str> {
         let op = CONTROL.iter().find(|op| self.starts_with(op))?;
+        self.note_op(op);
         self.pos += op.chars().count();
         Some(op)
     }

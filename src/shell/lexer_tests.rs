@@ -96,3 +96,37 @@ fn assignments_are_not_command_names() {
     );
     assert_eq!(commands("echo A=1"), [(words(&["echo", "A=1"]), None)]);
 }
+
+#[test]
+fn an_and_list_splits_into_its_commands_as_written() {
+    let list = |s: &str| and_list(s).map(|v| v.join(" | "));
+    assert_eq!(
+        list("npm test && npm run build && npm run lint").as_deref(),
+        Some("npm test | npm run build | npm run lint")
+    );
+    assert_eq!(
+        list("echo 'a && b' && grep -q \"x&&y\" f\n").as_deref(),
+        Some("echo 'a && b' | grep -q \"x&&y\" f")
+    );
+    assert_eq!(
+        list("cargo test 2>&1 | tee log && test -s log").as_deref(),
+        Some("cargo test 2>&1 | tee log | test -s log"),
+        "a pipeline binds tighter than &&"
+    );
+    assert_eq!(
+        list("(cd web && npm test) && echo $(a && b)").as_deref(),
+        Some("(cd web && npm test) | echo $(a && b)")
+    );
+    for whole in [
+        "npm test",
+        "a && b || c",
+        "a; b && c",
+        "a && b &",
+        "a &&",
+        "&& a",
+        "a && b\nc",
+        "cat <<EOF && b\nx && y\nEOF\n",
+    ] {
+        assert_eq!(and_list(whole), None, "{whole:?}");
+    }
+}
