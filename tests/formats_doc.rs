@@ -67,7 +67,8 @@ fn top_fields(value: &Value) -> BTreeSet<String> {
 
 /// Every part of a report: a test gate with counts and a name, a disagreement (unit
 /// passes in linux, fails in windows), an optional failure, an environment that never
-/// reported (macos), a manual item; the partial results carry their attempt.
+/// reported (macos), a manual item, a group with a manual and a nested item; the partial
+/// results carry their attempt.
 const MANIFEST: &str = "version: 1
 environments: [{name: linux}, {name: windows}, {name: macos}]
 checks:
@@ -76,6 +77,12 @@ checks:
     test: 'printf \"running 3 tests\\ntest result: ok. 3 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.00s\\n\"; test $VERIFY_MATRIX_ENV != windows'
   - { id: lint, run: 'exit 3', required: false, environment: linux }
   - { id: login_works, assert: 'the login page answers 200' }
+  - id: done
+    environment: linux
+    all-of:
+      - { item: builds, run: 'true' }
+      - { item: reviewed, assert: 'the API is documented' }
+      - { item: docs, any-of: [{ item: readme, run: 'true' }] }
 ";
 
 /// The trusted manifest the results' is compared with: there, lint is required.

@@ -150,6 +150,91 @@ fn groups_evaluate_every_item_and_nest() {
             .join("verify-matrix-results/logs/local/everything.nested.deep.log")
             .exists()
     );
+    // Each item's result is recorded in the group's, nested groups within.
+    let items: Vec<String> = all["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| {
+            format!(
+                "{} {} {} {}",
+                i["item"], i["kind"], i["status"], i["exit_code"]
+            )
+        })
+        .collect();
+    assert_eq!(
+        items,
+        [
+            r#""fails_first" "run" "FAIL" 1"#,
+            r#""still_runs" "run" "PASS" 0"#,
+            r#""nested" "any-of" "PASS" 0"#,
+        ]
+    );
+    assert_eq!(all["items"][2]["items"][0]["item"], "deep");
+    assert_eq!(
+        all["items"][2]["items"][0]["log_path"],
+        "logs/local/everything.nested.deep.log"
+    );
+    assert!(result(&project, "docs")["items"][0]["items"].is_null());
+}
+
+#[test]
+fn manual_items_in_a_group_are_left_to_review_not_counted() {
+    let project = Project::new(&manifest(concat!(
+        "  - id: done\n    all-of:\n      - { item: builds, run: 'true' }\n",
+        "      - { item: reviewed, assert: the API is documented }\n",
+        "      - item: tidy\n        quality: { criteria: small functions, pass-threshold: 3 }\n",
+        "      - item: signed\n        any-of:\n          - { item: by_owner, assert: an owner signed off }\n",
+        "  - id: judged_only\n    any-of:\n      - { item: looks_good, assert: it looks good }\n",
+    )));
+    let out = project.cmd().output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    let done = result(&project, "done");
+    assert_eq!(done["status"], "PASS", "{done}");
+    assert_eq!(
+        done["summary"],
+        "all-of: 1/1 passed (builds ✓, reviewed –, tidy –, signed –)"
+    );
+    assert_eq!(done["items"][1]["status"], "NOT_RUN");
+    assert_eq!(done["items"][2]["kind"], "quality");
+    // A nested group of nothing but manual items is one itself: nothing ran in it.
+    assert_eq!(done["items"][3]["status"], "NOT_RUN");
+    assert_eq!(
+        done["items"][3]["summary"],
+        "any-of: only manual items, awaiting review; nothing run"
+    );
+    let log = project.read("verify-matrix-results/logs/local/done.log");
+    assert!(
+        log.starts_with("all-of: 1 of 1 item(s) passed, 3 manual item(s) left to review\n"),
+        "{log}"
+    );
+    // A check that is such a group is listed for review, like an `assert:`: it has no
+    // pair to run, and never counts as a pass.
+    let partial = project.json("verify-matrix-results/verify-matrix-local.json");
+    assert!(
+        partial["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|c| c["command_id"] != "judged_only"),
+        "{partial:#}"
+    );
+    assert!(
+        stdout.contains("awaiting review: judged_only (any-of)"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn group_items_run_in_their_groups_folder() {
+    let project = Project::new(
+        "version: 1\nenvironments: [{name: local}]\ndefaults: { cwd: web }\nchecks:\n  - id: site\n    all-of:\n      - { item: here, run: 'test -f index.html' }\n      - { item: deeper, cwd: assets, run: 'test -f app.css' }\n",
+    );
+    project.write("web/index.html", "");
+    project.write("web/assets/app.css", "");
+    project.cmd().assert().success();
+    assert_eq!(result(&project, "site")["status"], "PASS");
 }
 
 #[test]

@@ -229,9 +229,16 @@ impl CheckKind {
         }
     }
 
-    /// Manual items are listed for review and never executed.
+    /// Manual items are listed for review and never executed: `assert`, `quality`, and a
+    /// group of nothing else (it has nothing to run).
     pub fn is_manual(&self) -> bool {
-        matches!(self, CheckKind::Assert(_) | CheckKind::Quality { .. })
+        match self {
+            CheckKind::Assert(_) | CheckKind::Quality { .. } => true,
+            CheckKind::AllOf(items) | CheckKind::AnyOf(items) => {
+                !items.is_empty() && items.iter().all(|i| i.kind.is_manual())
+            }
+            _ => false,
+        }
     }
 
     /// A one-line description: the command, the pattern, or the manual text.

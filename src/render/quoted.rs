@@ -8,6 +8,7 @@ use std::ops::Deref;
 use super::RenderOptions;
 use crate::manifest::is_valid_name;
 use crate::results::logs::{resolve_log, tail};
+use crate::results::schema::ItemResult;
 use crate::results::{CheckResult, Report};
 use crate::untrusted::Quoter;
 
@@ -73,6 +74,7 @@ impl Quoted {
             if let Some(counts) = &mut d.test_counts {
                 q(&mut counts.runner);
             }
+            quote_items(&mut d.items, quoter);
         }
         for missing in &mut report.missing {
             q(&mut missing.reason);
@@ -132,5 +134,20 @@ impl Quoted {
         tail(&path, options.tail_lines, max_bytes)
             .filter(|l| !l.trim().is_empty())
             .map(|l| self.quote(&l))
+    }
+}
+
+/// Quotes a group's item results, nested groups within (as deep as the JSON reader
+/// let them be).
+fn quote_items(items: &mut [ItemResult], quoter: &Quoter) {
+    for item in items {
+        for field in [&mut item.item, &mut item.kind] {
+            if !is_valid_name(field) {
+                quoter.quote_in_place(field);
+            }
+        }
+        quoter.quote_in_place(&mut item.summary);
+        quoter.quote_option_in_place(&mut item.log_path);
+        quote_items(&mut item.items, quoter);
     }
 }

@@ -16,7 +16,8 @@ use crate::manifest::{self, Manifest, ManifestError};
 use super::confine::Confined;
 use super::io::{Probe, ResultFileError, read_bounded};
 use super::journal;
-use super::schema::{FORMAT_VERSION, PartialResult};
+use super::schema::{FORMAT_VERSION, ItemResult, PartialResult};
+use compact_str::CompactString;
 
 /// A partial result and where it came from.
 #[derive(Debug, Clone)]
@@ -369,8 +370,8 @@ fn agree(partials: &[Loaded]) -> Result<(), MergeError> {
     Ok(())
 }
 
-/// Rewrites each check's `log_path` to be relative to `report_dir`, keeping it only
-/// when it resolves inside the result file's own folder.
+/// Rewrites each check's `log_path` (and its group items') to be relative to
+/// `report_dir`, keeping it only when it resolves inside the result file's own folder.
 fn confine_logs(
     file: &Path,
     result: &mut PartialResult,
@@ -378,36 +379,64 @@ fn confine_logs(
     notes: &mut Vec<String>,
 ) {
     let dir = file.parent().unwrap_or(Path::new("."));
-    let mut confined = Confined::new(dir);
-    let canonical_report = std::fs::canonicalize(report_dir).ok();
+    let mut logs = Logs {
+        file,
+        report_dir,
+        confined: Confined::new(dir),
+        canonical_report: std::fs::canonicalize(report_dir).ok(),
+        notes,
+    };
     for check in &mut result.checks {
-        let Some(log) = check.log_path.take() else {
-            continue;
-        };
-        let inside = confined.contains(&log);
-        if !inside {
-            notes.push(format!(
-                "ignored log path `{log}` of {} in `{}`: it does not resolve inside that folder",
-                check.command_id,
-                file.display()
+        let id = check.command_id.clone();
+        check.log_path = logs.rebase(check.log_path.take(), &id);
+        logs.rebase_items(&mut check.items, &id);
+    }
+}
+
+/// Log paths of one result file, made relative to the report's folder.
+struct Logs<'a> {
+    file: &'a Path,
+    report_dir: &'a Path,
+    confined: Confined,
+    canonical_report: Option<PathBuf>,
+    notes: &'a mut Vec<String>,
+}
+
+impl Logs<'_> {
+    /// `log` (of check `id`) relative to the report's folder, if it stays inside the
+    /// result file's folder and is under the report's.
+    fn rebase(&mut self, log: Option<CompactString>, id: &str) -> Option<CompactString> {
+        let log = log?;
+        if !self.confined.contains(&log) {
+            self.notes.push(format!(
+                "ignored log path `{log}` of {id} in `{}`: it does not resolve inside that folder",
+                self.file.display()
             ));
-            continue;
+            return None;
         }
-        let absolute = confined.canonical().map(|d| d.join(&log));
-        check.log_path = absolute
-            .zip(canonical_report.as_ref())
+        let absolute = self.confined.canonical().map(|d| d.join(log.as_str()));
+        let rebased = absolute
+            .zip(self.canonical_report.as_ref())
             .and_then(|(abs, report)| {
                 abs.strip_prefix(report)
                     .ok()
                     .map(|r| r.to_string_lossy().replace('\\', "/").into())
             });
-        if check.log_path.is_none() {
-            notes.push(format!(
-                "log of {} in `{}` is outside the report's folder `{}`; it is not linked",
-                check.command_id,
-                file.display(),
-                report_dir.display()
+        if rebased.is_none() {
+            self.notes.push(format!(
+                "log of {id} in `{}` is outside the report's folder `{}`; it is not linked",
+                self.file.display(),
+                self.report_dir.display()
             ));
+        }
+        rebased
+    }
+
+    fn rebase_items(&mut self, items: &mut [ItemResult], parent: &str) {
+        for item in items {
+            let id = format!("{parent}.{}", item.item);
+            item.log_path = self.rebase(item.log_path.take(), &id);
+            self.rebase_items(&mut item.items, &id);
         }
     }
 }

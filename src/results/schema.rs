@@ -175,6 +175,28 @@ pub struct CheckResult {
     pub timed_out: bool,
     pub leaked: Vec<Leaked>,
     pub refused: Option<CompactString>,
+    /// An `all-of`/`any-of` group's items, each with its own result (absent on other
+    /// kinds and in results written before groups recorded them).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub items: Vec<ItemResult>,
+}
+
+/// One item of a group, as the group's result records it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ItemResult {
+    /// The item's name in its group (`item:`).
+    pub item: CompactString,
+    /// Its kind (`run`, `file`, `all-of`, `assert`, …).
+    pub kind: CompactString,
+    /// PASS, FAIL or ERROR; NOT_RUN for a manual item, which the group leaves out of
+    /// its count.
+    pub status: Status,
+    pub exit_code: Option<i32>,
+    pub summary: CompactString,
+    pub log_path: Option<CompactString>,
+    /// A nested group's own items.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub items: Vec<ItemResult>,
 }
 
 /// How the summary of a check the run timeout stopped begins.

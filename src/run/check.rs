@@ -9,6 +9,7 @@ use regex::Regex;
 
 use crate::manifest::{Check, CheckKind, Environment, Manifest, Policy, TestSpec};
 use crate::results::logs::tail;
+use crate::results::schema::ItemResult;
 use crate::results::{CheckResult, Status, format_duration, one_line_summary};
 
 use super::CheckError;
@@ -99,6 +100,7 @@ impl CheckJob {
             timed_out: false,
             leaked: Vec::new(),
             refused: None,
+            items: Vec::new(),
         }
     }
 
@@ -179,44 +181,73 @@ impl CheckJob {
         let started = std::time::Instant::now();
         let mut detail_lines = Vec::new();
         let mut marks = Vec::new();
-        let mut passed = 0;
+        let mut recorded = Vec::new();
+        let (mut passed, mut judged) = (0, 0);
         for item in items {
             let r = self.item_job(item).run(stop.clone()).await?;
             let ok = r.status == Status::Pass;
+            // A manual item is for a person to judge: the group neither passes nor
+            // fails by it.
+            let manual = item.kind.is_manual();
+            judged += usize::from(!manual);
             passed += usize::from(ok);
-            let mark = if ok { "✓" } else { "✗" };
+            let mark = match (manual, ok) {
+                (true, _) => "–",
+                (false, true) => "✓",
+                (false, false) => "✗",
+            };
             marks.push(format!("{} {mark}", item.id));
             detail_lines.push(format!(
                 "{mark} {} ({}): {} [{}]",
                 item.id,
-                r.status.as_str(),
+                if manual { "manual" } else { r.status.as_str() },
                 r.summary,
                 r.log_path.as_deref().unwrap_or("no log")
             ));
+            recorded.push(ItemResult {
+                item: item.id.as_str().into(),
+                kind: r.kind,
+                status: r.status,
+                exit_code: r.exit_code,
+                summary: r.summary,
+                log_path: r.log_path,
+                items: r.items,
+            });
         }
-        let ok = if all {
-            passed == items.len()
-        } else {
-            passed > 0
-        };
         let kind = if all { "all-of" } else { "any-of" };
+        let manual = items.len() - judged;
+        let skipped = if manual > 0 {
+            format!(", {manual} manual item(s) left to review")
+        } else {
+            String::new()
+        };
         let detail = format!(
-            "{kind}: {passed} of {} item(s) passed\n{}\n",
-            items.len(),
+            "{kind}: {passed} of {judged} item(s) passed{skipped}\n{}\n",
             detail_lines.join("\n")
         );
         self.write_log(&detail)?;
-        let mut result = self.blank_result(if ok { Status::Pass } else { Status::Fail }, "");
-        result.exit_code = Some(if ok { 0 } else { 1 });
+        // A group with nothing automated in it proves nothing: it does not pass.
+        let status = if judged == 0 {
+            Status::NotRun
+        } else if (all && passed == judged) || (!all && passed > 0) {
+            Status::Pass
+        } else {
+            Status::Fail
+        };
+        let mut result = self.blank_result(status, "");
         result.log_path = Some(self.log_path.clone().into());
         result.duration_ms = millis(started.elapsed());
-        result.attempts = 1;
-        result.summary = one_line_summary(&format!(
-            "{kind}: {passed}/{} passed ({})",
-            items.len(),
-            marks.join(", ")
-        ))
+        if judged > 0 {
+            result.exit_code = Some(if status == Status::Pass { 0 } else { 1 });
+            result.attempts = 1;
+        }
+        result.summary = one_line_summary(&if judged == 0 {
+            format!("{kind}: only manual items, awaiting review; nothing run")
+        } else {
+            format!("{kind}: {passed}/{judged} passed ({})", marks.join(", "))
+        })
         .into();
+        result.items = recorded;
         Ok(result)
     }
 

@@ -252,6 +252,7 @@ pub fn sample_result(
         timed_out: false,
         leaked: vec![],
         refused: None,
+        items: Vec::new(),
     }
 }
 

@@ -45,10 +45,12 @@ impl Validator<'_> {
                 .map_or(DEFAULT_TIMEOUT, |d| d.0),
             grace: raw.grace.or(defaults.grace).map_or(DEFAULT_GRACE, |d| d.0),
             retries: raw.retries.or(defaults.retries).unwrap_or(0),
+            // An item runs in its group's folder (a default folder applies to the
+            // group once, not again to each item); its own `cwd` is relative to it.
             cwd: raw
                 .cwd
                 .clone()
-                .or_else(|| defaults.cwd.clone())
+                .or_else(|| (!is_item).then(|| defaults.cwd.clone()).flatten())
                 .unwrap_or_else(|| ".".to_owned()),
             env: env_map(&raw.env),
             shell: raw.shell,
