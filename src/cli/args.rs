@@ -57,6 +57,9 @@ impl GlobalArgs {
         if let Some(path) = manifest.and_then(|m| m.manifest.clone()) {
             self.manifest.manifest = Some(path);
         }
+        if let Some(dialect) = manifest.and_then(|m| m.dialect) {
+            self.manifest.dialect = Some(dialect);
+        }
         if let Some(choice) = color.and_then(|c| c.color) {
             self.color.color = Some(choice);
         }
@@ -70,7 +73,7 @@ impl GlobalArgs {
 }
 
 /// The ids of the shared options.
-const SHARED: [&str; 4] = ["manifest", "color", "quiet", "verbose"];
+const SHARED: [&str; 5] = ["manifest", "dialect", "color", "quiet", "verbose"];
 
 /// The command line, with each shared option a command does not list still accepted
 /// after its name (scripts written when every command took every one keep working) but
@@ -107,6 +110,11 @@ pub(crate) struct ManifestArg {
     /// metadata)
     #[arg(long, value_name = "PATH")]
     pub manifest: Option<PathBuf>,
+    /// The contract the manifest is written in (default: told from its content): a
+    /// verify-matrix manifest, the hub's task (`verification_steps`) or the AoT loop's
+    /// `base_case`; a Markdown file is read by its front matter
+    #[arg(long, value_enum, value_name = "DIALECT")]
+    pub dialect: Option<crate::manifest::Dialect>,
 }
 
 /// `--color`.

@@ -7,7 +7,9 @@ use std::path::{Path, PathBuf};
 use super::Error;
 use super::args::TrustFlags;
 use super::settings::{Settings, current_dir};
+use crate::manifest::aot::BaseCase;
 use crate::manifest::{self, Manifest, compare};
+use crate::render::Format;
 use crate::render::steps::StepsInfo;
 use crate::results::io::{Probe, ResultFileError, read_bounded};
 use crate::results::{ManifestOrigin, ManifestTrust, Outcome, PartialResult, Report, merge};
@@ -20,18 +22,27 @@ pub(crate) fn merged_report(
     paths: &[PathBuf],
     report_dir: &Path,
 ) -> Result<Report, Error> {
-    Ok(merged(settings, trust, paths, report_dir, false)?.0)
+    Ok(merged(settings, trust, paths, report_dir, Format::Json)?.0)
 }
 
-/// [`merged_report`], and what `--format steps` needs from the manifest and the result
-/// files when `steps` is set.
+/// What the contracts' formats need beyond the report, from the manifest and the result
+/// files (only the one of the format asked for).
+#[derive(Debug, Default)]
+pub(crate) struct Contracts {
+    /// `--format steps`.
+    pub steps: Option<StepsInfo>,
+    /// `--format aot`.
+    pub aot: Option<BaseCase>,
+}
+
+/// [`merged_report`], and what `format` needs beyond it.
 pub(crate) fn merged(
     settings: &Settings,
     trust: &TrustFlags,
     paths: &[PathBuf],
     report_dir: &Path,
-    steps: bool,
-) -> Result<(Report, Option<StepsInfo>), Error> {
+    format: Format,
+) -> Result<(Report, Contracts), Error> {
     let collected = merge::collect_in(
         paths,
         report_dir,
@@ -48,10 +59,14 @@ pub(crate) fn merged(
     }
     let (manifest, trust) = judged_manifest(settings, trust, &collected.partials)?;
     let partials: Vec<PartialResult> = collected.partials.into_iter().map(|l| l.result).collect();
-    let info = steps.then(|| steps_info(&manifest, &partials, settings.manifest.as_deref()));
+    let contracts = Contracts {
+        steps: (format == Format::Steps)
+            .then(|| steps_info(&manifest, &partials, settings.manifest.as_deref())),
+        aot: (format == Format::Aot).then(|| manifest::aot::from_manifest(&manifest)),
+    };
     let mut report = Report::build_from(&manifest, partials);
     report.apply_trust(trust);
-    Ok((report, info))
+    Ok((report, contracts))
 }
 
 /// The steps of `manifest` and the facts of the runs that produced `partials`; a task
@@ -150,11 +165,15 @@ fn judged_manifest(
     }
     let here = current_dir()?;
     let (used, origin) = match &settings.manifest {
-        Some(path) => (manifest::load(Some(path), &here)?, ManifestOrigin::Given),
+        Some(path) => (
+            settings.load_manifest_from(Some(path), &here)?,
+            ManifestOrigin::Given,
+        ),
         None => match manifest::discover(&here) {
-            Ok(manifest::Found::Yaml(path) | manifest::Found::Cargo(path)) => {
-                (manifest::load(Some(&path), &here)?, ManifestOrigin::Tree)
-            }
+            Ok(manifest::Found::Yaml(path) | manifest::Found::Cargo(path)) => (
+                settings.load_manifest_from(Some(&path), &here)?,
+                ManifestOrigin::Tree,
+            ),
             Err(manifest::ManifestError::NotFound { .. }) => {
                 (results.clone(), ManifestOrigin::Embedded)
             }

@@ -250,7 +250,11 @@ fn client(settings: &Settings, flags: &PublishFlags, context: &Context) -> Resul
 fn check_sites(settings: &Settings, report: &Report) -> HashMap<String, CheckSite> {
     let loaded = current_dir()
         .ok()
-        .and_then(|dir| manifest::load(settings.manifest.as_deref(), &dir).ok())
+        .and_then(|dir| {
+            settings
+                .load_manifest_from(settings.manifest.as_deref(), &dir)
+                .ok()
+        })
         .filter(|m| m.digest == report.manifest.digest);
     let Some(manifest) = loaded else {
         if !settings.quiet {

@@ -18,6 +18,8 @@ use crate::untrusted::{Quoter, Redactor};
 pub(crate) struct Settings {
     /// `--manifest`; else the manifest is searched for.
     pub manifest: Option<PathBuf>,
+    /// `--dialect`: the contract the manifest is written in.
+    pub dialect: manifest::Dialect,
     /// Colour on stdout.
     pub color: bool,
     /// `--quiet`.
@@ -33,6 +35,7 @@ impl Settings {
     pub fn new(global: &GlobalArgs) -> Settings {
         Settings {
             manifest: global.manifest.manifest.clone(),
+            dialect: global.manifest.dialect.unwrap_or_default(),
             color: use_color(global.color.color),
             quiet: global.quiet.quiet,
             verbose: global.verbose.verbose,
@@ -42,7 +45,12 @@ impl Settings {
 
     /// The manifest: `--manifest`, else the one found from the current folder.
     pub fn load_manifest(&self) -> Result<Manifest, Error> {
-        Ok(manifest::load(self.manifest.as_deref(), &current_dir()?)?)
+        self.load_manifest_from(self.manifest.as_deref(), &current_dir()?)
+    }
+
+    /// The manifest at `path` (else the one found from `start`), in `--dialect`.
+    pub fn load_manifest_from(&self, path: Option<&Path>, start: &Path) -> Result<Manifest, Error> {
+        Ok(manifest::load_as(path, start, self.dialect)?)
     }
 
     /// Where a run happened: the Actions context, else the repository at `dir`.

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
+use super::aot;
 use super::diagnostic::{self, Diagnostic};
 use super::digest::digest;
 use super::error::ManifestError;
@@ -17,6 +18,22 @@ use super::spans::{Pos, Spans};
 use super::steps;
 use super::validate::validate;
 
+/// The contract a manifest file is written in (`--dialect`): `auto` tells it from the
+/// content (a hub task has `verification_steps`, an AoT base case `base_case` or
+/// `checklist`; anything else is a manifest).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum Dialect {
+    #[default]
+    Auto,
+    // A `verify-matrix.yml` manifest.
+    #[value(name = "verify-matrix")]
+    Manifest,
+    // The hub's task with `verification_steps`.
+    Steps,
+    // The AoT loop's `base_case` (also its state file's front matter).
+    Aot,
+}
+
 /// File names searched for, in each folder from the current one up to the repository root.
 pub const FILE_NAMES: &[&str] = &[
     "verify-matrix.yml",
@@ -26,11 +43,24 @@ pub const FILE_NAMES: &[&str] = &[
 
 /// Loads the manifest at `path`, or searches for one from `start` (see [`discover`]).
 pub fn load(path: Option<&Path>, start: &Path) -> Result<Manifest, ManifestError> {
+    load_as(path, start, Dialect::Auto)
+}
+
+/// [`load`], the file read in `dialect`.
+pub fn load_as(
+    path: Option<&Path>,
+    start: &Path,
+    dialect: Dialect,
+) -> Result<Manifest, ManifestError> {
+    let yaml = |path: &Path| {
+        let text = guard::read_text(path)?;
+        from_text_as(path, &text, dialect)
+    };
     match path {
         Some(path) if path.file_name().is_some_and(|n| n == "Cargo.toml") => load_cargo(path),
-        Some(path) => load_yaml_file(path),
+        Some(path) => yaml(path),
         None => match discover(start)? {
-            Found::Yaml(path) => load_yaml_file(&path),
+            Found::Yaml(path) => yaml(&path),
             Found::Cargo(path) => load_cargo(&path),
         },
     }
@@ -97,17 +127,57 @@ pub fn load_yaml_file(path: &Path) -> Result<Manifest, ManifestError> {
 
 /// Parses and validates YAML manifest text read from `path`.
 pub fn from_yaml_text(path: &Path, text: &str) -> Result<Manifest, ManifestError> {
+    from_text_as(path, text, Dialect::Auto)
+}
+
+/// [`from_yaml_text`] in `dialect`. A Markdown file (`.md`) is read by its YAML front
+/// matter.
+pub fn from_text_as(path: &Path, text: &str, dialect: Dialect) -> Result<Manifest, ManifestError> {
     let text = guard::strip_bom(text);
+    let front;
+    let text = if aot::is_markdown(path) {
+        front = aot::front_matter(text).ok_or_else(|| {
+            let message = "a Markdown manifest is read by its YAML front matter (between two `---` lines at the top), and this file has none";
+            invalid(path, text, vec![Diagnostic::new("", message, Some(Pos { line: 1, col: 1, len: 1 }))])
+        })?;
+        front.as_str()
+    } else {
+        text
+    };
     let invalid = |diagnostics: Vec<Diagnostic>| invalid(path, text, diagnostics);
+    let refuse = |message: &str| invalid(vec![Diagnostic::new("", message, None)]);
     guard::check_nesting(text).map_err(|d| invalid(vec![d]))?;
     let spans = Spans::from_yaml(text);
     let content = parse_yaml_text(text, &spans).map_err(|d| invalid(vec![d]))?;
-    if steps::is_steps(&content) {
-        // A hub task: its steps, read as a manifest (positions are the task's own).
-        let content = steps::to_manifest(&content, &spans).map_err(invalid)?;
-        return build(path, content, &Spans::default()).map_err(invalid);
-    }
-    build(path, content, &spans).map_err(invalid)
+    let dialect = match dialect {
+        Dialect::Auto if steps::is_steps(&content) => Dialect::Steps,
+        Dialect::Auto if aot::is_aot(&content) => Dialect::Aot,
+        Dialect::Auto => Dialect::Manifest,
+        given => given,
+    };
+    // The other contracts are readers: what they say becomes a manifest, validated as
+    // one (positions of their own problems are in their own text).
+    let content = match dialect {
+        Dialect::Steps if !steps::is_steps(&content) => {
+            return Err(refuse(
+                "--dialect steps: not a hub task (no `verification_steps`, `skip_verification` or `verification_timeout_ms`, or it has a `version`)",
+            ));
+        }
+        Dialect::Steps => steps::to_manifest(&content, &spans).map_err(invalid)?,
+        Dialect::Aot => {
+            let Some((case, at)) = aot::locate(&content) else {
+                return Err(refuse(
+                    "--dialect aot: no base case (`base_case` at the top or under `objective`, or a bare `checklist` or `type` and `value`; and no `version`)",
+                ));
+            };
+            aot::to_manifest(
+                &aot::read(case, at, &spans).map_err(invalid)?,
+                aot::checks_folder(path),
+            )
+        }
+        Dialect::Auto | Dialect::Manifest => return build(path, content, &spans).map_err(invalid),
+    };
+    build(path, content, &Spans::default()).map_err(invalid)
 }
 
 /// YAML text → JSON value, with serde_yaml's own position for a syntax error.

@@ -1,6 +1,7 @@
 //! The manifest (`verify-matrix.yml`): raw serde model, validation into the typed model,
 //! positioned diagnostics, the digest, and loading from YAML or Cargo.toml metadata.
 
+pub mod aot;
 pub mod compare;
 pub mod diagnostic;
 pub mod digest;
@@ -17,5 +18,8 @@ pub mod steps;
 pub mod validate;
 
 pub use error::ManifestError;
-pub use load::{FILE_NAMES, Found, discover, from_embedded, from_yaml_text, load, load_yaml_file};
+pub use load::{
+    Dialect, FILE_NAMES, Found, discover, from_embedded, from_text_as, from_yaml_text, load,
+    load_as, load_yaml_file,
+};
 pub use model::*;

@@ -1,5 +1,6 @@
 //! Rendering a report: one function per format, all over the same [`Report`].
 
+pub mod aot;
 pub mod budget;
 pub mod cell;
 pub mod details;
@@ -25,6 +26,7 @@ pub use quoted::Quoted;
 pub use signal::SignalInfo;
 
 use crate::exit_code;
+use crate::manifest::aot::BaseCase;
 use crate::results::Report;
 use crate::untrusted::Quoter;
 
@@ -50,6 +52,9 @@ pub enum Format {
     /// The hub's verification report of a task's `verification_steps`; reads result
     /// files (a run's folder), not a merged report.
     Steps,
+    /// The AoT loop verifier's answer for the manifest's base case (docs/formats.md
+    /// §9); reads result files (a run's folder), not a merged report.
+    Aot,
 }
 
 /// Settings shared by the formats.
@@ -76,6 +81,8 @@ pub struct RenderOptions {
     pub quoter: Quoter,
     /// What `--format steps` needs beyond the report (none for a report read alone).
     pub steps: Option<steps::StepsInfo>,
+    /// The base case `--format aot` answers (none for a report read alone).
+    pub aot: Option<BaseCase>,
 }
 
 impl RenderOptions {
@@ -92,17 +99,24 @@ impl RenderOptions {
             signal: SignalInfo::default(),
             quoter: Quoter::default(),
             steps: None,
+            aot: None,
         }
     }
 }
 
 impl RenderOptions {
-    /// These options with what `--format steps` needs; `--task-id` names the task if given.
-    pub fn with_steps(mut self, steps: Option<steps::StepsInfo>) -> RenderOptions {
+    /// These options with what `--format steps` and `--format aot` need; `--task-id`
+    /// names the task if given.
+    pub fn with_contracts(
+        mut self,
+        steps: Option<steps::StepsInfo>,
+        aot: Option<BaseCase>,
+    ) -> RenderOptions {
         self.steps = steps.map(|info| steps::StepsInfo {
             task_id: self.signal.task_id.clone().or(info.task_id),
             ..info
         });
+        self.aot = aot;
         self
     }
 }
@@ -122,11 +136,11 @@ pub enum RenderError {
     /// Not even the verdict lines fit the size budget.
     #[error("{0}")]
     OverBudget(String),
-    /// `--format steps` of a report read alone.
+    /// `--format steps` or `--format aot` of a report read alone.
     #[error(
-        "--format steps reads a run's result files (the steps and the start time are in them), not a merged report; give the run's folder"
+        "--format {0} reads a run's result files (the manifest and the run's facts are in them), not a merged report; give the run's folder"
     )]
-    NoSteps,
+    NeedsResults(&'static str),
 }
 
 impl RenderError {
@@ -134,9 +148,9 @@ impl RenderError {
     pub fn exit_code(&self) -> i32 {
         match self {
             RenderError::AuditRefused { .. } | RenderError::NothingBlocked => exit_code::FAILED,
-            RenderError::NoTaskId(_) | RenderError::OverBudget(_) | RenderError::NoSteps => {
-                exit_code::USAGE
-            }
+            RenderError::NoTaskId(_)
+            | RenderError::OverBudget(_)
+            | RenderError::NeedsResults(_) => exit_code::USAGE,
         }
     }
 }
@@ -172,8 +186,18 @@ pub fn render_quoted(
         Format::Junit => junit::render(report, &Tails::load(report, options, Tails::SHORT)),
         Format::Html => html::render(report, options),
         Format::Steps => {
-            let info = options.steps.as_ref().ok_or(RenderError::NoSteps)?;
+            let info = options
+                .steps
+                .as_ref()
+                .ok_or(RenderError::NeedsResults("steps"))?;
             steps::render(report, options, info)
+        }
+        Format::Aot => {
+            let case = options
+                .aot
+                .as_ref()
+                .ok_or(RenderError::NeedsResults("aot"))?;
+            aot::render(report, options, case)
         }
     })
 }

@@ -14,11 +14,10 @@ pub(super) fn run(settings: &Settings, args: &MergeArgs) -> Result<i32, Error> {
         Some(out) => parent_dir(out),
         None => PathBuf::from("."),
     };
-    let steps = args.format == Format::Steps;
-    let (report, steps) = merged(settings, &args.trust, &args.paths, &report_dir, steps)?;
+    let (report, contracts) = merged(settings, &args.trust, &args.paths, &report_dir, args.format)?;
     let options = settings
         .render_options(&args.render, &report, report_dir)
-        .with_steps(steps);
+        .with_contracts(contracts.steps, contracts.aot);
     // The report file is an output too: its free text is quoted like any render's.
     let report = Quoted::from_report(report, &options.quoter);
     // The report is written while the matrix is rendered: at GitHub's largest matrices

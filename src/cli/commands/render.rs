@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use crate::cli::args::RenderArgs;
-use crate::cli::judge::{merged, probed_report, streamed_report};
+use crate::cli::judge::{Contracts, merged, probed_report, streamed_report};
 use crate::cli::settings::{Settings, parent_dir};
 use crate::cli::{Error, print_json_pretty, print_stdout};
 use crate::exit_code;
@@ -30,22 +30,21 @@ pub(super) fn run(settings: &Settings, args: &RenderArgs) -> Result<i32, Error> 
             Err(e) => return Err(e.into()),
         }
     };
-    let (report, log_root, steps) = if let Some(report) = report {
+    let (report, log_root, contracts) = if let Some(report) = report {
         if args.files.len() > 1 {
             return Err(Error::Usage(
                 "render takes one report, or partial result files; not both".to_owned(),
             ));
         }
-        (report, parent_dir(first), None)
+        (report, parent_dir(first), Contracts::default())
     } else {
         let here = PathBuf::from(".");
-        let steps = args.format == Format::Steps;
-        let (report, steps) = merged(settings, &args.trust, &args.files, &here, steps)?;
-        (report, here, steps)
+        let (report, contracts) = merged(settings, &args.trust, &args.files, &here, args.format)?;
+        (report, here, contracts)
     };
     let options = settings
         .render_options(&args.render, &report, log_root)
-        .with_steps(steps);
+        .with_contracts(contracts.steps, contracts.aot);
     let report = Quoted::from_report(report, &options.quoter);
     match args.format {
         Format::Json => print_json_pretty(report.report())?,
