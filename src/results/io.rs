@@ -230,7 +230,7 @@ fn check_version(
 impl Report {
     /// Reads a report file too large to hold beside its parsed form (more than
     /// [`MAX_RESULT_BYTES`], at most [`MAX_REPORT_BYTES`]): parsed as it is read, so
-    /// the bytes are never all in memory. A file that does not parse is read again to
+    /// the bytes are never all in memory, its rows on every core. A file that does not parse is read again to
     /// word the error as [`Report::read`] does (its version first, then the path of the
     /// field at fault).
     pub fn read_streamed(path: &Path) -> Result<Report, ResultFileError> {
@@ -252,7 +252,15 @@ impl Report {
             path: path.to_path_buf(),
             message,
         };
-        let mut report: Report = match serde_json::from_reader(open()?) {
+        // The rows are cut apart and parsed on every core; a document the fast reader
+        // does not take is read again the exact way, which words what is wrong.
+        let threads = std::thread::available_parallelism().map_or(2, usize::from);
+        let fast = super::stream::read_report(open()?, threads);
+        let read = match fast {
+            Some(report) => Ok(report),
+            None => serde_json::from_reader(open()?),
+        };
+        let mut report: Report = match read {
             Ok(report) => report,
             Err(e) if e.is_io() => {
                 return Err(read_err(e.into()));

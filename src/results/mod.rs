@@ -9,6 +9,7 @@ pub mod merge;
 pub mod report;
 pub mod schema;
 pub mod source;
+mod stream;
 mod verdict;
 
 pub use duration::format_duration;
