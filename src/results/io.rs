@@ -71,7 +71,28 @@ pub fn write_json_replacing<T: Serialize>(path: &Path, value: &T) -> Result<(), 
     write_json(path, value, false)
 }
 
+/// Writes a report (large: every pair of the matrix) to `path` atomically, as
+/// [`write_json_replacing`] would, its rows serialized on every core.
+pub fn write_report_replacing(path: &Path, report: &Report) -> Result<(), ResultFileError> {
+    let threads = std::thread::available_parallelism().map_or(2, usize::from);
+    write_file(path, false, |out| {
+        super::stream::write_report(out, report, threads)
+    })
+}
+
 fn write_json<T: Serialize>(path: &Path, value: &T, sync: bool) -> Result<(), ResultFileError> {
+    write_file(path, sync, |out| {
+        serde_json::to_writer(out, value).map_err(std::io::Error::from)
+    })
+}
+
+/// Writes what `write` writes, then a newline, to a temporary file beside `path`, and
+/// renames it over `path` (after syncing it when `sync`).
+fn write_file(
+    path: &Path,
+    sync: bool,
+    write: impl FnOnce(&mut std::io::BufWriter<&mut std::fs::File>) -> std::io::Result<()>,
+) -> Result<(), ResultFileError> {
     let write_err = |source| ResultFileError::Write {
         path: path.to_path_buf(),
         source,
@@ -90,7 +111,7 @@ fn write_json<T: Serialize>(path: &Path, value: &T, sync: bool) -> Result<(), Re
     // people), and at GitHub's largest matrices the indentation alone is megabytes.
     // Streamed: a report of such a matrix is hundreds of megabytes, never held whole.
     let mut out = std::io::BufWriter::with_capacity(1 << 16, tmp.as_file_mut());
-    serde_json::to_writer(&mut out, value).map_err(|e| write_err(e.into()))?;
+    write(&mut out).map_err(write_err)?;
     out.write_all(b"\n").map_err(write_err)?;
     out.flush().map_err(write_err)?;
     drop(out);

@@ -13,7 +13,7 @@ mod stream;
 mod verdict;
 
 pub use duration::format_duration;
-pub use io::{ResultFileError, write_json_atomic, write_json_replacing};
+pub use io::{ResultFileError, write_json_atomic, write_json_replacing, write_report_replacing};
 pub use report::{
     Contradiction, Disagreement, InfraBlocked, ManifestOrigin, ManifestTrust, Manual, Missing,
     MissingKind, PartialRun, Report, ReportManifest, Row, RowResult, Verdict,

@@ -2,9 +2,10 @@
 //! result files, coverage and the verdict. One code path serves a single environment's
 //! run and a merge of many.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashSet};
 
 use compact_str::CompactString;
+use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
 use super::schema::{CheckResult, Source};
@@ -191,6 +192,7 @@ pub struct Report {
     pub source: Source,
     pub environments: Vec<String>,
     pub environments_tested: Vec<String>,
+    #[serde(serialize_with = "super::stream::serialize_rows")]
     pub rows: Vec<Row>,
     pub missing: Vec<Missing>,
     pub infra_blocked: Vec<InfraBlocked>,
@@ -428,8 +430,9 @@ impl Report {
 
 /// The rows and missing entries of a report by (check, environment).
 pub struct PairIndex<'a> {
-    rows: HashMap<(&'a str, &'a str), &'a Row>,
-    missing: HashMap<(&'a str, &'a str), &'a Missing>,
+    // Hashed with Fx: a large matrix looks up every one of its pairs.
+    rows: FxHashMap<(&'a str, &'a str), &'a Row>,
+    missing: FxHashMap<(&'a str, &'a str), &'a Missing>,
 }
 
 impl<'a> PairIndex<'a> {

@@ -1,3 +1,5 @@
+//! Large reports, read and written on every core.
+//!
 //! Reading a report too large to hold beside its parsed form, fast: the file is read in
 //! blocks, a small scanner finds where each element of `rows` begins and ends (tracking
 //! only strings and nesting), and the rows are parsed from their own bytes by serde_json
@@ -8,8 +10,13 @@
 //! the scanner does not expect (a second `rows`, text after the object, a file that ends
 //! early) makes it give up with `None`, and the caller reads the file the slow, exact way,
 //! which words the error.
+//!
+//! Writing one: everything but the rows is serialized as serde_json would (the rows
+//! left out), and the rows are serialized in chunks on every core and written in their
+//! order between, so the file is byte for byte the one `serde_json::to_writer` writes.
 
-use std::io::Read;
+use std::cell::Cell;
+use std::io::{Read, Write};
 use std::sync::mpsc;
 
 use super::report::{Report, Row};
@@ -348,6 +355,97 @@ impl<R: Read> Scanner<R> {
     }
 }
 
+thread_local! {
+    /// Set while the writer serializes everything but the rows, on its own thread.
+    static ROWS_LEFT_OUT: Cell<bool> = const { Cell::new(false) };
+}
+
+/// `Report::rows` serialized: the rows, or none while [`write_report`] writes the rest.
+pub(crate) fn serialize_rows<S: serde::Serializer>(
+    rows: &[Row],
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    if ROWS_LEFT_OUT.get() {
+        serializer.collect_seq(std::iter::empty::<&Row>())
+    } else {
+        serializer.collect_seq(rows)
+    }
+}
+
+/// Rows serialized per chunk.
+const ROWS_PER_CHUNK: usize = 4096;
+
+/// Writes `report` as compact JSON to `out`, its rows serialized on `threads` threads.
+pub(crate) fn write_report(
+    out: &mut impl Write,
+    report: &Report,
+    threads: usize,
+) -> std::io::Result<()> {
+    write_report_in(out, report, threads.max(1), ROWS_PER_CHUNK)
+}
+
+fn write_report_in(
+    out: &mut impl Write,
+    report: &Report,
+    threads: usize,
+    rows_per_chunk: usize,
+) -> std::io::Result<()> {
+    /// Puts the flag back however serialization ends.
+    struct LeftOut;
+    impl Drop for LeftOut {
+        fn drop(&mut self) {
+            ROWS_LEFT_OUT.set(false);
+        }
+    }
+    let head = {
+        ROWS_LEFT_OUT.set(true);
+        let _reset = LeftOut;
+        serde_json::to_vec(report)?
+    };
+    // Everything before the rows escapes its quotes, so the first unescaped key is it.
+    const ROWS: &[u8] = b"\"rows\":[";
+    let at = memchr::memmem::find(&head, b"\"rows\":[]")
+        .ok_or_else(|| std::io::Error::other("the report has no rows key"))?
+        + ROWS.len();
+    out.write_all(&head[..at])?;
+    let mut first = true;
+    for round in report.rows.chunks(rows_per_chunk * threads) {
+        let parts: Vec<std::io::Result<Vec<u8>>> = std::thread::scope(|scope| {
+            let mut chunks = round.chunks(rows_per_chunk);
+            let mine = chunks.next().unwrap_or_default();
+            let others: Vec<_> = chunks
+                .map(|rows| scope.spawn(move || rows_text(rows)))
+                .collect();
+            let mut parts = vec![rows_text(mine)];
+            parts.extend(others.into_iter().map(|h| {
+                h.join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            }));
+            parts
+        });
+        for part in parts {
+            if !first {
+                out.write_all(b",")?;
+            }
+            first = false;
+            out.write_all(&part?)?;
+        }
+    }
+    out.write_all(&head[at..])
+}
+
+/// `rows`, comma-separated.
+fn rows_text(rows: &[Row]) -> std::io::Result<Vec<u8>> {
+    let mut text = Vec::with_capacity(rows.len() * 640);
+    for (i, row) in rows.iter().enumerate() {
+        if i > 0 {
+            text.push(b',');
+        }
+        serde_json::to_writer(&mut text, row)?;
+    }
+    Ok(text)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -446,6 +544,25 @@ mod tests {
                 serde_json::to_value(&report).unwrap()
             );
         }
+        // Written on several threads in chunks of every size, it is what serde_json
+        // writes, byte for byte.
+        for _ in 0..5 {
+            report.rows.extend(report.rows.clone());
+        }
+        let whole = serde_json::to_vec(&report).unwrap();
+        for (threads, per_chunk) in [(1, 1), (2, 1), (2, 3), (3, 7), (4, 64), (2, 4096)] {
+            let mut written = Vec::new();
+            write_report_in(&mut written, &report, threads, per_chunk).unwrap();
+            assert!(
+                written == whole,
+                "{threads} threads, {per_chunk} rows a chunk"
+            );
+        }
+        let mut none = Report::build_from(&manifest, Vec::new());
+        none.rows.clear();
+        let mut written = Vec::new();
+        write_report(&mut written, &none, 2).unwrap();
+        assert_eq!(written, serde_json::to_vec(&none).unwrap());
     }
 
     #[test]

@@ -9,7 +9,7 @@ use crate::cli::{Error, print_stdout};
 use crate::exit_code;
 use crate::render::{self, Format, Quoted};
 use crate::results::merge::MergeError;
-use crate::results::{Report, write_json_replacing};
+use crate::results::{Report, write_report_replacing};
 
 pub(super) fn run(settings: &Settings, args: &ReportArgs) -> Result<i32, Error> {
     let report_dir = parent_dir(&args.out);
@@ -67,7 +67,7 @@ fn publish_built(settings: &Settings, args: &ReportArgs, report: Report) -> Resu
     let options = settings.table_options(&report, quoter(args.publish.token.as_deref()));
     // Quoted once: the report file, the table and every publication use the same text.
     let report = Quoted::from_report(report, &options.quoter);
-    write_json_replacing(&args.out, report.report())?;
+    write_report_replacing(&args.out, report.report())?;
     print_stdout(&render::render_quoted(&report, Format::Table, &options)?)?;
     publish_report(settings, &report, &args.out, &args.publish)
 }
