@@ -201,3 +201,40 @@ fn other_json_files_are_skipped_with_a_note() {
         .code(4)
         .stderr(predicate::str::contains("does not exist"));
 }
+
+/// Symbolic links are never followed, wherever they sit in the folders walked: a link
+/// to a folder or to a result outside is noted and passed over.
+#[test]
+fn links_in_the_folder_walked_are_not_followed() {
+    let project = Project::new(MANIFEST);
+    project.run_env("a", "artifacts/verify-matrix-a");
+    project.run_env("b", "outside/verify-matrix-b");
+    let link = |target: &str, at: &str| {
+        std::os::unix::fs::symlink(target, project.path().join(at)).unwrap();
+    };
+    link("../outside", "artifacts/elsewhere");
+    link(
+        "../outside/verify-matrix-b/verify-matrix-b.json",
+        "artifacts/b.json",
+    );
+    link(
+        "../../outside/verify-matrix-b",
+        "artifacts/verify-matrix-a/nested",
+    );
+    let out = project
+        .cmd()
+        .args(["merge", "--out", "report.json", "artifacts"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("skipped `artifacts/b.json`: a symbolic link"),
+        "{stderr}"
+    );
+    let r = report(&project, "report.json");
+    assert_eq!(
+        r["environments_tested"],
+        serde_json::json!(["a"]),
+        "{stderr}"
+    );
+}

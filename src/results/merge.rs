@@ -96,21 +96,20 @@ pub fn collect_in(
         let meta = std::fs::symlink_metadata(path)
             .map_err(|_| MergeError::NoSuchPath { path: path.clone() })?;
         if meta.is_dir() {
-            // Walked unsorted (a folder of logs need not be sorted to be passed over),
-            // then the results sorted: paths compare component by component, so this is
-            // the order of a walk sorted by name.
-            let (first, mut links) = (files.len(), Vec::new());
-            for entry in WalkDir::new(path).follow_links(false) {
-                let Ok(entry) = entry else { continue };
-                let is_json = entry.path().extension().is_some_and(|e| e == "json");
-                if !is_json {
-                    continue;
-                }
-                if entry.path_is_symlink() {
-                    links.push(entry.into_path());
-                } else if entry.file_type().is_file() {
-                    files.push(entry.into_path());
-                }
+            // Each entry of the folder is walked on its own, on every core: an artifact
+            // folder holds a thousand logs for each result, and listing them is most
+            // of the walk. Each part is walked unsorted (a folder of logs need not be
+            // sorted to be passed over), then the results sorted: paths compare
+            // component by component, so this is the order of a walk sorted by name.
+            let first = files.len();
+            let entries: Vec<PathBuf> = match std::fs::read_dir(path) {
+                Ok(entries) => entries.flatten().map(|e| e.path()).collect(),
+                Err(_) => vec![path.clone()],
+            };
+            let mut links = Vec::new();
+            for (found, linked) in in_parallel(&entries, |entry| json_files(entry)) {
+                files.extend(found);
+                links.extend(linked);
             }
             files[first..].sort();
             links.sort();
@@ -146,6 +145,28 @@ pub fn collect_in(
     agree(&collected.partials)?;
     keep_latest_attempts(&mut collected, this_run)?;
     Ok(collected)
+}
+
+/// The `.json` files under `path` (itself, if it is one), and the symbolic links to
+/// `.json` names, which are not followed.
+fn json_files(path: &Path) -> (Vec<PathBuf>, Vec<PathBuf>) {
+    let (mut files, mut links) = (Vec::new(), Vec::new());
+    for entry in WalkDir::new(path)
+        .follow_links(false)
+        .follow_root_links(false)
+    {
+        let Ok(entry) = entry else { continue };
+        let is_json = entry.path().extension().is_some_and(|e| e == "json");
+        if !is_json {
+            continue;
+        }
+        if entry.path_is_symlink() {
+            links.push(entry.into_path());
+        } else if entry.file_type().is_file() {
+            files.push(entry.into_path());
+        }
+    }
+    (files, links)
 }
 
 /// Reads one file: `None` (with a note) when it is not a partial result.
