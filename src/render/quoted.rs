@@ -50,32 +50,14 @@ impl Quoted {
         ] {
             qo(field);
         }
-        for row in &mut report.rows {
-            let d = &mut row.detail;
-            // Names are their own quotation; anything else in these fields is text.
-            for field in [
-                &mut d.command_id,
-                &mut d.environment,
-                &mut d.kind,
-                &mut d.gate_type,
-            ] {
-                if !is_valid_name(field) {
-                    quoter.quote_in_place(field);
-                }
+        // The rows are most of a large report: quoted on every core.
+        let threads = std::thread::available_parallelism().map_or(1, usize::from);
+        let per_thread = report.rows.len().div_ceil(threads).max(1024);
+        std::thread::scope(|scope| {
+            for rows in report.rows.chunks_mut(per_thread) {
+                scope.spawn(|| quote_rows(rows, quoter));
             }
-            for field in [&mut d.command, &mut d.cwd, &mut d.summary] {
-                quoter.quote_in_place(field);
-            }
-            quoter.quote_option_in_place(&mut d.ineffective_reason);
-            quoter.quote_option_in_place(&mut d.refused);
-            for leak in &mut d.leaked {
-                q(&mut leak.command);
-            }
-            if let Some(counts) = &mut d.test_counts {
-                q(&mut counts.runner);
-            }
-            quote_items(&mut d.items, quoter);
-        }
+        });
         for missing in &mut report.missing {
             q(&mut missing.reason);
         }
@@ -149,5 +131,35 @@ fn quote_items(items: &mut [ItemResult], quoter: &Quoter) {
         quoter.quote_in_place(&mut item.summary);
         quoter.quote_option_in_place(&mut item.log_path);
         quote_items(&mut item.items, quoter);
+    }
+}
+
+/// Quotes the free text of `rows`.
+fn quote_rows(rows: &mut [crate::results::Row], quoter: &Quoter) {
+    for row in rows {
+        let d = &mut row.detail;
+        // Names are their own quotation; anything else in these fields is text.
+        for field in [
+            &mut d.command_id,
+            &mut d.environment,
+            &mut d.kind,
+            &mut d.gate_type,
+        ] {
+            if !is_valid_name(field) {
+                quoter.quote_in_place(field);
+            }
+        }
+        for field in [&mut d.command, &mut d.cwd, &mut d.summary] {
+            quoter.quote_in_place(field);
+        }
+        quoter.quote_option_in_place(&mut d.ineffective_reason);
+        quoter.quote_option_in_place(&mut d.refused);
+        for leak in &mut d.leaked {
+            quoter.quote_in_place(&mut leak.command);
+        }
+        if let Some(counts) = &mut d.test_counts {
+            quoter.quote_in_place(&mut counts.runner);
+        }
+        quote_items(&mut d.items, quoter);
     }
 }

@@ -46,14 +46,21 @@ pub(super) fn run(settings: &Settings, args: &RenderArgs) -> Result<i32, Error> 
         .render_options(&args.render, &report, log_root)
         .with_contracts(contracts.steps, contracts.aot);
     let report = Quoted::from_report(report, &options.quoter);
-    match args.format {
-        Format::Json => print_json_pretty(report.report())?,
-        format => print_stdout(&render::render_quoted(&report, format, &options)?)?,
-    }
+    let shown = match args.format {
+        Format::Json => print_json_pretty(report.report()),
+        format => render::render_quoted(&report, format, &options)
+            .map_err(Error::from)
+            .and_then(|text| print_stdout(&text)),
+    };
     // A READY_FOR_REVIEW of a report that is not verified is written (it says why), but
     // the exit code tells the agent it is not ready.
-    Ok(match args.format {
+    let code = match args.format {
         Format::Signal => report.exit_code(),
         _ => exit_code::OK,
-    })
+    };
+    // Every row of a large matrix freed one by one takes a noticeable time at exit,
+    // and the process is about to end.
+    std::mem::forget(report);
+    shown?;
+    Ok(code)
 }
