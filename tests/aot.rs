@@ -187,21 +187,15 @@ fn a_broken_base_case_is_refused_with_its_positions() {
         "base-case.yml",
         "base_case:\n  checklist:\n    - item: Tests\n      check: {type: lint, value: x}\n    - item: Build\n      check:\n        type: command\n    - check: {type: file, value: a}\n",
     );
-    let out = project
-        .cmd()
-        .args(["plan", "--manifest", "base-case.yml"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(4));
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    for expected in [
-        "error: unknown check type `lint`; expected one of: command, not_command, file, not_file, assertion, quality\n --> base-case.yml:4:21 (base_case.checklist[0].check.type)",
-        "error: a `command` check needs a `value`\n --> base-case.yml:",
-        "error: an item needs an `item:` naming it\n --> base-case.yml:8:7 (base_case.checklist[2])",
-        "error: `base-case.yml` has 3 problems; nothing was run",
-    ] {
-        assert!(stderr.contains(expected), "{expected}\n---\n{stderr}");
-    }
+    project.plan_refuses(
+        "base-case.yml",
+        &[
+            "error: unknown check type `lint`; expected one of: command, not_command, file, not_file, assertion, quality\n --> base-case.yml:4:21 (base_case.checklist[0].check.type)",
+            "error: a `command` check needs a `value`\n --> base-case.yml:",
+            "error: an item needs an `item:` naming it\n --> base-case.yml:8:7 (base_case.checklist[2])",
+            "error: `base-case.yml` has 3 problems; nothing was run",
+        ],
+    );
 }
 
 #[test]
@@ -252,33 +246,5 @@ fn the_dialect_can_be_named_and_a_wrong_one_is_a_clear_error() {
 fn a_merged_report_alone_cannot_be_answered_for() {
     let project = Project::empty();
     project.write("base-case.yml", "type: command\nvalue: 'true'\n");
-    project
-        .cmd()
-        .args(["-q", "run", "--manifest", "base-case.yml"])
-        .assert()
-        .success();
-    project
-        .cmd()
-        .args([
-            "-q",
-            "merge",
-            "--manifest",
-            "base-case.yml",
-            "--out",
-            "report.json",
-        ])
-        .arg("verify-matrix-results")
-        .assert()
-        .success();
-    let out = project
-        .cmd()
-        .args(["render", "--format", "aot", "report.json"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    assert!(
-        String::from_utf8_lossy(&out.stderr).contains("--format aot reads a run's result files"),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    project.report_alone_refused_as("base-case.yml", "aot");
 }

@@ -130,21 +130,15 @@ fn a_broken_task_is_refused_with_its_positions() {
         "task.json",
         "{\n  \"verification_steps\": [\n    {\"type\": \"lint_passes\", \"target\": \"x\"},\n    {\"type\": \"command_succeeds\"}\n  ],\n  \"verification_timeout_ms\": 0\n}\n",
     );
-    let out = project
-        .cmd()
-        .args(["plan", "--manifest", "task.json"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(4));
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    for expected in [
-        "error: unknown step type `lint_passes`; expected one of: file_exists, test_passes, git_clean, command_succeeds\n --> task.json:3:14 (verification_steps[0].type)",
-        "error: a `command_succeeds` step needs a `target`\n --> task.json:4:5 (verification_steps[1].target)",
-        "error: `verification_timeout_ms` must be a whole number of milliseconds above zero, not 0\n --> task.json:6:30 (verification_timeout_ms)",
-        "error: `task.json` has 3 problems; nothing was run",
-    ] {
-        assert!(stderr.contains(expected), "{expected}\n---\n{stderr}");
-    }
+    project.plan_refuses(
+        "task.json",
+        &[
+            "error: unknown step type `lint_passes`; expected one of: file_exists, test_passes, git_clean, command_succeeds\n --> task.json:3:14 (verification_steps[0].type)",
+            "error: a `command_succeeds` step needs a `target`\n --> task.json:4:5 (verification_steps[1].target)",
+            "error: `verification_timeout_ms` must be a whole number of milliseconds above zero, not 0\n --> task.json:6:30 (verification_timeout_ms)",
+            "error: `task.json` has 3 problems; nothing was run",
+        ],
+    );
 }
 
 #[test]
@@ -154,33 +148,5 @@ fn a_merged_report_alone_cannot_be_rendered_as_steps() {
         "task.json",
         r#"{"verification_steps": [{"type": "command_succeeds", "target": "true"}]}"#,
     );
-    project
-        .cmd()
-        .args(["-q", "run", "--manifest", "task.json"])
-        .assert()
-        .success();
-    project
-        .cmd()
-        .args([
-            "-q",
-            "merge",
-            "--manifest",
-            "task.json",
-            "--out",
-            "report.json",
-        ])
-        .arg("verify-matrix-results")
-        .assert()
-        .success();
-    let out = project
-        .cmd()
-        .args(["render", "--format", "steps", "report.json"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    assert!(
-        String::from_utf8_lossy(&out.stderr).contains("--format steps reads a run's result files"),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    project.report_alone_refused_as("task.json", "steps");
 }

@@ -69,6 +69,52 @@ impl Project {
         status.code().expect("run exits with a code")
     }
 
+    /// `plan --manifest MANIFEST`, which must refuse it (exit 4) with every one of
+    /// `expected` in its errors.
+    pub fn plan_refuses(&self, manifest: &str, expected: &[&str]) {
+        let out = self
+            .std_cmd()
+            .args(["plan", "--manifest", manifest])
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(4), "{stderr}");
+        for expected in expected {
+            assert!(stderr.contains(expected), "{expected}\n---\n{stderr}");
+        }
+    }
+
+    /// Runs `manifest` (which must pass), merges its results into `report.json`, and
+    /// renders that report alone in `format`, which must be refused (exit 2) as one
+    /// that needs the run's result files.
+    pub fn report_alone_refused_as(&self, manifest: &str, format: &str) {
+        self.cmd()
+            .args(["-q", "run", "--manifest", manifest])
+            .assert()
+            .success();
+        self.cmd()
+            .args([
+                "-q",
+                "merge",
+                "--manifest",
+                manifest,
+                "--out",
+                "report.json",
+            ])
+            .arg("verify-matrix-results")
+            .assert()
+            .success();
+        let out = self
+            .std_cmd()
+            .args(["render", "--format", format, "report.json"])
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{stderr}");
+        let says = format!("--format {format} reads a run's result files");
+        assert!(stderr.contains(&says), "{stderr}");
+    }
+
     /// Runs each of `envs` into `results/<env>`, as the matrix jobs would.
     #[allow(dead_code)]
     pub fn run_envs(&self, envs: &[&str]) {
