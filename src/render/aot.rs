@@ -57,7 +57,7 @@ struct ItemAnswer {
     #[serde(skip_serializing_if = "Option::is_none")]
     criteria: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pass_threshold: Option<f64>,
+    pass_threshold: Option<serde_json::Number>,
     #[serde(skip_serializing_if = "Option::is_none")]
     scope: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -239,7 +239,7 @@ fn judge_leaf(report: &Quoted, leaf: &Leaf, got: Got, name: String) -> Judged {
         value: value.clone(),
         evidence: String::new(),
         criteria: leaf.criteria.as_deref().map(|c| report.quote(c)),
-        pass_threshold: leaf.pass_threshold,
+        pass_threshold: leaf.pass_threshold.and_then(threshold),
         scope: leaf.scope.as_deref().map(|s| report.quote(s)),
         log_path: None,
         group: None,
@@ -305,6 +305,17 @@ fn judge_leaf(report: &Quoted, leaf: &Leaf, got: Got, name: String) -> Judged {
         answer,
         skipped: Vec::new(),
         confirm: false,
+    }
+}
+
+/// A threshold as it was written: `3` stays `3`, `3.5` stays `3.5`.
+fn threshold(t: f64) -> Option<serde_json::Number> {
+    if t.fract() == 0.0 && t.abs() < 9.0e15 {
+        // Whole and well inside i64: exact.
+        #[allow(clippy::cast_possible_truncation)]
+        Some(serde_json::Number::from(t as i64))
+    } else {
+        serde_json::Number::from_f64(t)
     }
 }
 
