@@ -71,13 +71,7 @@ fn normalise(stdout: &[u8]) -> String {
 }
 
 fn golden(name: &str, actual: &str) {
-    let path = repo_root().join(format!("fixtures/aot/{name}.expected.json"));
-    if std::env::var_os("UPDATE_GOLDEN").is_some() {
-        std::fs::write(&path, actual).unwrap();
-    }
-    let expected =
-        std::fs::read_to_string(&path).unwrap_or_else(|_| panic!("{} is missing", path.display()));
-    assert_eq!(actual, expected, "{name}");
+    common::golden(&format!("fixtures/aot/{name}.expected.json"), actual);
 }
 
 const STATE: &str = ".claude/aot-loop-state.md";

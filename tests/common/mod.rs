@@ -155,6 +155,18 @@ impl Project {
     }
 }
 
+/// Compares `actual` with the golden file `relative` (under the repository root); with
+/// `UPDATE_GOLDEN=1`, writes it instead.
+pub fn golden(relative: &str, actual: &str) {
+    let path = repo_root().join(relative);
+    if std::env::var_os("UPDATE_GOLDEN").is_some() {
+        std::fs::write(&path, actual).unwrap();
+    }
+    let expected =
+        std::fs::read_to_string(&path).unwrap_or_else(|_| panic!("{} is missing", path.display()));
+    assert_eq!(actual, expected, "{relative}");
+}
+
 /// The real binary with the variables that would change its behaviour removed.
 pub fn bin() -> Command {
     Command::from_std(std_bin())
