@@ -116,6 +116,48 @@ fn an_and_list_reports_each_command() {
     let (code, answer) = run_and_answer(&project, "base-case.yml");
     assert_eq!(code, 1);
     golden("commands", &answer);
+    // In one step: `run --format aot` prints that answer, and nothing else on stdout.
+    let out = project
+        .cmd()
+        .args(["run", "--manifest", "base-case.yml", "--format", "aot"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(normalise(&out.stdout), answer);
+}
+
+#[test]
+fn run_answers_for_the_loops_state_file_in_one_step() {
+    let project = fixture_project(
+        "checklist.md",
+        STATE,
+        &[
+            ("test.sh", "echo ok\n"),
+            ("src/login.js", ""),
+            ("src/logout.js", ""),
+            ("audit.txt", ""),
+            ("docs/index.md", ""),
+        ],
+    );
+    let out = project
+        .cmd()
+        .args(["run", "--manifest", STATE, "--format", "aot"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let answer: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+    assert_eq!(answer["passed"], true, "{answer:#}");
+    // Log paths as `render --format aot verify-matrix-results` gives them.
+    assert_eq!(
+        answer["checklist"][1]["group"][0]["group"][1]["log_path"],
+        "verify-matrix-results/logs/local/item-2.1.2.log"
+    );
+    assert!(
+        project
+            .path()
+            .join("verify-matrix-results/logs/local/item-2.1.2.log")
+            .exists()
+    );
 }
 
 #[test]

@@ -327,12 +327,25 @@ pub(crate) enum PlanFormat {
 pub(crate) struct RunCommand {
     #[command(flatten)]
     pub run: RunArgs,
+    /// What is printed when the run ends: the table of every pair, or only the AoT loop
+    /// verifier's answer (one JSON object, as `render --format aot`)
+    #[arg(long, value_enum, default_value_t = RunFormat::Table)]
+    pub format: RunFormat,
     #[command(flatten)]
     pub manifest: ManifestArg,
     #[command(flatten)]
     pub color: ColorArg,
     #[command(flatten)]
     pub quiet: QuietArg,
+}
+
+/// What `run` prints when it ends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum RunFormat {
+    // The table of every pair, and the verdict.
+    Table,
+    // Only the AoT loop verifier's answer.
+    Aot,
 }
 
 /// `run`'s own options (also accepted with no command name).

@@ -15,7 +15,7 @@ mod schema;
 mod validate_signal;
 
 use super::Error;
-use super::args::{Cli, Command};
+use super::args::{Cli, Command, RunFormat};
 use super::settings::Settings;
 
 /// Runs the parsed command line.
@@ -38,7 +38,7 @@ pub(crate) fn dispatch(cli: Cli) -> Result<i32, Error> {
                 Some(&args.quiet),
                 None,
             );
-            run::run(&Settings::new(&global), &args.run)
+            run::run(&Settings::new(&global), &args.run, args.format)
         }
         Some(Command::Merge(args)) => {
             let global = global.with(
@@ -90,6 +90,6 @@ pub(crate) fn dispatch(cli: Cli) -> Result<i32, Error> {
             init::run(&settings, &args)
         }
         Some(Command::Schema) => schema::run(),
-        None => run::run(&Settings::new(&global), &cli.run),
+        None => run::run(&Settings::new(&global), &cli.run, RunFormat::Table),
     }
 }

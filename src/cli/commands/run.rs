@@ -1,35 +1,52 @@
 //! `run`: this environment's share of the matrix, with a live view and the final table.
 
-use crate::cli::args::RunArgs;
+use std::path::{Path, PathBuf};
+
+use crate::cli::args::{RunArgs, RunFormat};
 use crate::cli::live::{Live, Mode};
 use crate::cli::local::{only_checks, result_path, run_here};
 use crate::cli::settings::{Settings, quoter};
 use crate::cli::{Error, print_stdout};
 use crate::exit_code;
+use crate::manifest::aot;
 use crate::plan::select;
 use crate::render::{self, Format};
+use crate::results::Report;
+use crate::results::schema::ItemResult;
 
-pub(super) fn run(settings: &Settings, args: &RunArgs) -> Result<i32, Error> {
+pub(super) fn run(settings: &Settings, args: &RunArgs, format: RunFormat) -> Result<i32, Error> {
     let manifest = settings.load_manifest()?;
     let environments = select::select(&manifest, &args.envs, &select::Host)?;
     let only = only_checks(&manifest, &args.checks)?;
     let quiet = settings.quiet;
     // One quoter (the environment's secrets) for the live lines and the final table.
     let run_quoter = quoter(None);
-    let live = Live::new(
-        Mode::detect(quiet, settings.actions.actions),
-        &args.out,
-        usize::from(args.jobs),
-        run_quoter.clone(),
-    );
+    // With the AoT answer, stdout carries that one object and nothing else.
+    let mode = match format {
+        RunFormat::Aot => Mode::Quiet,
+        RunFormat::Table => Mode::detect(quiet, settings.actions.actions),
+    };
+    let live = Live::new(mode, &args.out, usize::from(args.jobs), run_quoter.clone());
     if manifest.skip && !quiet {
         eprintln!("SKIPPED: the manifest says `skip: true`; no check runs");
     }
     let source = settings.source(&manifest.dir);
-    let ran = run_here(&manifest, &environments, &only, args, &source, &live)?;
+    let mut ran = run_here(&manifest, &environments, &only, args, &source, &live)?;
+    match format {
+        RunFormat::Table => {
+            let options = settings.table_options(&ran.report, run_quoter);
+            print_stdout(&render::render(&ran.report, Format::Table, &options)?)?;
+        }
+        RunFormat::Aot => {
+            // Log paths as `render --format aot` of the run's folder gives them.
+            logs_under(&mut ran.report, &args.out);
+            let mut options = settings.table_options(&ran.report, run_quoter);
+            options.log_root = Some(PathBuf::from("."));
+            options.aot = Some(aot::from_manifest(&manifest));
+            print_stdout(&render::render(&ran.report, Format::Aot, &options)?)?;
+        }
+    }
     let report = &ran.report;
-    let options = settings.table_options(report, run_quoter);
-    print_stdout(&render::render(report, Format::Table, &options)?)?;
     // The Action's `verdict` output for this leg.
     settings.write_github_output("verdict", report.verdict.as_str())?;
     if !quiet {
@@ -45,4 +62,21 @@ pub(super) fn run(settings: &Settings, args: &RunArgs) -> Result<i32, Error> {
     } else {
         report.exit_code()
     })
+}
+
+/// Makes each log path of `report` (relative to the run's folder `out`) relative to the
+/// current folder.
+fn logs_under(report: &mut Report, out: &Path) {
+    let under = |log: &str| out.join(log).to_string_lossy().replace('\\', "/");
+    fn items(list: &mut [ItemResult], under: &dyn Fn(&str) -> String) {
+        for item in list {
+            item.log_path = item.log_path.as_deref().map(|l| under(l).into());
+            items(&mut item.items, under);
+        }
+    }
+    for row in &mut report.rows {
+        let d = &mut row.detail;
+        d.log_path = d.log_path.as_deref().map(|l| under(l).into());
+        items(&mut d.items, &under);
+    }
 }
