@@ -253,16 +253,19 @@ impl<R: Read> Scanner<R> {
         self.pos += 1;
         let mut others = b"{".to_vec();
         let mut seen_rows = false;
+        let mut first = true;
         loop {
             self.compact();
             match self.skip_space()? {
-                b'}' => {
+                // `{}`; after a comma a key must follow.
+                b'}' if first => {
                     self.pos += 1;
                     break;
                 }
                 b'"' => {}
                 _ => return None,
             }
+            first = false;
             let key_end = self.string_end(self.pos)?;
             let key = self.buf[self.pos..key_end].to_vec();
             self.pos = key_end;
@@ -574,6 +577,9 @@ mod tests {
             r#"{"rows": [{"a": "never closed}]}"#,
             r#"{"rows": [1, 2]}"#,
             r#"{"rows": [{}, , {}]}"#,
+            r#"{"rows": [{}, ]}"#,
+            r#"{"rows": [], }"#,
+            r#"{"a": 1, "rows": [],}"#,
             r#"{"rows": [{}] "a": 1}"#,
             r#"[{"rows": []}]"#,
             r#"{"a" 1}"#,
