@@ -50,14 +50,19 @@ impl Quoted {
         ] {
             qo(field);
         }
-        // The rows are most of a large report: quoted on every core.
+        // The rows are most of a large report: quoted on every core (a small one here,
+        // with no thread started).
         let threads = std::thread::available_parallelism().map_or(1, usize::from);
         let per_thread = report.rows.len().div_ceil(threads).max(1024);
-        std::thread::scope(|scope| {
-            for rows in report.rows.chunks_mut(per_thread) {
-                scope.spawn(|| quote_rows(rows, quoter));
-            }
-        });
+        if report.rows.len() <= per_thread {
+            quote_rows(&mut report.rows, quoter);
+        } else {
+            std::thread::scope(|scope| {
+                for rows in report.rows.chunks_mut(per_thread) {
+                    scope.spawn(|| quote_rows(rows, quoter));
+                }
+            });
+        }
         for missing in &mut report.missing {
             q(&mut missing.reason);
         }
@@ -119,21 +124,6 @@ impl Quoted {
     }
 }
 
-/// Quotes a group's item results, nested groups within (as deep as the JSON reader
-/// let them be).
-fn quote_items(items: &mut [ItemResult], quoter: &Quoter) {
-    for item in items {
-        for field in [&mut item.item, &mut item.kind] {
-            if !is_valid_name(field) {
-                quoter.quote_in_place(field);
-            }
-        }
-        quoter.quote_in_place(&mut item.summary);
-        quoter.quote_option_in_place(&mut item.log_path);
-        quote_items(&mut item.items, quoter);
-    }
-}
-
 /// Quotes the free text of `rows`.
 fn quote_rows(rows: &mut [crate::results::Row], quoter: &Quoter) {
     for row in rows {
@@ -160,6 +150,16 @@ fn quote_rows(rows: &mut [crate::results::Row], quoter: &Quoter) {
         if let Some(counts) = &mut d.test_counts {
             quoter.quote_in_place(&mut counts.runner);
         }
-        quote_items(&mut d.items, quoter);
+        // A group's items, nested groups within (as deep as the JSON reader let
+        // them be).
+        ItemResult::visit_mut(&mut d.items, "", &mut |item, _| {
+            for field in [&mut item.item, &mut item.kind] {
+                if !is_valid_name(field) {
+                    quoter.quote_in_place(field);
+                }
+            }
+            quoter.quote_in_place(&mut item.summary);
+            quoter.quote_option_in_place(&mut item.log_path);
+        });
     }
 }

@@ -410,7 +410,9 @@ fn confine_logs(
     for check in &mut result.checks {
         let id = check.command_id.clone();
         check.log_path = logs.rebase(check.log_path.take(), &id);
-        logs.rebase_items(&mut check.items, &id);
+        ItemResult::visit_mut(&mut check.items, &id, &mut |item, path| {
+            item.log_path = logs.rebase(item.log_path.take(), path);
+        });
     }
 }
 
@@ -451,13 +453,5 @@ impl Logs<'_> {
             ));
         }
         rebased
-    }
-
-    fn rebase_items(&mut self, items: &mut [ItemResult], parent: &str) {
-        for item in items {
-            let id = format!("{parent}.{}", item.item);
-            item.log_path = self.rebase(item.log_path.take(), &id);
-            self.rebase_items(&mut item.items, &id);
-        }
     }
 }

@@ -199,6 +199,22 @@ pub struct ItemResult {
     pub items: Vec<ItemResult>,
 }
 
+impl ItemResult {
+    /// Calls `visit` on each of `items` and, after each group, on its own items, with
+    /// the item's path of names below `parent` (`parent.group.item`).
+    pub fn visit_mut(
+        items: &mut [ItemResult],
+        parent: &str,
+        visit: &mut impl FnMut(&mut ItemResult, &str),
+    ) {
+        for item in items {
+            let path = format!("{parent}.{}", item.item);
+            visit(item, &path);
+            ItemResult::visit_mut(&mut item.items, &path, visit);
+        }
+    }
+}
+
 /// How the summary of a check the run timeout stopped begins.
 pub const RUN_TIMEOUT_STOP: &str = "stopped: the run timeout expired";
 

@@ -11,6 +11,8 @@ use crate::exit_code;
 use crate::manifest::aot;
 use crate::plan::select;
 use crate::render::{self, Format};
+use compact_str::CompactString;
+
 use crate::results::Report;
 use crate::results::schema::ItemResult;
 
@@ -67,16 +69,14 @@ pub(super) fn run(settings: &Settings, args: &RunArgs, format: RunFormat) -> Res
 /// Makes each log path of `report` (relative to the run's folder `out`) relative to the
 /// current folder.
 fn logs_under(report: &mut Report, out: &Path) {
-    let under = |log: &str| out.join(log).to_string_lossy().replace('\\', "/");
-    fn items(list: &mut [ItemResult], under: &dyn Fn(&str) -> String) {
-        for item in list {
-            item.log_path = item.log_path.as_deref().map(|l| under(l).into());
-            items(&mut item.items, under);
+    let under = |log: &mut Option<CompactString>| {
+        if let Some(path) = log.as_deref() {
+            *log = Some(out.join(path).to_string_lossy().replace('\\', "/").into());
         }
-    }
+    };
     for row in &mut report.rows {
         let d = &mut row.detail;
-        d.log_path = d.log_path.as_deref().map(|l| under(l).into());
-        items(&mut d.items, &under);
+        under(&mut d.log_path);
+        ItemResult::visit_mut(&mut d.items, "", &mut |item, _| under(&mut item.log_path));
     }
 }
