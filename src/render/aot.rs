@@ -350,9 +350,10 @@ fn judge_group(report: &Quoted, any: bool, items: &[Item], got: Got, name: Strin
     } else {
         !counted.is_empty() && passed_count == counted.len()
     };
-    let manual_only = counted.is_empty();
-    if manual_only {
-        return manual_group(name, any, children);
+    if counted.is_empty() {
+        // Only items left to a person or a judge: nothing ran, nothing counts.
+        let evidence = "only items left to a person or a judge; nothing run".to_owned();
+        return group(name, any, children, None, evidence, None);
     }
     // The group's own result and its items must agree: neither alone makes a pass.
     let passed = by_items && status == Some(Status::Pass);
@@ -369,81 +370,63 @@ fn judge_group(report: &Quoted, any: bool, items: &[Item], got: Got, name: Strin
             status.map_or("missing", Status::as_str)
         ));
     }
-    let mark = if passed { "✓" } else { "✗" };
+    group(name, any, children, Some(passed), evidence, log_path)
+}
+
+/// A group judged `passed` (`None`: left for review) from its `children`: its line
+/// above theirs, their failures under its name when it failed (its own evidence when
+/// none of them says why), what they leave for review.
+fn group(
+    name: String,
+    any: bool,
+    children: Vec<Judged>,
+    passed: Option<bool>,
+    evidence: String,
+    log_path: Option<&str>,
+) -> Judged {
+    let mark = match passed {
+        None => "–",
+        Some(true) => "✓",
+        Some(false) => "✗",
+    };
     let mut lines = vec![format!("{mark} {name}")];
-    let mut failures = Vec::new();
-    let mut skipped = Vec::new();
-    let mut confirm = false;
-    let mut answers = Vec::new();
+    let (mut failures, mut skipped, mut confirm, mut answers) =
+        (Vec::new(), Vec::new(), false, Vec::new());
     for child in children {
         lines.extend(child.lines.iter().map(|l| format!("  {l}")));
-        if !passed {
+        if passed == Some(false) {
             failures.extend(child.failures.iter().map(|f| format!("{name} › {f}")));
         }
         skipped.extend(child.skipped);
         confirm |= child.confirm;
         answers.push(child.answer);
     }
-    if !passed && failures.is_empty() {
+    if passed == Some(false) && failures.is_empty() {
         failures.push(format!("{name}: {evidence}"));
     }
-    Judged {
-        answer: group_answer(name, Some(passed), evidence, log_path, any, answers),
-        failures,
-        skipped,
-        confirm,
-        lines,
-    }
-}
-
-/// A group of items that are all left to a person or a judge: nothing ran, nothing
-/// counts.
-fn manual_group(name: String, any: bool, children: Vec<Judged>) -> Judged {
-    let mut lines = vec![format!("– {name}")];
-    let (mut skipped, mut confirm, mut answers) = (Vec::new(), false, Vec::new());
-    for child in children {
-        lines.extend(child.lines.iter().map(|l| format!("  {l}")));
-        skipped.extend(child.skipped);
-        confirm |= child.confirm;
-        answers.push(child.answer);
-    }
-    let evidence = "only items left to a person or a judge; nothing run".to_owned();
-    let mut answer = group_answer(name, None, evidence, None, any, answers);
-    answer.skipped = true;
-    Judged {
-        answer,
-        failures: Vec::new(),
-        skipped,
-        confirm,
-        lines,
-    }
-}
-
-fn group_answer(
-    name: String,
-    passed: Option<bool>,
-    evidence: String,
-    log_path: Option<&str>,
-    any: bool,
-    answers: Vec<ItemAnswer>,
-) -> ItemAnswer {
     let (group, any_of) = if any {
         (None, Some(answers))
     } else {
         (Some(answers), None)
     };
-    ItemAnswer {
-        item: name,
-        passed,
-        skipped: false,
-        kind: None,
-        value: None,
-        evidence,
-        criteria: None,
-        pass_threshold: None,
-        scope: None,
-        log_path: log_path.map(str::to_owned),
-        group,
-        any_of,
+    Judged {
+        answer: ItemAnswer {
+            item: name,
+            passed,
+            skipped: passed.is_none(),
+            kind: None,
+            value: None,
+            evidence,
+            criteria: None,
+            pass_threshold: None,
+            scope: None,
+            log_path: log_path.map(str::to_owned),
+            group,
+            any_of,
+        },
+        failures,
+        skipped,
+        confirm,
+        lines,
     }
 }
