@@ -86,6 +86,7 @@ fn verified() -> Report {
             failed: 0,
             skipped: 0,
             runner: "libtest".into(),
+            flaky: 0,
         });
         CheckResult {
             test_counts,

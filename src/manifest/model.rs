@@ -274,6 +274,10 @@ pub struct Check {
     pub timeout: Duration,
     pub grace: Duration,
     pub retries: u32,
+    /// The runner's reports the command writes (paths or globs, relative to `cwd`).
+    pub reports: Vec<String>,
+    /// The fewest tests a run must execute (`min-tests`).
+    pub min_tests: Option<u64>,
     /// Relative to the manifest's folder.
     pub cwd: String,
     /// The check's own variables (defaults and the environment's come first).

@@ -231,6 +231,13 @@ pub struct RawCheck {
     /// How many times a failing check is run again.
     #[serde(default)]
     pub retries: Option<u32>,
+    /// The test reports the command writes (JUnit XML, CTRF JSON, `go test -json`): a
+    /// path or glob, or a list of them, relative to the check's folder.
+    #[serde(default)]
+    pub reports: Option<RawPaths>,
+    /// The fewest tests a run must execute; fewer make the gate ineffective.
+    #[serde(default)]
+    pub min_tests: Option<u64>,
     /// The working folder, relative to the manifest's folder.
     #[serde(default)]
     pub cwd: Option<String>,
@@ -397,25 +404,47 @@ pub struct EnvSelector(pub Vec<String>);
 
 impl<'de> Deserialize<'de> for EnvSelector {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct SelectorVisitor;
-        impl<'de> Visitor<'de> for SelectorVisitor {
-            type Value = EnvSelector;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("ALL, an environment name, or a list of environment names")
-            }
-            fn visit_str<E: de::Error>(self, v: &str) -> Result<EnvSelector, E> {
-                Ok(EnvSelector(vec![v.to_owned()]))
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<EnvSelector, A::Error> {
-                let mut names = Vec::new();
-                while let Some(name) = seq.next_element::<String>()? {
-                    names.push(name);
-                }
-                Ok(EnvSelector(names))
-            }
-        }
-        deserializer.deserialize_any(SelectorVisitor)
+        one_or_many(
+            deserializer,
+            "ALL, an environment name, or a list of environment names",
+        )
+        .map(EnvSelector)
     }
+}
+
+/// `reports:` — a path or glob, or a list of them, relative to the check's folder.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RawPaths(pub Vec<String>);
+
+impl<'de> Deserialize<'de> for RawPaths {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        one_or_many(deserializer, "a path or glob, or a list of them").map(RawPaths)
+    }
+}
+
+/// A string, or a list of strings, as a list.
+fn one_or_many<'de, D: Deserializer<'de>>(
+    deserializer: D,
+    expecting: &'static str,
+) -> Result<Vec<String>, D::Error> {
+    struct OneOrMany(&'static str);
+    impl<'de> Visitor<'de> for OneOrMany {
+        type Value = Vec<String>;
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str(self.0)
+        }
+        fn visit_str<E: de::Error>(self, v: &str) -> Result<Vec<String>, E> {
+            Ok(vec![v.to_owned()])
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<String>, A::Error> {
+            let mut all = Vec::new();
+            while let Some(one) = seq.next_element::<String>()? {
+                all.push(one);
+            }
+            Ok(all)
+        }
+    }
+    deserializer.deserialize_any(OneOrMany(expecting))
 }
 
 /// An environment variable's value: YAML lets people write `1` or `true` unquoted, and

@@ -12,7 +12,7 @@ use std::borrow::Cow;
 
 use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 
-use super::raw::{EnvSelector, EnvValue, RawDuration, RawManifest};
+use super::raw::{EnvSelector, EnvValue, RawDuration, RawManifest, RawPaths};
 
 /// The JSON Schema (draft-07, which editors support best) of `verify-matrix.yml`.
 pub fn json_schema() -> Value {
@@ -57,6 +57,22 @@ impl JsonSchema for EnvSelector {
             "anyOf": [
                 { "type": "string" },
                 { "type": "array", "items": { "type": "string" } }
+            ]
+        })
+    }
+}
+
+impl JsonSchema for RawPaths {
+    fn schema_name() -> Cow<'static, str> {
+        "ReportPaths".into()
+    }
+
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({
+            "description": "A path or glob, or a list of them, relative to the check's folder.",
+            "anyOf": [
+                { "type": "string", "minLength": 1 },
+                { "type": "array", "items": { "type": "string", "minLength": 1 }, "minItems": 1 }
             ]
         })
     }

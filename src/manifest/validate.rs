@@ -10,7 +10,7 @@ use super::model::{
 };
 use super::parse::Parsed;
 use super::raw::{
-    EnvValue, Expect, RawCheck, RawDefaults, RawDuration, RawEnvironment, RawManifest,
+    EnvValue, Expect, RawCheck, RawDefaults, RawDuration, RawEnvironment, RawManifest, RawPaths,
 };
 use super::spans::{Spans, join_index, join_key};
 use crate::shell::words;
@@ -28,6 +28,9 @@ pub const MAX_GRACE: Duration = Duration::from_secs(3600);
 
 /// The most `retries`.
 pub const MAX_RETRIES: u32 = 100;
+
+/// The most patterns in one check's `reports`.
+pub const MAX_REPORT_PATTERNS: usize = 20;
 
 /// What a process can exit with: the codes a check can require, and the only ones a
 /// result can pass with.

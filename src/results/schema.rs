@@ -132,13 +132,92 @@ pub struct PartialResult {
     pub checks: Vec<Box<CheckResult>>,
 }
 
-/// Test counts read from a test gate's log.
+/// Test counts read from a test gate's log or from the runner's own report.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TestCounts {
+    /// Tests that passed, flaky ones included.
     pub passed: u64,
+    /// Tests that failed or ended in an error.
     pub failed: u64,
     pub skipped: u64,
+    /// What the counts were read from: a runner's log (`libtest`, `pytest`, …) or a
+    /// report format (`junit`, `ctrf`, `go-test-json`).
     pub runner: String,
+    /// Of the passed tests, those that failed before they passed (a report's reruns).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub flaky: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+/// How one test ended, as the runner's report says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TestOutcome {
+    Passed,
+    Failed,
+    Error,
+    Skipped,
+    /// Failed, then passed on a rerun.
+    Flaky,
+}
+
+impl TestOutcome {
+    /// The spelling in result files.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TestOutcome::Passed => "passed",
+            TestOutcome::Failed => "failed",
+            TestOutcome::Error => "error",
+            TestOutcome::Skipped => "skipped",
+            TestOutcome::Flaky => "flaky",
+        }
+    }
+
+    /// A failure or an error.
+    pub fn is_failure(self) -> bool {
+        matches!(self, TestOutcome::Failed | TestOutcome::Error)
+    }
+}
+
+/// One test from the runner's own report (docs/formats.md §4).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TestResult {
+    /// The suite or class name (`classname`, the package, the file); empty when none.
+    pub suite: CompactString,
+    pub name: CompactString,
+    pub outcome: TestOutcome,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duration_ms: Option<u64>,
+    /// For a failure: the message's first lines.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<CompactString>,
+    /// For a failure: a bounded excerpt of what it printed (the stack trace).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output: Option<String>,
+    /// For a failure: where, relative to the manifest's folder.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file: Option<CompactString>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub line: Option<u32>,
+}
+
+/// What the runner's own reports (`reports:`) said about a check's tests.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TestReport {
+    /// `junit`, `ctrf` or `go-test-json` (the first file's, when they differ).
+    pub format: CompactString,
+    /// The files read, relative to the check's folder.
+    pub files: Vec<CompactString>,
+    /// The counts the log gave, kept beside the report's (which win) when there were any.
+    pub log_counts: Option<TestCounts>,
+    /// Every test, in report order (up to a bound: see `left_out`).
+    pub cases: Vec<TestResult>,
+    /// Tests counted but not listed, past the bound on listed tests.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub left_out: u64,
 }
 
 /// A process left running after a check's command exited.
@@ -179,6 +258,9 @@ pub struct CheckResult {
     /// kinds and in results written before groups recorded them).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub items: Vec<ItemResult>,
+    /// The tests the runner's own reports list (`reports:`; absent without them).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tests: Option<Box<TestReport>>,
 }
 
 /// One item of a group, as the group's result records it.

@@ -7,7 +7,9 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use crate::manifest::{Check, CheckKind, Environment, Manifest, Policy, TestSpec};
+use crate::manifest::{
+    Check, CheckKind, Environment, ExpectExit, Gate, Manifest, Policy, TestSpec,
+};
 use crate::results::logs::tail;
 use crate::results::schema::ItemResult;
 use crate::results::{CheckResult, Status, format_duration, one_line_summary};
@@ -19,6 +21,7 @@ use super::effect;
 use super::kinds;
 use super::policy;
 use super::process::{self, Execution, Spec, StopReason, StopReceiver};
+use super::reports;
 
 /// Everything needed to run one check, owned so it can move to a task.
 #[derive(Debug, Clone)]
@@ -28,6 +31,8 @@ pub struct CheckJob {
     pub shell: crate::manifest::Shell,
     pub env: std::collections::BTreeMap<String, String>,
     pub cwd: PathBuf,
+    /// The manifest's folder: the repository part a check may read reports from.
+    pub root: PathBuf,
     /// Absolute or relative to the current directory: where the log is written.
     pub log_file: PathBuf,
     /// Relative to the result file's folder: what the result records.
@@ -63,6 +68,7 @@ impl CheckJob {
             } else {
                 manifest.dir.join(&check.cwd)
             },
+            root: manifest.dir.clone(),
             log_file: out_dir.join(&log_path),
             log_path,
             policy: manifest.policy.clone(),
@@ -101,6 +107,7 @@ impl CheckJob {
             leaked: Vec::new(),
             refused: None,
             items: Vec::new(),
+            tests: None,
         }
     }
 
@@ -263,6 +270,7 @@ impl CheckJob {
             shell: item.shell.unwrap_or(self.shell),
             env,
             cwd: self.cwd.join(&item.cwd),
+            root: self.root.clone(),
             log_file: self.out_dir.join(&log_path),
             log_path,
             policy: self.policy.clone(),
@@ -316,9 +324,10 @@ impl CheckJob {
             } else {
                 0
             };
+            let since = std::time::SystemTime::now();
             let execution = process::execute(&spec, &mut stop).await?;
             total += execution.duration;
-            let mut result = self.judge(&execution, offset);
+            let mut result = self.judge(&execution, offset, since);
             if result.status == Status::Fail && transient_failure(&self.log_file) {
                 result.retryable = true;
             }
@@ -346,8 +355,14 @@ impl CheckJob {
         }
     }
 
-    /// The result of one attempt whose output starts at `offset` in the log.
-    fn judge(&self, execution: &Execution, offset: u64) -> CheckResult {
+    /// The result of one attempt whose output starts at `offset` in the log and which
+    /// started at `since`.
+    fn judge(
+        &self,
+        execution: &Execution,
+        offset: u64,
+        since: std::time::SystemTime,
+    ) -> CheckResult {
         let took = format_duration(execution.duration);
         let mut result = self.blank_result(Status::Fail, "");
         result.exit_code = execution.exit_code;
@@ -414,7 +429,7 @@ impl CheckJob {
         result.retryable = retryable;
         result.summary = summary.into();
         if execution.spawn_error.is_none() {
-            self.apply_effectiveness(&mut result, offset, &took);
+            self.apply_effectiveness(&mut result, offset, since, &took);
         }
         result.summary = one_line_summary(&result.summary).into();
         result
@@ -428,14 +443,25 @@ impl CheckJob {
         }
     }
 
-    /// Reads the gate's effectiveness from the log; an ineffective gate that must be
-    /// effective fails (its real exit code is kept), and test counts go in the summary.
-    fn apply_effectiveness(&self, result: &mut CheckResult, offset: u64, took: &str) {
+    /// Reads the gate's effectiveness from the log and the runner's reports; an
+    /// ineffective gate that must be effective fails (its real exit code is kept), and
+    /// test counts go in the summary.
+    fn apply_effectiveness(
+        &self,
+        result: &mut CheckResult,
+        offset: u64,
+        since: std::time::SystemTime,
+        took: &str,
+    ) {
         let a = effect::assess_file_from(self.check.gate, &self.log_file, offset);
         result.gate_effective = a.gate_effective;
         result.tests_executed = a.tests_executed;
         result.test_counts = a.test_counts;
         result.ineffective_reason = a.ineffective_reason.map(Into::into);
+        if !self.check.reports.is_empty() {
+            self.apply_reports(result, since);
+        }
+        self.apply_floor(result);
         let code = result.exit_code.unwrap_or(-1);
         if let Some(packages) = &a.packages
             && result.test_counts.is_none()
@@ -453,9 +479,14 @@ impl CheckJob {
             } else {
                 String::new()
             };
+            let flaky = if counts.flaky > 0 {
+                format!(" ({} flaky)", counts.flaky)
+            } else {
+                String::new()
+            };
             if result.status == Status::Pass {
                 result.summary =
-                    format!("{} tests passed{skipped} in {took}", counts.passed).into();
+                    format!("{} tests passed{flaky}{skipped} in {took}", counts.passed).into();
             } else if result.status == Status::Fail && counts.failed > 0 {
                 let wanted = self.wanted();
                 result.summary = format!(
@@ -478,6 +509,123 @@ impl CheckJob {
             .into();
         }
     }
+}
+
+impl CheckJob {
+    /// The runner's own reports: their counts win over the log's (a difference makes
+    /// the gate ineffective: "counts disagree"), their tests are recorded; a missing or
+    /// left-over report makes the gate ineffective, an unreadable one the check an
+    /// ERROR.
+    fn apply_reports(&self, result: &mut CheckResult, since: std::time::SystemTime) {
+        let context = reports::Context {
+            cwd: self.cwd.clone(),
+            root: self.root.clone(),
+            since,
+        };
+        let reading = match reports::read(&self.check.reports, &context) {
+            Ok(reading) => reading,
+            Err(reports::Problem::Missing(reason)) => {
+                result.gate_effective = Some(false);
+                result.ineffective_reason = Some(reason.into());
+                return;
+            }
+            Err(reports::Problem::Unreadable(reason)) => {
+                if result.status != Status::Error {
+                    result.status = Status::Error;
+                    result.summary = reason.as_str().into();
+                }
+                result.gate_effective = Some(false);
+                result.ineffective_reason = Some(reason.into());
+                return;
+            }
+        };
+        let counts = reading.counts;
+        let log_counts = result.test_counts.take();
+        let executed = counts.passed + counts.failed;
+        let disagreement = log_counts
+            .as_ref()
+            .filter(|log| reports::counts_disagree(log, &counts))
+            .map(|log| {
+                format!(
+                    "counts disagree: the report says {}, the log ({}) says {}",
+                    describe_counts(&counts),
+                    log.runner,
+                    describe_counts(log)
+                )
+            });
+        if let Some(reason) = disagreement {
+            result.gate_effective = Some(false);
+            result.ineffective_reason = Some(reason.into());
+        } else if executed == 0 && self.check.gate == Gate::Test {
+            result.gate_effective = Some(false);
+            result.ineffective_reason = Some(
+                format!(
+                    "the report{} list no test that ran",
+                    if reading.report.files.len() == 1 {
+                        ""
+                    } else {
+                        "s"
+                    }
+                )
+                .into(),
+            );
+        } else if log_counts.is_some() || result.gate_effective != Some(false) {
+            // The report's evidence stands in for the log's (which may have had none);
+            // a no-op the log showed (a cached result) still stands.
+            result.gate_effective = Some(true);
+            result.ineffective_reason = None;
+        }
+        // A runner that exits 0 while its report lists failures is not green.
+        if result.status == Status::Pass
+            && counts.failed > 0
+            && matches!(self.check.expect, ExpectExit::Code(_))
+        {
+            result.status = Status::Fail;
+            result.summary = format!(
+                "exit {}, but the report lists {} failed test{}",
+                result.exit_code.unwrap_or(-1),
+                counts.failed,
+                if counts.failed == 1 { "" } else { "s" }
+            )
+            .into();
+        }
+        result.tests_executed = Some(executed);
+        result.test_counts = Some(counts);
+        let mut report = reading.report;
+        report.log_counts = log_counts;
+        result.tests = Some(Box::new(report));
+    }
+
+    /// `min-tests`: fewer executed tests than the floor make the gate ineffective.
+    fn apply_floor(&self, result: &mut CheckResult) {
+        let Some(min) = self.check.min_tests else {
+            return;
+        };
+        if result.gate_effective == Some(false) {
+            return;
+        }
+        let reason = match result.tests_executed {
+            Some(ran) if ran >= min => return,
+            Some(ran) => format!(
+                "ran {ran} test{}, fewer than min-tests {min}",
+                if ran == 1 { "" } else { "s" }
+            ),
+            None => format!("no test count to hold against min-tests {min}"),
+        };
+        result.gate_effective = Some(false);
+        result.ineffective_reason = Some(reason.into());
+    }
+}
+
+/// `120 tests (118 passed, 2 failed)`, for messages.
+fn describe_counts(counts: &crate::results::TestCounts) -> String {
+    let ran = counts.passed + counts.failed;
+    format!(
+        "{ran} test{} ({} passed, {} failed)",
+        if ran == 1 { "" } else { "s" },
+        counts.passed,
+        counts.failed
+    )
 }
 
 /// Log text that marks a failure as transient (network, locks, rate limits): worth a retry.

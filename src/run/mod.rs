@@ -8,6 +8,7 @@ pub mod kinds;
 pub mod leaks;
 pub mod policy;
 pub mod process;
+pub mod reports;
 pub mod runner;
 pub mod session;
 pub mod watchdog;

@@ -311,6 +311,7 @@ pub fn sample_result(
         leaked: vec![],
         refused: None,
         items: Vec::new(),
+        tests: None,
     }
 }
 

@@ -42,6 +42,8 @@ pub(super) fn run(args: &ExecArgs) -> Result<i32, Error> {
         timeout: Duration::from_secs(args.timeout_seconds),
         grace: Duration::from_secs(args.grace_seconds),
         retries: args.retries,
+        reports: Vec::new(),
+        min_tests: None,
         cwd: args.cwd.display().to_string(),
         env: BTreeMap::new(),
         shell: Some(shell(args.shell)),
@@ -56,6 +58,7 @@ pub(super) fn run(args: &ExecArgs) -> Result<i32, Error> {
             ("VERIFY_MATRIX_CHECK".to_owned(), args.command_id.clone()),
         ]),
         cwd: args.cwd.clone(),
+        root: args.cwd.clone(),
         log_file: args.log_path.clone(),
         log_path: args.log_path.display().to_string(),
         policy: Policy {

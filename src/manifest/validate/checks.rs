@@ -37,7 +37,10 @@ impl Validator<'_> {
                 _ => ExpectExit::Code(raw.exit_code.unwrap_or(0)),
             },
             gate,
-            must_be_effective: raw.must_be_effective.unwrap_or(raw.test.is_some()),
+            // A floor on the tests makes sense only if falling below it fails.
+            must_be_effective: raw
+                .must_be_effective
+                .unwrap_or(raw.test.is_some() || raw.min_tests.is_some()),
             required: raw.required.or(defaults.required).unwrap_or(true),
             timeout: raw
                 .timeout
@@ -45,6 +48,8 @@ impl Validator<'_> {
                 .map_or(DEFAULT_TIMEOUT, |d| d.0),
             grace: raw.grace.or(defaults.grace).map_or(DEFAULT_GRACE, |d| d.0),
             retries: raw.retries.or(defaults.retries).unwrap_or(0),
+            reports: raw.reports.clone().map(|r| r.0).unwrap_or_default(),
+            min_tests: raw.min_tests,
             // An item runs in its group's folder (a default folder applies to the
             // group once, not again to each item); its own `cwd` is relative to it.
             cwd: raw
@@ -127,6 +132,8 @@ impl Validator<'_> {
                 ("exit-code", raw.exit_code.is_some()),
                 ("expect", raw.expect.is_some()),
                 ("must-be-effective", raw.must_be_effective.is_some()),
+                ("reports", raw.reports.is_some()),
+                ("min-tests", raw.min_tests.is_some()),
                 ("shell", raw.shell.is_some()),
             ] {
                 if set && has_kind {
@@ -150,6 +157,13 @@ impl Validator<'_> {
         self.timeout(&join_key(path, "timeout"), raw.timeout, "timeout");
         self.grace(&join_key(path, "grace"), raw.grace);
         self.retries(&join_key(path, "retries"), raw.retries);
+        self.reports(&join_key(path, "reports"), raw.reports.as_ref());
+        if raw.min_tests == Some(0) {
+            self.error(
+                &join_key(path, "min-tests"),
+                "`min-tests: 0` asks for nothing; give the fewest tests a run must execute, or remove it",
+            );
+        }
         self.env_vars(&join_key(path, "env"), &raw.env);
         if let Some(code) = raw.exit_code
             && !EXIT_CODES.contains(&code)
@@ -162,6 +176,38 @@ impl Validator<'_> {
                     EXIT_CODES.end()
                 ),
             );
+        }
+    }
+
+    /// Report paths: relative globs that stay inside the check's folder.
+    fn reports(&mut self, path: &str, reports: Option<&RawPaths>) {
+        let Some(reports) = reports else { return };
+        if reports.0.is_empty() {
+            self.error(
+                path,
+                "`reports` is empty; name the report files the command writes, or remove it",
+            );
+        }
+        if reports.0.len() > MAX_REPORT_PATTERNS {
+            self.error(
+                path,
+                format!(
+                    "{} report patterns are more than the most allowed, {MAX_REPORT_PATTERNS}",
+                    reports.0.len()
+                ),
+            );
+        }
+        for (i, pattern) in reports.0.iter().enumerate() {
+            // A list's item where it is one (a lone string is the key's value).
+            let item = join_index(path, i);
+            let at = if self.spans.get(&item).is_some() {
+                item
+            } else {
+                path.to_owned()
+            };
+            if let Err(reason) = crate::run::reports::check_pattern(pattern) {
+                self.error(&at, format!("report pattern `{pattern}`: {reason}"));
+            }
         }
     }
 

@@ -355,6 +355,7 @@ impl Scan {
                 failed: total.failed,
                 skipped: total.skipped,
                 runner,
+                flaky: 0,
             }
         });
         let executed = counts.as_ref().map(|c| c.passed + c.failed);

@@ -1,0 +1,352 @@
+//! JUnit XML, in the dialects runners write: `<testsuites>` or a lone `<testsuite>` at
+//! the root, suites nested in suites (PHPUnit, Jest per file), `<testcase>` with
+//! `classname`, `time`, and sometimes `file` and `line`; `<failure>`, `<error>`,
+//! `<skipped>`; nextest's and Surefire's `<flakyFailure>`/`<flakyError>` (failed, then
+//! passed) and `<rerunFailure>`/`<rerunError>` (failed again); `<system-out>` and
+//! `<system-err>`. Read as a stream of events with quick-xml, never whole.
+
+use std::io::BufRead;
+
+use quick_xml::Reader;
+use quick_xml::events::{BytesStart, Event};
+
+use super::{Collector, Found, ReadError, capture, seconds_to_ms};
+use crate::results::TestOutcome;
+
+/// The deepest element nesting read.
+const MAX_DEPTH: usize = 64;
+
+/// Where the text being read goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Target {
+    Nowhere,
+    Failure,
+    Out,
+    Err,
+}
+
+/// The test case being read.
+#[derive(Debug, Default)]
+struct Case {
+    suite: String,
+    name: String,
+    file: Option<String>,
+    line: Option<u32>,
+    duration_ms: Option<u64>,
+    failed: bool,
+    errored: bool,
+    skipped: bool,
+    flaky: bool,
+    message: String,
+    failure: String,
+    out: String,
+    err: String,
+    /// How many times the test ran in a row (pytest-rerunfailures repeats the case).
+    attempts: u32,
+}
+
+impl Case {
+    fn outcome(&self) -> TestOutcome {
+        if self.failed {
+            TestOutcome::Failed
+        } else if self.errored {
+            TestOutcome::Error
+        } else if self.skipped {
+            TestOutcome::Skipped
+        } else if self.flaky || self.attempts > 1 {
+            TestOutcome::Flaky
+        } else {
+            TestOutcome::Passed
+        }
+    }
+}
+
+/// Finished cases on their way to the sink. A case repeated right after itself (same
+/// suite and name) is a rerun, as pytest-rerunfailures writes them: one test, the last
+/// attempt's outcome, flaky when that passed.
+struct Cases<'s, 'l> {
+    sink: &'s mut Collector<'l>,
+    pending: Option<Case>,
+}
+
+impl Cases<'_, '_> {
+    fn finish(&mut self, mut case: Case, suites: &[String]) {
+        if case.suite.is_empty() {
+            case.suite = suites.last().cloned().unwrap_or_default();
+        }
+        case.attempts = 1;
+        if let Some(previous) = self.pending.take() {
+            if previous.suite == case.suite && previous.name == case.name {
+                case.attempts = previous.attempts + 1;
+            } else {
+                deliver(previous, self.sink);
+            }
+        }
+        self.pending = Some(case);
+    }
+
+    fn flush(&mut self) {
+        if let Some(case) = self.pending.take() {
+            deliver(case, self.sink);
+        }
+    }
+}
+
+/// Reads a JUnit XML report into `sink`.
+pub(super) fn read(source: impl BufRead, sink: &mut Collector<'_>) -> Result<(), ReadError> {
+    let mut cases = Cases {
+        sink,
+        pending: None,
+    };
+    read_into(source, &mut cases)?;
+    cases.flush();
+    Ok(())
+}
+
+fn read_into(source: impl BufRead, sink: &mut Cases<'_, '_>) -> Result<(), ReadError> {
+    let mut reader = Reader::from_reader(source);
+    reader.config_mut().trim_text(false);
+    let mut buf = Vec::with_capacity(8 * 1024);
+    // The names of the open suites, innermost last.
+    let mut suites: Vec<String> = Vec::new();
+    let mut case: Option<Case> = None;
+    let mut into = Target::Nowhere;
+    // Inside an element of a case that carries no outcome of its own (a flaky
+    // failure's stack trace, properties): how deep.
+    let mut depth = 0usize;
+    let mut root_seen = false;
+    loop {
+        let at = reader.buffer_position();
+        let event = reader.read_event_into(&mut buf).map_err(|e| {
+            ReadError::at_offset(format!("malformed XML: {e}"), reader.error_position())
+        })?;
+        match event {
+            Event::DocType(_) => {
+                return Err(ReadError::at_offset(
+                    "a DOCTYPE is refused: a test report declares no entities",
+                    at,
+                ));
+            }
+            Event::Start(e) => {
+                depth += 1;
+                if depth > MAX_DEPTH {
+                    return Err(ReadError::at_offset(
+                        format!("elements nested deeper than {MAX_DEPTH}"),
+                        at,
+                    ));
+                }
+                root(&e, &mut root_seen, at)?;
+                into = open(&e, false, &mut suites, &mut case, sink, at)?;
+            }
+            Event::Empty(e) => {
+                root(&e, &mut root_seen, at)?;
+                open(&e, true, &mut suites, &mut case, sink, at)?;
+            }
+            Event::End(e) => {
+                depth = depth.saturating_sub(1);
+                match e.local_name().as_ref() {
+                    b"testsuite" => {
+                        suites.pop();
+                    }
+                    b"testcase" => {
+                        if let Some(done) = case.take() {
+                            sink.finish(done, &suites);
+                        }
+                    }
+                    _ => {}
+                }
+                into = Target::Nowhere;
+            }
+            Event::Text(t) if into != Target::Nowhere => {
+                let text = t
+                    .xml10_content()
+                    .map_err(|e| ReadError::at_offset(format!("{e}"), at))?;
+                append(&mut case, into, &text);
+            }
+            Event::CData(t) if into != Target::Nowhere => {
+                let text = t
+                    .decode()
+                    .map_err(|e| ReadError::at_offset(format!("{e}"), at))?;
+                append(&mut case, into, &text);
+            }
+            Event::GeneralRef(r) => {
+                let text = if let Some(c) = r
+                    .resolve_char_ref()
+                    .map_err(|e| ReadError::at_offset(format!("{e}"), at))?
+                {
+                    c.to_string()
+                } else {
+                    let name = r
+                        .decode()
+                        .map_err(|e| ReadError::at_offset(format!("{e}"), at))?;
+                    quick_xml::escape::resolve_predefined_entity(&name)
+                        .ok_or_else(|| {
+                            ReadError::at_offset(format!("unknown entity `&{name};`"), at)
+                        })?
+                        .to_owned()
+                };
+                if into != Target::Nowhere {
+                    append(&mut case, into, &text);
+                }
+            }
+            Event::Eof => break,
+            _ => {}
+        }
+        buf.clear();
+    }
+    if !root_seen {
+        return Err(ReadError::new("no <testsuites> or <testsuite> element"));
+    }
+    if depth > 0 || case.is_some() {
+        return Err(ReadError::new(
+            "the report ends inside an element (cut short while being written?)",
+        ));
+    }
+    Ok(())
+}
+
+/// The first element must be a suite (or suites).
+fn root(e: &BytesStart<'_>, seen: &mut bool, at: u64) -> Result<(), ReadError> {
+    if *seen {
+        return Ok(());
+    }
+    *seen = true;
+    match e.local_name().as_ref() {
+        b"testsuites" | b"testsuite" => Ok(()),
+        other => Err(ReadError::at_offset(
+            format!(
+                "not a JUnit report: the root element is <{}>",
+                String::from_utf8_lossy(other)
+            ),
+            at,
+        )),
+    }
+}
+
+/// An element opens (or, `empty`, opens and closes): where its text goes.
+fn open(
+    e: &BytesStart<'_>,
+    empty: bool,
+    suites: &mut Vec<String>,
+    case: &mut Option<Case>,
+    sink: &mut Cases<'_, '_>,
+    at: u64,
+) -> Result<Target, ReadError> {
+    let name = e.local_name();
+    match name.as_ref() {
+        b"testsuite" => {
+            if !empty {
+                suites.push(attribute(e, b"name", at)?.unwrap_or_default());
+            }
+            Ok(Target::Nowhere)
+        }
+        b"testcase" => {
+            let mut new = Case {
+                name: attribute(e, b"name", at)?.unwrap_or_default(),
+                suite: attribute(e, b"classname", at)?
+                    .or(attribute(e, b"class", at)?)
+                    .unwrap_or_default(),
+                file: attribute(e, b"file", at)?,
+                line: attribute(e, b"line", at)?.and_then(|l| l.trim().parse().ok()),
+                duration_ms: attribute(e, b"time", at)?.and_then(|t| seconds_to_ms(&t)),
+                ..Case::default()
+            };
+            if let Some(unfinished) = case.take() {
+                // A case inside a case is not JUnit; the outer one is kept as read.
+                sink.finish(unfinished, suites);
+            }
+            if empty {
+                sink.finish(std::mem::take(&mut new), suites);
+            } else {
+                *case = Some(new);
+            }
+            Ok(Target::Nowhere)
+        }
+        kind @ (b"failure" | b"error" | b"skipped") => {
+            let Some(case) = case.as_mut() else {
+                return Ok(Target::Nowhere);
+            };
+            match kind {
+                b"failure" => case.failed = true,
+                b"error" => case.errored = true,
+                _ => case.skipped = true,
+            }
+            if case.message.is_empty()
+                && let Some(message) = attribute(e, b"message", at)?
+            {
+                case.message = message;
+            }
+            Ok(if kind == b"skipped" {
+                Target::Nowhere
+            } else {
+                Target::Failure
+            })
+        }
+        b"flakyFailure" | b"flakyError" => {
+            if let Some(case) = case.as_mut() {
+                case.flaky = true;
+                if case.message.is_empty()
+                    && let Some(message) = attribute(e, b"message", at)?
+                {
+                    case.message = message;
+                }
+            }
+            Ok(Target::Nowhere)
+        }
+        b"system-out" if case.is_some() => Ok(Target::Out),
+        b"system-err" if case.is_some() => Ok(Target::Err),
+        _ => Ok(Target::Nowhere),
+    }
+}
+
+/// An attribute's value, unescaped; an unknown entity in it is an error.
+fn attribute(e: &BytesStart<'_>, key: &[u8], at: u64) -> Result<Option<String>, ReadError> {
+    for attr in e.attributes().with_checks(false) {
+        let attr =
+            attr.map_err(|err| ReadError::at_offset(format!("malformed attribute: {err}"), at))?;
+        if attr.key.local_name().as_ref() == key {
+            let value = attr
+                .normalized_value(quick_xml::XmlVersion::Implicit1_0)
+                .map_err(|err| {
+                    ReadError::at_offset(
+                        format!("attribute `{}`: {err}", String::from_utf8_lossy(key)),
+                        at,
+                    )
+                })?;
+            return Ok(Some(value.into_owned()));
+        }
+    }
+    Ok(None)
+}
+
+fn append(case: &mut Option<Case>, into: Target, text: &str) {
+    let Some(case) = case.as_mut() else { return };
+    match into {
+        Target::Failure => capture(&mut case.failure, text),
+        Target::Out => capture(&mut case.out, text),
+        Target::Err => capture(&mut case.err, text),
+        Target::Nowhere => {}
+    }
+}
+
+/// A finished test goes to the sink with its outcome and what it printed.
+fn deliver(case: Case, sink: &mut Collector<'_>) {
+    let outcome = case.outcome();
+    // What a failure printed: its own text, else what the test wrote (nextest keeps the
+    // panic in system-err; some runners only in system-out).
+    let output = [&case.failure, &case.err, &case.out]
+        .into_iter()
+        .find(|t| !t.trim().is_empty())
+        .map_or("", |t| t.as_str());
+    sink.add(Found {
+        suite: &case.suite,
+        name: &case.name,
+        outcome: Some(outcome),
+        duration_ms: case.duration_ms,
+        message: &case.message,
+        output,
+        file: case.file.as_deref(),
+        line: case.line,
+        package: None,
+    });
+}

@@ -1,0 +1,160 @@
+//! Where a failing test is in the code: the report's own `file` and `line`, else the
+//! first frame of its stack trace that points at a file of the repository (Python's
+//! innermost frame, since its traces read outermost first). Dependencies' files
+//! (`node_modules`, `site-packages`, the cargo registry, Go's module cache) are passed
+//! over.
+
+use std::path::{Component, Path, PathBuf};
+use std::sync::LazyLock;
+
+use compact_str::CompactString;
+use regex::Regex;
+
+/// `File "/repo/tests/test_x.py", line 12` (Python tracebacks).
+static PYTHON_FRAME: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r#"File "([^"\n]{1,500})", line (\d{1,9})"#).expect("valid regex"));
+
+/// `src/lib.rs:42:5`, `tests/test_x.py:12: AssertionError`, `(/repo/sum.test.js:5:17)`,
+/// `at file:///repo/a.test.ts:3:9`, `sum_test.go:12:`.
+static FRAME: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?:file://)?((?:[A-Za-z]:)?[^\s:()\[\]<>'`]{1,500}\.[A-Za-z0-9]{1,10}):(\d{1,9})")
+        .expect("valid regex")
+});
+
+/// Parts of a path that mark a dependency's file, not the repository's.
+const NOT_OURS: &[&str] = &[
+    "node_modules",
+    "site-packages",
+    "dist-packages",
+    ".cargo",
+    ".rustup",
+    "pkg/mod",
+    "/rustc/",
+    "internal/process",
+];
+
+/// The most trailing parts of a foreign absolute path tried as a repository path.
+const MAX_SUFFIX_PARTS: usize = 6;
+
+/// The most candidate frames looked at for one failure.
+const MAX_CANDIDATES: usize = 16;
+
+/// Finds failures' places relative to the manifest's folder.
+#[derive(Debug, Clone)]
+pub struct Locator {
+    /// The manifest's folder, canonical.
+    root: PathBuf,
+    /// The check's folder.
+    cwd: PathBuf,
+}
+
+impl Locator {
+    pub fn new(root: &Path, cwd: &Path) -> Locator {
+        Locator {
+            root: root.to_path_buf(),
+            cwd: std::fs::canonicalize(cwd).unwrap_or_else(|_| cwd.to_path_buf()),
+        }
+    }
+
+    /// The file (relative to the manifest's folder, `/`-separated) and line of a
+    /// failure: `file`/`line` as the report gives them, else the first frame in `texts`
+    /// that names a file of the repository. `package` is a Go import path, whose last
+    /// parts name the folder of the file names Go prints.
+    pub fn locate(
+        &self,
+        file: Option<&str>,
+        line: Option<u32>,
+        texts: &[&str],
+        package: Option<&str>,
+    ) -> Option<(CompactString, Option<u32>)> {
+        if let Some(file) = file
+            && let Some(found) = self.resolve(file, package)
+        {
+            let line = line.or_else(|| {
+                let name = Path::new(file).file_name()?.to_str()?;
+                texts
+                    .iter()
+                    .flat_map(|t| FRAME.captures_iter(t))
+                    .find(|c| c[1].ends_with(name))
+                    .and_then(|c| c[2].parse().ok())
+            });
+            return Some((found, line));
+        }
+        for text in texts {
+            let mut frames: Vec<(String, u32)> = PYTHON_FRAME
+                .captures_iter(text)
+                .take(64)
+                .filter_map(|c| Some((c[1].to_owned(), c[2].parse().ok()?)))
+                .collect();
+            // Python prints the innermost frame last.
+            frames.reverse();
+            frames.extend(
+                FRAME
+                    .captures_iter(text)
+                    .take(MAX_CANDIDATES)
+                    .filter_map(|c| Some((c[1].to_owned(), c[2].parse().ok()?))),
+            );
+            for (path, line) in frames.into_iter().take(2 * MAX_CANDIDATES) {
+                if let Some(found) = self.resolve(&path, package) {
+                    return Some((found, Some(line)));
+                }
+            }
+        }
+        None
+    }
+
+    /// `path` as a file of the repository, relative to its root, if it is one.
+    fn resolve(&self, path: &str, package: Option<&str>) -> Option<CompactString> {
+        let path = path.trim().replace('\\', "/");
+        if path.is_empty() || NOT_OURS.iter().any(|part| path.contains(part)) {
+            return None;
+        }
+        let given = Path::new(&path);
+        let mut tries: Vec<PathBuf> = Vec::new();
+        if given.is_absolute() {
+            tries.push(given.to_path_buf());
+            // Written elsewhere (a container, another checkout): the longest end of the
+            // path that names a file here.
+            let parts: Vec<&str> = path.split('/').filter(|p| !p.is_empty()).collect();
+            for start in parts.len().saturating_sub(MAX_SUFFIX_PARTS)..parts.len() {
+                let end = parts[start..].join("/");
+                tries.push(self.cwd.join(&end));
+                tries.push(self.root.join(&end));
+            }
+        } else {
+            tries.push(self.cwd.join(given));
+            tries.push(self.root.join(given));
+            // Go prints a file's name relative to its package's folder: the package's
+            // path ends with that folder's path below the module root.
+            if let Some(package) = package {
+                let parts: Vec<&str> = package.split('/').collect();
+                for start in (1..parts.len()).rev() {
+                    tries.push(self.cwd.join(parts[start..].join("/")).join(given));
+                }
+            }
+        }
+        for candidate in tries.iter().take(2 + 2 * MAX_SUFFIX_PARTS) {
+            if let Some(relative) = self.inside(candidate) {
+                return Some(relative);
+            }
+        }
+        None
+    }
+
+    /// `candidate`, an existing file under the root, relative to the root.
+    fn inside(&self, candidate: &Path) -> Option<CompactString> {
+        let real = std::fs::canonicalize(candidate).ok()?;
+        if !real.is_file() {
+            return None;
+        }
+        let relative = real.strip_prefix(&self.root).ok()?;
+        if relative
+            .components()
+            .any(|c| !matches!(c, Component::Normal(_)))
+        {
+            return None;
+        }
+        let text = relative.to_str()?.replace('\\', "/");
+        Some(text.into())
+    }
+}

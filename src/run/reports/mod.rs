@@ -1,0 +1,613 @@
+//! The runner's own test reports (`reports:`): which tests ran, which failed, and where.
+//!
+//! A check names the files its command writes; after the command ends they are found
+//! (globs relative to the check's folder, never outside the manifest's folder), refused
+//! when older than the check's start (left over from an earlier run), and read by
+//! content: JUnit XML (every dialect: nextest, pytest, jest-junit, vitest, mocha,
+//! Surefire, Gradle, go-junit-report, PHPUnit, …), CTRF JSON, or `go test -json` events.
+//!
+//! Everything here comes from pull-request code: files are bounded in number and size,
+//! XML may declare no DTD (so no entity expansion), every string kept is bounded, and a
+//! file that cannot be read is an error naming the file and line, never a pass.
+
+mod ctrf;
+mod go_json;
+mod junit;
+mod locate;
+
+use std::io::BufRead;
+use std::path::{Component, Path, PathBuf};
+use std::time::SystemTime;
+
+use compact_str::CompactString;
+use globset::{Glob, GlobMatcher};
+
+use crate::results::{TestCounts, TestOutcome, TestReport, TestResult};
+
+pub use locate::Locator;
+
+/// The most files one check's `reports` may match.
+pub const MAX_FILES: usize = 1000;
+/// The largest report file read.
+pub const MAX_FILE_BYTES: u64 = 256 * 1024 * 1024;
+/// The most folder entries a pattern's search looks at.
+pub const MAX_WALK: usize = 200_000;
+/// The most tests listed per check; more are counted, not listed.
+pub const MAX_CASES: usize = 100_000;
+/// The longest suite or test name kept, in characters.
+pub const MAX_NAME_CHARS: usize = 500;
+/// The longest failure message kept, in characters.
+pub const MAX_MESSAGE_CHARS: usize = 500;
+/// The longest failure output excerpt kept, in characters (its start and its end).
+pub const MAX_OUTPUT_CHARS: usize = 4000;
+/// The most text read from one failure or output element (the rest is skipped).
+const MAX_CAPTURE_BYTES: usize = 64 * 1024;
+
+/// The formats a report is read in, detected from its content.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    Junit,
+    Ctrf,
+    GoTestJson,
+}
+
+impl Format {
+    /// The spelling in result files and in the counts' `runner`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Format::Junit => "junit",
+            Format::Ctrf => "ctrf",
+            Format::GoTestJson => "go-test-json",
+        }
+    }
+}
+
+/// Why the reports gave no evidence.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Problem {
+    /// No file, or only old ones: the gate's evidence is missing (ineffective).
+    Missing(String),
+    /// A file that is not a report, or a broken one: the check is an ERROR.
+    Unreadable(String),
+}
+
+/// What one check's reports said.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Reading {
+    pub report: TestReport,
+    pub counts: TestCounts,
+}
+
+/// Whether a log's counts and a report's tell different stories. Failures must agree,
+/// and so must the tests that ran, or at least all the tests: runners' reports sort a
+/// few kinds differently from their logs (a Jest `todo` is a passed case to jest-junit;
+/// nextest's and mocha's reports leave skipped tests out), never by dropping or adding
+/// tests that ran.
+pub fn counts_disagree(log: &TestCounts, report: &TestCounts) -> bool {
+    let total = |c: &TestCounts| c.passed + c.failed + c.skipped;
+    let ran = |c: &TestCounts| c.passed + c.failed;
+    log.failed != report.failed || (ran(log) != ran(report) && total(log) != total(report))
+}
+
+/// Whether `pattern` can name report files: relative, inside the check's folder, a
+/// valid glob.
+pub fn check_pattern(pattern: &str) -> Result<(), String> {
+    if pattern.trim().is_empty() {
+        return Err("it is empty".to_owned());
+    }
+    let path = Path::new(pattern);
+    if path.is_absolute() || pattern.starts_with('/') || pattern.starts_with('\\') {
+        return Err("it is absolute; give a path relative to the check's folder".to_owned());
+    }
+    if path.components().any(|c| c == Component::ParentDir) {
+        return Err("`..` leaves the check's folder; reports are read inside it".to_owned());
+    }
+    Glob::new(pattern).map_err(|e| format!("not a valid glob: {}", e.kind()))?;
+    Ok(())
+}
+
+/// Where to look, and since when.
+#[derive(Debug, Clone)]
+pub struct Context {
+    /// The check's folder: patterns and relative paths in reports start here.
+    pub cwd: PathBuf,
+    /// The manifest's folder: no report is read outside it, and failure locations are
+    /// given relative to it.
+    pub root: PathBuf,
+    /// When the check's (last) attempt started: an older report is left over.
+    pub since: SystemTime,
+}
+
+/// Finds and reads the files `patterns` name.
+pub fn read(patterns: &[String], ctx: &Context) -> Result<Reading, Problem> {
+    let root = std::fs::canonicalize(&ctx.root)
+        .map_err(|e| Problem::Unreadable(format!("reports: the manifest's folder: {e}")))?;
+    let mut files = Vec::new();
+    for pattern in patterns {
+        let found = matching(pattern, &ctx.cwd)?;
+        if found.is_empty() {
+            return Err(Problem::Missing(format!(
+                "no report: `{pattern}` matched no file"
+            )));
+        }
+        for file in found {
+            if !files.contains(&file) {
+                files.push(file);
+            }
+        }
+        if files.len() > MAX_FILES {
+            return Err(Problem::Unreadable(format!(
+                "reports: more than {MAX_FILES} files match; narrow the patterns"
+            )));
+        }
+    }
+    for file in &files {
+        admit(file, &root, ctx)?;
+    }
+    let locator = Locator::new(&root, &ctx.cwd);
+    let parsed = parse_all(&files, ctx, &locator)?;
+    Ok(combine(&files, ctx, parsed))
+}
+
+/// The regular files under `cwd` that `pattern` matches, in path order.
+fn matching(pattern: &str, cwd: &Path) -> Result<Vec<PathBuf>, Problem> {
+    let pattern = pattern.replace('\\', "/");
+    let literal = !pattern.contains(['*', '?', '[', '{']);
+    if literal {
+        let path = cwd.join(&pattern);
+        return Ok(if path.is_file() {
+            vec![path]
+        } else {
+            Vec::new()
+        });
+    }
+    // Walk from the folder the pattern names before its first wildcard.
+    let mut base = PathBuf::new();
+    for part in pattern.split('/') {
+        if part.contains(['*', '?', '[', '{']) {
+            break;
+        }
+        base.push(part);
+    }
+    let matcher: GlobMatcher = Glob::new(&pattern)
+        .map_err(|e| Problem::Unreadable(format!("reports: `{pattern}`: {e}")))?
+        .compile_matcher();
+    let mut found = Vec::new();
+    let start = cwd.join(&base);
+    let mut seen = 0;
+    for entry in walkdir::WalkDir::new(&start)
+        .follow_links(false)
+        .sort_by_file_name()
+        .into_iter()
+        .filter_entry(|e| e.file_name() != ".git")
+    {
+        let Ok(entry) = entry else { continue };
+        seen += 1;
+        if seen > MAX_WALK {
+            return Err(Problem::Unreadable(format!(
+                "reports: `{pattern}` searched more than {MAX_WALK} folder entries; narrow it"
+            )));
+        }
+        if !entry.file_type().is_file() {
+            continue;
+        }
+        let Ok(relative) = entry.path().strip_prefix(cwd) else {
+            continue;
+        };
+        if matcher.is_match(relative) {
+            found.push(entry.path().to_path_buf());
+        }
+    }
+    Ok(found)
+}
+
+/// A file may be read: inside the manifest's folder, not too large, written since the
+/// check started.
+fn admit(file: &Path, root: &Path, ctx: &Context) -> Result<(), Problem> {
+    let shown = shown(file, ctx);
+    let real = std::fs::canonicalize(file)
+        .map_err(|e| Problem::Unreadable(format!("report unreadable: `{shown}`: {e}")))?;
+    if !real.starts_with(root) {
+        return Err(Problem::Unreadable(format!(
+            "report unreadable: `{shown}` leads outside the repository"
+        )));
+    }
+    let meta = std::fs::metadata(&real)
+        .map_err(|e| Problem::Unreadable(format!("report unreadable: `{shown}`: {e}")))?;
+    if meta.len() > MAX_FILE_BYTES {
+        return Err(Problem::Unreadable(format!(
+            "report unreadable: `{shown}` is larger than {} MiB",
+            MAX_FILE_BYTES / (1024 * 1024)
+        )));
+    }
+    if let Ok(modified) = meta.modified()
+        && is_stale(modified, ctx.since)
+    {
+        return Err(Problem::Missing(format!(
+            "report `{shown}` predates the check (left over from an earlier run)"
+        )));
+    }
+    Ok(())
+}
+
+/// Whether a file modified at `modified` predates a start at `since`. Whole seconds are
+/// compared, so a file system that keeps coarse times never makes a fresh report old.
+fn is_stale(modified: SystemTime, since: SystemTime) -> bool {
+    let secs = |t: SystemTime| {
+        t.duration_since(SystemTime::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs())
+    };
+    secs(modified) < secs(since)
+}
+
+/// A file as messages and results name it: relative to the check's folder.
+fn shown(file: &Path, ctx: &Context) -> String {
+    file.strip_prefix(&ctx.cwd)
+        .unwrap_or(file)
+        .to_string_lossy()
+        .replace('\\', "/")
+}
+
+/// One file's tests.
+#[derive(Debug, Default)]
+struct Parsed {
+    format: Option<Format>,
+    cases: Vec<TestResult>,
+    tally: Tally,
+    left_out: u64,
+}
+
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+struct Tally {
+    passed: u64,
+    failed: u64,
+    skipped: u64,
+    flaky: u64,
+}
+
+/// Reads every file, on every core when there are several.
+fn parse_all(files: &[PathBuf], ctx: &Context, locator: &Locator) -> Result<Vec<Parsed>, Problem> {
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(files.len());
+    if threads <= 1 {
+        return files.iter().map(|f| parse_file(f, ctx, locator)).collect();
+    }
+    let chunk = files.len().div_ceil(threads);
+    let results: Vec<Result<Vec<Parsed>, Problem>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = files
+            .chunks(chunk)
+            .map(|part| {
+                scope.spawn(move || {
+                    part.iter()
+                        .map(|f| parse_file(f, ctx, locator))
+                        .collect::<Result<Vec<_>, _>>()
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join().unwrap_or_else(|_| {
+                    Err(Problem::Unreadable(
+                        "report unreadable: reader failed".into(),
+                    ))
+                })
+            })
+            .collect()
+    });
+    let mut all = Vec::with_capacity(files.len());
+    for part in results {
+        all.extend(part?);
+    }
+    Ok(all)
+}
+
+/// Reads one file in the format its content shows.
+fn parse_file(file: &Path, ctx: &Context, locator: &Locator) -> Result<Parsed, Problem> {
+    let shown = shown(file, ctx);
+    let unreadable =
+        |message: String| Problem::Unreadable(format!("report unreadable: `{shown}`: {message}"));
+    let handle = std::fs::File::open(file).map_err(|e| unreadable(e.to_string()))?;
+    let mut reader = std::io::BufReader::with_capacity(64 * 1024, handle);
+    let format = detect(&mut reader).map_err(unreadable)?;
+    let mut sink = Collector::new(locator);
+    let outcome = match format {
+        Format::Junit => junit::read(reader, &mut sink),
+        Format::Ctrf => ctrf::read(reader, &mut sink),
+        Format::GoTestJson => go_json::read(reader, &mut sink),
+    };
+    if let Err(error) = outcome {
+        let line = error
+            .line
+            .or_else(|| error.offset.map(|at| line_at(file, at)));
+        let at = line.map_or_else(String::new, |n| format!(", line {n}"));
+        return Err(unreadable(format!("{}{at}", error.message)));
+    }
+    Ok(Parsed {
+        format: Some(format),
+        cases: sink.cases,
+        tally: sink.tally,
+        left_out: sink.left_out,
+    })
+}
+
+/// The line of byte `offset` in `file` (1-based).
+fn line_at(file: &Path, offset: u64) -> u64 {
+    use std::io::Read as _;
+    let Ok(handle) = std::fs::File::open(file) else {
+        return 1;
+    };
+    let mut bytes = Vec::new();
+    let _ = handle.take(offset).read_to_end(&mut bytes);
+    1 + memchr::memchr_iter(b'\n', &bytes).count() as u64
+}
+
+/// The format, from the first bytes that are not a byte-order mark or white space.
+fn detect(reader: &mut impl BufRead) -> Result<Format, String> {
+    let head = reader.fill_buf().map_err(|e| e.to_string())?;
+    let skip_bom = if head.starts_with(&[0xEF, 0xBB, 0xBF]) {
+        3
+    } else {
+        0
+    };
+    reader.consume(skip_bom);
+    let head = reader.fill_buf().map_err(|e| e.to_string())?;
+    let first = head.iter().position(|b| !b.is_ascii_whitespace());
+    match first.map(|i| (head[i], &head[i..])) {
+        None => Err("the file is empty".to_owned()),
+        Some((b'<', _)) => Ok(Format::Junit),
+        Some((b'{', rest)) => {
+            // `go test -json` writes one event per line, each with an "Action".
+            let line = rest.split(|&b| b == b'\n').next().unwrap_or_default();
+            if serde_json::from_slice::<serde_json::Map<String, serde_json::Value>>(line)
+                .is_ok_and(|event| event.contains_key("Action"))
+            {
+                Ok(Format::GoTestJson)
+            } else {
+                Ok(Format::Ctrf)
+            }
+        }
+        Some(_) => {
+            Err("not a test report (JUnit XML, CTRF JSON or `go test -json` output)".to_owned())
+        }
+    }
+}
+
+/// A reader's complaint: what, and where when known (a line, or a byte offset).
+#[derive(Debug)]
+struct ReadError {
+    message: String,
+    line: Option<u64>,
+    offset: Option<u64>,
+}
+
+impl ReadError {
+    fn new(message: impl Into<String>) -> ReadError {
+        ReadError {
+            message: message.into(),
+            line: None,
+            offset: None,
+        }
+    }
+
+    fn at_line(message: impl Into<String>, line: u64) -> ReadError {
+        ReadError {
+            line: Some(line),
+            ..ReadError::new(message)
+        }
+    }
+
+    fn at_offset(message: impl Into<String>, offset: u64) -> ReadError {
+        ReadError {
+            offset: Some(offset),
+            ..ReadError::new(message)
+        }
+    }
+}
+
+/// One test as a reader found it, before it is bounded and located.
+#[derive(Debug, Default)]
+struct Found<'a> {
+    suite: &'a str,
+    name: &'a str,
+    outcome: Option<TestOutcome>,
+    duration_ms: Option<u64>,
+    message: &'a str,
+    /// What the failure printed: its text, else its output.
+    output: &'a str,
+    /// Where the report says the test is.
+    file: Option<&'a str>,
+    line: Option<u32>,
+    /// A Go package's import path: where relative file names in its output start.
+    package: Option<&'a str>,
+}
+
+/// The tests of one file, bounded as they arrive.
+struct Collector<'l> {
+    cases: Vec<TestResult>,
+    tally: Tally,
+    left_out: u64,
+    locator: &'l Locator,
+    located: usize,
+}
+
+/// The most failures per file whose place in the code is looked for.
+const MAX_LOCATED: usize = 1000;
+
+impl<'l> Collector<'l> {
+    fn new(locator: &'l Locator) -> Collector<'l> {
+        Collector {
+            cases: Vec::new(),
+            tally: Tally::default(),
+            left_out: 0,
+            locator,
+            located: 0,
+        }
+    }
+
+    fn add(&mut self, found: Found<'_>) {
+        let outcome = found.outcome.unwrap_or(TestOutcome::Passed);
+        match outcome {
+            TestOutcome::Passed => self.tally.passed += 1,
+            TestOutcome::Flaky => {
+                self.tally.passed += 1;
+                self.tally.flaky += 1;
+            }
+            TestOutcome::Failed | TestOutcome::Error => self.tally.failed += 1,
+            TestOutcome::Skipped => self.tally.skipped += 1,
+        }
+        if self.cases.len() >= MAX_CASES {
+            self.left_out += 1;
+            return;
+        }
+        let mut case = TestResult {
+            suite: one_line(found.suite, MAX_NAME_CHARS),
+            name: one_line(found.name, MAX_NAME_CHARS),
+            outcome,
+            duration_ms: found.duration_ms,
+            message: None,
+            output: None,
+            file: None,
+            line: None,
+        };
+        if matches!(
+            outcome,
+            TestOutcome::Failed | TestOutcome::Error | TestOutcome::Flaky
+        ) {
+            let message = first_lines(found.message, found.output);
+            case.message = (!message.is_empty()).then_some(message);
+            let output = excerpt(found.output.trim_end(), MAX_OUTPUT_CHARS);
+            case.output = (!output.is_empty()).then_some(output);
+        }
+        if outcome.is_failure() && self.located < MAX_LOCATED {
+            self.located += 1;
+            let place = self.locator.locate(
+                found.file,
+                found.line,
+                &[found.output, found.message],
+                found.package,
+            );
+            if let Some((file, line)) = place {
+                case.file = Some(file);
+                case.line = line;
+            }
+        }
+        self.cases.push(case);
+    }
+}
+
+/// The reports' tests and counts, together.
+fn combine(files: &[PathBuf], ctx: &Context, parsed: Vec<Parsed>) -> Reading {
+    let format = parsed
+        .iter()
+        .find_map(|p| p.format)
+        .unwrap_or(Format::Junit);
+    let mut tally = Tally::default();
+    let mut cases = Vec::with_capacity(parsed.iter().map(|p| p.cases.len()).sum());
+    let mut left_out = 0;
+    for part in parsed {
+        tally.passed += part.tally.passed;
+        tally.failed += part.tally.failed;
+        tally.skipped += part.tally.skipped;
+        tally.flaky += part.tally.flaky;
+        left_out += part.left_out;
+        let room = MAX_CASES.saturating_sub(cases.len());
+        left_out += part.cases.len().saturating_sub(room) as u64;
+        cases.extend(part.cases.into_iter().take(room));
+    }
+    Reading {
+        report: TestReport {
+            format: format.as_str().into(),
+            files: files.iter().map(|f| shown(f, ctx).into()).collect(),
+            log_counts: None,
+            cases,
+            left_out,
+        },
+        counts: TestCounts {
+            passed: tally.passed,
+            failed: tally.failed,
+            skipped: tally.skipped,
+            runner: format.as_str().to_owned(),
+            flaky: tally.flaky,
+        },
+    }
+}
+
+/// `text` on one line (control characters as spaces), at most `max` characters.
+fn one_line(text: &str, max: usize) -> CompactString {
+    let text = text.trim();
+    let mut out = CompactString::default();
+    for (i, c) in text.chars().enumerate() {
+        if i == max {
+            out.push('…');
+            break;
+        }
+        out.push(if c.is_control() { ' ' } else { c });
+    }
+    out
+}
+
+/// A failure's message: the report's message, else the first line of its output;
+/// at most three lines, [`MAX_MESSAGE_CHARS`] characters.
+fn first_lines(message: &str, output: &str) -> CompactString {
+    let source = if message.trim().is_empty() {
+        output
+    } else {
+        message
+    };
+    let lines: Vec<&str> = source
+        .lines()
+        .map(str::trim_end)
+        .filter(|l| !l.trim().is_empty())
+        .take(3)
+        .collect();
+    let joined = lines.join("\n");
+    let mut out = CompactString::default();
+    for (i, c) in joined.chars().enumerate() {
+        if i == MAX_MESSAGE_CHARS {
+            out.push('…');
+            break;
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// At most `max` characters of `text`: its start and its end, with a marker between.
+fn excerpt(text: &str, max: usize) -> String {
+    let count = text.chars().count();
+    if count <= max {
+        return text.to_owned();
+    }
+    let half = max / 2;
+    let head: String = text.chars().take(half).collect();
+    let tail: String = text.chars().skip(count - half).collect();
+    format!(
+        "{head}\n… {} characters left out …\n{tail}",
+        count - 2 * half
+    )
+}
+
+/// Appends `more` to `buffer` up to [`MAX_CAPTURE_BYTES`] (on a character boundary).
+fn capture(buffer: &mut String, more: &str) {
+    let room = MAX_CAPTURE_BYTES.saturating_sub(buffer.len());
+    if room == 0 {
+        return;
+    }
+    let mut end = more.len().min(room);
+    while !more.is_char_boundary(end) {
+        end -= 1;
+    }
+    buffer.push_str(&more[..end]);
+}
+
+/// Seconds as a report writes them (`0.123`, `1,234.5`) in milliseconds.
+fn seconds_to_ms(text: &str) -> Option<u64> {
+    let cleaned: String = text.trim().chars().filter(|&c| c != ',').collect();
+    let secs: f64 = cleaned.parse().ok()?;
+    (secs.is_finite() && secs >= 0.0).then(|| (secs * 1000.0).round() as u64)
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,330 @@
+use std::time::{Duration, SystemTime};
+
+use super::*;
+
+/// A folder with `files` (name, content) written in it.
+fn folder(files: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, content) in files {
+        let path = dir.path().join(name);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, content).unwrap();
+    }
+    dir
+}
+
+fn context(dir: &Path) -> Context {
+    Context {
+        cwd: dir.to_path_buf(),
+        root: dir.to_path_buf(),
+        since: SystemTime::UNIX_EPOCH,
+    }
+}
+
+fn read_one(content: &str) -> Result<Reading, Problem> {
+    let dir = folder(&[("report.xml", content)]);
+    read(&["report.xml".to_owned()], &context(dir.path()))
+}
+
+fn unreadable(content: &str) -> String {
+    match read_one(content) {
+        Err(Problem::Unreadable(reason)) => reason,
+        other => panic!("expected unreadable, got {other:?}"),
+    }
+}
+
+const SMALL: &str = r#"<?xml version="1.0"?>
+<testsuite name="s">
+  <testcase classname="a" name="one" time="0.5"/>
+  <testcase classname="a" name="two"><failure message="boom">trace</failure></testcase>
+  <testcase classname="a" name="three"><skipped/></testcase>
+</testsuite>
+"#;
+
+#[test]
+fn a_lone_testsuite_is_read_with_outcomes_and_times() {
+    let reading = read_one(SMALL).unwrap();
+    let c = &reading.counts;
+    assert_eq!((c.passed, c.failed, c.skipped, c.flaky), (1, 1, 1, 0));
+    assert_eq!(c.runner, "junit");
+    let cases = &reading.report.cases;
+    assert_eq!(cases[0].duration_ms, Some(500));
+    assert_eq!(cases[1].outcome, TestOutcome::Failed);
+    assert_eq!(cases[1].message.as_deref(), Some("boom"));
+    assert_eq!(cases[1].output.as_deref(), Some("trace"));
+    assert_eq!(reading.report.files, vec!["report.xml"]);
+}
+
+#[test]
+fn a_doctype_is_refused_so_no_entity_is_ever_expanded() {
+    let laughs = r#"<?xml version="1.0"?>
+<!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol2 "&lol;&lol;&lol;&lol;&lol;">]>
+<testsuite name="s"><testcase name="&lol2;"/></testsuite>
+"#;
+    let reason = unreadable(laughs);
+    assert!(reason.contains("DOCTYPE is refused"), "{reason}");
+    assert!(reason.contains("line 2"), "{reason}");
+    let external = r#"<?xml version="1.0"?>
+<!DOCTYPE t [<!ENTITY x SYSTEM "file:///etc/passwd">]>
+<testsuite name="s"><testcase name="&x;"/></testsuite>
+"#;
+    assert!(unreadable(external).contains("DOCTYPE is refused"));
+}
+
+#[test]
+fn an_undeclared_entity_is_an_error_not_text() {
+    let reason = unreadable(
+        "<testsuite name=\"s\">\n<testcase name=\"a\"><failure>&secret;</failure></testcase></testsuite>",
+    );
+    assert!(reason.contains("unknown entity `&secret;`"), "{reason}");
+    let reason = unreadable("<testsuite name=\"s\">\n<testcase name=\"&secret;\"/></testsuite>");
+    assert!(reason.contains("attribute `name`"), "{reason}");
+}
+
+#[test]
+fn predefined_and_character_references_are_text() {
+    let reading = read_one(
+        r#"<testsuite name="s"><testcase name="a &amp; &lt;b&gt; &#x263A;"><failure>x &lt; y&#10;z</failure></testcase></testsuite>"#,
+    )
+    .unwrap();
+    let case = &reading.report.cases[0];
+    assert_eq!(case.name, "a & <b> ☺");
+    assert_eq!(case.output.as_deref(), Some("x < y\nz"));
+}
+
+#[test]
+fn a_report_cut_short_is_an_error_with_its_line() {
+    let cut = &SMALL[..SMALL
+        .find("<testcase classname=\"a\" name=\"three\"")
+        .unwrap()];
+    let reason = unreadable(cut);
+    assert!(reason.contains("ends inside an element"), "{reason}");
+    let reason = unreadable("<testsuite name=\"s\">\n<testcase name=\"a\">\n</testsuite>");
+    assert!(reason.contains("malformed XML"), "{reason}");
+    assert!(reason.contains("line 3"), "{reason}");
+}
+
+#[test]
+fn other_documents_are_not_reports() {
+    assert!(unreadable("<html><body/></html>").contains("root element is <html>"));
+    assert!(unreadable("").contains("empty"));
+    assert!(unreadable("   \n").contains("empty"));
+    assert!(unreadable("PASS all good").contains("not a test report"));
+    assert!(unreadable("{\"results\": 3}").contains("not a CTRF report"));
+}
+
+#[test]
+fn nesting_is_bounded() {
+    let deep = format!(
+        "<testsuites>{}{}</testsuites>",
+        "<testsuite name=\"x\">".repeat(100),
+        "</testsuite>".repeat(100)
+    );
+    assert!(unreadable(&deep).contains("nested deeper than 64"));
+}
+
+#[test]
+fn kept_text_is_bounded() {
+    let name = "n".repeat(5000);
+    let trace = format!("{}END", "line of a trace\n".repeat(50_000));
+    let xml = format!(
+        "<testsuite name=\"s\"><testcase name=\"{name}\"><failure message=\"{}\">{trace}</failure></testcase></testsuite>",
+        "m".repeat(5000)
+    );
+    let reading = read_one(&xml).unwrap();
+    let case = &reading.report.cases[0];
+    assert_eq!(case.name.chars().count(), MAX_NAME_CHARS + 1);
+    assert!(case.message.as_ref().unwrap().chars().count() <= MAX_MESSAGE_CHARS + 1);
+    let output = case.output.as_ref().unwrap();
+    assert!(
+        output.chars().count() < MAX_OUTPUT_CHARS + 100,
+        "{}",
+        output.len()
+    );
+    assert!(output.contains("characters left out"));
+}
+
+#[test]
+fn reruns_in_a_row_are_one_test_flaky_when_the_last_passed() {
+    let xml = r#"<testsuite name="s">
+<testcase classname="m" name="t"/><testcase classname="m" name="t"/>
+<testcase classname="m" name="u"/><testcase classname="m" name="u"/><testcase classname="m" name="u"><failure>x</failure></testcase>
+<testcase classname="m" name="v"/>
+</testsuite>"#;
+    let reading = read_one(xml).unwrap();
+    let outcomes: Vec<_> = reading
+        .report
+        .cases
+        .iter()
+        .map(|c| (c.name.as_str(), c.outcome))
+        .collect();
+    assert_eq!(
+        outcomes,
+        vec![
+            ("t", TestOutcome::Flaky),
+            ("u", TestOutcome::Failed),
+            ("v", TestOutcome::Passed)
+        ]
+    );
+    assert_eq!(reading.counts.flaky, 1);
+}
+
+#[test]
+fn the_suite_is_the_classname_else_the_innermost_suite() {
+    let xml = r#"<testsuites><testsuite name="outer"><testsuite name="inner">
+<testcase name="a"/></testsuite><testcase name="b"/><testcase name="c" classname="K"/></testsuite></testsuites>"#;
+    let reading = read_one(xml).unwrap();
+    let suites: Vec<_> = reading
+        .report
+        .cases
+        .iter()
+        .map(|c| c.suite.as_str())
+        .collect();
+    assert_eq!(suites, vec!["inner", "outer", "K"]);
+}
+
+#[test]
+fn ctrf_statuses_and_flaky() {
+    let json = r#"{"results": {"tool": {"name": "x"}, "summary": {}, "tests": [
+  {"name": "a", "status": "passed", "duration": 12},
+  {"name": "b", "status": "passed", "flaky": true},
+  {"name": "c", "status": "failed", "message": "no", "trace": "at x", "suite": ["f", "g"]},
+  {"name": "d", "status": "pending"},
+  {"name": "e", "status": "other"}
+]}}"#;
+    let reading = read_one(json).unwrap();
+    let c = &reading.counts;
+    assert_eq!((c.passed, c.failed, c.skipped, c.flaky), (2, 1, 2, 1));
+    assert_eq!(reading.report.format, "ctrf");
+    assert_eq!(reading.report.cases[2].suite, "f › g");
+    let bad = r#"{"results": {"tests": [{"name": "a", "status": "passed"},
+{"name": "b", "status": "won"}]}}"#;
+    match read_one(bad) {
+        Err(Problem::Unreadable(reason)) => {
+            assert!(
+                reason.contains("results.tests[1]: unknown status `won`"),
+                "{reason}"
+            )
+        }
+        other => panic!("{other:?}"),
+    }
+    let broken = "{\"results\": {\"tests\": [\n{\"name\": \"a\", \"status\": }]}}";
+    let reason = unreadable(broken);
+    assert!(reason.contains("line 2"), "{reason}");
+}
+
+#[test]
+fn go_events_and_a_broken_event_line() {
+    let events = concat!(
+        "{\"Action\":\"run\",\"Package\":\"m/p\",\"Test\":\"TestA\"}\n",
+        "{\"Action\":\"output\",\"Package\":\"m/p\",\"Test\":\"TestA\",\"Output\":\"=== RUN   TestA\\n\"}\n",
+        "{\"Action\":\"output\",\"Package\":\"m/p\",\"Test\":\"TestA\",\"Output\":\"    a_test.go:9: want 2\\n\"}\n",
+        "{\"Action\":\"fail\",\"Package\":\"m/p\",\"Test\":\"TestA\",\"Elapsed\":0.25}\n",
+        "# m/p build noise\n",
+        "{\"Action\":\"pass\",\"Package\":\"m/p\",\"Test\":\"TestB\",\"Elapsed\":0}\n",
+        "{\"Action\":\"fail\",\"Package\":\"m/p\",\"Elapsed\":0.3}\n",
+    );
+    let reading = read_one(events).unwrap();
+    assert_eq!(reading.report.format, "go-test-json");
+    let c = &reading.counts;
+    assert_eq!((c.passed, c.failed), (1, 1));
+    let a = &reading.report.cases[0];
+    assert_eq!(a.message.as_deref(), Some("a_test.go:9: want 2"));
+    assert_eq!(a.duration_ms, Some(250));
+    let broken = format!("{events}{{\"Action\":\"pass\",\n");
+    let reason = unreadable(&broken);
+    assert!(reason.contains("line 8"), "{reason}");
+}
+
+#[test]
+fn a_pattern_matching_nothing_or_an_old_file_gives_no_evidence() {
+    let dir = folder(&[("old.xml", SMALL)]);
+    match read(&["out/*.xml".to_owned()], &context(dir.path())) {
+        Err(Problem::Missing(reason)) => {
+            assert!(reason.contains("no report: `out/*.xml` matched no file"))
+        }
+        other => panic!("{other:?}"),
+    }
+    let mut later = context(dir.path());
+    later.since = SystemTime::now() + Duration::from_secs(5);
+    match read(&["old.xml".to_owned()], &later) {
+        Err(Problem::Missing(reason)) => {
+            assert!(reason.contains("report `old.xml` predates the check"))
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn globs_find_reports_in_folders_and_add_them_up() {
+    let dir = folder(&[
+        ("target/a/junit.xml", SMALL),
+        ("target/b/junit.xml", SMALL),
+        ("target/b/other.txt", "x"),
+    ]);
+    let reading = read(&["target/**/junit.xml".to_owned()], &context(dir.path())).unwrap();
+    assert_eq!(reading.counts.passed, 2);
+    assert_eq!(
+        reading.report.files,
+        vec!["target/a/junit.xml", "target/b/junit.xml"]
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn a_report_leading_outside_the_repository_is_refused() {
+    let outside = folder(&[("secret.xml", SMALL)]);
+    let dir = folder(&[]);
+    std::os::unix::fs::symlink(outside.path().join("secret.xml"), dir.path().join("r.xml"))
+        .unwrap();
+    match read(&["r.xml".to_owned()], &context(dir.path())) {
+        Err(Problem::Unreadable(reason)) => assert!(reason.contains("leads outside"), "{reason}"),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn patterns_stay_inside_the_checks_folder() {
+    assert!(check_pattern("target/junit.xml").is_ok());
+    assert!(check_pattern("reports/**/*.xml").is_ok());
+    assert!(check_pattern("../x.xml").unwrap_err().contains("`..`"));
+    assert!(
+        check_pattern("/tmp/x.xml")
+            .unwrap_err()
+            .contains("absolute")
+    );
+    assert!(
+        check_pattern("a/[b.xml")
+            .unwrap_err()
+            .contains("not a valid glob")
+    );
+    assert!(check_pattern(" ").unwrap_err().contains("empty"));
+}
+
+#[test]
+fn counts_disagree_on_failures_or_on_tests_that_ran() {
+    let counts = |passed, failed, skipped| TestCounts {
+        passed,
+        failed,
+        skipped,
+        runner: "x".into(),
+        flaky: 0,
+    };
+    // Equal.
+    assert!(!counts_disagree(&counts(5, 1, 0), &counts(5, 1, 0)));
+    // A report without the skipped tests (nextest, mocha).
+    assert!(!counts_disagree(&counts(5, 1, 2), &counts(5, 1, 0)));
+    // A todo the report calls passed: the same tests in all.
+    assert!(!counts_disagree(&counts(3, 1, 2), &counts(4, 1, 1)));
+    // A test that ran is missing, or a failure is.
+    assert!(counts_disagree(&counts(5, 1, 0), &counts(4, 1, 0)));
+    assert!(counts_disagree(&counts(5, 1, 0), &counts(6, 0, 0)));
+}
+
+#[test]
+fn seconds_are_read_as_reports_write_them() {
+    assert_eq!(seconds_to_ms("0.123"), Some(123));
+    assert_eq!(seconds_to_ms("1,234.5"), Some(1_234_500));
+    assert_eq!(seconds_to_ms("-1"), None);
+    assert_eq!(seconds_to_ms("NaN"), None);
+}

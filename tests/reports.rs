@@ -1,0 +1,355 @@
+//! The runners' own reports in fixtures/reports/, captured from real runs: each report
+//! gives exactly the tests written beside it (`<report>.expected.json`: one line per
+//! test, `outcome suite › name`, and for a failure ` @ file:line: message`), and its
+//! counts agree with what the runner's log said in the same run.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+use cargo_verify_matrix::manifest::Gate;
+use cargo_verify_matrix::results::TestResult;
+use cargo_verify_matrix::run::effect::assess_file;
+use cargo_verify_matrix::run::reports::{self, Context, Problem, Reading};
+use common::repo_root;
+use serde_json::{Value, json};
+
+fn fixtures() -> PathBuf {
+    repo_root().join("fixtures/reports")
+}
+
+fn read(dir: &Path, pattern: &str) -> Result<Reading, Problem> {
+    let context = Context {
+        cwd: dir.to_path_buf(),
+        root: dir.to_path_buf(),
+        since: SystemTime::UNIX_EPOCH,
+    };
+    reports::read(&[pattern.to_owned()], &context)
+}
+
+/// One test as the expected files write it.
+fn line(test: &TestResult) -> String {
+    let mut out = format!("{} {} › {}", test.outcome.as_str(), test.suite, test.name);
+    if let Some(file) = &test.file {
+        out.push_str(&format!(" @ {file}"));
+        if let Some(line) = test.line {
+            out.push_str(&format!(":{line}"));
+        }
+    }
+    if let Some(message) = &test.message {
+        let first = message.lines().next().unwrap_or_default();
+        out.push_str(&format!(": {first}"));
+    }
+    out
+}
+
+fn actual(reading: &Reading) -> Value {
+    let c = &reading.counts;
+    json!({
+        "format": reading.report.format.as_str(),
+        "counts": { "passed": c.passed, "failed": c.failed, "skipped": c.skipped, "flaky": c.flaky },
+        "tests": reading.report.cases.iter().map(line).collect::<Vec<_>>(),
+    })
+}
+
+/// Every report with an `.expected.json` beside it, as (runner folder, report name).
+fn cases() -> Vec<(PathBuf, String)> {
+    let mut all = Vec::new();
+    for runner in std::fs::read_dir(fixtures()).unwrap() {
+        let runner = runner.unwrap().path();
+        if !runner.is_dir() {
+            continue;
+        }
+        for entry in std::fs::read_dir(&runner).unwrap() {
+            let name = entry.unwrap().file_name().to_string_lossy().into_owned();
+            if let Some(report) = name.strip_suffix(".expected.json") {
+                all.push((runner.clone(), report.to_owned()));
+            }
+        }
+    }
+    all.sort();
+    all
+}
+
+#[test]
+fn every_captured_report_gives_its_expected_tests() {
+    let update = std::env::var_os("UPDATE_GOLDEN").is_some();
+    let mut checked = 0;
+    let mut failures = Vec::new();
+    for (dir, report) in cases() {
+        let reading =
+            read(&dir, &report).unwrap_or_else(|e| panic!("{}/{report}: {e:?}", dir.display()));
+        let actual = actual(&reading);
+        let expected_path = dir.join(format!("{report}.expected.json"));
+        if update {
+            std::fs::write(
+                &expected_path,
+                serde_json::to_string_pretty(&actual).unwrap() + "\n",
+            )
+            .unwrap();
+        }
+        let expected: Value =
+            serde_json::from_str(&std::fs::read_to_string(&expected_path).unwrap()).unwrap();
+        if actual != expected {
+            failures.push(format!(
+                "{}/{report}:\nexpected {expected:#}\nactual {actual:#}",
+                dir.display()
+            ));
+        }
+        checked += 1;
+    }
+    assert!(checked >= 8, "only {checked} reports checked");
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+#[test]
+fn every_report_agrees_with_its_runs_log() {
+    let mut checked = 0;
+    for (dir, report) in cases() {
+        // The log of the same run: `log.txt`, or `log-<variant>.txt` for `junit-<variant>`.
+        let log = match report.split_once('-') {
+            Some((_, variant)) => {
+                dir.join(format!("log-{}.txt", variant.split('.').next().unwrap()))
+            }
+            None => dir.join("log.txt"),
+        };
+        if !log.exists() {
+            continue;
+        }
+        let from_report = read(&dir, &report).unwrap().counts;
+        let from_log = assess_file(Gate::Test, &log)
+            .test_counts
+            .unwrap_or_else(|| panic!("{} gives no counts", log.display()));
+        assert!(
+            !reports::counts_disagree(&from_log, &from_report),
+            "{}/{report}: the report says {from_report:?}, the log {from_log:?}",
+            dir.display()
+        );
+        checked += 1;
+    }
+    assert!(checked >= 7, "only {checked} logs compared");
+}
+
+// Through `run`: a check with `reports:` and `min-tests:`, on real commands.
+
+use common::{Project, check_result, manifest_with};
+
+fn pytest_project(checks: &str) -> Project {
+    let project = Project::new(&manifest_with(checks));
+    let source = fixtures().join("pytest/tests/test_math.py");
+    project.write(
+        "tests/test_math.py",
+        &std::fs::read_to_string(source).unwrap(),
+    );
+    project
+}
+
+#[test]
+fn pytest_with_a_junit_report_records_each_test_and_where_it_failed() {
+    let project = pytest_project(concat!(
+        "  - id: unit\n",
+        "    test: python3 -m pytest -p no:cacheprovider --junitxml=out/junit.xml tests\n",
+        "    reports: out/junit.xml\n",
+    ));
+    project.cmd().assert().code(1);
+    let unit = check_result(&project, "local", "unit");
+    assert_eq!(unit["status"], "FAIL");
+    assert_eq!(unit["test_counts"]["runner"], "junit");
+    assert_eq!(unit["test_counts"]["failed"], 3);
+    assert_eq!(unit["tests_executed"], 7);
+    assert_eq!(unit["gate_effective"], true);
+    let tests = &unit["tests"];
+    assert_eq!(tests["files"], json!(["out/junit.xml"]));
+    assert_eq!(tests["log_counts"]["runner"], "pytest");
+    let failed: Vec<String> = tests["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["outcome"] == "failed")
+        .map(|c| {
+            format!(
+                "{} {}:{}",
+                c["name"].as_str().unwrap(),
+                c["file"].as_str().unwrap(),
+                c["line"]
+            )
+        })
+        .collect();
+    assert_eq!(
+        failed,
+        vec![
+            "test_subtract_is_wrong tests/test_math.py:18",
+            "test_param[3] tests/test_math.py:37"
+        ]
+    );
+    assert!(
+        unit["summary"]
+            .as_str()
+            .unwrap()
+            .contains("3 of 7 tests failed"),
+        "{}",
+        unit["summary"]
+    );
+}
+
+#[test]
+fn a_report_that_disagrees_with_the_log_is_never_green() {
+    // The log claims 12 passing tests; the report lists 5 (one of them failed).
+    let project = Project::new(&manifest_with(concat!(
+        "  - id: unit\n",
+        "    test: cp fixture.xml junit.xml && echo '12 passed in 0.10s'\n",
+        "    reports: junit.xml\n",
+    )));
+    project.write(
+        "fixture.xml",
+        "<testsuite name=\"s\"><testcase name=\"a\"/><testcase name=\"b\"/></testsuite>",
+    );
+    project.cmd().assert().code(1);
+    let unit = check_result(&project, "local", "unit");
+    assert_eq!(unit["status"], "FAIL");
+    assert_eq!(unit["gate_effective"], false);
+    assert_eq!(
+        unit["ineffective_reason"],
+        "counts disagree: the report says 2 tests (2 passed, 0 failed), the log (pytest) says 12 tests (12 passed, 0 failed)"
+    );
+    assert_eq!(unit["tests"]["log_counts"]["passed"], 12);
+    assert_eq!(unit["test_counts"]["passed"], 2);
+}
+
+#[test]
+fn an_exit_0_with_failed_tests_in_the_report_fails() {
+    let project = Project::new(&manifest_with(concat!(
+        "  - id: unit\n",
+        "    test: cp fixture.xml junit.xml\n",
+        "    reports: junit.xml\n",
+    )));
+    project.write(
+        "fixture.xml",
+        "<testsuite name=\"s\"><testcase name=\"a\"/><testcase name=\"b\"><failure message=\"no\"/></testcase></testsuite>",
+    );
+    project.cmd().assert().code(1);
+    let unit = check_result(&project, "local", "unit");
+    assert_eq!(unit["status"], "FAIL");
+    assert_eq!(unit["exit_code"], 0);
+    assert_eq!(
+        unit["summary"],
+        "exit 0, but the report lists 1 failed test"
+    );
+}
+
+#[test]
+fn a_missing_or_left_over_report_makes_the_gate_ineffective() {
+    let project = Project::new(&manifest_with(concat!(
+        "  - id: missing\n",
+        "    test: echo '3 passed in 0.1s'\n",
+        "    reports: out/*.xml\n",
+        "  - id: stale\n",
+        "    test: echo '2 passed in 0.1s'\n",
+        "    reports: old.xml\n",
+    )));
+    let old = project.write(
+        "old.xml",
+        "<testsuite name=\"s\"><testcase name=\"a\"/><testcase name=\"b\"/></testsuite>",
+    );
+    // Written by an earlier run, a minute before this one.
+    let earlier = SystemTime::now() - std::time::Duration::from_secs(60);
+    std::fs::File::options()
+        .write(true)
+        .open(&old)
+        .unwrap()
+        .set_modified(earlier)
+        .unwrap();
+    project.cmd().assert().code(1);
+    let missing = check_result(&project, "local", "missing");
+    assert_eq!(missing["status"], "FAIL");
+    assert_eq!(
+        missing["summary"],
+        "ineffective: no report: `out/*.xml` matched no file (exit 0)"
+    );
+    let stale = check_result(&project, "local", "stale");
+    assert_eq!(stale["status"], "FAIL");
+    assert!(
+        stale["ineffective_reason"]
+            .as_str()
+            .unwrap()
+            .contains("report `old.xml` predates the check (left over from an earlier run)"),
+        "{}",
+        stale["ineffective_reason"]
+    );
+}
+
+#[test]
+fn an_unreadable_report_is_an_error_naming_file_and_line() {
+    let project = Project::new(&manifest_with(concat!(
+        "  - id: unit\n",
+        "    test: printf '<testsuite name=\"s\">\\n<testcase name=\"a\">\\n</testsuite>' > junit.xml\n",
+        "    reports: junit.xml\n",
+    )));
+    project.cmd().assert().code(1);
+    let unit = check_result(&project, "local", "unit");
+    assert_eq!(unit["status"], "ERROR");
+    let summary = unit["summary"].as_str().unwrap();
+    assert!(
+        summary.starts_with("report unreadable: `junit.xml`"),
+        "{summary}"
+    );
+    let reason = unit["ineffective_reason"].as_str().unwrap();
+    assert!(reason.contains("line 3"), "{reason}");
+}
+
+#[test]
+fn min_tests_is_a_floor_on_the_tests_that_ran() {
+    let project = Project::new(&manifest_with(concat!(
+        "  - id: few\n",
+        "    test: echo '3 passed in 0.1s'\n",
+        "    min-tests: 120\n",
+        "  - id: enough\n",
+        "    test: echo '130 passed in 0.1s'\n",
+        "    min-tests: 120\n",
+        "  - id: counted_by_run\n",
+        "    run: echo '3 passed in 0.1s'\n",
+        "    gate: test\n",
+        "    min-tests: 4\n",
+    )));
+    project.cmd().assert().code(1);
+    let few = check_result(&project, "local", "few");
+    assert_eq!(few["status"], "FAIL");
+    assert_eq!(
+        few["summary"],
+        "ineffective: ran 3 tests, fewer than min-tests 120 (exit 0)"
+    );
+    assert_eq!(check_result(&project, "local", "enough")["status"], "PASS");
+    // `min-tests` makes a `run` check's gate one that must be effective.
+    let by_run = check_result(&project, "local", "counted_by_run");
+    assert_eq!(by_run["must_be_effective"], true);
+    assert_eq!(by_run["status"], "FAIL");
+}
+
+#[test]
+fn report_keys_are_checked_where_they_are_written() {
+    let project = Project::empty();
+    project.write(
+        "verify-matrix.yml",
+        &manifest_with(concat!(
+            "  - id: unit\n",
+            "    test: cargo test\n",
+            "    reports: [ok.xml, ../up.xml]\n",
+            "    min-tests: 0\n",
+            "  - id: there\n",
+            "    file: README.md\n",
+            "    reports: x.xml\n",
+        )),
+    );
+    let out = project.cmd().arg("plan").assert().code(4);
+    let stderr = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+    for expected in [
+        "checks[0].reports[1]",
+        "report pattern `../up.xml`: `..` leaves the check's folder",
+        "checks[0].min-tests",
+        "`min-tests: 0` asks for nothing",
+        "`reports` applies only to `run` and `test` checks",
+    ] {
+        assert!(stderr.contains(expected), "{expected:?} not in {stderr}");
+    }
+}
