@@ -1322,3 +1322,82 @@ async fn a_pending_mark_without_a_commit_fails_clearly_and_a_read_only_token_onl
         stderr(&out)
     );
 }
+
+/// A check with a JUnit report whose tests fail: one annotation per failing test at its
+/// file and line (the manifest line when the report gave none), after the pair's own.
+#[tokio::test(flavor = "multi_thread")]
+async fn failing_tests_are_annotated_at_their_file_and_line() {
+    let report = concat!(
+        "<testsuite name=\"s\">",
+        "<testcase classname=\"tests.test_a\" name=\"ok\"/>",
+        "<testcase classname=\"tests.test_a\" name=\"wrong\"><failure message=\"AssertionError: 1 != 2\">",
+        "tests/test_a.py:3: AssertionError</failure></testcase>",
+        "<testcase classname=\"tests.test_a\" name=\"nowhere\"><failure message=\"lost\"/></testcase>",
+        "</testsuite>"
+    );
+    let project = reported_with(
+        concat!(
+            "version: 1\nenvironments: [{name: a}]\nchecks:\n",
+            "  - id: unit\n",
+            "    test: cp fixture.xml junit.xml; exit 1\n",
+            "    reports: junit.xml\n",
+        ),
+        &["a"],
+        &[
+            ("fixture.xml", report),
+            (
+                "tests/test_a.py",
+                "def test_ok():\n    pass\ndef test_wrong(): assert 1 == 2\n",
+            ),
+        ],
+        &[],
+    );
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .and(path("/repos/o/r/check-runs"))
+        .respond_with(
+            ResponseTemplate::new(201)
+                .set_body_json(json!({"id": 4243, "html_url": "https://github.com/o/r/runs/4243"})),
+        )
+        .mount(&server)
+        .await;
+    let out = publish(&project, &server.uri(), &["--to", "check-run"], &[]).await;
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let all = requests(&server).await;
+    let create = &all.iter().find(|r| r.0 == "POST").unwrap().2;
+    let annotations = create["output"]["annotations"].as_array().unwrap();
+    let places: Vec<(String, i64, String)> = annotations
+        .iter()
+        .map(|a| {
+            (
+                a["path"].as_str().unwrap().to_owned(),
+                a["start_line"].as_i64().unwrap(),
+                a["title"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        places,
+        vec![
+            ("verify-matrix.yml".into(), 4, "unit failed in a".into()),
+            (
+                "tests/test_a.py".into(),
+                3,
+                "tests.test_a › wrong failed in a (unit)".into()
+            ),
+            (
+                "verify-matrix.yml".into(),
+                4,
+                "tests.test_a › nowhere failed in a (unit)".into()
+            ),
+        ]
+    );
+    assert!(
+        annotations[1]["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("AssertionError: 1 != 2"),
+        "{}",
+        annotations[1]["message"]
+    );
+}

@@ -353,3 +353,73 @@ fn report_keys_are_checked_where_they_are_written() {
         assert!(stderr.contains(expected), "{expected:?} not in {stderr}");
     }
 }
+
+/// A pytest project verified in two environments (one where a test fails), merged and
+/// rendered: the failing test's name, message and place reach every output, and the
+/// place is linked to the verified commit.
+#[test]
+fn two_environments_merge_and_render_the_failing_tests() {
+    let project = Project::new(concat!(
+        "version: 1\n",
+        "environments: [{name: py-a, env: {WANT: '3'}}, {name: py-b, env: {WANT: '4'}}]\n",
+        "checks:\n",
+        "  - id: unit\n",
+        "    test: python3 -m pytest -p no:cacheprovider --junitxml=out/junit.xml tests\n",
+        "    reports: out/junit.xml\n",
+        "    min-tests: 2\n",
+    ));
+    project.write(
+        "tests/test_sum.py",
+        concat!(
+            "import os\n",
+            "\n",
+            "\n",
+            "def test_adds():\n",
+            "    assert 1 + 1 == 2\n",
+            "\n",
+            "\n",
+            "def test_env_sum():\n",
+            "    assert 1 + 2 == int(os.environ['WANT']), 'sum differs in this environment'\n",
+        ),
+    );
+    let sha = "0123456789abcdef0123456789abcdef01234567";
+    for env in ["py-a", "py-b"] {
+        project
+            .std_cmd()
+            .env("GITHUB_REPOSITORY", "o/r")
+            .env("GITHUB_SHA", sha)
+            .args(["run", "--env", env, "--out", &format!("results/{env}")])
+            .output()
+            .unwrap();
+    }
+    project.merge_into("results", "report.json");
+    let report = project.json("report.json");
+    assert_eq!(report["verdict"], "NOT_VERIFIED");
+    let markdown = project.stdout_of(&["render", "--format", "markdown", "report.json"]);
+    let link =
+        format!("[tests/test_sum.py:9](https://github.com/o/r/blob/{sha}/tests/test_sum.py#L9)");
+    assert!(markdown.contains("Failing tests:"), "{markdown}");
+    assert!(
+        markdown.contains(&format!(
+            "- tests.test_sum › test_env_sum at {link}: AssertionError: sum differs in this environment"
+        )),
+        "{markdown}"
+    );
+    // Only py-b failed.
+    assert_eq!(markdown.matches("Failing tests:").count(), 1, "{markdown}");
+    let junit = project.stdout_of(&["render", "--format", "junit", "report.json"]);
+    assert!(
+        junit.contains("classname=\"py-b.unit.tests.test_sum\""),
+        "{junit}"
+    );
+    assert!(junit.contains("name=\"test_env_sum\""), "{junit}");
+    assert!(junit.contains("sum differs in this environment"), "{junit}");
+    let html = project.stdout_of(&["render", "--format", "html", "report.json"]);
+    assert!(html.contains("<h2>Tests</h2>"), "{html}");
+    assert!(
+        html.contains(&format!(
+            "<a href=\"https://github.com/o/r/blob/{sha}/tests/test_sum.py#L9\">tests/test_sum.py:9</a>"
+        )),
+        "{html}"
+    );
+}

@@ -14,6 +14,7 @@ use std::collections::HashMap;
 use serde_json::{Value, json};
 
 use super::client::{ApiError, GitHub};
+use crate::render::tests_view;
 use crate::render::text::plural;
 use crate::results::{Report, RowResult, Verdict};
 use crate::untrusted::cut;
@@ -163,6 +164,7 @@ pub fn annotations(report: &Report, sites: &HashMap<String, CheckSite>) -> Vec<V
             "message": cut(&message, MESSAGE_LIMIT),
         })
     };
+    let folder = tests_view::manifest_folder(path);
     let mut out = Vec::new();
     for row in report.rows.iter().filter(|r| r.result == RowResult::Fail) {
         let level = if row.required { "failure" } else { "warning" };
@@ -182,6 +184,7 @@ pub fn annotations(report: &Report, sites: &HashMap<String, CheckSite>) -> Vec<V
             format!("{} (optional) failed in {}", row.check, row.environment)
         };
         out.push(annotation(&row.check, level, title, message));
+        test_annotations(row, level, &folder, &mut out, &annotation);
     }
     for missing in &report.missing {
         let level = match site(&missing.check) {
@@ -198,6 +201,48 @@ pub fn annotations(report: &Report, sites: &HashMap<String, CheckSite>) -> Vec<V
         ));
     }
     out
+}
+
+/// The most failing tests of one pair annotated.
+const TESTS_ANNOTATED: usize = 50;
+
+/// One annotation per failing test of a failed pair, at the test's file and line
+/// (relative to the manifest's `folder`), or at the check's manifest line when the
+/// report gave no place.
+fn test_annotations(
+    row: &crate::results::Row,
+    level: &str,
+    folder: &str,
+    out: &mut Vec<Value>,
+    at_manifest: &impl Fn(&str, &str, String, String) -> Value,
+) {
+    for case in tests_view::failing(&row.detail).take(TESTS_ANNOTATED) {
+        let title = format!(
+            "{} failed in {} ({})",
+            tests_view::test_name(case),
+            row.environment,
+            row.check
+        );
+        let mut message = case.message.as_deref().unwrap_or("failed").to_owned();
+        if let Some(output) = &case.output {
+            message.push_str("\n\n");
+            message.push_str(output);
+        }
+        match (&case.file, case.line) {
+            (Some(file), line) if tests_view::is_safe_path(file) => {
+                let line = line.unwrap_or(1).max(1);
+                out.push(json!({
+                    "path": format!("{folder}{file}"),
+                    "start_line": line,
+                    "end_line": line,
+                    "annotation_level": level,
+                    "title": cut(&title, TITLE_LIMIT),
+                    "message": cut(&message, MESSAGE_LIMIT),
+                }));
+            }
+            _ => out.push(at_manifest(&row.check, level, title, message)),
+        }
+    }
 }
 
 /// What publishing the check run did.

@@ -5,10 +5,13 @@ use std::fmt::Write as _;
 
 use super::cell::Cell;
 use super::markdown::{Shape, shapes};
-use super::text::{escape_html, fence_for};
+use super::provenance::blob_base;
+use super::tests_view;
+use super::text::{escape_html, escape_markdown, fence_for};
 use super::view::Tails;
 use super::{Quoted, RenderOptions};
-use crate::results::{Report, RowResult};
+use crate::results::{CheckResult, Report, RowResult, TestOutcome};
+use crate::untrusted::cut;
 
 /// The failure details alone (a check run's text), within `max_bytes`: log tails are
 /// shortened, then dropped, then whole blocks left out with a count of what is missing.
@@ -18,10 +21,11 @@ pub fn failure_details(
     options: &RenderOptions,
     max_bytes: usize,
 ) -> String {
+    let blob = blob_base(report, options);
     let mut out = String::new();
     for shape in shapes(options.tail_lines).into_iter().filter(|s| s.details) {
         out.clear();
-        details(report, tails, shape, &mut out);
+        details(report, tails, shape, blob.as_deref(), &mut out);
         if out.len() <= max_bytes {
             return out;
         }
@@ -45,8 +49,15 @@ pub fn failure_details(
     kept
 }
 
-/// One collapsed block per failed pair, with the log tail in a safe fence.
-pub(super) fn details(report: &Report, tails: &Tails, shape: Shape, out: &mut String) {
+/// One collapsed block per failed pair: its failing tests (from the runner's report,
+/// linked under `blob`) and the log tail in a safe fence.
+pub(super) fn details(
+    report: &Report,
+    tails: &Tails,
+    shape: Shape,
+    blob: Option<&str>,
+    out: &mut String,
+) {
     let failed = report
         .rows
         .iter()
@@ -66,19 +77,62 @@ pub(super) fn details(report: &Report, tails: &Tails, shape: Shape, out: &mut St
         );
         let _ = writeln!(out, "- duration: {} ms", d.duration_ms);
         let _ = writeln!(out, "- attempts: {}", d.attempts);
-        if let Some(counts) = &d.test_counts {
-            let _ = writeln!(
-                out,
-                "- tests: {} passed, {} failed, {} skipped ({})",
-                counts.passed, counts.failed, counts.skipped, counts.runner
-            );
+        if let Some(line) = tests_view::counts_line(d) {
+            let _ = writeln!(out, "- tests: {}", escape_markdown(&line));
         }
+        // Fewer tests listed once the tails had to go.
+        let listed = if shape.tail_lines > 0 {
+            tests_view::FAILING_LISTED
+        } else {
+            3
+        };
+        failing_tests(d, listed, blob, out);
         if let Some(log) = log.filter(|_| shape.tail_lines > 0) {
             let log = last_lines(log, shape.tail_lines);
             let fence = fence_for(log);
             let _ = writeln!(out, "\n{fence}text\n{log}\n{fence}");
         }
         out.push_str("\n</details>\n\n");
+    }
+}
+
+/// The first `listed` failing tests of a pair, each with its place and message, and a
+/// count of the rest.
+fn failing_tests(d: &CheckResult, listed: usize, blob: Option<&str>, out: &mut String) {
+    let total = tests_view::failing_count(d);
+    if total == 0 {
+        return;
+    }
+    let _ = writeln!(out, "\nFailing tests:\n");
+    let mut shown = 0;
+    for case in tests_view::failing(d).take(listed) {
+        shown += 1;
+        let mut line = format!("- {}", escape_markdown(&tests_view::test_name(case)));
+        if case.outcome == TestOutcome::Error {
+            line.push_str(" (error)");
+        }
+        match tests_view::place(case, blob) {
+            Some((label, Some(url))) => {
+                let _ = write!(line, " at [{}]({url})", escape_markdown(&label));
+            }
+            Some((label, None)) => {
+                let _ = write!(line, " at {}", escape_markdown(&label));
+            }
+            None => {}
+        }
+        let message = tests_view::first_line(case);
+        if !message.is_empty() {
+            let _ = write!(line, ": {}", escape_markdown(&cut(message, 200)));
+        }
+        let _ = writeln!(out, "{line}");
+    }
+    let rest = total.saturating_sub(shown);
+    if rest > 0 {
+        let _ = writeln!(
+            out,
+            "- … and {rest} more failing {}: see the full report",
+            if rest == 1 { "test" } else { "tests" }
+        );
     }
 }
 

@@ -7,10 +7,11 @@ use std::fmt::Write as _;
 use rustc_hash::FxHashMap;
 
 use super::cell::{self, Cell};
+use super::tests_view;
 use super::text::escape_html as esc;
 use super::view::Tails;
 use super::{Quoted, RenderOptions};
-use crate::results::{Report, Row, RowResult, Verdict};
+use crate::results::{Report, Row, RowResult, TestOutcome, TestResult, Verdict};
 
 const STYLE: &str = "\
 body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;margin:2rem;color:#1f2328;max-width:80rem}
@@ -34,6 +35,12 @@ summary{cursor:pointer;font-weight:600}
 details.check-pass{border-left:6px solid #1a7f37}
 details.check-fail{border-left:6px solid #cf222e}
 .folded{background:#ddf4ff;padding:.6rem 1rem;border-radius:6px}
+details.outcome{border:none;padding:.1rem .4rem}
+ul.tests{margin:.3rem 0;padding-left:1.2rem}
+li.test-failed,li.test-error{color:#a40e26}
+li.test-flaky{color:#7d4e00}
+li.test-skipped{color:#59636e}
+.ms{color:#59636e;font-size:.85em}
 pre{background:#f6f8fa;padding:.6rem;overflow-x:auto;white-space:pre-wrap}
 code{font-family:ui-monospace,SFMono-Regular,Menlo,monospace}
 ";
@@ -50,18 +57,25 @@ pub fn render(report: &Quoted, options: &RenderOptions) -> String {
     if report.rows.len() + report.missing.len() > FOLD_ABOVE_PAIRS {
         folded(report, options, FOLDED_PAGE_LIMIT)
     } else {
-        full(report, &Tails::load(report, options, Tails::LONG))
+        let blob = super::provenance::blob_base(report, options);
+        full(
+            report,
+            &Tails::load(report, options, Tails::LONG),
+            blob.as_deref(),
+        )
     }
 }
 
-/// The page of a small report: the grid, every executed pair, every failure's log.
-fn full(report: &Quoted, tails: &Tails) -> String {
+/// The page of a small report: the grid, every executed pair, every failure's log and
+/// failing tests, and the tests of every pair with a runner report.
+fn full(report: &Quoted, tails: &Tails, blob: Option<&str>) -> String {
     let mut out = String::new();
     head(report, &mut out, usize::MAX);
     grid(report, &mut out);
     pairs(report, &mut out);
     blocked_and_manual(report, &mut out);
-    failures(report, tails, &mut out);
+    failures(report, tails, blob, &mut out);
+    tests(report, blob, &mut out);
     out.push_str("</body>\n</html>\n");
     out
 }
@@ -260,7 +274,7 @@ fn manual(report: &Report, out: &mut String) {
     }
 }
 
-fn failures(report: &Quoted, tails: &Tails, out: &mut String) {
+fn failures(report: &Quoted, tails: &Tails, blob: Option<&str>, out: &mut String) {
     let failed: Vec<_> = report
         .rows
         .iter()
@@ -272,12 +286,13 @@ fn failures(report: &Quoted, tails: &Tails, out: &mut String) {
     }
     out.push_str("<h2>Failures</h2>\n");
     for (index, row) in failed {
-        failure(row, tails.of(index), out);
+        failure(row, tails.of(index), blob, out);
     }
 }
 
-/// One failed pair's block: its summary, exit code, test counts and log tail.
-fn failure(row: &Row, log: Option<&str>, out: &mut String) {
+/// One failed pair's block: its summary, exit code, test counts, failing tests and log
+/// tail.
+fn failure(row: &Row, log: Option<&str>, blob: Option<&str>, out: &mut String) {
     let d = &row.detail;
     let (symbol, optional) = Cell::failure_mark(row);
     let _ = writeln!(
@@ -290,15 +305,20 @@ fn failure(row: &Row, log: Option<&str>, out: &mut String) {
         d.duration_ms,
         d.attempts
     );
-    if let Some(counts) = &d.test_counts {
-        let _ = writeln!(
-            out,
-            "<p>Tests: {} passed, {} failed, {} skipped ({}).</p>",
-            counts.passed,
-            counts.failed,
-            counts.skipped,
-            esc(&counts.runner)
-        );
+    if let Some(line) = tests_view::counts_line(d) {
+        let _ = writeln!(out, "<p>Tests: {}.</p>", esc(&line));
+    }
+    let failing: Vec<_> = tests_view::failing(d).take(FAILING_SHOWN).collect();
+    if !failing.is_empty() {
+        out.push_str("<ul class=\"tests\">\n");
+        for case in failing {
+            test_item(case, blob, true, out);
+        }
+        let rest = tests_view::failing_count(d).saturating_sub(FAILING_SHOWN as u64);
+        if rest > 0 {
+            let _ = writeln!(out, "<li>… and {rest} more failing tests (see below)</li>");
+        }
+        out.push_str("</ul>\n");
     }
     match log {
         Some(log) => {
@@ -307,6 +327,127 @@ fn failure(row: &Row, log: Option<&str>, out: &mut String) {
         None => out.push_str("<p>No log output available.</p>\n"),
     }
     out.push_str("</details>\n");
+}
+
+/// Failing tests shown, with their output, in a failure's block.
+const FAILING_SHOWN: usize = 20;
+/// Tests listed per outcome of a pair.
+const LISTED_PER_OUTCOME: usize = 1_000;
+/// Tests listed on the whole page; past it, pairs show their counts only.
+const LISTED_ON_PAGE: usize = 20_000;
+
+/// One test as a list item: its outcome, name, place (linked under `blob`), message,
+/// and with `output` what it printed.
+fn test_item(case: &TestResult, blob: Option<&str>, output: bool, out: &mut String) {
+    let _ = write!(
+        out,
+        "<li class=\"test-{}\"><code>{}</code>",
+        case.outcome.as_str(),
+        esc(&tests_view::test_name(case))
+    );
+    if case.outcome == TestOutcome::Error {
+        out.push_str(" (error)");
+    }
+    match tests_view::place(case, blob) {
+        Some((label, Some(url))) => {
+            let _ = write!(out, " at <a href=\"{}\">{}</a>", esc(&url), esc(&label));
+        }
+        Some((label, None)) => {
+            let _ = write!(out, " at {}", esc(&label));
+        }
+        None => {}
+    }
+    if let Some(ms) = case.duration_ms {
+        let _ = write!(out, " <span class=\"ms\">{ms} ms</span>");
+    }
+    let message = tests_view::first_line(case);
+    if !message.is_empty() {
+        let _ = write!(out, ": {}", esc(message));
+    }
+    if output && let Some(text) = &case.output {
+        let _ = write!(out, "<pre><code>{}</code></pre>", esc(text));
+    }
+    out.push_str("</li>\n");
+}
+
+/// Every pair with a runner report: its tests by outcome, failures first and open,
+/// the rest folded (`<details>`, no script), within the page's bounds.
+fn tests(report: &Quoted, blob: Option<&str>, out: &mut String) {
+    let with_tests: Vec<&Row> = report
+        .rows
+        .iter()
+        .filter(|r| r.detail.tests.is_some())
+        .collect();
+    if with_tests.is_empty() {
+        return;
+    }
+    out.push_str("<h2>Tests</h2>\n");
+    let mut room = LISTED_ON_PAGE;
+    for row in with_tests {
+        let d = &row.detail;
+        let Some(report_tests) = &d.tests else {
+            continue;
+        };
+        let counts = tests_view::counts_line(d).unwrap_or_default();
+        let class = if row.result == RowResult::Pass {
+            "check-pass"
+        } else {
+            "check-fail"
+        };
+        let _ = writeln!(
+            out,
+            "<details class=\"{class}\"><summary>{} in {}: {}</summary>",
+            esc(&row.check),
+            esc(&row.environment),
+            esc(&counts)
+        );
+        for (outcomes, title, open) in [
+            (
+                &[TestOutcome::Failed, TestOutcome::Error][..],
+                "Failed",
+                true,
+            ),
+            (&[TestOutcome::Flaky][..], "Flaky", false),
+            (&[TestOutcome::Skipped][..], "Skipped", false),
+            (&[TestOutcome::Passed][..], "Passed", false),
+        ] {
+            let cases: Vec<&TestResult> = report_tests
+                .cases
+                .iter()
+                .filter(|c| outcomes.contains(&c.outcome))
+                .collect();
+            if cases.is_empty() {
+                continue;
+            }
+            let _ = writeln!(
+                out,
+                "<details class=\"outcome\"{}><summary>{title} ({})</summary>\n<ul class=\"tests\">",
+                if open { " open" } else { "" },
+                cases.len()
+            );
+            let shown = cases.len().min(LISTED_PER_OUTCOME).min(room);
+            for case in &cases[..shown] {
+                test_item(case, blob, false, out);
+            }
+            room -= shown;
+            if shown < cases.len() {
+                let _ = writeln!(
+                    out,
+                    "<li>… and {} more: the JSON report lists every test</li>",
+                    cases.len() - shown
+                );
+            }
+            out.push_str("</ul>\n</details>\n");
+        }
+        if report_tests.left_out > 0 {
+            let _ = writeln!(
+                out,
+                "<p>{} more tests were counted but not listed in the result.</p>",
+                report_tests.left_out
+            );
+        }
+        out.push_str("</details>\n");
+    }
 }
 
 /// The page of a report too large to show whole (GitHub's largest matrix has 256,000
@@ -334,6 +475,7 @@ pub fn folded(report: &Quoted, options: &RenderOptions, limit: usize) -> String 
         report.rows.len() + report.missing.len(),
         limit / (1024 * 1024)
     );
+    let blob = super::provenance::blob_base(report, options);
     // Required failures first, then the optional ones.
     let failed: Vec<usize> = (0..report.rows.len())
         .filter(|&i| report.rows[i].result == RowResult::Fail && report.rows[i].required)
@@ -351,7 +493,7 @@ pub fn folded(report: &Quoted, options: &RenderOptions, limit: usize) -> String 
             }
             let row = &report.rows[index];
             let tail = report.log_tail(options, &row.detail, Tails::LONG);
-            failure(row, tail.as_deref(), &mut out);
+            failure(row, tail.as_deref(), blob.as_deref(), &mut out);
             shown += 1;
         }
         if shown < failed.len() {

@@ -1,14 +1,15 @@
 //! JUnit XML (docs/formats.md §7): one `<testsuite>` per environment, one `<testcase>` per
-//! check with `classname` = the environment; written by `quick-junit`, the serializer
-//! cargo-nextest uses.
+//! check with `classname` = the environment, and one per test of a check's runner
+//! report (`classname` = `environment.check.suite`); written by `quick-junit`, the
+//! serializer cargo-nextest uses.
 
 use std::time::Duration;
 
-use quick_junit::{NonSuccessKind, Property, TestCase, TestCaseStatus, TestSuite};
+use quick_junit::{NonSuccessKind, Property, TestCase, TestCaseStatus, TestRerun, TestSuite};
 
 use super::Quoted;
 use super::view::Tails;
-use crate::results::{MissingKind, Row, RowResult};
+use crate::results::{MissingKind, Row, RowResult, TestOutcome};
 
 /// An executed pair: a success, or a failure with its summary, exit code and log tail.
 fn row_status(row: &Row, log: Option<&str>) -> TestCaseStatus {
@@ -30,6 +31,64 @@ fn row_status(row: &Row, log: Option<&str>) -> TestCaseStatus {
             status.set_description(text);
             status
         }
+    }
+}
+
+/// The tests of a pair's runner report, each a test case of its own: `classname` is
+/// `environment.check` and the test's suite, so consumers group them by both.
+fn add_tests(suite: &mut TestSuite, row: &Row, env: &str) {
+    let Some(tests) = &row.detail.tests else {
+        return;
+    };
+    for test in &tests.cases {
+        let status = match test.outcome {
+            TestOutcome::Passed => TestCaseStatus::success(),
+            TestOutcome::Skipped => TestCaseStatus::skipped(),
+            TestOutcome::Flaky => {
+                let mut status = TestCaseStatus::success();
+                let mut rerun = TestRerun::new(NonSuccessKind::Failure);
+                if let Some(message) = &test.message {
+                    rerun.set_message(message.as_str());
+                }
+                status.add_rerun(rerun);
+                status
+            }
+            TestOutcome::Failed | TestOutcome::Error => {
+                let kind = if test.outcome == TestOutcome::Failed {
+                    NonSuccessKind::Failure
+                } else {
+                    NonSuccessKind::Error
+                };
+                let mut status = TestCaseStatus::non_success(kind);
+                if let Some(message) = &test.message {
+                    status.set_message(message.as_str());
+                }
+                let mut text = String::new();
+                if let Some(file) = &test.file {
+                    text.push_str(file);
+                    if let Some(line) = test.line {
+                        text.push_str(&format!(":{line}"));
+                    }
+                    text.push('\n');
+                }
+                text.push_str(test.output.as_deref().unwrap_or_default());
+                if !text.is_empty() {
+                    status.set_description(text);
+                }
+                status
+            }
+        };
+        let mut case = TestCase::new(test.name.as_str(), status);
+        let classname = if test.suite.is_empty() {
+            format!("{env}.{}", row.check)
+        } else {
+            format!("{env}.{}.{}", row.check, test.suite)
+        };
+        case.set_classname(classname);
+        if let Some(ms) = test.duration_ms {
+            case.set_time(Duration::from_millis(ms));
+        }
+        suite.add_test_case(case);
     }
 }
 
@@ -74,6 +133,7 @@ pub fn render(report: &Quoted, tails: &Tails) -> String {
             case.set_classname(env.as_str());
             case.set_time(Duration::from_millis(d.duration_ms));
             suite.add_test_case(case);
+            add_tests(&mut suite, row, env.as_str());
         }
         for &index in &missing_in[e] {
             let missing = &report.missing[index];

@@ -11,6 +11,7 @@ use std::fmt::Write as _;
 use super::cell::{self, Cell};
 use super::details::details;
 pub use super::provenance::provenance;
+use super::tests_view;
 use super::text::{escape_markdown, plural};
 use super::view::Tails;
 use super::{Quoted, RenderError, RenderOptions};
@@ -172,7 +173,14 @@ fn render_shape(report: &Report, options: &RenderOptions, tails: &Tails, shape: 
     manifest_section(report, shape, &mut out);
     manual(report, &mut out);
     if shape.details {
-        details(report, tails, shape, &mut out);
+        flaky_tests(report, &mut out);
+        details(
+            report,
+            tails,
+            shape,
+            super::provenance::blob_base(report, options).as_deref(),
+            &mut out,
+        );
     }
     out
 }
@@ -282,6 +290,39 @@ fn reruns(report: &Report, out: &mut String) {
         out,
         "Re-run: the results of {} come from a re-run.\n",
         list.join(", ")
+    );
+}
+
+/// The pairs that passed with flaky tests (failed, then passed on a rerun), named.
+fn flaky_tests(report: &Report, out: &mut String) {
+    const LISTED: usize = 5;
+    let mut lines = Vec::new();
+    for row in &report.rows {
+        let names: Vec<String> = tests_view::flaky(&row.detail)
+            .map(|c| escape_markdown(&tests_view::test_name(c)))
+            .collect();
+        if names.is_empty() {
+            continue;
+        }
+        let more = names.len().saturating_sub(LISTED);
+        let mut line = format!(
+            "- {} in {}: {}",
+            row.check,
+            row.environment,
+            names[..names.len().min(LISTED)].join(", ")
+        );
+        if more > 0 {
+            let _ = write!(line, " and {more} more");
+        }
+        lines.push(line);
+    }
+    if lines.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "Flaky tests (failed, then passed on a rerun):\n\n{}\n",
+        lines.join("\n")
     );
 }
 

@@ -13,6 +13,7 @@ pub mod quoted;
 pub mod signal;
 pub mod steps;
 pub mod table;
+pub mod tests_view;
 pub mod text;
 pub mod validate_signal;
 pub mod view;

@@ -50,6 +50,26 @@ pub fn provenance(report: &Report, options: &RenderOptions) -> Option<String> {
     Some(line)
 }
 
+/// Where files of the verified commit are shown: `{web}/{repo}/blob/{commit}/` and the
+/// manifest's folder (test failure locations are relative to it); `None` when the
+/// repository or commit is not known or not safe to link.
+pub fn blob_base(report: &Report, options: &RenderOptions) -> Option<String> {
+    let source = &report.source;
+    let commit = source.commit.as_deref().filter(|c| is_commit(c))?;
+    let repository = source
+        .repository
+        .as_deref()
+        .filter(|r| is_linkable_repository(r))?;
+    let web = options
+        .web
+        .as_deref()
+        .unwrap_or("https://github.com")
+        .trim_end_matches('/');
+    let folder = super::tests_view::manifest_folder(&report.manifest.path);
+    let base = format!("{web}/{repository}/blob/{commit}/{folder}");
+    is_link_safe(&base).then_some(base)
+}
+
 /// A commit id, full or abbreviated: 7 to 64 hex digits.
 pub fn is_commit(text: &str) -> bool {
     (7..=64).contains(&text.len()) && text.bytes().all(|b| b.is_ascii_hexdigit())
@@ -63,7 +83,7 @@ fn is_linkable_repository(text: &str) -> bool {
 }
 
 /// A URL that can stand in a markdown link without ending it early.
-fn is_link_safe(url: &str) -> bool {
+pub fn is_link_safe(url: &str) -> bool {
     (url.starts_with("https://") || url.starts_with("http://"))
         && url.len() <= 2000
         && !url.chars().any(|c| {

@@ -150,6 +150,24 @@ fn quote_rows(rows: &mut [crate::results::Row], quoter: &Quoter) {
         if let Some(counts) = &mut d.test_counts {
             quoter.quote_in_place(&mut counts.runner);
         }
+        // The runner's report: test names, failure messages and output all come
+        // from the pull request's tests.
+        if let Some(tests) = &mut d.tests {
+            quoter.quote_in_place(&mut tests.format);
+            for file in &mut tests.files {
+                quoter.quote_in_place(file);
+            }
+            if let Some(counts) = &mut tests.log_counts {
+                quoter.quote_in_place(&mut counts.runner);
+            }
+            for case in &mut tests.cases {
+                quoter.quote_in_place(&mut case.suite);
+                quoter.quote_in_place(&mut case.name);
+                quoter.quote_option_in_place(&mut case.message);
+                quoter.quote_option_in_place(&mut case.output);
+                quoter.quote_option_in_place(&mut case.file);
+            }
+        }
         // A group's items, nested groups within (as deep as the JSON reader let
         // them be).
         ItemResult::visit_mut(&mut d.items, "", &mut |item, _| {

@@ -173,11 +173,21 @@ pub fn audit_passed(report: &Quoted, info: &SignalInfo) -> Result<String, Render
     Ok(out)
 }
 
-/// What a check's rows show, grouped by environment: "42 tests passed in linux, macos".
+/// What a check's rows show, grouped by environment: "42 tests passed in linux, macos",
+/// "40 tests passed (1 flaky) (junit report) in windows".
 fn evidence(rows: &[&Row]) -> String {
     let mut groups: Vec<(String, Vec<&str>)> = Vec::new();
     for row in rows {
         let what = match (&row.detail.test_counts, row.result) {
+            // From the runner's report: its counts, and the flaky tests among them.
+            (Some(c), RowResult::Pass) if row.detail.tests.is_some() => {
+                let flaky = if c.flaky > 0 {
+                    format!(" ({} flaky)", c.flaky)
+                } else {
+                    String::new()
+                };
+                format!("{} tests passed{flaky} ({} report)", c.passed, c.runner)
+            }
             (Some(c), RowResult::Pass) => format!("{} tests passed", c.passed),
             (_, RowResult::Pass) => format!("exit {}", row.exit_code),
             (_, RowResult::Fail) => format!("failed with exit {}", row.exit_code),

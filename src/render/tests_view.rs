@@ -1,0 +1,119 @@
+//! What renderers show of a pair's tests from the runner's report: the failing ones
+//! first, each with its place in the code (linked to the verified commit when it can
+//! be), the flaky ones, and the counts (both sides when the log's differ).
+
+use super::provenance::is_link_safe;
+use crate::results::{CheckResult, TestCounts, TestOutcome, TestResult};
+
+/// How many failing tests a pair lists before "… and N more".
+pub const FAILING_LISTED: usize = 10;
+
+/// A test's failures: failed and errored tests, in report order.
+pub fn failing(d: &CheckResult) -> impl Iterator<Item = &TestResult> {
+    d.tests
+        .iter()
+        .flat_map(|t| t.cases.iter())
+        .filter(|c| c.outcome.is_failure())
+}
+
+/// How many tests failed (from the counts, which include those left out of the list).
+pub fn failing_count(d: &CheckResult) -> u64 {
+    d.tests
+        .as_ref()
+        .and(d.test_counts.as_ref())
+        .map_or(0, |c| c.failed)
+}
+
+/// The flaky tests of a pair.
+pub fn flaky(d: &CheckResult) -> impl Iterator<Item = &TestResult> {
+    d.tests
+        .iter()
+        .flat_map(|t| t.cases.iter())
+        .filter(|c| c.outcome == TestOutcome::Flaky)
+}
+
+/// A test as people name it: `suite › name`, or the name alone.
+pub fn test_name(case: &TestResult) -> String {
+    if case.suite.is_empty() || case.name.starts_with(case.suite.as_str()) {
+        case.name.to_string()
+    } else {
+        format!("{} › {}", case.suite, case.name)
+    }
+}
+
+/// `file:line` of a failure, and its link under `blob` (the verified commit's files,
+/// from [`super::provenance::blob_base`]) when the path is safe to link.
+pub fn place(case: &TestResult, blob: Option<&str>) -> Option<(String, Option<String>)> {
+    let file = case.file.as_deref()?;
+    let label = match case.line {
+        Some(line) => format!("{file}:{line}"),
+        None => file.to_owned(),
+    };
+    let link = blob
+        .filter(|_| is_safe_path(file))
+        .map(|base| {
+            let anchor = case.line.map_or(String::new(), |l| format!("#L{l}"));
+            format!("{base}{file}{anchor}")
+        })
+        .filter(|url| is_link_safe(url));
+    Some((label, link))
+}
+
+/// A repository path that can be put in a URL (or an annotation) as it is.
+pub fn is_safe_path(path: &str) -> bool {
+    !path.is_empty()
+        && path.len() <= 500
+        && path
+            .split('/')
+            .all(|part| !part.is_empty() && part != "." && part != "..")
+        && path
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'/' | b'.' | b'_' | b'-' | b'+'))
+}
+
+/// The first line of a failure's message.
+pub fn first_line(case: &TestResult) -> &str {
+    case.message
+        .as_deref()
+        .and_then(|m| m.lines().find(|l| !l.trim().is_empty()))
+        .map_or("", str::trim)
+}
+
+/// `118 passed (1 flaky), 2 failed, 1 skipped`.
+pub fn describe(counts: &TestCounts) -> String {
+    let flaky = if counts.flaky > 0 {
+        format!(" ({} flaky)", counts.flaky)
+    } else {
+        String::new()
+    };
+    format!(
+        "{} passed{flaky}, {} failed, {} skipped",
+        counts.passed, counts.failed, counts.skipped
+    )
+}
+
+/// The counts line of a pair: the winning counts and where they came from, and the
+/// log's beside them when a report's won and the log said otherwise.
+pub fn counts_line(d: &CheckResult) -> Option<String> {
+    let counts = d.test_counts.as_ref()?;
+    let mut line = format!("{} ({})", describe(counts), counts.runner);
+    let log = d.tests.as_ref().and_then(|t| t.log_counts.as_ref());
+    if let Some(log) = log.filter(|log| {
+        (log.passed, log.failed, log.skipped) != (counts.passed, counts.failed, counts.skipped)
+    }) {
+        line.push_str(&format!(
+            "; the log ({}) said {}",
+            log.runner,
+            describe(log)
+        ));
+    }
+    Some(line)
+}
+
+/// The folder of the manifest at `manifest_path` (`sub/` for `sub/verify-matrix.yml`,
+/// empty at the root): failure locations are relative to it.
+pub fn manifest_folder(manifest_path: &str) -> String {
+    manifest_path
+        .rsplit_once('/')
+        .map_or(String::new(), |(dir, _)| format!("{dir}/"))
+}
