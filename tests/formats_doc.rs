@@ -65,7 +65,8 @@ fn top_fields(value: &Value) -> BTreeSet<String> {
     value.as_object().unwrap().keys().cloned().collect()
 }
 
-/// Every part of a report: a test gate with counts and a name, a disagreement (unit
+/// Every part of a report: a test gate with counts and a name, one with a runner report
+/// (a flaky test, a failed one with its place), a disagreement (unit
 /// passes in linux, fails in windows), an optional failure, an environment that never
 /// reported (macos), a manual item, a group with a manual and a nested item; the partial
 /// results carry their attempt.
@@ -77,6 +78,10 @@ checks:
     test: 'printf \"running 3 tests\\ntest result: ok. 3 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.00s\\n\"; test $VERIFY_MATRIX_ENV != windows'
   - { id: lint, run: 'exit 3', required: false, environment: linux }
   - { id: login_works, assert: 'the login page answers 200' }
+  - id: junit
+    environment: linux
+    test: printf '<testsuite name=\"s\"><testcase classname=\"t\" name=\"a\" time=\"0.1\"><flakyFailure message=\"once\"/></testcase><testcase classname=\"t\" name=\"b\"><failure message=\"no\">t.py:1</failure></testcase></testsuite>' > r.xml && echo x > t.py
+    reports: r.xml
   - id: done
     environment: linux
     all-of:

@@ -423,3 +423,48 @@ fn two_environments_merge_and_render_the_failing_tests() {
         "{html}"
     );
 }
+
+#[test]
+fn the_tests_command_reads_reports_as_a_check_does() {
+    let dir = fixtures().join("nextest");
+    let out = common::std_bin()
+        .args(["tests", "--cwd"])
+        .arg(&dir)
+        .arg("junit.xml")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "a failed test: exit 1");
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        concat!(
+            "junit (junit.xml, 1 file): 3 passed (1 flaky), 1 failed, 0 skipped\n",
+            "  ✗ sample › tests::subtract_is_wrong at src/lib.rs:21: thread 'tests::subtract_is_wrong' (5950) panicked at src/lib.rs:21:9\n",
+            "  ~ sample › tests::passes_second_time (flaky: failed, then passed)\n",
+        )
+    );
+    let out = common::std_bin()
+        .args(["tests", "--format", "json", "--cwd"])
+        .arg(fixtures().join("vitest"))
+        .arg("*.xml")
+        .output()
+        .unwrap();
+    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["test_counts"]["failed"], 1);
+    assert_eq!(json["tests"]["cases"].as_array().unwrap().len(), 5);
+    let out = common::std_bin()
+        .args(["tests", "--cwd"])
+        .arg(&dir)
+        .arg("nothing-*.xml")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(4));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("`nothing-*.xml` matched no file"),
+        "{out:?}"
+    );
+    let out = common::std_bin()
+        .args(["tests", "../up.xml"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}

@@ -177,6 +177,32 @@ pub(crate) enum Command {
     Init(InitArgs),
     /// Print the manifest's JSON Schema (for editors' YAML language servers)
     Schema,
+    /// Read runner test reports (JUnit XML, CTRF JSON, `go test -json`) as `reports:`
+    /// does, and say which tests ran, failed and where
+    Tests(TestsArgs),
+}
+
+/// `tests`.
+#[derive(Debug, Args)]
+pub(crate) struct TestsArgs {
+    /// Report files or globs, relative to --cwd
+    #[arg(value_name = "REPORT", required = true)]
+    pub reports: Vec<String>,
+    /// The folder the patterns and the failures' files are relative to
+    #[arg(long, value_name = "DIR", default_value = ".")]
+    pub cwd: PathBuf,
+    /// What to print
+    #[arg(long, value_enum, default_value = "table")]
+    pub format: TestsFormat,
+}
+
+/// `tests --format`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum TestsFormat {
+    // The counts and the failing tests, for people.
+    Table,
+    // The counts and every test, as a result's `test_counts` and `tests` give them.
+    Json,
 }
 
 /// `hook`.

@@ -288,6 +288,26 @@ pub struct Check {
     pub line: Option<usize>,
 }
 
+/// Whether `pattern` can name report files: relative, inside the check's folder, a
+/// valid glob.
+pub fn report_pattern_problem(pattern: &str) -> Result<(), String> {
+    if pattern.trim().is_empty() {
+        return Err("it is empty".to_owned());
+    }
+    let path = std::path::Path::new(pattern);
+    if path.is_absolute() || pattern.starts_with('/') || pattern.starts_with('\\') {
+        return Err("it is absolute; give a path relative to the check's folder".to_owned());
+    }
+    if path
+        .components()
+        .any(|c| c == std::path::Component::ParentDir)
+    {
+        return Err("`..` leaves the check's folder; reports are read inside it".to_owned());
+    }
+    globset::Glob::new(pattern).map_err(|e| format!("not a valid glob: {}", e.kind()))?;
+    Ok(())
+}
+
 /// The per-check timeout when neither the check nor `defaults` sets one.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30 * 60);
 /// The SIGTERM → SIGKILL grace when none is set.

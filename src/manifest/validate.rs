@@ -7,6 +7,7 @@ use super::diagnostic::{Diagnostic, did_you_mean};
 use super::model::{
     Check, CheckId, CheckKind, DEFAULT_GRACE, DEFAULT_TIMEOUT, Defaults, Detect, EnvName, EnvScope,
     Environment, ExpectExit, Gate, Hook, MAX_NAME_CHARS, Policy, Shell, TestSpec, is_valid_name,
+    report_pattern_problem,
 };
 use super::parse::Parsed;
 use super::raw::{

@@ -216,7 +216,7 @@ pub struct TestReport {
     /// Every test, in report order (up to a bound: see `left_out`).
     pub cases: Vec<TestResult>,
     /// Tests counted but not listed, past the bound on listed tests.
-    #[serde(default, skip_serializing_if = "is_zero")]
+    #[serde(default)]
     pub left_out: u64,
 }
 

@@ -12,6 +12,7 @@ mod render;
 mod report;
 mod run;
 mod schema;
+mod tests;
 mod validate_signal;
 
 use super::Error;
@@ -90,6 +91,7 @@ pub(crate) fn dispatch(cli: Cli) -> Result<i32, Error> {
             init::run(&settings, &args)
         }
         Some(Command::Schema) => schema::run(),
+        Some(Command::Tests(args)) => tests::run(&args),
         None => run::run(&Settings::new(&global), &cli.run, RunFormat::Table),
     }
 }

@@ -205,7 +205,7 @@ impl Validator<'_> {
             } else {
                 path.to_owned()
             };
-            if let Err(reason) = crate::run::reports::check_pattern(pattern) {
+            if let Err(reason) = report_pattern_problem(pattern) {
                 self.error(&at, format!("report pattern `{pattern}`: {reason}"));
             }
         }

@@ -16,7 +16,7 @@ mod junit;
 mod locate;
 
 use std::io::BufRead;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
 use compact_str::CompactString;
@@ -89,22 +89,7 @@ pub fn counts_disagree(log: &TestCounts, report: &TestCounts) -> bool {
     log.failed != report.failed || (ran(log) != ran(report) && total(log) != total(report))
 }
 
-/// Whether `pattern` can name report files: relative, inside the check's folder, a
-/// valid glob.
-pub fn check_pattern(pattern: &str) -> Result<(), String> {
-    if pattern.trim().is_empty() {
-        return Err("it is empty".to_owned());
-    }
-    let path = Path::new(pattern);
-    if path.is_absolute() || pattern.starts_with('/') || pattern.starts_with('\\') {
-        return Err("it is absolute; give a path relative to the check's folder".to_owned());
-    }
-    if path.components().any(|c| c == Component::ParentDir) {
-        return Err("`..` leaves the check's folder; reports are read inside it".to_owned());
-    }
-    Glob::new(pattern).map_err(|e| format!("not a valid glob: {}", e.kind()))?;
-    Ok(())
-}
+pub use crate::manifest::report_pattern_problem as check_pattern;
 
 /// Where to look, and since when.
 #[derive(Debug, Clone)]

@@ -1,0 +1,99 @@
+//! `tests`: what runner reports say, read exactly as a check's `reports:` are (the same
+//! formats, bounds and refusals) — to try a report before wiring it into the manifest.
+
+use std::fmt::Write as _;
+use std::time::SystemTime;
+
+use crate::cli::args::{TestsArgs, TestsFormat};
+use crate::cli::{Error, print_stdout};
+use crate::exit_code;
+use crate::render::tests_view;
+use crate::run::reports::{self, Context, Problem};
+use crate::untrusted::Quoter;
+
+/// Reads the reports: exit 0 when no test failed, 1 when some did, 4 when a report is
+/// missing or cannot be read.
+pub(super) fn run(args: &TestsArgs) -> Result<i32, Error> {
+    for pattern in &args.reports {
+        reports::check_pattern(pattern)
+            .map_err(|reason| Error::Usage(format!("report pattern `{pattern}`: {reason}")))?;
+    }
+    let context = Context {
+        cwd: args.cwd.clone(),
+        root: args.cwd.clone(),
+        // No check started: any report, however old, is read.
+        since: SystemTime::UNIX_EPOCH,
+    };
+    let reading = reports::read(&args.reports, &context).map_err(|problem| match problem {
+        Problem::Missing(reason) | Problem::Unreadable(reason) => Error::InvalidInput(reason),
+    })?;
+    let code = if reading.counts.failed > 0 {
+        exit_code::FAILED
+    } else {
+        exit_code::OK
+    };
+    match args.format {
+        TestsFormat::Json => {
+            let mut out = serde_json::to_string(&serde_json::json!({
+                "test_counts": reading.counts,
+                "tests": reading.report,
+            }))
+            .unwrap_or_default();
+            out.push('\n');
+            print_stdout(&out)?;
+        }
+        TestsFormat::Table => print_stdout(&table(&reading))?,
+    }
+    Ok(code)
+}
+
+/// The counts, then each failing and flaky test with its place and message.
+fn table(reading: &reports::Reading) -> String {
+    let quoter = Quoter::default();
+    let report = &reading.report;
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{} ({}, {} file{}): {}",
+        report.format,
+        report
+            .files
+            .iter()
+            .map(|f| quoter.quote(f))
+            .collect::<Vec<_>>()
+            .join(", "),
+        report.files.len(),
+        if report.files.len() == 1 { "" } else { "s" },
+        tests_view::describe(&reading.counts)
+    );
+    for case in report.cases.iter().filter(|c| c.outcome.is_failure()) {
+        let mut line = format!("  ✗ {}", quoter.quote(&tests_view::test_name(case)));
+        if let Some((place, _)) = tests_view::place(case, None) {
+            let _ = write!(line, " at {}", quoter.quote(&place));
+        }
+        let message = tests_view::first_line(case);
+        if !message.is_empty() {
+            let _ = write!(line, ": {}", quoter.quote(message));
+        }
+        let _ = writeln!(out, "{line}");
+    }
+    for case in report
+        .cases
+        .iter()
+        .filter(|c| c.outcome == crate::results::TestOutcome::Flaky)
+    {
+        let _ = writeln!(
+            out,
+            "  ~ {} (flaky: failed, then passed)",
+            quoter.quote(&tests_view::test_name(case))
+        );
+    }
+    if report.left_out > 0 {
+        let _ = writeln!(
+            out,
+            "  ({} more tests counted, not listed)",
+            report.left_out
+        );
+    }
+    out
+}
