@@ -123,3 +123,102 @@ svg.append("</svg>")
 open(out, "w").write("\n".join(svg) + "\n")
 PY
 }
+
+# junit_reports DIR FILES CASES: DIR/junit-NNN.xml, FILES pytest-style JUnit reports of
+# CASES test cases each: 2 % failing with a traceback (about 1 KiB), 1 % skipped, the
+# rest passing; DIR/tests/ holds the test files the tracebacks name.
+junit_reports() {
+    python3 - "$1" "$2" "$3" <<'PY'
+import os, sys
+from xml.sax.saxutils import escape, quoteattr
+root, files, cases = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+os.makedirs(os.path.join(root, "tests"), exist_ok=True)
+for f in range(files):
+    module = f"tests/test_module_{f:03d}.py"
+    with open(os.path.join(root, module), "w") as fh:
+        fh.write("\n" * 200)
+    out = ['<?xml version="1.0" encoding="utf-8"?>',
+           '<testsuites name="pytest tests"><testsuite name="pytest" errors="0" '
+           f'failures="{cases // 50}" skipped="{cases // 100}" tests="{cases}" time="12.5">']
+    for c in range(cases):
+        name = f"test_behaviour_{c:04d}[case-{c % 7}]"
+        head = f'<testcase classname="tests.test_module_{f:03d}" name="{name}" time="0.{c % 1000:03d}"'
+        if c % 50 == 7:
+            line = 10 + c % 150
+            trace = (f"def {name.split('[')[0]}(case):\n"
+                     + "".join(f"    value_{i} = compute(case, {i})\n" for i in range(42))
+                     + f">       assert value_41 == expected(case), \"mismatch in case {c}\"\n"
+                     + "E       AssertionError: mismatch in case {c}\n"
+                     + "E       assert 41 == 42\n"
+                     + "E        +  where 41 = compute('case', 41)\n\n"
+                     + f"{module}:{line}: AssertionError")
+            message = quoteattr(f"AssertionError: mismatch in case {c}\nassert 41 == 42")
+            out.append(f"{head}><failure message={message}>{escape(trace)}</failure></testcase>")
+        elif c % 100 == 3:
+            out.append(f'{head}><skipped type="pytest.skip" message="not on this platform">'
+                       f'{module}:5: not on this platform</skipped></testcase>')
+        else:
+            out.append(f"{head} />")
+    out.append("</testsuite></testsuites>")
+    with open(os.path.join(root, f"junit-{f:03d}.xml"), "w") as fh:
+        fh.write("\n  ".join(out) + "\n")
+PY
+}
+
+# tests_results DIR ENVS TESTS: like wide_results with ENVS environments and 10 checks,
+# one of which (`unit`) carries a runner report of TESTS tests in every environment
+# (2 % failing with a message, an output excerpt and a place; 1 % skipped).
+tests_results() {
+    local dir=$1 envs=$2 tests=$3
+    mkdir -p "$dir"
+    {
+        echo "version: 1"
+        echo "environments:"
+        for e in $(seq -w 1 "$envs"); do echo "  - name: e$e"; done
+        echo "checks:"
+        echo "  - { id: unit, run: 'true' }"
+        for i in $(seq 2 10); do echo "  - { id: c$i, run: 'true' }"; done
+    } >"$dir/verify-matrix.yml"
+    local first
+    first=$(printf "e%0${#envs}d" 1)
+    ( cd "$dir" && "$bin" -q run --env "$first" --out "artifacts/$first" >/dev/null ) || true
+    python3 - "$dir/artifacts" "$first" "$envs" "$tests" <<'PY'
+import json, os, shutil, sys
+root, first, n, tests = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+src = os.path.join(root, first)
+result = json.load(open(os.path.join(src, f"verify-matrix-{first}.json")))
+cases, failed, skipped = [], 0, 0
+for t in range(tests):
+    case = {"suite": f"tests.test_module_{t // 100:03d}", "name": f"test_behaviour_{t:05d}",
+            "outcome": "passed", "duration_ms": t % 37}
+    if t % 50 == 7:
+        failed += 1
+        case.update(outcome="failed", message=f"AssertionError: mismatch in case {t}\nassert 41 == 42",
+                    output="def test(case):\n" + "    value = compute(case)\n" * 12
+                    + f">       assert value == 42\nE       assert 41 == 42\n\ntests/test_module_{t // 100:03d}.py:{t % 150 + 10}: AssertionError",
+                    file=f"tests/test_module_{t // 100:03d}.py", line=t % 150 + 10)
+    elif t % 100 == 3:
+        skipped += 1
+        case["outcome"] = "skipped"
+    cases.append(case)
+unit = result["checks"][0]
+unit["status"] = "FAIL"
+unit["exit_code"] = 1
+unit["gate_type"] = "test"
+unit["test_counts"] = {"passed": tests - failed - skipped, "failed": failed, "skipped": skipped, "runner": "junit"}
+unit["tests_executed"] = tests - skipped
+unit["tests"] = {"format": "junit", "files": ["junit.xml"], "log_counts": None, "cases": cases, "left_out": 0}
+width = len(str(n))
+for i in range(1, n + 1):
+    env = f"e{i:0{width}d}"
+    dst = os.path.join(root, env)
+    if env != first:
+        shutil.copytree(os.path.join(src, "logs", first), os.path.join(dst, "logs", env))
+    result["environment"] = env
+    for check in result["checks"]:
+        check["environment"] = env
+        check["log_path"] = f"logs/{env}/{check['command_id']}.log"
+    with open(os.path.join(dst, f"verify-matrix-{env}.json"), "w") as f:
+        json.dump(result, f, separators=(",", ":"))
+PY
+}

@@ -437,7 +437,7 @@ fn the_tests_command_reads_reports_as_a_check_does() {
     assert_eq!(
         String::from_utf8(out.stdout).unwrap(),
         concat!(
-            "junit (junit.xml, 1 file): 3 passed (1 flaky), 1 failed, 0 skipped\n",
+            "junit (junit.xml): 3 passed (1 flaky), 1 failed, 0 skipped\n",
             "  ✗ sample › tests::subtract_is_wrong at src/lib.rs:21: thread 'tests::subtract_is_wrong' (5950) panicked at src/lib.rs:21:9\n",
             "  ~ sample › tests::passes_second_time (flaky: failed, then passed)\n",
         )

@@ -52,18 +52,24 @@ fn table(reading: &reports::Reading) -> String {
     let quoter = Quoter::default();
     let report = &reading.report;
     let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "{} ({}, {} file{}): {}",
-        report.format,
-        report
-            .files
+    let files = match report.files.as_slice() {
+        [one] => quoter.quote(one),
+        [first, .., last] if report.files.len() > 3 => format!(
+            "{} files: {} … {}",
+            report.files.len(),
+            quoter.quote(first),
+            quoter.quote(last)
+        ),
+        some => some
             .iter()
             .map(|f| quoter.quote(f))
             .collect::<Vec<_>>()
             .join(", "),
-        report.files.len(),
-        if report.files.len() == 1 { "" } else { "s" },
+    };
+    let _ = writeln!(
+        out,
+        "{} ({files}): {}",
+        report.format,
         tests_view::describe(&reading.counts)
     );
     for case in report.cases.iter().filter(|c| c.outcome.is_failure()) {

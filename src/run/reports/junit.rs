@@ -241,16 +241,43 @@ fn open(
             Ok(Target::Nowhere)
         }
         b"testcase" => {
-            let mut new = Case {
-                name: attribute(e, b"name", at)?.unwrap_or_default(),
-                suite: attribute(e, b"classname", at)?
-                    .or(attribute(e, b"class", at)?)
-                    .unwrap_or_default(),
-                file: attribute(e, b"file", at)?,
-                line: attribute(e, b"line", at)?.and_then(|l| l.trim().parse().ok()),
-                duration_ms: attribute(e, b"time", at)?.and_then(|t| seconds_to_ms(&t)),
-                ..Case::default()
-            };
+            let mut new = Case::default();
+            let mut class = None;
+            // One pass over the attributes: a report has a hundred thousand cases.
+            for attr in e.attributes().with_checks(false) {
+                let attr = attr.map_err(|err| {
+                    ReadError::at_offset(format!("malformed attribute: {err}"), at)
+                })?;
+                let key = attr.key.local_name();
+                let key = key.as_ref();
+                if !matches!(
+                    key,
+                    b"name" | b"classname" | b"class" | b"file" | b"line" | b"time"
+                ) {
+                    continue;
+                }
+                let value = attr
+                    .normalized_value(quick_xml::XmlVersion::Implicit1_0)
+                    .map_err(|err| {
+                        ReadError::at_offset(
+                            format!("attribute `{}`: {err}", String::from_utf8_lossy(key)),
+                            at,
+                        )
+                    })?;
+                match key {
+                    b"name" => new.name = value.into_owned(),
+                    b"classname" => new.suite = value.into_owned(),
+                    b"class" => class = Some(value.into_owned()),
+                    b"file" => new.file = Some(value.into_owned()),
+                    b"line" => new.line = value.trim().parse().ok(),
+                    _ => new.duration_ms = seconds_to_ms(&value),
+                }
+            }
+            if new.suite.is_empty()
+                && let Some(class) = class
+            {
+                new.suite = class;
+            }
             if let Some(unfinished) = case.take() {
                 // A case inside a case is not JUnit; the outer one is kept as read.
                 sink.finish(unfinished, suites);

@@ -522,6 +522,10 @@ fn combine(files: &[PathBuf], ctx: &Context, parsed: Vec<Parsed>) -> Reading {
 /// `text` on one line (control characters as spaces), at most `max` characters.
 fn one_line(text: &str, max: usize) -> CompactString {
     let text = text.trim();
+    // Most names: short, no control characters; copied as they are.
+    if text.len() <= max && !text.bytes().any(|b| b.is_ascii_control()) {
+        return CompactString::from(text);
+    }
     let mut out = CompactString::default();
     for (i, c) in text.chars().enumerate() {
         if i == max {
