@@ -1,11 +1,13 @@
 //! JUnit XML (docs/formats.md §7): one `<testsuite>` per environment, one `<testcase>` per
-//! check with `classname` = the environment, and one per test of a check's runner
-//! report (`classname` = `environment.check.suite`); written by `quick-junit`, the
-//! serializer cargo-nextest uses.
+//! check with `classname` = the environment, written by `quick-junit`, the serializer
+//! cargo-nextest uses; and after each environment's suite one per pair with a runner
+//! report, a `<testcase>` per test (`classname` = `environment.check.suite`).
 
 use std::time::Duration;
 
-use quick_junit::{NonSuccessKind, Property, TestCase, TestCaseStatus, TestRerun, TestSuite};
+use std::fmt::Write as _;
+
+use quick_junit::{NonSuccessKind, Property, TestCase, TestCaseStatus, TestSuite};
 
 use super::Quoted;
 use super::view::Tails;
@@ -34,62 +36,105 @@ fn row_status(row: &Row, log: Option<&str>) -> TestCaseStatus {
     }
 }
 
-/// The tests of a pair's runner report, each a test case of its own: `classname` is
-/// `environment.check` and the test's suite, so consumers group them by both.
-fn add_tests(suite: &mut TestSuite, row: &Row, env: &str) {
+/// What a pair's tests add to the totals.
+#[derive(Debug, Default, Clone, Copy)]
+struct Added {
+    tests: usize,
+    failures: usize,
+    errors: usize,
+}
+
+/// The tests of a pair's runner report as a `<testsuite>` of their own (named
+/// `environment.check`), one `<testcase>` per test with `classname` =
+/// `environment.check.suite`, appended to `out`. Written with quick-xml's escaping
+/// rather than quick-junit: the text was cleaned when the report was quoted, and a
+/// million test cases must not each go through an ANSI-stripping pass.
+fn tests_suite(row: &Row, env: &str, out: &mut String) -> Added {
+    use quick_xml::escape::escape;
     let Some(tests) = &row.detail.tests else {
-        return;
+        return Added::default();
     };
+    let mut added = Added::default();
+    let mut skipped = 0;
+    let mut total_ms = 0;
+    let mut cases = String::with_capacity(tests.cases.len() * 96);
+    let prefix = format!("{env}.{}", row.check);
     for test in &tests.cases {
-        let status = match test.outcome {
-            TestOutcome::Passed => TestCaseStatus::success(),
-            TestOutcome::Skipped => TestCaseStatus::skipped(),
+        added.tests += 1;
+        total_ms += test.duration_ms.unwrap_or(0);
+        let classname = if test.suite.is_empty() {
+            escape(prefix.as_str())
+        } else {
+            escape(format!("{prefix}.{}", test.suite)).into_owned().into()
+        };
+        let _ = write!(
+            cases,
+            "        <testcase name=\"{}\" classname=\"{classname}\"",
+            escape(test.name.as_str())
+        );
+        if let Some(ms) = test.duration_ms {
+            let _ = write!(cases, " time=\"{}\"", seconds(ms));
+        }
+        let message = test
+            .message
+            .as_deref()
+            // A line break in an attribute would be read as a space.
+            .map(|m| format!(" message=\"{}\"", escape(m).replace('\n', "&#10;")))
+            .unwrap_or_default();
+        match test.outcome {
+            TestOutcome::Passed => cases.push_str("/>\n"),
+            TestOutcome::Skipped => {
+                skipped += 1;
+                cases.push_str(">\n            <skipped/>\n        </testcase>\n");
+            }
             TestOutcome::Flaky => {
-                let mut status = TestCaseStatus::success();
-                let mut rerun = TestRerun::new(NonSuccessKind::Failure);
-                if let Some(message) = &test.message {
-                    rerun.set_message(message.as_str());
-                }
-                status.add_rerun(rerun);
-                status
+                let _ = write!(
+                    cases,
+                    ">\n            <flakyFailure{message}/>\n        </testcase>\n"
+                );
             }
             TestOutcome::Failed | TestOutcome::Error => {
-                let kind = if test.outcome == TestOutcome::Failed {
-                    NonSuccessKind::Failure
+                let element = if test.outcome == TestOutcome::Failed {
+                    added.failures += 1;
+                    "failure"
                 } else {
-                    NonSuccessKind::Error
+                    added.errors += 1;
+                    "error"
                 };
-                let mut status = TestCaseStatus::non_success(kind);
-                if let Some(message) = &test.message {
-                    status.set_message(message.as_str());
-                }
                 let mut text = String::new();
                 if let Some(file) = &test.file {
                     text.push_str(file);
                     if let Some(line) = test.line {
-                        text.push_str(&format!(":{line}"));
+                        let _ = write!(text, ":{line}");
                     }
                     text.push('\n');
                 }
                 text.push_str(test.output.as_deref().unwrap_or_default());
-                if !text.is_empty() {
-                    status.set_description(text);
-                }
-                status
+                let _ = write!(
+                    cases,
+                    ">\n            <{element}{message}>{}</{element}>\n        </testcase>\n",
+                    escape(text.as_str())
+                );
             }
-        };
-        let mut case = TestCase::new(test.name.as_str(), status);
-        let classname = if test.suite.is_empty() {
-            format!("{env}.{}", row.check)
-        } else {
-            format!("{env}.{}.{}", row.check, test.suite)
-        };
-        case.set_classname(classname);
-        if let Some(ms) = test.duration_ms {
-            case.set_time(Duration::from_millis(ms));
         }
-        suite.add_test_case(case);
     }
+    let _ = writeln!(
+        out,
+        "    <testsuite name=\"{}\" tests=\"{}\" skipped=\"{skipped}\" failures=\"{}\" errors=\"{}\" time=\"{}\">",
+        escape(prefix.as_str()),
+        added.tests,
+        added.failures,
+        added.errors,
+        seconds(total_ms)
+    );
+    out.push_str(&cases);
+    out.push_str("    </testsuite>\n");
+    added
+}
+
+/// Milliseconds as JUnit's seconds (`0.012`).
+fn seconds(ms: u64) -> String {
+    format!("{}.{:03}", ms / 1000, ms % 1000)
 }
 
 /// A pair without a row: skipped when not run, an error otherwise.
@@ -120,6 +165,8 @@ pub fn render(report: &Quoted, tails: &Tails) -> String {
     let mut totals = quick_junit::Report::new("Environment Verification Matrix");
     let mut suites = String::new();
     let (rows_in, missing_in) = pairs_by_environment(report);
+    let mut with_tests = Vec::new();
+    let mut added = Added::default();
     for (e, env) in report.environments.iter().enumerate() {
         let mut suite = TestSuite::new(env.as_str());
         suite.add_property(Property::new("verdict", report.verdict.as_str()));
@@ -133,7 +180,9 @@ pub fn render(report: &Quoted, tails: &Tails) -> String {
             case.set_classname(env.as_str());
             case.set_time(Duration::from_millis(d.duration_ms));
             suite.add_test_case(case);
-            add_tests(&mut suite, row, env.as_str());
+            if row.detail.tests.is_some() {
+                with_tests.push(index);
+            }
         }
         for &index in &missing_in[e] {
             let missing = &report.missing[index];
@@ -144,6 +193,12 @@ pub fn render(report: &Quoted, tails: &Tails) -> String {
         }
         suite.set_time(Duration::from_millis(total_ms));
         write_suite(&mut totals, suite, &mut suites);
+        for index in with_tests.drain(..) {
+            let more = tests_suite(&report.rows[index], env.as_str(), &mut suites);
+            added.tests += more.tests;
+            added.failures += more.failures;
+            added.errors += more.errors;
+        }
     }
     if !report.manual.is_empty() {
         let mut suite = TestSuite::new("manual review");
@@ -159,12 +214,17 @@ pub fn render(report: &Quoted, tails: &Tails) -> String {
         }
         write_suite(&mut totals, suite, &mut suites);
     }
-    // The frame: the declaration and `<testsuites …>` with the totals, and its end tag.
+    // The frame: the declaration and `<testsuites …>` with the totals (the tests'
+    // suites included), and its end tag.
+    totals.tests += added.tests;
+    totals.failures += added.failures;
+    totals.errors += added.errors;
     let frame = totals.to_string().unwrap_or_default();
     let (head, tail) = frame.split_at(frame.rfind(END_TAG).unwrap_or(frame.len()));
-    let mut xml = String::with_capacity(frame.len() + suites.len() + 1);
-    xml.push_str(head);
-    xml.push_str(&suites);
+    // Put around the suites in place: a report's tests make them hundreds of megabytes.
+    let mut xml = suites;
+    xml.reserve(frame.len() + 1);
+    xml.insert_str(0, head);
     xml.push_str(tail);
     if !xml.ends_with('\n') {
         xml.push('\n');

@@ -40,6 +40,14 @@ static CLAIMS: LazyLock<Regex> = LazyLock::new(|| {
 /// Written by hand rather than with `strip-ansi-escapes`, which also drops tabs and
 /// carriage returns, and so would join a progress bar's lines into one.
 pub fn clean(text: &str) -> Cow<'_, str> {
+    // Printable ASCII, line breaks and tabs (most text): nothing to remove, told
+    // without decoding a character.
+    if text
+        .bytes()
+        .all(|b| (b' '..=b'~').contains(&b) || b == b'\n' || b == b'\t')
+    {
+        return Cow::Borrowed(text);
+    }
     if !text
         .chars()
         .any(|c| (c.is_control() && c != '\n' && c != '\t') || is_invisible(c))
