@@ -408,12 +408,31 @@ fn two_environments_merge_and_render_the_failing_tests() {
     // Only py-b failed.
     assert_eq!(markdown.matches("Failing tests:").count(), 1, "{markdown}");
     let junit = project.stdout_of(&["render", "--format", "junit", "report.json"]);
-    assert!(
-        junit.contains("classname=\"py-b.unit.tests.test_sum\""),
-        "{junit}"
-    );
-    assert!(junit.contains("name=\"test_env_sum\""), "{junit}");
-    assert!(junit.contains("sum differs in this environment"), "{junit}");
+    project.write("junit.xml", &junit);
+    // As a JUnit consumer (junitparser, used by CI tooling) reads it: the environments'
+    // suites, then each pair's tests.
+    let read = std::process::Command::new("python3")
+        .arg("-c")
+        .arg(concat!(
+            "import sys\n",
+            "from junitparser import JUnitXml\n",
+            "for suite in JUnitXml.fromfile(sys.argv[1]):\n",
+            "    print(suite.name, suite.tests, suite.failures, suite.skipped)\n",
+            "    for case in suite:\n",
+            "        print(' ', case.classname, case.name, [(type(r).__name__, r.message) for r in case.result])\n",
+        ))
+        .arg(project.path().join("junit.xml"))
+        .output()
+        .unwrap();
+    assert!(read.status.success(), "{read:?}");
+    let read = String::from_utf8(read.stdout).unwrap();
+    for expected in [
+        "py-a.unit 2 0 0\n  py-a.unit.tests.test_sum test_adds []\n",
+        "py-b.unit 2 1 0\n  py-b.unit.tests.test_sum test_adds []\n",
+        "  py-b.unit.tests.test_sum test_env_sum [('Failure', \"AssertionError: sum differs in this environment\\nassert (1 + 2) == 4\\n +  where 4 = int('4')\")]",
+    ] {
+        assert!(read.contains(expected), "{expected}\n---\n{read}");
+    }
     let html = project.stdout_of(&["render", "--format", "html", "report.json"]);
     assert!(html.contains("<h2>Tests</h2>"), "{html}");
     assert!(

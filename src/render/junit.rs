@@ -65,7 +65,9 @@ fn tests_suite(row: &Row, env: &str, out: &mut String) -> Added {
         let classname = if test.suite.is_empty() {
             escape(prefix.as_str())
         } else {
-            escape(format!("{prefix}.{}", test.suite)).into_owned().into()
+            escape(format!("{prefix}.{}", test.suite))
+                .into_owned()
+                .into()
         };
         let _ = write!(
             cases,
