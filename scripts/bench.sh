@@ -34,14 +34,44 @@ if $quick; then
     bytes=$((16 * 1024 * 1024)); checks=10; envs=5; runs="--runs 1 --warmup 0"
     sleepers=4; jobs=2; nap=0.1; plan_checks=20; plan_sizes="20x10"; deep=1000
     curve_sizes="10 20"; curve_runs="--runs 1"; wide_envs=4; wide_checks=20; wide_reps=1
+    report_files=5; report_cases=100; tests_envs=4; tests_per_env=200
     curve_svg="$work/per-check-cost.svg"
 else
     bytes=$((1024 * 1024 * 1024)); checks=200; envs=100; runs="--warmup 2 --min-runs 10"
     sleepers=16; jobs=4; nap=0.5; plan_checks=1000; plan_sizes="12x1000 400x200 400x400"
     deep=100000
     curve_sizes="200 1000 3000"; curve_runs="--warmup 1 --runs 3"; wide_envs=256; wide_checks=1000; wide_reps=3
+    report_files=100; report_cases=1000; tests_envs=256; tests_per_env=4000
     curve_svg="$PWD/docs/per-check-cost.svg"
 fi
+
+# every_format FORMAT...: in the current folder (artifacts/ and report.json), each format
+# from the partial results (merge) and from the report (render), $wide_reps times each:
+# the median wall time, the fastest and slowest, and the highest peak RSS.
+every_format() {
+    echo "| command | wall (median) | fastest – slowest | peak RSS | output |"
+    echo "|---|---:|---:|---:|---:|"
+    for format in "$@"; do
+        for how in merge render; do
+            if [ "$how" = merge ]; then
+                set -- "$bin" -q merge --out report.json --format "$format" --task-id bench artifacts
+            else
+                set -- "$bin" -q render --format "$format" --task-id bench report.json
+            fi
+            walls=(); peak=0
+            for _ in $(seq "$wide_reps"); do
+                /usr/bin/time -f "%e %M" -o "$work/time.txt" "$@" >"$work/out" 2>/dev/null || [ $? -le 3 ] \
+                    || { echo "error: $how --format $format failed" >&2; exit 1; }
+                # GNU time puts "Command exited with non-zero status N" first when it did.
+                read -r wall rss < <(tail -n 1 "$work/time.txt")
+                walls+=("$wall"); [ "$rss" -gt "$peak" ] && peak=$rss
+            done
+            read -r median fastest slowest < <(printf '%s\n' "${walls[@]}" | sort -n \
+                | awk '{ w[NR] = $1 } END { print w[int((NR + 1) / 2)], w[1], w[NR] }')
+            echo "| $how --format $format | ${median} s | ${fastest} – ${slowest} s | $((peak / 1024)) MiB | $(stat -c %s "$work/out") bytes |"
+        done
+    done
+}
 
 echo "## machine"
 echo "$(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(uname -sr)"
@@ -209,28 +239,42 @@ echo "## GitHub's largest matrix: $wide_envs environments × $wide_checks checks
 # with the highest peak RSS.
 wide_results "$work/huge" "$bin" "$wide_envs" "$wide_checks"
 cd "$work/huge"
-echo "| command | wall (median) | fastest – slowest | peak RSS | output |"
-echo "|---|---:|---:|---:|---:|"
-for format in markdown table json signal audit junit html; do
-    for how in merge render; do
-        if [ "$how" = merge ]; then
-            set -- "$bin" -q merge --out report.json --format "$format" --task-id bench artifacts
-        else
-            set -- "$bin" -q render --format "$format" --task-id bench report.json
-        fi
-        walls=(); peak=0
-        for _ in $(seq "$wide_reps"); do
-            /usr/bin/time -f "%e %M" -o "$work/time.txt" "$@" >"$work/out" 2>/dev/null || [ $? -le 3 ] \
-                || { echo "error: $how --format $format failed" >&2; exit 1; }
-            # GNU time puts "Command exited with non-zero status N" first when it did.
-            read -r wall rss < <(tail -n 1 "$work/time.txt")
-            walls+=("$wall"); [ "$rss" -gt "$peak" ] && peak=$rss
-        done
-        read -r median fastest slowest < <(printf '%s\n' "${walls[@]}" | sort -n \
-            | awk '{ w[NR] = $1 } END { print w[int((NR + 1) / 2)], w[1], w[NR] }')
-        echo "| $how --format $format | ${median} s | ${fastest} – ${slowest} s | $((peak / 1024)) MiB | $(stat -c %s "$work/out") bytes |"
-    done
-done
+every_format markdown table json signal audit junit html
+echo "report: $(stat -c %s report.json) bytes from $(du -sb artifacts | cut -f1) bytes of artifacts"
+cd - >/dev/null
+
+echo
+echo "## runner reports: $report_files JUnit files × $report_cases test cases read"
+# pytest-style reports, 2 % failing with a traceback, 1 % skipped; read by `tests` (the
+# same reader as a check's `reports:`: parse, count, locate each failure) against
+# Python's xml.etree parsing the same files (the floor: parsing them, nothing more).
+junit_reports "$work/reports" "$report_files" "$report_cases"
+echo "$(du -cb "$work"/reports/junit-*.xml | tail -n 1 | cut -f1) bytes of reports"
+cat >"$work/etree.py" <<PY
+import glob, xml.etree.ElementTree as ET
+for f in glob.glob("$work/reports/junit-*.xml"):
+    ET.parse(f)
+PY
+hyperfine $runs -N -i --export-json "$work/ingest.json" --export-markdown "$work/ingest.md" \
+    -n "python3 xml.etree.parse of the files (the floor)" "python3 $work/etree.py" \
+    -n "tests (read, count, locate failures)" "$bin tests --cwd $work/reports junit-*.xml" >/dev/null
+cat "$work/ingest.md"
+python3 - "$work/ingest.json" <<'PY'
+import json, sys
+data = json.load(open(sys.argv[1]))["results"]
+print(f"tests / xml.etree.parse: {data[1]['mean'] / data[0]['mean']:.3f}")
+PY
+/usr/bin/time -f "%e %M" -o "$work/time.txt" "$bin" tests --cwd "$work/reports" 'junit-*.xml' >/dev/null || [ $? = 1 ]
+read -r wall rss < <(tail -n 1 "$work/time.txt")
+echo "peak RSS of tests: $((rss / 1024)) MiB ($wall s)"
+
+echo
+echo "## $tests_envs environments × $tests_per_env tests: merge + render the tests of every pair"
+# 10 checks per environment, one of which carries a runner report of $tests_per_env tests.
+tests_results "$work/tests" "$tests_envs" "$tests_per_env"
+cd "$work/tests"
+"$bin" -q merge --out report.json artifacts >/dev/null || true
+every_format json markdown junit html
 echo "report: $(stat -c %s report.json) bytes from $(du -sb artifacts | cut -f1) bytes of artifacts"
 cd - >/dev/null
 

@@ -487,3 +487,35 @@ fn the_tests_command_reads_reports_as_a_check_does() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
 }
+
+#[test]
+fn a_report_is_evidence_where_the_log_has_no_summary_but_not_against_a_no_op() {
+    let project = Project::new(&manifest_with(concat!(
+        "  - id: quiet\n",
+        "    test: cp fixture.xml junit.xml && echo 'all fine'\n",
+        "    reports: junit.xml\n",
+        "  - id: cached\n",
+        "    test: cp fixture.xml junit.xml && echo 'ok  example.com/m/p  (cached)'\n",
+        "    reports: junit.xml\n",
+    )));
+    project.write(
+        "fixture.xml",
+        "<testsuite name=\"s\"><testcase name=\"a\"/><testcase name=\"b\"/></testsuite>",
+    );
+    project.cmd().assert().code(1);
+    let quiet = check_result(&project, "local", "quiet");
+    assert_eq!(
+        (quiet["status"].as_str(), quiet["gate_effective"].as_bool()),
+        (Some("PASS"), Some(true)),
+        "{quiet}"
+    );
+    let cached = check_result(&project, "local", "cached");
+    assert_eq!(cached["status"], "FAIL");
+    assert!(
+        cached["ineffective_reason"]
+            .as_str()
+            .unwrap()
+            .starts_with("no-op: "),
+        "{cached}"
+    );
+}

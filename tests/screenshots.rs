@@ -229,3 +229,52 @@ fn the_folded_page_of_a_huge_matrix_renders_failures_first() {
     }
     keep(&png, "folded.png");
 }
+
+/// A pair with a runner report: the HTML page's Tests section, failures open in red,
+/// the other outcomes folded with their counts.
+#[test]
+fn the_html_tests_of_a_report_render_failures_first() {
+    let report = concat!(
+        "<testsuite name=\"pytest\">",
+        "<testcase classname=\"tests.test_api\" name=\"test_login\" time=\"0.012\"/>",
+        "<testcase classname=\"tests.test_api\" name=\"test_logout\" time=\"0.004\"/>",
+        "<testcase classname=\"tests.test_api\" name=\"test_refresh_token\" time=\"0.031\">",
+        "<failure message=\"AssertionError: token expired too early\">",
+        "tests/test_api.py:3: AssertionError</failure></testcase>",
+        "<testcase classname=\"tests.test_api\" name=\"test_rate_limit\" time=\"0.002\">",
+        "<failure message=\"TimeoutError: no answer within 5s\">",
+        "tests/test_api.py:2: TimeoutError</failure></testcase>",
+        "<testcase classname=\"tests.test_db\" name=\"test_migrations\"><skipped/></testcase>",
+        "</testsuite>"
+    );
+    let project = Project::new(concat!(
+        "version: 1\nenvironments: [{name: linux}]\nchecks:\n",
+        "  - id: api_tests\n",
+        "    test: cp fixture.xml junit.xml; exit 1\n",
+        "    reports: junit.xml\n",
+    ));
+    project.write("fixture.xml", report);
+    project.write("tests/test_api.py", "import pytest\n\n\n");
+    project.run_envs(&["linux"]);
+    let html = render(&project, "html");
+    assert!(html.contains("<h2>Tests</h2>"), "{html}");
+    assert!(
+        html.contains("<summary>Failed (2)</summary>")
+            && html.contains("<summary>Passed (2)</summary>"),
+        "{html}"
+    );
+    let page = project.write("tests.html", &html);
+    let png = project.path().join("tests.png");
+    let (rgba, _) = screenshot(&page, &png);
+    assert!(ink(&rgba) > 5_000, "the page rendered nearly blank");
+    assert!(
+        html.contains("<details class=\"check-fail\" open><summary>api_tests in linux: 2 passed, 2 failed, 1 skipped (junit)</summary>"),
+        "{html}"
+    );
+    // The failing tests' red text (#cf222e, their own colour), open in the Tests section.
+    assert!(
+        pixels_of(&rgba, 0xcf222e) > 400,
+        "the failing tests (#cf222e) are not drawn"
+    );
+    keep(&png, "tests.png");
+}

@@ -37,7 +37,7 @@ details.check-fail{border-left:6px solid #cf222e}
 .folded{background:#ddf4ff;padding:.6rem 1rem;border-radius:6px}
 details.outcome{border:none;padding:.1rem .4rem}
 ul.tests{margin:.3rem 0;padding-left:1.2rem}
-li.test-failed,li.test-error{color:#a40e26}
+li.test-failed,li.test-error{color:#cf222e}
 li.test-flaky{color:#7d4e00}
 li.test-skipped{color:#59636e}
 .ms{color:#59636e;font-size:.85em}
@@ -394,9 +394,15 @@ fn tests(report: &Quoted, blob: Option<&str>, out: &mut String) {
         } else {
             "check-fail"
         };
+        // A pair with failing tests opens on them.
+        let open = if tests_view::failing_count(d) > 0 {
+            " open"
+        } else {
+            ""
+        };
         let _ = writeln!(
             out,
-            "<details class=\"{class}\"><summary>{} in {}: {}</summary>",
+            "<details class=\"{class}\"{open}><summary>{} in {}: {}</summary>",
             esc(&row.check),
             esc(&row.environment),
             esc(&counts)

@@ -459,7 +459,7 @@ impl CheckJob {
         result.test_counts = a.test_counts;
         result.ineffective_reason = a.ineffective_reason.map(Into::into);
         if !self.check.reports.is_empty() {
-            self.apply_reports(result, since);
+            self.apply_reports(result, since, a.noop);
         }
         self.apply_floor(result);
         let code = result.exit_code.unwrap_or(-1);
@@ -516,7 +516,7 @@ impl CheckJob {
     /// the gate ineffective: "counts disagree"), their tests are recorded; a missing or
     /// left-over report makes the gate ineffective, an unreadable one the check an
     /// ERROR.
-    fn apply_reports(&self, result: &mut CheckResult, since: std::time::SystemTime) {
+    fn apply_reports(&self, result: &mut CheckResult, since: std::time::SystemTime, noop: bool) {
         let context = reports::Context {
             cwd: self.cwd.clone(),
             root: self.root.clone(),
@@ -569,7 +569,7 @@ impl CheckJob {
                 )
                 .into(),
             );
-        } else if log_counts.is_some() || result.gate_effective != Some(false) {
+        } else if !noop {
             // The report's evidence stands in for the log's (which may have had none);
             // a no-op the log showed (a cached result) still stands.
             result.gate_effective = Some(true);

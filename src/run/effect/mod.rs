@@ -30,6 +30,9 @@ pub struct Assessment {
     /// Evidence without a test count, for the summary: `go test` without `-v` or
     /// `-json` reports packages only ("2 packages passed").
     pub packages: Option<String>,
+    /// The log showed the work skipped (up to date, from a cache): no report of the
+    /// run's tests outweighs that.
+    pub noop: bool,
 }
 
 /// Reads the log at `path` and judges a gate of kind `gate`.
@@ -360,6 +363,7 @@ impl Scan {
         });
         let executed = counts.as_ref().map(|c| c.passed + c.failed);
         let ineffective = |reason: String| Some(reason);
+        let noop = found.noop.is_some();
         let reason = if let Some(noop) = found.noop.take() {
             ineffective(format!("no-op: {noop}"))
         } else if found.gate != Gate::Test || (counts.is_none() && packages.is_some()) {
@@ -388,6 +392,7 @@ impl Scan {
             test_counts: counts,
             ineffective_reason: reason,
             packages,
+            noop,
         }
     }
 }
