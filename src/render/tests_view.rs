@@ -42,7 +42,7 @@ pub fn test_name(case: &TestResult) -> String {
 }
 
 /// `file:line` of a failure, and its link under `blob` (the verified commit's files,
-/// from [`super::provenance::blob_base`]) when the path is safe to link.
+/// `{web}/{repo}/blob/{commit}/` and the manifest's folder) when the path is safe to link.
 pub fn place(case: &TestResult, blob: Option<&str>) -> Option<(String, Option<String>)> {
     let file = case.file.as_deref()?;
     let label = match case.line {
