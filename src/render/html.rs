@@ -364,8 +364,8 @@ fn test_item(case: &TestResult, blob: Option<&str>, output: bool, out: &mut Stri
     if !message.is_empty() {
         let _ = write!(out, ": {}", esc(message));
     }
-    if output && let Some(text) = &case.output {
-        let _ = write!(out, "<pre><code>{}</code></pre>", esc(text));
+    if output && let Some(text) = tests_view::output(case) {
+        let _ = write!(out, "<pre><code>{}</code></pre>", esc(&text));
     }
     out.push_str("</li>\n");
 }

@@ -4,6 +4,7 @@
 
 use super::provenance::is_link_safe;
 use crate::results::{CheckResult, TestCounts, TestOutcome, TestResult};
+use crate::untrusted::cut;
 
 /// How many failing tests a pair lists before "… and N more".
 pub const FAILING_LISTED: usize = 10;
@@ -32,14 +33,26 @@ pub fn flaky(d: &CheckResult) -> impl Iterator<Item = &TestResult> {
         .filter(|c| c.outcome == TestOutcome::Flaky)
 }
 
-/// A test as people name it: `suite › name`, or the name alone.
+/// A test as people name it: `suite › name`, or the name alone; each part at most as
+/// long as a run keeps it (a forged result may carry more).
 pub fn test_name(case: &TestResult) -> String {
+    let name = cut(&case.name, NAME_BYTES);
     if case.suite.is_empty() || case.name.starts_with(case.suite.as_str()) {
-        case.name.to_string()
+        name
     } else {
-        format!("{} › {}", case.suite, case.name)
+        format!("{} › {name}", cut(&case.suite, NAME_BYTES))
     }
 }
+
+/// A failure's output as shown: at most as long as a run keeps it.
+pub fn output(case: &TestResult) -> Option<String> {
+    case.output.as_deref().map(|text| cut(text, OUTPUT_BYTES))
+}
+
+/// The most bytes of a name shown (a run keeps 500 characters).
+const NAME_BYTES: usize = 2_000;
+/// The most bytes of an output shown (a run keeps 4,000 characters).
+const OUTPUT_BYTES: usize = 16_400;
 
 /// `file:line` of a failure, and its link under `blob` (the verified commit's files,
 /// `{web}/{repo}/blob/{commit}/` and the manifest's folder) when the path is safe to link.
