@@ -34,6 +34,7 @@
 pub mod actions_env;
 pub mod cli;
 pub mod exit_code;
+pub mod history;
 pub mod manifest;
 pub mod plan;
 pub mod publish;

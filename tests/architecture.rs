@@ -34,10 +34,15 @@ const FORBIDDEN: &[(&str, &[&str])] = &[
         "exit_code",
         &["manifest", "plan", "run", "results", "render", "publish"],
     ),
-    ("manifest", &["plan", "run", "results", "render", "publish"]),
-    ("plan", &["run", "results", "render", "publish"]),
-    ("results", &["run", "render", "publish"]),
-    ("run", &["render", "publish"]),
+    (
+        "manifest",
+        &["plan", "run", "results", "render", "publish", "history"],
+    ),
+    ("plan", &["run", "results", "render", "publish", "history"]),
+    ("results", &["run", "render", "publish", "history"]),
+    ("run", &["render", "publish", "history"]),
+    // The history keeps reports: it reads results, never runs or publishes.
+    ("history", &["run", "render", "publish"]),
     ("render", &["run", "publish"]),
     ("publish", &["run"]),
 ];

@@ -180,6 +180,71 @@ pub(crate) enum Command {
     /// Read runner test reports (JUnit XML, CTRF JSON, `go test -json`) as `reports:`
     /// does, and say which tests ran, failed and where
     Tests(TestsArgs),
+    /// The verification history (SQLite): import reports, show each check's record
+    History(HistoryArgs),
+}
+
+/// `history`.
+#[derive(Debug, Args)]
+pub(crate) struct HistoryArgs {
+    /// The history database [default: .verify-matrix/history.sqlite]
+    #[arg(long, value_name = "PATH", global = true)]
+    pub history: Option<PathBuf>,
+    #[command(subcommand)]
+    pub command: HistoryCommand,
+}
+
+/// `history`'s subcommands.
+#[derive(Debug, Subcommand)]
+pub(crate) enum HistoryCommand {
+    /// Import reports (the same run attempt imported twice is one run)
+    Add(HistoryAddArgs),
+    /// Per check × environment: pass rate, flaky rate, duration p50/p95, test count
+    /// trend, last failure
+    Show(HistoryShowArgs),
+}
+
+/// `history add`.
+#[derive(Debug, Args)]
+pub(crate) struct HistoryAddArgs {
+    /// Report files (`merge --out`)
+    #[arg(value_name = "REPORT", required = true)]
+    pub reports: Vec<PathBuf>,
+    /// The branch the reports' commit is on [default: GITHUB_HEAD_REF, else
+    /// GITHUB_REF_NAME]
+    #[arg(long, value_name = "BRANCH")]
+    pub branch: Option<String>,
+}
+
+/// `history show`.
+#[derive(Debug, Args)]
+pub(crate) struct HistoryShowArgs {
+    /// Only this check
+    #[arg(long, value_name = "ID")]
+    pub check: Option<String>,
+    /// Only this environment
+    #[arg(long, value_name = "ENV")]
+    pub env: Option<String>,
+    /// Only runs on this branch
+    #[arg(long, value_name = "BRANCH")]
+    pub branch: Option<String>,
+    /// How many of the most recent runs
+    #[arg(long, value_name = "N", default_value_t = 20, value_parser = clap::value_parser!(u32).range(1..))]
+    pub last: u32,
+    /// What to print
+    #[arg(long, value_enum, default_value = "table")]
+    pub format: ShowFormat,
+}
+
+/// `history show --format`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum ShowFormat {
+    // One row per check × environment, for people.
+    Table,
+    // The same as a JSON array.
+    Json,
+    // The same as CSV with a header line.
+    Csv,
 }
 
 /// `tests`.

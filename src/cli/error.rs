@@ -23,6 +23,8 @@ pub enum Error {
     Render(#[from] crate::render::RenderError),
     #[error(transparent)]
     Publish(#[from] crate::publish::PublishError),
+    #[error(transparent)]
+    History(#[from] crate::history::HistoryError),
     #[error("{0}")]
     Usage(String),
     #[error("{0}")]
@@ -41,6 +43,7 @@ impl Error {
             Error::Manifest(_)
             | Error::ResultFile(_)
             | Error::InvalidInput(_)
+            | Error::History(_)
             | Error::Merge(_) => exit_code::INVALID_INPUT,
             Error::Select(_) | Error::Usage(_) => exit_code::USAGE,
             Error::Render(e) => e.exit_code(),

@@ -3,6 +3,7 @@
 //! each other.
 
 mod exec;
+mod history;
 mod hook;
 mod init;
 mod merge;
@@ -92,6 +93,7 @@ pub(crate) fn dispatch(cli: Cli) -> Result<i32, Error> {
         }
         Some(Command::Schema) => schema::run(),
         Some(Command::Tests(args)) => tests::run(&args),
+        Some(Command::History(args)) => history::run(&args),
         None => run::run(&Settings::new(&global), &cli.run, RunFormat::Table),
     }
 }

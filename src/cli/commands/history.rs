@@ -1,0 +1,214 @@
+//! `history`: the verification history in SQLite — `add` imports reports, `show`
+//! summarises each check × environment over the last runs.
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+use tabled::builder::Builder;
+use tabled::settings::Style;
+
+use crate::cli::args::{HistoryAddArgs, HistoryArgs, HistoryCommand, HistoryShowArgs, ShowFormat};
+use crate::cli::{Error, judge, print_stdout};
+use crate::exit_code;
+use crate::history::{self, Added, History, Origin, Stats, StatsQuery};
+use crate::render::text::short_commit;
+use crate::untrusted::Quoter;
+
+pub(super) fn run(args: &HistoryArgs) -> Result<i32, Error> {
+    let path = args
+        .history
+        .clone()
+        .unwrap_or_else(|| PathBuf::from(history::DEFAULT_PATH));
+    match &args.command {
+        HistoryCommand::Add(add_args) => add(&path, add_args),
+        HistoryCommand::Show(show_args) => show(&path, show_args),
+    }
+}
+
+/// Imports each report in its own transaction: one that cannot be read is said and
+/// skipped (exit 4 at the end), the others are kept.
+fn add(path: &std::path::Path, args: &HistoryAddArgs) -> Result<i32, Error> {
+    let mut history = History::open(path)?;
+    let origin = Origin {
+        branch: args.branch.clone().or_else(branch_from_env),
+        recorded_at: None,
+    };
+    let mut code = exit_code::OK;
+    let mut out = String::new();
+    for report_path in &args.reports {
+        let report = match judge::report_file(report_path) {
+            Ok(report) => report,
+            Err(e) => {
+                eprintln!("warning: skipped `{}`: {e}", report_path.display());
+                code = exit_code::INVALID_INPUT;
+                continue;
+            }
+        };
+        match history.add(&report, &origin)? {
+            Added::New { pairs, tests } => {
+                let _ = writeln!(
+                    out,
+                    "recorded {}: {} ({pairs} pairs, {tests} tests)",
+                    report_path.display(),
+                    report.verdict.as_str()
+                );
+            }
+            Added::AlreadyRecorded => {
+                let _ = writeln!(out, "already recorded {}", report_path.display());
+            }
+        }
+    }
+    let _ = writeln!(
+        out,
+        "{}: {} runs",
+        history.path().display(),
+        history.run_count()?
+    );
+    print_stdout(&out)?;
+    Ok(code)
+}
+
+/// The branch of this workflow run: a pull request's head, else the pushed ref.
+fn branch_from_env() -> Option<String> {
+    ["GITHUB_HEAD_REF", "GITHUB_REF_NAME"]
+        .iter()
+        .filter_map(|name| std::env::var(name).ok())
+        .find(|value| !value.is_empty())
+}
+
+fn show(path: &std::path::Path, args: &HistoryShowArgs) -> Result<i32, Error> {
+    if !path.exists() {
+        return Err(Error::InvalidInput(format!(
+            "history database `{}` does not exist; `history add REPORT` makes it",
+            path.display()
+        )));
+    }
+    let history = History::open(path)?;
+    let stats = history::stats(
+        &history,
+        &StatsQuery {
+            check: args.check.clone(),
+            environment: args.env.clone(),
+            branch: args.branch.clone(),
+            last: args.last,
+        },
+    )?;
+    let text = match args.format {
+        ShowFormat::Json => serde_json::to_string_pretty(&stats).unwrap_or_default() + "\n",
+        ShowFormat::Csv => csv(&stats)?,
+        ShowFormat::Table => table(&stats),
+    };
+    print_stdout(&text)?;
+    Ok(exit_code::OK)
+}
+
+fn percent(rate: f64) -> String {
+    format!("{:.0}%", rate * 100.0)
+}
+
+fn ms(value: Option<u64>) -> String {
+    value.map_or_else(|| "–".to_owned(), |ms| format!("{ms} ms"))
+}
+
+/// `312 → 298` (first and last of the window), or the one count.
+fn trend(tests: &[u64]) -> String {
+    match tests {
+        [] => "–".to_owned(),
+        [one] => one.to_string(),
+        [first, .., last] => format!("{first} → {last}"),
+    }
+}
+
+fn last_failure(stats: &Stats) -> String {
+    stats.last_failure.as_ref().map_or_else(
+        || "–".to_owned(),
+        |f| {
+            let commit = f.commit.as_deref().map(short_commit).unwrap_or("?");
+            format!("{} at {commit} ({})", f.result, f.recorded_at)
+        },
+    )
+}
+
+fn table(stats: &[Stats]) -> String {
+    if stats.is_empty() {
+        return "no runs recorded match\n".to_owned();
+    }
+    let quoter = Quoter::default();
+    let mut builder = Builder::default();
+    builder.push_record([
+        "Check",
+        "Environment",
+        "Runs",
+        "Pass rate",
+        "Flaky rate",
+        "p50",
+        "p95",
+        "Tests",
+        "Last failure",
+    ]);
+    for s in stats {
+        builder.push_record([
+            quoter.quote(&s.check),
+            quoter.quote(&s.environment),
+            s.runs.to_string(),
+            percent(s.pass_rate),
+            percent(s.flaky_rate),
+            ms(s.duration_p50_ms),
+            ms(s.duration_p95_ms),
+            trend(&s.tests),
+            quoter.quote(&last_failure(s)),
+        ]);
+    }
+    let mut table = builder.build();
+    table.with(Style::rounded());
+    format!("{table}\n")
+}
+
+fn csv(stats: &[Stats]) -> Result<String, Error> {
+    let mut writer = csv::Writer::from_writer(Vec::new());
+    let io = |e: csv::Error| Error::InvalidInput(format!("CSV: {e}"));
+    writer
+        .write_record([
+            "check",
+            "environment",
+            "runs",
+            "passed",
+            "pass_rate",
+            "flaky",
+            "flaky_rate",
+            "duration_p50_ms",
+            "duration_p95_ms",
+            "tests_first",
+            "tests_last",
+            "last_failure_result",
+            "last_failure_commit",
+            "last_failure_at",
+        ])
+        .map_err(io)?;
+    for s in stats {
+        let opt = |v: Option<u64>| v.map(|n| n.to_string()).unwrap_or_default();
+        let failure = s.last_failure.as_ref();
+        writer
+            .write_record([
+                s.check.clone(),
+                s.environment.clone(),
+                s.runs.to_string(),
+                s.passed.to_string(),
+                format!("{:.4}", s.pass_rate),
+                s.flaky.to_string(),
+                format!("{:.4}", s.flaky_rate),
+                opt(s.duration_p50_ms),
+                opt(s.duration_p95_ms),
+                opt(s.tests.first().copied()),
+                opt(s.tests.last().copied()),
+                failure.map(|f| f.result.clone()).unwrap_or_default(),
+                failure.and_then(|f| f.commit.clone()).unwrap_or_default(),
+                failure.map(|f| f.recorded_at.clone()).unwrap_or_default(),
+            ])
+            .map_err(io)?;
+    }
+    let bytes = writer
+        .into_inner()
+        .map_err(|e| Error::InvalidInput(format!("CSV: {e}")))?;
+    Ok(String::from_utf8_lossy(&bytes).into_owned())
+}

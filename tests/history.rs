@@ -1,0 +1,311 @@
+//! The history database: real SQLite files in temp dirs, written by the real binary —
+//! import, idempotence, a concurrent writer, a kill mid-import, files that are not ours.
+
+mod common;
+
+use std::path::Path;
+use std::process::{Command as StdCommand, Stdio};
+
+use common::Project;
+use serde_json::Value;
+
+/// A project whose `unit` passes in linux and fails in macos, merged into `report.json`.
+fn reported() -> Project {
+    reported_with_tests(2)
+}
+
+/// [`reported`], `unit`'s report listing `tests` tests.
+fn reported_with_tests(tests: usize) -> Project {
+    let project = Project::new(concat!(
+        "version: 1\n",
+        "environments: [{name: linux}, {name: macos}]\n",
+        "checks:\n",
+        "  - id: unit\n",
+        "    test: cp fixture.xml junit.xml && test $VERIFY_MATRIX_ENV = linux\n",
+        "    reports: junit.xml\n",
+        "  - { id: lint, run: 'true' }\n",
+    ));
+    let cases: String = (0..tests)
+        .map(|i| format!("<testcase classname=\"t\" name=\"test_{i}\" time=\"0.5\"/>"))
+        .collect();
+    project.write(
+        "fixture.xml",
+        &format!("<testsuite name=\"s\">{cases}</testsuite>"),
+    );
+    project.run_envs(&["linux", "macos"]);
+    project.merge_into("results", "report.json");
+    project
+}
+
+/// `report.json` as a new run of the workflow: run id `run`, written to `name`.
+fn as_run(project: &Project, run: u64, name: &str) {
+    let mut report = project.json("report.json");
+    report["source"]["repository"] = "o/r".into();
+    report["source"]["run_id"] = run.to_string().into();
+    report["source"]["run_attempt"] = 1.into();
+    report["source"]["commit"] = format!("{run:040x}").into();
+    project.write(name, &report.to_string());
+}
+
+fn history(project: &Project, args: &[&str]) -> std::process::Output {
+    project
+        .std_cmd()
+        .arg("history")
+        .args(args)
+        .args(["--history", "db/history.sqlite"])
+        .output()
+        .unwrap()
+}
+
+fn show(project: &Project) -> Value {
+    let out = history(project, &["show", "--format", "json"]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+fn sqlite(project: &Project) -> rusqlite::Connection {
+    rusqlite::Connection::open(project.path().join("db/history.sqlite")).unwrap()
+}
+
+fn count(db: &rusqlite::Connection, sql: &str) -> i64 {
+    db.query_row(sql, [], |r| r.get(0)).unwrap()
+}
+
+#[test]
+fn reports_are_imported_once_and_summarised_per_pair() {
+    let project = reported();
+    as_run(&project, 1, "r1.json");
+    as_run(&project, 2, "r2.json");
+    let out = history(&project, &["add", "r1.json", "r2.json", "r1.json"]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("recorded r1.json: NOT_VERIFIED (4 pairs, 4 tests)"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("already recorded r1.json"), "{stdout}");
+    assert!(stdout.ends_with("db/history.sqlite: 2 runs\n"), "{stdout}");
+    // The same attempt again, in a later command: still one row.
+    history(&project, &["add", "r2.json"]);
+    let db = sqlite(&project);
+    assert_eq!(count(&db, "SELECT count(*) FROM runs"), 2);
+    assert_eq!(count(&db, "SELECT count(*) FROM pairs"), 8);
+    assert_eq!(
+        count(&db, "SELECT count(*) FROM tests WHERE outcome = 'passed'"),
+        8
+    );
+    assert_eq!(
+        count(
+            &db,
+            "SELECT count(*) FROM runs WHERE repository = 'o/r' AND run_id = '2' AND verdict = 'NOT_VERIFIED'"
+        ),
+        1
+    );
+    let stats = show(&project);
+    let unit_macos = stats
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["check"] == "unit" && s["environment"] == "macos")
+        .unwrap();
+    assert_eq!(unit_macos["runs"], 2);
+    assert_eq!(unit_macos["pass_rate"], 0.0);
+    assert_eq!(unit_macos["tests"], serde_json::json!([2, 2]));
+    assert_eq!(unit_macos["last_failure"]["result"], "FAIL");
+    assert_eq!(unit_macos["last_failure"]["commit"], format!("{:040x}", 2));
+    let unit_linux = &stats[0];
+    assert_eq!(
+        (
+            unit_linux["check"].as_str(),
+            unit_linux["environment"].as_str()
+        ),
+        (Some("unit"), Some("linux"))
+    );
+    assert_eq!(unit_linux["pass_rate"], 1.0);
+    assert_eq!(unit_linux["last_failure"], Value::Null);
+    // The table and CSV say the same.
+    let table = String::from_utf8(history(&project, &["show", "--check", "unit"]).stdout).unwrap();
+    assert!(table.contains("100%") && table.contains("0%"), "{table}");
+    assert!(!table.contains("lint"), "{table}");
+    let csv =
+        String::from_utf8(history(&project, &["show", "--format", "csv", "--env", "macos"]).stdout)
+            .unwrap();
+    let mut lines = csv.lines();
+    assert!(
+        lines
+            .next()
+            .unwrap()
+            .starts_with("check,environment,runs,passed,pass_rate")
+    );
+    assert!(
+        lines.next().unwrap().starts_with("unit,macos,2,0,0.0000"),
+        "{csv}"
+    );
+}
+
+#[test]
+fn the_history_flag_goes_before_or_after_the_subcommand() {
+    let project = reported();
+    let out = project
+        .std_cmd()
+        .args(["history", "--history", "first.sqlite", "add", "report.json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert!(project.path().join("first.sqlite").exists());
+}
+
+#[test]
+fn a_file_that_is_not_our_database_is_refused_and_left_alone() {
+    let project = reported();
+    std::fs::create_dir_all(project.path().join("db")).unwrap();
+    let path = project.path().join("db/history.sqlite");
+    // Not SQLite at all.
+    std::fs::write(&path, "these are my notes, not a database\n".repeat(200)).unwrap();
+    let before = std::fs::read(&path).unwrap();
+    let out = history(&project, &["add", "report.json"]);
+    assert_eq!(out.status.code(), Some(4), "{out:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("not an SQLite database; it was left as it is"),
+        "{stderr}"
+    );
+    assert_eq!(std::fs::read(&path).unwrap(), before);
+    // Another program's SQLite database.
+    std::fs::remove_file(&path).unwrap();
+    {
+        let db = rusqlite::Connection::open(&path).unwrap();
+        db.execute_batch("CREATE TABLE notes (text TEXT); INSERT INTO notes VALUES ('mine');")
+            .unwrap();
+    }
+    let out = history(&project, &["add", "report.json"]);
+    assert_eq!(out.status.code(), Some(4), "{out:?}");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("not a cargo-verify-matrix history"),
+        "{out:?}"
+    );
+    assert_eq!(count(&sqlite(&project), "SELECT count(*) FROM notes"), 1);
+    // Ours, from a newer build.
+    std::fs::remove_file(&path).unwrap();
+    assert_eq!(
+        history(&project, &["add", "report.json"]).status.code(),
+        Some(0)
+    );
+    sqlite(&project)
+        .pragma_update(None, "user_version", 99)
+        .unwrap();
+    let out = history(&project, &["show"]);
+    assert_eq!(out.status.code(), Some(4));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("schema version 99 is newer"),
+        "{out:?}"
+    );
+}
+
+#[test]
+fn a_report_that_cannot_be_read_is_skipped_and_the_others_kept() {
+    let project = reported();
+    project.write("broken.json", "{\"format_version\": 2, \"rows\": [");
+    let out = history(&project, &["add", "broken.json", "report.json"]);
+    assert_eq!(out.status.code(), Some(4), "{out:?}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("skipped `broken.json`"));
+    assert_eq!(count(&sqlite(&project), "SELECT count(*) FROM runs"), 1);
+}
+
+#[test]
+fn concurrent_writers_both_land() {
+    let project = reported();
+    let mut names = Vec::new();
+    for run in 0..40 {
+        let name = format!("r{run}.json");
+        as_run(&project, run, &name);
+        names.push(name);
+    }
+    // Create the database first, then two writers at once, each with its own 20.
+    assert_eq!(
+        history(&project, &["add", "r0.json"]).status.code(),
+        Some(0)
+    );
+    let spawn = |files: &[String]| {
+        project
+            .std_cmd()
+            .args(["history", "--history", "db/history.sqlite", "add"])
+            .args(files)
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    let a = spawn(&names[..20]);
+    let b = spawn(&names[20..]);
+    for child in [a, b] {
+        let out = child.wait_with_output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let db = sqlite(&project);
+    assert_eq!(count(&db, "SELECT count(*) FROM runs"), 40);
+    assert_eq!(count(&db, "SELECT count(*) FROM pairs"), 160);
+}
+
+#[test]
+fn a_kill_mid_import_leaves_every_recorded_run_whole() {
+    // 4,000 tests a run: an import of 100 runs takes a second or more, and is killed
+    // early on.
+    let project = reported_with_tests(2_000);
+    let mut names = Vec::new();
+    for run in 0..100 {
+        let name = format!("k{run}.json");
+        as_run(&project, run, &name);
+        names.push(name);
+    }
+    let db_path = project.path().join("db/history.sqlite");
+    let mut child = project
+        .std_cmd()
+        .args(["history", "--history", "db/history.sqlite", "add"])
+        .args(&names)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    // Kill it once some runs are in, while it is still importing.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    loop {
+        if std::time::Instant::now() > deadline {
+            panic!("the import recorded nothing in 60 s");
+        }
+        if db_path.exists()
+            && rusqlite::Connection::open(&db_path)
+                .and_then(|db| {
+                    db.query_row("SELECT count(*) FROM runs", [], |r| r.get::<_, i64>(0))
+                })
+                .is_ok_and(|n| n >= 3)
+        {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    let _ = StdCommand::new("kill")
+        .args(["-KILL", &child.id().to_string()])
+        .status();
+    let status = child.wait().unwrap();
+    assert!(!status.success(), "the import ended before it was killed");
+    let db = sqlite(&project);
+    let runs = count(&db, "SELECT count(*) FROM runs");
+    assert!((3..100).contains(&runs), "{runs}");
+    // Every recorded run has all its pairs and tests: no half-written run.
+    assert_eq!(count(&db, "SELECT count(*) FROM pairs"), runs * 4);
+    assert_eq!(count(&db, "SELECT count(*) FROM tests"), runs * 4_000);
+    assert_eq!(
+        db.query_row("PRAGMA integrity_check", [], |r| r.get::<_, String>(0))
+            .unwrap(),
+        "ok"
+    );
+    // And the next import goes on from there.
+    let out = history(&project, &["add", &names[99]]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert!(Path::new(&db_path).exists());
+}
