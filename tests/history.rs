@@ -309,3 +309,68 @@ fn a_kill_mid_import_leaves_every_recorded_run_whole() {
     assert_eq!(out.status.code(), Some(0), "{out:?}");
     assert!(Path::new(&db_path).exists());
 }
+
+/// Six runs: unit fails in macos in runs 2 and 5, and passes on a retry in run 4.
+fn six_runs(project: &Project) {
+    let report = project.json("report.json");
+    for run in 1..=6u64 {
+        let mut r = report.clone();
+        r["source"]["repository"] = "o/r".into();
+        r["source"]["run_id"] = run.to_string().into();
+        r["source"]["commit"] = format!("{run:040x}").into();
+        let failing = run == 2 || run == 5;
+        for row in r["rows"].as_array_mut().unwrap() {
+            if row["check"] == "unit" && row["environment"] == "macos" {
+                row["result"] = if failing { "FAIL" } else { "PASS" }.into();
+                row["exit_code"] = if failing { 1 } else { 0 }.into();
+                row["detail"]["status"] = if failing { "FAIL" } else { "PASS" }.into();
+                row["detail"]["flaky"] = (run == 4).into();
+            }
+        }
+        r["verdict"] = if failing { "NOT_VERIFIED" } else { "VERIFIED" }.into();
+        project.write(&format!("run{run}.json"), &r.to_string());
+        let out = history(
+            project,
+            &["add", "--branch", "main", &format!("run{run}.json")],
+        );
+        assert_eq!(out.status.code(), Some(0), "{out:?}");
+    }
+}
+
+#[test]
+fn the_dashboard_shows_verdicts_the_heat_map_and_the_failures() {
+    let project = reported();
+    six_runs(&project);
+    let out = history(
+        &project,
+        &["html", "--out", "dashboard.html", "--branch", "main"],
+    );
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let page = project.read("dashboard.html");
+    assert!(page.contains("<p>6 runs, "), "{page}");
+    assert!(page.contains(": 4 VERIFIED, 2 not.</p>"), "{page}");
+    // One verdict square per run, red for runs 2 and 5.
+    assert_eq!(page.matches("<rect ").count(), 6, "{page}");
+    assert_eq!(
+        page.matches("fill=\"#cf222e\"><title>").count(),
+        2,
+        "{page}"
+    );
+    // The heat map: 4 pairs × 6 runs, macos's unit red twice and amber once.
+    assert_eq!(page.matches("<td class=\"c ").count(), 24, "{page}");
+    assert_eq!(page.matches("<td class=\"c fail\"").count(), 2, "{page}");
+    assert_eq!(page.matches("<td class=\"c flaky\"").count(), 1, "{page}");
+    assert!(
+        page.contains("<details><summary>unit in macos: passed 4 of 6 runs</summary>"),
+        "{page}"
+    );
+    assert!(
+        page.contains("<h2>Flakiest</h2>") && page.contains("<td>17%</td>"),
+        "{page}"
+    );
+    // Self-contained: no script, nothing fetched.
+    assert!(!page.contains("<script") && !page.contains("src=") && !page.contains("href="));
+    // Another branch has none of them.
+    let other = String::from_utf8(history(&project, &["html", "--branch", "dev"]).stdout).unwrap();
+    assert!(other.contains("No runs recorded match."), "{other}");
+}

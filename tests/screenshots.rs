@@ -278,3 +278,60 @@ fn the_html_tests_of_a_report_render_failures_first() {
     );
     keep(&png, "tests.png");
 }
+
+/// The history dashboard of a few runs: the verdict strip and the heat map drawn in
+/// their colours.
+#[test]
+fn the_history_dashboard_renders_with_its_colours() {
+    let project = Project::new(
+        "version: 1
+environments: [{name: linux}, {name: macos}]
+checks:
+  - { id: unit, run: 'test $VERIFY_MATRIX_ENV = linux || test -e pass' }
+  - { id: lint, run: 'true' }
+",
+    );
+    for run in 1..=8 {
+        if run % 3 == 0 {
+            project.write("pass", "");
+        } else {
+            let _ = std::fs::remove_file(project.path().join("pass"));
+        }
+        let out = format!("results{run}");
+        for env in ["linux", "macos"] {
+            project
+                .std_cmd()
+                .args(["run", "--env", env, "--out", &format!("{out}/{env}")])
+                .env("GITHUB_REPOSITORY", "o/r")
+                .env("GITHUB_RUN_ID", run.to_string())
+                .env("GITHUB_SHA", format!("{run:040x}"))
+                .output()
+                .unwrap();
+        }
+        project.merge_into(&out, &format!("report{run}.json"));
+        let added = project
+            .std_cmd()
+            .args(["history", "add", &format!("report{run}.json")])
+            .output()
+            .unwrap();
+        assert!(added.status.success(), "{added:?}");
+    }
+    let page = project.path().join("dashboard.html");
+    let out = project
+        .std_cmd()
+        .args(["history", "html", "--out"])
+        .arg(&page)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let png = project.path().join("dashboard.png");
+    let (rgba, _) = screenshot(&page, &png);
+    assert!(ink(&rgba) > 5_000, "the dashboard rendered nearly blank");
+    for (what, colour) in [("passed", 0x2da44e), ("failed", 0xcf222e)] {
+        assert!(
+            pixels_of(&rgba, colour) > 500,
+            "{what} cells (#{colour:06x}) are not drawn"
+        );
+    }
+    keep(&png, "dashboard.png");
+}

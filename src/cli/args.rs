@@ -202,6 +202,23 @@ pub(crate) enum HistoryCommand {
     /// Per check × environment: pass rate, flaky rate, duration p50/p95, test count
     /// trend, last failure
     Show(HistoryShowArgs),
+    /// A self-contained dashboard page: verdicts over time, a check × run heat map,
+    /// trends, the flakiest and slowest checks
+    Html(HistoryHtmlArgs),
+}
+
+/// `history html`.
+#[derive(Debug, Args)]
+pub(crate) struct HistoryHtmlArgs {
+    /// Where to write the page (default: stdout)
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+    /// Only runs on this branch
+    #[arg(long, value_name = "BRANCH")]
+    pub branch: Option<String>,
+    /// How many of the most recent runs
+    #[arg(long, value_name = "N", default_value_t = 50, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub last: u32,
 }
 
 /// `history add`.

@@ -3,6 +3,7 @@
 //! a crash or a concurrent writer never corrupts or loses what was recorded; a file that
 //! is not a database, or another program's, is refused and never overwritten.
 
+mod html;
 mod schema;
 mod show;
 
@@ -13,6 +14,7 @@ use rusqlite::{Connection, OpenFlags, TransactionBehavior, params};
 
 use crate::results::{Report, RowResult};
 
+pub use html::{PageQuery, page};
 pub use schema::{APPLICATION_ID, SCHEMA_VERSION};
 pub use show::{Stats, StatsQuery, stats};
 

@@ -7,7 +7,9 @@ use std::path::PathBuf;
 use tabled::builder::Builder;
 use tabled::settings::Style;
 
-use crate::cli::args::{HistoryAddArgs, HistoryArgs, HistoryCommand, HistoryShowArgs, ShowFormat};
+use crate::cli::args::{
+    HistoryAddArgs, HistoryArgs, HistoryCommand, HistoryHtmlArgs, HistoryShowArgs, ShowFormat,
+};
 use crate::cli::{Error, judge, print_stdout};
 use crate::exit_code;
 use crate::history::{self, Added, History, Origin, Stats, StatsQuery};
@@ -22,7 +24,38 @@ pub(super) fn run(args: &HistoryArgs) -> Result<i32, Error> {
     match &args.command {
         HistoryCommand::Add(add_args) => add(&path, add_args),
         HistoryCommand::Show(show_args) => show(&path, show_args),
+        HistoryCommand::Html(html_args) => html(&path, html_args),
     }
+}
+
+/// The database at `path`, which must exist (reading never creates one).
+fn existing(path: &std::path::Path) -> Result<History, Error> {
+    if !path.exists() {
+        return Err(Error::InvalidInput(format!(
+            "history database `{}` does not exist; `history add REPORT` makes it",
+            path.display()
+        )));
+    }
+    Ok(History::open(path)?)
+}
+
+fn html(path: &std::path::Path, args: &HistoryHtmlArgs) -> Result<i32, Error> {
+    let history = existing(path)?;
+    let page = history::page(
+        &history,
+        &history::PageQuery {
+            branch: args.branch.clone(),
+            last: args.last,
+        },
+    )?;
+    match &args.out {
+        Some(out) => std::fs::write(out, page).map_err(|source| Error::Io {
+            context: format!("cannot write `{}`", out.display()),
+            source,
+        })?,
+        None => print_stdout(&page)?,
+    }
+    Ok(exit_code::OK)
 }
 
 /// Imports each report in its own transaction: one that cannot be read is said and
@@ -77,13 +110,7 @@ fn branch_from_env() -> Option<String> {
 }
 
 fn show(path: &std::path::Path, args: &HistoryShowArgs) -> Result<i32, Error> {
-    if !path.exists() {
-        return Err(Error::InvalidInput(format!(
-            "history database `{}` does not exist; `history add REPORT` makes it",
-            path.display()
-        )));
-    }
-    let history = History::open(path)?;
+    let history = existing(path)?;
     let stats = history::stats(
         &history,
         &StatsQuery {
