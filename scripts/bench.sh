@@ -34,14 +34,14 @@ if $quick; then
     bytes=$((16 * 1024 * 1024)); checks=10; envs=5; runs="--runs 1 --warmup 0"
     sleepers=4; jobs=2; nap=0.1; plan_checks=20; plan_sizes="20x10"; deep=1000
     curve_sizes="10 20"; curve_runs="--runs 1"; wide_envs=4; wide_checks=20; wide_reps=1
-    report_files=5; report_cases=100; tests_envs=4; tests_per_env=200
+    report_files=5; report_cases=100; tests_envs=4; tests_per_env=200; history_runs=20
     curve_svg="$work/per-check-cost.svg"
 else
     bytes=$((1024 * 1024 * 1024)); checks=200; envs=100; runs="--warmup 2 --min-runs 10"
     sleepers=16; jobs=4; nap=0.5; plan_checks=1000; plan_sizes="12x1000 400x200 400x400"
     deep=100000
     curve_sizes="200 1000 3000"; curve_runs="--warmup 1 --runs 3"; wide_envs=256; wide_checks=1000; wide_reps=3
-    report_files=100; report_cases=1000; tests_envs=256; tests_per_env=4000
+    report_files=100; report_cases=1000; tests_envs=256; tests_per_env=4000; history_runs=1000
     curve_svg="$PWD/docs/per-check-cost.svg"
 fi
 
@@ -276,6 +276,44 @@ cd "$work/tests"
 "$bin" -q merge --out report.json artifacts >/dev/null || true
 every_format json markdown junit html
 echo "report: $(stat -c %s report.json) bytes from $(du -sb artifacts | cut -f1) bytes of artifacts"
+cd - >/dev/null
+
+echo
+echo "## history: $history_runs reports imported, then shown and drawn"
+# One report of 4 environments × 10 checks (one with a runner report of 200 tests), as
+# $history_runs workflow runs (their own run ids and commits); imported by one
+# `history add` into a new database, against Python merely parsing the same files (the
+# floor: reading them).
+tests_results "$work/hist" 4 200
+cd "$work/hist"
+"$bin" -q merge --out report.json artifacts >/dev/null || true
+python3 - "$history_runs" <<'PY'
+import json, os, sys
+report = json.load(open("report.json"))
+os.makedirs("runs", exist_ok=True)
+for run in range(int(sys.argv[1])):
+    report["source"].update(repository="o/r", run_id=str(run + 1), run_attempt=1, commit=f"{run + 1:040x}")
+    with open(f"runs/r{run:04d}.json", "w") as f:
+        json.dump(report, f, separators=(",", ":"))
+PY
+echo "$(du -sb runs | cut -f1) bytes of reports"
+cat >"$work/histload.py" <<PY
+import glob, json
+for f in glob.glob("$work/hist/runs/*.json"):
+    with open(f) as fh:
+        json.load(fh)
+PY
+hyperfine --runs 1 -N -i --export-markdown "$work/hist.md" \
+    -n "python3 json.load of the $history_runs reports (the floor: reading them)" "python3 $work/histload.py" \
+    -n "history add of the $history_runs reports, into a new database" "bash --noprofile --norc -c 'rm -f h.sqlite*; $bin history --history h.sqlite add runs/*.json > /dev/null'" >/dev/null
+cat "$work/hist.md"
+echo "database: $(stat -c %s h.sqlite) bytes"
+for what in "show --last $history_runs" "show --last 20" "html --last 1000 --out page.html" "html --last 50 --out page.html"; do
+    /usr/bin/time -f "%e %M" -o "$work/time.txt" "$bin" history --history h.sqlite $what >/dev/null
+    read -r wall rss < <(tail -n 1 "$work/time.txt")
+    echo "history $what: $wall s, peak RSS $((rss / 1024)) MiB"
+done
+echo "page: $(stat -c %s page.html) bytes"
 cd - >/dev/null
 
 echo
