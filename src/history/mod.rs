@@ -88,22 +88,36 @@ impl History {
                 | OpenFlags::SQLITE_OPEN_NO_MUTEX,
         )
         .map_err(|source| sqlite(path, source))?;
+        // Before anything takes a lock: two first writers may create and migrate the
+        // file at the same moment.
+        connection
+            .busy_timeout(BUSY_TIMEOUT)
+            .map_err(|source| sqlite(path, source))?;
         let mut history = History {
             connection,
             path: path.to_path_buf(),
         };
-        schema::prepare(&mut history.connection, existed).map_err(|e| match e {
-            schema::PrepareError::Refused(reason) => HistoryError::Refused {
-                path: path.to_path_buf(),
-                reason,
-            },
-            schema::PrepareError::Sqlite(source) => sqlite(path, source),
-        })?;
-        history
-            .connection
-            .busy_timeout(BUSY_TIMEOUT)
-            .map_err(|source| sqlite(path, source))?;
-        Ok(history)
+        // Setting the journal mode and migrating take locks SQLite does not wait for
+        // when another connection is doing the same (two first writers): tried again
+        // until the busy timeout.
+        let started = std::time::Instant::now();
+        loop {
+            match schema::prepare(&mut history.connection, existed) {
+                Ok(()) => return Ok(history),
+                Err(schema::PrepareError::Sqlite(source))
+                    if is_busy(&source) && started.elapsed() < BUSY_TIMEOUT =>
+                {
+                    std::thread::sleep(Duration::from_millis(20));
+                }
+                Err(schema::PrepareError::Refused(reason)) => {
+                    return Err(HistoryError::Refused {
+                        path: path.to_path_buf(),
+                        reason,
+                    });
+                }
+                Err(schema::PrepareError::Sqlite(source)) => return Err(sqlite(path, source)),
+            }
+        }
     }
 
     /// The file.
@@ -290,6 +304,14 @@ fn run_key(report: &Report) -> String {
             format!("report:{hex}")
         }
     }
+}
+
+/// Another connection holds the lock.
+fn is_busy(error: &rusqlite::Error) -> bool {
+    matches!(
+        error.sqlite_error_code(),
+        Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked)
+    )
 }
 
 /// A count or duration as SQLite stores integers.
