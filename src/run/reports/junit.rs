@@ -256,14 +256,7 @@ fn open(
                 ) {
                     continue;
                 }
-                let value = attr
-                    .normalized_value(quick_xml::XmlVersion::Implicit1_0)
-                    .map_err(|err| {
-                        ReadError::at_offset(
-                            format!("attribute `{}`: {err}", String::from_utf8_lossy(key)),
-                            at,
-                        )
-                    })?;
+                let value = value_of(&attr, key, at)?;
                 match key {
                     b"name" => new.name = value.into_owned(),
                     b"classname" => new.suite = value.into_owned(),
@@ -332,18 +325,26 @@ fn attribute(e: &BytesStart<'_>, key: &[u8], at: u64) -> Result<Option<String>, 
         let attr =
             attr.map_err(|err| ReadError::at_offset(format!("malformed attribute: {err}"), at))?;
         if attr.key.local_name().as_ref() == key {
-            let value = attr
-                .normalized_value(quick_xml::XmlVersion::Implicit1_0)
-                .map_err(|err| {
-                    ReadError::at_offset(
-                        format!("attribute `{}`: {err}", String::from_utf8_lossy(key)),
-                        at,
-                    )
-                })?;
-            return Ok(Some(value.into_owned()));
+            return Ok(Some(value_of(&attr, key, at)?.into_owned()));
         }
     }
     Ok(None)
+}
+
+/// An attribute's value as XML reads it (entities resolved, line breaks as spaces); an
+/// unknown entity is an error naming the attribute.
+fn value_of<'a>(
+    attr: &quick_xml::events::attributes::Attribute<'a>,
+    key: &[u8],
+    at: u64,
+) -> Result<std::borrow::Cow<'a, str>, ReadError> {
+    attr.normalized_value(quick_xml::XmlVersion::Implicit1_0)
+        .map_err(|err| {
+            ReadError::at_offset(
+                format!("attribute `{}`: {err}", String::from_utf8_lossy(key)),
+                at,
+            )
+        })
 }
 
 fn append(case: &mut Option<Case>, into: Target, text: &str) {
