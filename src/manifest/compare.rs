@@ -5,7 +5,8 @@
 //! Weakenings: a required check removed or made manual, a check made optional, an
 //! environment dropped (from the manifest, or from a check that was required there), an
 //! exit-code expectation that accepts a code the trusted one did not, `must-be-effective`
-//! turned off, and `skip: true`. Other changes (a check added, a command or timeout
+//! turned off, `min-tests` lowered or removed, a check's `reports` removed, and
+//! `skip: true`. Other changes (a check added, a command or timeout
 //! changed, an expectation tightened) are listed for reviewers and never block.
 
 use serde::{Deserialize, Serialize};
@@ -140,6 +141,27 @@ fn check_changes(
             true,
         );
     }
+    // The evidence of which and how many tests ran: dropping it hides a shrinking suite.
+    match (before.min_tests, after.min_tests) {
+        (Some(was), None) => note(
+            Some(id),
+            format!("check `{id}`: `min-tests: {was}` was removed"),
+            true,
+        ),
+        (Some(was), Some(now)) if now < was => note(
+            Some(id),
+            format!("check `{id}`: `min-tests` went from {was} to {now}"),
+            true,
+        ),
+        _ => {}
+    }
+    if !before.reports.is_empty() && after.reports.is_empty() {
+        note(
+            Some(id),
+            format!("check `{id}`: its `reports` were removed"),
+            true,
+        );
+    }
     let (was, now) = (before.kind.describe(), after.kind.describe());
     if was != now {
         note(
@@ -236,6 +258,31 @@ checks:
                 ),
             ]
         );
+        let with_tests = BASE.replace(
+            "{ id: unit, test: cargo test }",
+            "{ id: unit, test: cargo test, reports: junit.xml, min-tests: 100 }",
+        );
+        let compare = |before: &str, after: &str| -> Vec<(String, bool)> {
+            changes(&manifest(before), &manifest(after))
+                .into_iter()
+                .map(|c| (c.change, c.weakens))
+                .collect()
+        };
+        assert_eq!(
+            compare(&with_tests, BASE),
+            vec![
+                ("check `unit`: `min-tests: 100` was removed".into(), true),
+                ("check `unit`: its `reports` were removed".into(), true),
+            ]
+        );
+        assert_eq!(
+            compare(
+                &with_tests,
+                &with_tests.replace("min-tests: 100", "min-tests: 10")
+            ),
+            vec![("check `unit`: `min-tests` went from 100 to 10".into(), true)]
+        );
+        assert_eq!(compare(BASE, &with_tests), vec![]);
         let tightened = BASE.replace("expect: failure", "exit-code: 2");
         assert_eq!(
             described(&tightened),
