@@ -133,6 +133,8 @@ fn ran() -> Project {
             "--cancelled",
             "--base-manifest",
             "base.yml",
+            "--baseline",
+            "report.json",
             "--dry-run",
             "--out",
             "cancelled.json",

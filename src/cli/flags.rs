@@ -22,6 +22,11 @@ pub(crate) struct TrustFlags {
     /// dropped, an exit code or must-be-effective relaxed) without failing on them
     #[arg(long)]
     pub allow_weakening: bool,
+    /// A report to compare with (the base branch's): new and pre-existing failures,
+    /// fixed and newly missing pairs, vanished tests; a test gate that ran fewer tests
+    /// than `tests-may-drop` allows makes the verdict NOT VERIFIED
+    #[arg(long, value_name = "REPORT")]
+    pub baseline: Option<PathBuf>,
 }
 
 /// How a report is rendered (`render`, `merge`).

@@ -57,6 +57,7 @@ pub(crate) fn merged(
             eprintln!("note: {note}");
         }
     }
+    let baseline = trust.baseline.clone();
     let (manifest, trust) = judged_manifest(settings, trust, &collected.partials)?;
     let partials: Vec<PartialResult> = collected.partials.into_iter().map(|l| l.result).collect();
     let contracts = Contracts {
@@ -66,6 +67,10 @@ pub(crate) fn merged(
     };
     let mut report = Report::build_from(&manifest, partials);
     report.apply_trust(trust);
+    if let Some(path) = &baseline {
+        let base = report_file(path)?;
+        report.apply_baseline(crate::results::baseline::compare(&report, &base, &manifest));
+    }
     Ok((report, contracts))
 }
 

@@ -278,6 +278,9 @@ pub struct Check {
     pub reports: Vec<String>,
     /// The fewest tests a run must execute (`min-tests`).
     pub min_tests: Option<u64>,
+    /// How many fewer tests than the baseline the gate may run, in percent
+    /// (`tests-may-drop`, else `defaults.tests-may-drop`); see [`Check::drop_allowed`].
+    pub tests_may_drop: Option<f64>,
     /// Relative to the manifest's folder.
     pub cwd: String,
     /// The check's own variables (defaults and the environment's come first).
@@ -306,6 +309,16 @@ pub fn report_pattern_problem(pattern: &str) -> Result<(), String> {
     }
     globset::Glob::new(pattern).map_err(|e| format!("not a valid glob: {}", e.kind()))?;
     Ok(())
+}
+
+impl Check {
+    /// How many fewer tests than the baseline a run may execute, in percent: the
+    /// manifest's `tests-may-drop`, else none for a gate that must be effective, else
+    /// no limit (`None`).
+    pub fn drop_allowed(&self) -> Option<f64> {
+        self.tests_may_drop
+            .or((self.must_be_effective && self.gate == Gate::Test).then_some(0.0))
+    }
 }
 
 /// The per-check timeout when neither the check nor `defaults` sets one.

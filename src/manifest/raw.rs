@@ -125,6 +125,45 @@ pub struct RawDefaults {
     /// Variables set for every check.
     #[serde(default)]
     pub env: Option<BTreeMap<String, EnvValue>>,
+    /// How many fewer tests than the baseline a test gate may run (`5%`).
+    #[serde(default)]
+    pub tests_may_drop: Option<RawPercent>,
+}
+
+/// A percentage: `5%`, `12.5%`, or a number.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RawPercent(pub f64);
+
+impl<'de> Deserialize<'de> for RawPercent {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct PercentVisitor;
+        impl Visitor<'_> for PercentVisitor {
+            type Value = RawPercent;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a percentage such as \"5%\" or 5")
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<RawPercent, E> {
+                Ok(RawPercent(v as f64))
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<RawPercent, E> {
+                Ok(RawPercent(v as f64))
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<RawPercent, E> {
+                Ok(RawPercent(v))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<RawPercent, E> {
+                v.trim()
+                    .trim_end_matches('%')
+                    .trim()
+                    .parse()
+                    .map(RawPercent)
+                    .map_err(|_| {
+                        E::custom(format!("`{v}` is not a percentage (write e.g. \"5%\")"))
+                    })
+            }
+        }
+        deserializer.deserialize_any(PercentVisitor)
+    }
 }
 
 /// What commands may do.
@@ -238,6 +277,10 @@ pub struct RawCheck {
     /// The fewest tests a run must execute; fewer make the gate ineffective.
     #[serde(default)]
     pub min_tests: Option<u64>,
+    /// How many fewer tests than the baseline a test gate may run (`5%`; default 0 for
+    /// a gate that must be effective).
+    #[serde(default)]
+    pub tests_may_drop: Option<RawPercent>,
     /// The working folder, relative to the manifest's folder.
     #[serde(default)]
     pub cwd: Option<String>,

@@ -12,7 +12,7 @@ use std::borrow::Cow;
 
 use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 
-use super::raw::{EnvSelector, EnvValue, RawDuration, RawManifest, RawPaths};
+use super::raw::{EnvSelector, EnvValue, RawDuration, RawManifest, RawPaths, RawPercent};
 
 /// The JSON Schema (draft-07, which editors support best) of `verify-matrix.yml`.
 pub fn json_schema() -> Value {
@@ -73,6 +73,22 @@ impl JsonSchema for RawPaths {
             "anyOf": [
                 { "type": "string", "minLength": 1 },
                 { "type": "array", "items": { "type": "string", "minLength": 1 }, "minItems": 1 }
+            ]
+        })
+    }
+}
+
+impl JsonSchema for RawPercent {
+    fn schema_name() -> Cow<'static, str> {
+        "Percent".into()
+    }
+
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({
+            "description": "A percentage from 0 to 100: \"5%\" or 5.",
+            "anyOf": [
+                { "type": "string", "pattern": "^\\s*[0-9]+(\\.[0-9]+)?\\s*%?\\s*$" },
+                { "type": "number", "minimum": 0, "maximum": 100 }
             ]
         })
     }

@@ -12,6 +12,7 @@ use super::model::{
 use super::parse::Parsed;
 use super::raw::{
     EnvValue, Expect, RawCheck, RawDefaults, RawDuration, RawEnvironment, RawManifest, RawPaths,
+    RawPercent,
 };
 use super::spans::{Spans, join_index, join_key};
 use crate::shell::words;
@@ -78,6 +79,7 @@ pub fn validate(
     v.timeout("run-timeout", raw.run_timeout, "run-timeout");
     v.grace("defaults.grace", defaults.grace);
     v.retries("defaults.retries", defaults.retries);
+    v.percent("defaults.tests-may-drop", defaults.tests_may_drop);
     v.env_vars("defaults.env", &defaults.env);
     let policy = v.policy(raw);
 
@@ -169,6 +171,15 @@ impl Validator<'_> {
                     humantime::format_duration(MAX_GRACE)
                 ),
             );
+        }
+    }
+
+    /// A percentage within 0..=100.
+    fn percent(&mut self, path: &str, value: Option<RawPercent>) {
+        if let Some(RawPercent(p)) = value
+            && !(p.is_finite() && (0.0..=100.0).contains(&p))
+        {
+            self.error(path, format!("{p}% is not a percentage from 0 to 100"));
         }
     }
 

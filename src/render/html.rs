@@ -74,6 +74,7 @@ fn full(report: &Quoted, tails: &Tails, blob: Option<&str>) -> String {
     grid(report, &mut out);
     pairs(report, &mut out);
     blocked_and_manual(report, &mut out);
+    baseline(report, &mut out);
     failures(report, tails, blob, &mut out);
     tests(report, blob, &mut out);
     out.push_str("</body>\n</html>\n");
@@ -269,6 +270,26 @@ fn manual(report: &Report, out: &mut String) {
                 esc(&item.kind),
                 esc(&item.text)
             );
+        }
+        out.push_str("</ul>\n");
+    }
+}
+
+/// What changed against the baseline, when the report was compared with one.
+fn baseline(report: &Report, out: &mut String) {
+    let Some(b) = &report.baseline else {
+        return;
+    };
+    let _ = writeln!(
+        out,
+        "<h2>Baseline</h2>\n<p>{}</p>",
+        esc(&super::baseline_view::heading(b))
+    );
+    let lines = super::baseline_view::lines(report);
+    if !lines.is_empty() {
+        out.push_str("<ul>\n");
+        for (what, list) in lines {
+            let _ = writeln!(out, "<li>{what}: {}</li>", esc(&list));
         }
         out.push_str("</ul>\n");
     }

@@ -171,6 +171,7 @@ fn render_shape(report: &Report, options: &RenderOptions, tails: &Tails, shape: 
     reruns(report, &mut out);
     strict(report, shape, &mut out);
     manifest_section(report, shape, &mut out);
+    baseline_section(report, &mut out);
     manual(report, &mut out);
     if shape.details {
         flaky_tests(report, &mut out);
@@ -291,6 +292,25 @@ fn reruns(report: &Report, out: &mut String) {
         "Re-run: the results of {} come from a re-run.\n",
         list.join(", ")
     );
+}
+
+/// What changed against the baseline, when the report was compared with one.
+fn baseline_section(report: &Report, out: &mut String) {
+    let Some(b) = &report.baseline else {
+        return;
+    };
+    let _ = writeln!(
+        out,
+        "{}\n",
+        escape_markdown(&super::baseline_view::heading(b))
+    );
+    let lines = super::baseline_view::lines(report);
+    for (what, list) in &lines {
+        let _ = writeln!(out, "- {what}: {}", escape_markdown(list));
+    }
+    if !lines.is_empty() {
+        out.push('\n');
+    }
 }
 
 /// The pairs that passed with flaky tests (failed, then passed on a rerun), named.

@@ -1,6 +1,7 @@
 //! Rendering a report: one function per format, all over the same [`Report`].
 
 pub mod aot;
+pub mod baseline_view;
 pub mod budget;
 pub mod cell;
 pub mod details;

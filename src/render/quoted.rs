@@ -79,6 +79,17 @@ impl Quoted {
         for contradiction in &mut report.contradictions {
             q(&mut contradiction.reason);
         }
+        // The baseline is another report, read from an artifact like this one.
+        if let Some(baseline) = &mut report.baseline {
+            qo(&mut baseline.commit);
+            qo(&mut baseline.run_id);
+            q(&mut baseline.manifest_digest);
+            for vanished in &mut baseline.vanished {
+                for test in &mut vanished.tests {
+                    q(test);
+                }
+            }
+        }
         // Names are a pull request's manifest text, shown in grids: quoted and cut.
         for name in report.check_names.values_mut() {
             q(name);

@@ -1,5 +1,6 @@
 //! Result files (versioned, atomically written), and the report built from them.
 
+pub mod baseline;
 mod confine;
 pub mod duration;
 pub mod io;

@@ -226,6 +226,9 @@ pub struct Report {
     /// 1 lack it; their reader works it out from the reasons.
     #[serde(default)]
     pub failed_to_run: bool,
+    /// The comparison with the baseline (`--baseline`), when one was given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub baseline: Option<super::baseline::Baseline>,
     /// The automated checks in manifest order, for renders that list checks. Not in the
     /// file format; a report read from JSON falls back to the order of its rows.
     #[serde(skip)]
@@ -277,6 +280,7 @@ impl Report {
             reasons: Vec::new(),
             cancelled: false,
             failed_to_run: false,
+            baseline: None,
             check_order: Vec::new(),
             partial: None,
         }
@@ -305,6 +309,10 @@ impl Report {
     pub fn has_failures(&self) -> bool {
         self.failed_to_run
             || self.blocked_by_weakening()
+            || self
+                .baseline
+                .as_ref()
+                .is_some_and(|b| !b.test_drops.is_empty())
             || self
                 .rows
                 .iter()

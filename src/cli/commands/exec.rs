@@ -44,6 +44,7 @@ pub(super) fn run(args: &ExecArgs) -> Result<i32, Error> {
         retries: args.retries,
         reports: Vec::new(),
         min_tests: None,
+        tests_may_drop: None,
         cwd: args.cwd.display().to_string(),
         env: BTreeMap::new(),
         shell: Some(shell(args.shell)),

@@ -50,6 +50,7 @@ impl Validator<'_> {
             retries: raw.retries.or(defaults.retries).unwrap_or(0),
             reports: raw.reports.clone().map(|r| r.0).unwrap_or_default(),
             min_tests: raw.min_tests,
+            tests_may_drop: raw.tests_may_drop.or(defaults.tests_may_drop).map(|p| p.0),
             // An item runs in its group's folder (a default folder applies to the
             // group once, not again to each item); its own `cwd` is relative to it.
             cwd: raw
@@ -134,6 +135,7 @@ impl Validator<'_> {
                 ("must-be-effective", raw.must_be_effective.is_some()),
                 ("reports", raw.reports.is_some()),
                 ("min-tests", raw.min_tests.is_some()),
+                ("tests-may-drop", raw.tests_may_drop.is_some()),
                 ("shell", raw.shell.is_some()),
             ] {
                 if set && has_kind {
@@ -158,6 +160,7 @@ impl Validator<'_> {
         self.grace(&join_key(path, "grace"), raw.grace);
         self.retries(&join_key(path, "retries"), raw.retries);
         self.reports(&join_key(path, "reports"), raw.reports.as_ref());
+        self.percent(&join_key(path, "tests-may-drop"), raw.tests_may_drop);
         if raw.min_tests == Some(0) {
             self.error(
                 &join_key(path, "min-tests"),

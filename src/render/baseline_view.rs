@@ -1,0 +1,81 @@
+//! The comparison with the baseline as renderers show it: one line of counts, then one
+//! line per kind of difference, each listing its first pairs.
+
+use crate::results::Report;
+use crate::results::baseline::{Baseline, PairRef};
+
+/// The most pairs (or tests) named per line.
+const LISTED: usize = 10;
+
+/// The heading line: `Compared with the baseline (abc1234): …`.
+pub fn heading(b: &Baseline) -> String {
+    format!(
+        "Compared with {}: {} new failure{}, {} pre-existing, {} fixed, {} newly missing, {} with fewer tests",
+        b.label(),
+        b.new_failures.len(),
+        if b.new_failures.len() == 1 { "" } else { "s" },
+        b.pre_existing.len(),
+        b.fixed.len(),
+        b.newly_missing.len(),
+        b.test_drops.len()
+    )
+}
+
+/// The lines under the heading, as (what, list) pairs, only those with something.
+pub fn lines(report: &Report) -> Vec<(&'static str, String)> {
+    let Some(b) = &report.baseline else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for (what, pairs) in [
+        ("new failures", &b.new_failures),
+        ("pre-existing failures", &b.pre_existing),
+        ("fixed", &b.fixed),
+        ("newly missing", &b.newly_missing),
+        ("not on the baseline", &b.not_compared),
+    ] {
+        if !pairs.is_empty() {
+            out.push((what, listed(pairs.iter().map(pair), pairs.len())));
+        }
+    }
+    if !b.test_drops.is_empty() {
+        let drops = b.test_drops.iter().map(|d| {
+            format!(
+                "{} in {} ran {} (baseline {}, tests-may-drop {}%)",
+                d.check, d.environment, d.head, d.base, d.allowed_percent
+            )
+        });
+        out.push(("fewer tests", listed(drops, b.test_drops.len())));
+    }
+    if !b.vanished.is_empty() {
+        let vanished = b.vanished.iter().map(|v| {
+            format!(
+                "{} in {}: {} ({})",
+                v.check,
+                v.environment,
+                v.count,
+                v.tests
+                    .iter()
+                    .take(3)
+                    .cloned()
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        });
+        out.push(("vanished tests", listed(vanished, b.vanished.len())));
+    }
+    out
+}
+
+fn pair(p: &PairRef) -> String {
+    format!("{} in {}", p.check, p.environment)
+}
+
+/// The first [`LISTED`] of `items`, and how many more.
+fn listed(items: impl Iterator<Item = String>, total: usize) -> String {
+    let mut text: Vec<String> = items.take(LISTED).collect();
+    if total > LISTED {
+        text.push(format!("and {} more", total - LISTED));
+    }
+    text.join("; ")
+}
