@@ -5,8 +5,8 @@
 //! Weakenings: a required check removed or made manual, a check made optional, an
 //! environment dropped (from the manifest, or from a check that was required there), an
 //! exit-code expectation that accepts a code the trusted one did not, `must-be-effective`
-//! turned off, `min-tests` lowered or removed, a check's `reports` removed, and
-//! `skip: true`. Other changes (a check added, a command or timeout
+//! turned off, `min-tests` lowered or removed, a check's `reports` removed,
+//! `tests-may-drop` raised, and `skip: true`. Other changes (a check added, a command or timeout
 //! changed, an expectation tightened) are listed for reviewers and never block.
 
 use serde::{Deserialize, Serialize};
@@ -155,6 +155,22 @@ fn check_changes(
         ),
         _ => {}
     }
+    // How far the suite may shrink against a baseline (its default goes with
+    // `must-be-effective`, whose turning off is named above).
+    let effective_kept = !before.must_be_effective || after.must_be_effective;
+    match (before.drop_allowed(), after.drop_allowed()) {
+        (Some(was), None) if effective_kept => note(
+            Some(id),
+            format!("check `{id}`: the limit on dropped tests ({was}%) was removed"),
+            true,
+        ),
+        (Some(was), Some(now)) if now > was => note(
+            Some(id),
+            format!("check `{id}`: `tests-may-drop` went from {was}% to {now}%"),
+            true,
+        ),
+        _ => {}
+    }
     if !before.reports.is_empty() && after.reports.is_empty() {
         note(
             Some(id),
@@ -283,6 +299,19 @@ checks:
             vec![("check `unit`: `min-tests` went from 100 to 10".into(), true)]
         );
         assert_eq!(compare(BASE, &with_tests), vec![]);
+        assert_eq!(
+            compare(
+                BASE,
+                &BASE.replace(
+                    "test: cargo test }",
+                    "test: cargo test, tests-may-drop: 10% }"
+                )
+            ),
+            vec![(
+                "check `unit`: `tests-may-drop` went from 0% to 10%".into(),
+                true
+            )]
+        );
         let tightened = BASE.replace("expect: failure", "exit-code: 2");
         assert_eq!(
             described(&tightened),
