@@ -100,6 +100,12 @@ pub fn compare(head: &Report, base: &Report, manifest: &Manifest) -> Baseline {
         check: check.to_owned(),
         environment: environment.to_owned(),
     };
+    // Each check's allowance, looked up once: a large matrix has a row per pair.
+    let allowances: rustc_hash::FxHashMap<&str, Option<f64>> = manifest
+        .checks
+        .iter()
+        .map(|c| (c.id.as_str(), c.drop_allowed()))
+        .collect();
     for row in &head.rows {
         let (check, env) = (row.check.as_str(), row.environment.as_str());
         let Some(base_row) = base_index.row(check, env) else {
@@ -114,11 +120,7 @@ pub fn compare(head: &Report, base: &Report, manifest: &Manifest) -> Baseline {
             (RowResult::Pass, RowResult::Fail) => b.fixed.push(pair(check, env)),
             (RowResult::Pass, RowResult::Pass) => {}
         }
-        let allowed = manifest
-            .checks
-            .iter()
-            .find(|c| c.id.as_str() == check)
-            .and_then(|c| c.drop_allowed());
+        let allowed = allowances.get(check).copied().flatten();
         if let (Some(allowed), Some(was), Some(now)) = (
             allowed,
             base_row.detail.tests_executed,
@@ -139,19 +141,23 @@ pub fn compare(head: &Report, base: &Report, manifest: &Manifest) -> Baseline {
                 .iter()
                 .map(|c| (c.suite.as_str(), c.name.as_str()))
                 .collect();
-            let gone: Vec<String> = was
+            let mut gone = was
                 .cases
                 .iter()
-                .filter(|c| !present.contains(&(c.suite.as_str(), c.name.as_str())))
+                .filter(|c| !present.contains(&(c.suite.as_str(), c.name.as_str())));
+            let named: Vec<String> = gone
+                .by_ref()
+                .take(VANISHED_LISTED)
                 .map(|c| format!("{} › {}", c.suite, c.name))
                 .collect();
+            let count = named.len() as u64 + gone.count() as u64;
             // A list cut short (left_out) cannot tell what vanished.
-            if !gone.is_empty() && now.left_out == 0 {
+            if count > 0 && now.left_out == 0 {
                 b.vanished.push(Vanished {
                     check: check.to_owned(),
                     environment: env.to_owned(),
-                    count: gone.len() as u64,
-                    tests: gone.into_iter().take(VANISHED_LISTED).collect(),
+                    count,
+                    tests: named,
                 });
             }
         }
