@@ -45,6 +45,16 @@ else
     curve_svg="$PWD/docs/per-check-cost.svg"
 fi
 
+# ratio JSON LABEL [NOTE]: the mean of a hyperfine export's second command over its first
+# (the baseline), printed as "LABEL: 0.123NOTE".
+ratio() {
+    python3 - "$1" "$2" "${3:-}" <<'PY'
+import json, sys
+data = json.load(open(sys.argv[1]))["results"]
+print(f"{sys.argv[2]}: {data[1]['mean'] / data[0]['mean']:.3f}{sys.argv[3]}")
+PY
+}
+
 # every_format FORMAT...: in the current folder (artifacts/ and report.json), each format
 # from the partial results (merge) and from the report (render), $wide_reps times each:
 # the median wall time, the fastest and slowest, and the highest peak RSS.
@@ -225,11 +235,7 @@ hyperfine $runs -N -i --export-json "$work/floor.json" --export-markdown "$work/
     -n "python3 json.load of the $envs files (the floor: parsing them)" "python3 $work/jsonload.py" \
     -n "merge + render markdown" "$bin -q merge --out $work/wide/report.json --format markdown $work/wide/artifacts" >/dev/null
 cat "$work/floor.md"
-python3 - "$work/floor.json" <<'PY'
-import json, sys
-data = json.load(open(sys.argv[1]))["results"]
-print(f"merge + render / json.load: {data[1]['mean'] / data[0]['mean']:.3f} (budget 1.0)")
-PY
+ratio "$work/floor.json" "merge + render / json.load" " (budget 1.0)"
 
 echo
 echo "## GitHub's largest matrix: $wide_envs environments × $wide_checks checks, every format"
@@ -259,11 +265,7 @@ hyperfine $runs -N -i --export-json "$work/ingest.json" --export-markdown "$work
     -n "python3 xml.etree.parse of the files (the floor)" "python3 $work/etree.py" \
     -n "tests (read, count, locate failures)" "$bin tests --cwd $work/reports junit-*.xml" >/dev/null
 cat "$work/ingest.md"
-python3 - "$work/ingest.json" <<'PY'
-import json, sys
-data = json.load(open(sys.argv[1]))["results"]
-print(f"tests / xml.etree.parse: {data[1]['mean'] / data[0]['mean']:.3f}")
-PY
+ratio "$work/ingest.json" "tests / xml.etree.parse"
 /usr/bin/time -f "%e %M" -o "$work/time.txt" "$bin" tests --cwd "$work/reports" 'junit-*.xml' >/dev/null || [ $? = 1 ]
 read -r wall rss < <(tail -n 1 "$work/time.txt")
 echo "peak RSS of tests: $((rss / 1024)) MiB ($wall s)"

@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 use rusqlite::params;
 
 use super::show::{Stats, StatsQuery, stats};
-use super::{History, HistoryError, sqlite};
+use super::{History, HistoryError, LAST_RUNS, sqlite};
 use crate::render::text::{escape_html as esc, short_commit};
 
 /// Which runs the page covers.
@@ -61,7 +61,7 @@ code{font-family:ui-monospace,SFMono-Regular,Menlo,monospace}
 /// The page for the last `query.last` runs.
 pub fn page(history: &History, query: &PageQuery) -> Result<String, HistoryError> {
     let runs = runs(history, query)?;
-    let cells = cells(history, &runs)?;
+    let cells = cells(history, query)?;
     let summary = stats(
         history,
         &StatsQuery {
@@ -109,12 +109,11 @@ fn runs(history: &History, query: &PageQuery) -> Result<Vec<Run>, HistoryError> 
     let path = history.path();
     let mut statement = history
         .connection()
-        .prepare(
-            "SELECT id, recorded_at, commit_sha, run_id, branch, verdict FROM
-               (SELECT * FROM runs WHERE ?1 IS NULL OR branch = ?1
-                ORDER BY recorded_at DESC, id DESC LIMIT ?2)
-             ORDER BY recorded_at, id",
-        )
+        .prepare(&format!(
+            "SELECT id, recorded_at, commit_sha, run_id, branch, verdict FROM runs
+             WHERE id IN ({LAST_RUNS})
+             ORDER BY recorded_at, id"
+        ))
         .map_err(|e| sqlite(path, e))?;
     let rows = statement
         .query_map(params![query.branch, query.last], |r| {
@@ -131,27 +130,22 @@ fn runs(history: &History, query: &PageQuery) -> Result<Vec<Run>, HistoryError> 
     rows.collect::<Result<_, _>>().map_err(|e| sqlite(path, e))
 }
 
-/// Every pair's cell, by (check, environment, run id).
+/// Every pair's cell in the runs `query` selects, by (check, environment, run id).
 fn cells(
     history: &History,
-    runs: &[Run],
+    query: &PageQuery,
 ) -> Result<HashMap<(String, String, i64), Cell>, HistoryError> {
     let path = history.path();
-    let (Some(first), Some(last)) = (runs.first(), runs.last()) else {
-        return Ok(HashMap::new());
-    };
-    let ids: std::collections::HashSet<i64> = runs.iter().map(|r| r.id).collect();
     let mut statement = history
         .connection()
-        .prepare(
+        .prepare(&format!(
             "SELECT p.run, p.check_id, p.environment, p.result, p.retried_flaky,
                     p.tests_flaky, p.tests_passed, p.tests_failed, p.summary
-             FROM pairs p JOIN runs r ON r.id = p.run
-             WHERE r.recorded_at BETWEEN ?1 AND ?2",
-        )
+             FROM pairs p WHERE p.run IN ({LAST_RUNS})"
+        ))
         .map_err(|e| sqlite(path, e))?;
     let rows = statement
-        .query_map(params![first.recorded_at, last.recorded_at], |r| {
+        .query_map(params![query.branch, query.last], |r| {
             let run: i64 = r.get(0)?;
             let passed: Option<i64> = r.get(6)?;
             let failed: Option<i64> = r.get(7)?;
@@ -168,14 +162,7 @@ fn cells(
             ))
         })
         .map_err(|e| sqlite(path, e))?;
-    let mut cells = HashMap::new();
-    for row in rows {
-        let (key, cell) = row.map_err(|e| sqlite(path, e))?;
-        if ids.contains(&key.2) {
-            cells.insert(key, cell);
-        }
-    }
-    Ok(cells)
+    rows.collect::<Result<_, _>>().map_err(|e| sqlite(path, e))
 }
 
 /// A run as a short label: its commit, else its workflow run, else its number.

@@ -18,6 +18,11 @@ pub use html::{PageQuery, page};
 pub use schema::{APPLICATION_ID, SCHEMA_VERSION};
 pub use show::{Stats, StatsQuery, stats};
 
+/// The ids of the last `?2` runs, on branch `?1` when it is not null: the runs `show`
+/// and `html` look at (a query's `WHERE … IN (…)`).
+const LAST_RUNS: &str = "SELECT id FROM runs WHERE ?1 IS NULL OR branch = ?1
+    ORDER BY recorded_at DESC, id DESC LIMIT ?2";
+
 /// The database file used when none is named.
 pub const DEFAULT_PATH: &str = ".verify-matrix/history.sqlite";
 

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use rusqlite::params;
 use serde::Serialize;
 
-use super::{History, HistoryError, sqlite};
+use super::{History, HistoryError, LAST_RUNS, sqlite};
 
 /// Which runs and pairs to summarise.
 #[derive(Debug, Clone, Default)]
@@ -57,17 +57,16 @@ pub fn stats(history: &History, query: &StatsQuery) -> Result<Vec<Stats>, Histor
     let path = history.path();
     let mut statement = history
         .connection()
-        .prepare(
+        .prepare(&format!(
             "SELECT p.check_id, p.environment, p.result, p.duration_ms, p.tests_passed,
                     p.tests_failed, p.tests_flaky, p.retried_flaky, p.summary,
                     r.recorded_at, r.commit_sha, r.run_id
              FROM pairs p JOIN runs r ON r.id = p.run
-             WHERE r.id IN (SELECT id FROM runs WHERE ?1 IS NULL OR branch = ?1
-                            ORDER BY recorded_at DESC, id DESC LIMIT ?2)
+             WHERE r.id IN ({LAST_RUNS})
                AND (?3 IS NULL OR p.check_id = ?3)
                AND (?4 IS NULL OR p.environment = ?4)
-             ORDER BY r.recorded_at, r.id, p.position",
-        )
+             ORDER BY r.recorded_at, r.id, p.position"
+        ))
         .map_err(|e| sqlite(path, e))?;
     let rows = statement
         .query_map(
