@@ -10,10 +10,16 @@ use serde_json::{Value, json};
 /// `unit` runs the tests `tests.txt` names (one per line) through a JUnit report; `lint`
 /// and `docs` pass when their marker file exists.
 fn project(tests_may_drop: Option<&str>) -> Project {
+    project_with("", tests_may_drop)
+}
+
+/// [`project`] with `top` (top-level keys) added to the manifest.
+fn project_with(top: &str, tests_may_drop: Option<&str>) -> Project {
     let drop = tests_may_drop.map_or_else(String::new, |d| format!("    tests-may-drop: {d}\n"));
     Project::new(&format!(
         concat!(
             "version: 1\n",
+            "{top}",
             "environments: [{{name: local}}]\n",
             "checks:\n",
             "  - id: unit\n",
@@ -24,7 +30,8 @@ fn project(tests_may_drop: Option<&str>) -> Project {
             "  - {{ id: lint, run: test -e lint.ok }}\n",
             "  - {{ id: docs, run: test -e docs.ok }}\n",
         ),
-        drop = drop
+        drop = drop,
+        top = top
     ))
 }
 
@@ -172,4 +179,196 @@ fn tests_may_drop_is_a_percentage() {
             "`tests-may-drop` applies only to `run` and `test` checks",
         ],
     );
+}
+
+/// Runs `project` into `out` and merges it with `args`: the exit code and the report.
+fn merge_with(project: &Project, out: &str, args: &[&str]) -> (Option<i32>, Value) {
+    let _ = std::fs::remove_dir_all(project.path().join(out));
+    let _ = std::fs::remove_file(project.path().join("r.json"));
+    project.run_env("local", out);
+    let done = project
+        .std_cmd()
+        .args(["merge", "--out", "r.json"])
+        .args(args)
+        .arg(out)
+        .output()
+        .unwrap();
+    assert!(project.path().join("r.json").exists(), "{done:?}");
+    (done.status.code(), project.json("r.json"))
+}
+
+#[test]
+fn the_baseline_from_the_history_is_the_latest_run_of_the_branch() {
+    let project = project(None);
+    project.write("lint.ok", "");
+    project.write("docs.ok", "");
+    let add = |report: &str, branch: &str| {
+        let out = project
+            .std_cmd()
+            .args([
+                "history",
+                "--history",
+                "h.sqlite",
+                "add",
+                "--branch",
+                branch,
+                report,
+            ])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{out:?}");
+    };
+    // main ran 5 tests, then 4; a feature branch ran 2 later still.
+    for (tests, branch) in [
+        ("a\nb\nc\nd\ne\n", "main"),
+        ("a\nb\nc\nd\n", "main"),
+        ("a\nb\n", "feature"),
+    ] {
+        project.write("tests.txt", tests);
+        let report = format!("{branch}-{}.json", tests.len());
+        run_into(&project, "base", &report, None);
+        add(&report, branch);
+    }
+    // The head runs 3: main's latest (4 tests) is its base.
+    project.write("tests.txt", "a\nb\nc\n");
+    let history = ["--baseline-from", "history:main", "--history", "h.sqlite"];
+    let (code, head) = merge_with(&project, "head", &history);
+    assert_eq!(code, Some(1));
+    assert_eq!(head["baseline"]["branch"], "main");
+    assert_eq!(
+        head["baseline"]["test_drops"][0],
+        json!({"check": "unit", "environment": "local", "base": 4, "head": 3, "allowed_percent": 0.0})
+    );
+    assert_eq!(head["baseline"]["vanished"][0]["tests"], json!(["m › d"]));
+    let reason = head["reasons"][0].as_str().unwrap();
+    assert!(
+        reason.starts_with("unit in local ran 3 tests; main")
+            && reason.ends_with(" ran 4 (tests-may-drop: 0%)"),
+        "{reason}"
+    );
+    let markdown = project.stdout_of(&["render", "r.json"]);
+    assert!(markdown.contains("Compared with main"), "{markdown}");
+
+    // `history` alone: the pull request's base branch.
+    let out = project
+        .std_cmd()
+        .args([
+            "merge",
+            "--out",
+            "r2.json",
+            "--baseline-from",
+            "history",
+            "--history",
+            "h.sqlite",
+            "head",
+        ])
+        .env("GITHUB_BASE_REF", "feature")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let r2 = project.json("r2.json");
+    assert_eq!(r2["baseline"]["branch"], "feature");
+    assert_eq!(r2["verdict"], "VERIFIED");
+
+    // A branch the history never saw, or no history at all: no comparison, said so.
+    for (spec, db) in [
+        ("history:release", "h.sqlite"),
+        ("history:main", "none.sqlite"),
+    ] {
+        let out = project
+            .std_cmd()
+            .args([
+                "merge",
+                "--out",
+                "r3.json",
+                "--baseline-from",
+                spec,
+                "--history",
+                db,
+                "head",
+            ])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{out:?}");
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains("note: no baseline"),
+            "{out:?}"
+        );
+        assert!(project.json("r3.json").get("baseline").is_none());
+        assert!(!project.path().join("none.sqlite").exists());
+    }
+    // A spelling that is neither: a usage error.
+    let out = project
+        .std_cmd()
+        .args(["merge", "--baseline-from", "main", "head"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("expected `history` or `history:BRANCH`")
+    );
+}
+
+#[test]
+fn fail_on_new_accepts_only_failures_the_base_has_too() {
+    let project = project_with("fail-on: new\n", None);
+    project.write("tests.txt", "a\nb\n");
+    project.write("docs.ok", "");
+    // The base: lint fails.
+    run_into(&project, "base", "base.json", None);
+    // The head: lint still fails, nothing else: accepted, exit 0, still NOT VERIFIED.
+    let (code, head) = merge_with(&project, "head", &["--baseline", "base.json"]);
+    assert_eq!(code, Some(0), "{:#}", head["reasons"]);
+    assert_eq!(head["verdict"], "NOT_VERIFIED");
+    assert_eq!(head["baseline"]["fail_on"], "new");
+    assert_eq!(head["baseline"]["accepted"], true);
+    let markdown = project.stdout_of(&["render", "r.json"]);
+    assert!(markdown.contains("NOT VERIFIED"), "{markdown}");
+    assert!(
+        markdown.contains("every failure fails on the baseline"),
+        "{markdown}"
+    );
+    // Without a baseline, every failure is new.
+    let (code, alone) = merge_with(&project, "head", &[]);
+    assert_eq!(code, Some(1));
+    assert!(alone.get("baseline").is_none());
+    // A new failure (docs) beside the old one: not accepted.
+    std::fs::remove_file(project.path().join("docs.ok")).unwrap();
+    let (code, head) = merge_with(&project, "head", &["--baseline", "base.json"]);
+    assert_eq!(code, Some(1));
+    assert_eq!(head["baseline"]["accepted"], false);
+    // The old failure, and a suite that shrank: not accepted either.
+    project.write("docs.ok", "");
+    project.write("tests.txt", "a\n");
+    let (code, head) = merge_with(&project, "head", &["--baseline", "base.json"]);
+    assert_eq!(code, Some(1));
+    assert_eq!(head["baseline"]["accepted"], false);
+    // Under `fail-on: any`, the same pre-existing failure fails the run.
+    let strict = project_with("", None);
+    strict.write("tests.txt", "a\nb\n");
+    strict.write("docs.ok", "");
+    run_into(&strict, "base", "base.json", None);
+    let (code, head) = merge_with(&strict, "head", &["--baseline", "base.json"]);
+    assert_eq!(code, Some(1));
+    assert_eq!(head["baseline"]["fail_on"], "any");
+    assert_eq!(head["baseline"]["accepted"], false);
+}
+
+#[test]
+fn setting_fail_on_new_weakens_the_manifest() {
+    let project = project_with("fail-on: new\n", None);
+    project.write(
+        "trusted.yml",
+        &project
+            .read("verify-matrix.yml")
+            .replace("fail-on: new\n", ""),
+    );
+    project.write("tests.txt", "a\n");
+    project.write("lint.ok", "");
+    project.write("docs.ok", "");
+    let (code, report) = merge_with(&project, "head", &["--base-manifest", "trusted.yml"]);
+    assert_eq!(code, Some(1));
+    assert_eq!(report["verdict"], "NOT_VERIFIED");
+    let reasons = report["reasons"].to_string();
+    assert!(reasons.contains("`fail-on: new` was set"), "{reasons}");
 }

@@ -371,3 +371,61 @@ fn the_dashboard_shows_verdicts_the_heat_map_and_the_failures() {
     let other = String::from_utf8(history(&project, &["html", "--branch", "dev"]).stdout).unwrap();
     assert!(other.contains("No runs recorded match."), "{other}");
 }
+
+#[test]
+fn a_version_1_database_is_migrated_and_keeps_its_runs() {
+    let project = reported();
+    std::fs::create_dir_all(project.path().join("db")).unwrap();
+    {
+        // The schema version 1 wrote, with one run in it.
+        let db = sqlite(&project);
+        db.execute_batch(concat!(
+            "CREATE TABLE runs (id INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE,",
+            " repository TEXT, branch TEXT, commit_sha TEXT, pr INTEGER, run_id TEXT,",
+            " run_attempt INTEGER, recorded_at TEXT NOT NULL, manifest_path TEXT NOT NULL,",
+            " manifest_digest TEXT NOT NULL, verdict TEXT NOT NULL, reasons TEXT NOT NULL);",
+            "CREATE INDEX runs_by_branch ON runs (repository, branch, recorded_at);",
+            "CREATE TABLE pairs (run INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,",
+            " check_id TEXT NOT NULL, environment TEXT NOT NULL, position INTEGER NOT NULL,",
+            " result TEXT NOT NULL, status TEXT, exit_code INTEGER, duration_ms INTEGER,",
+            " tests_passed INTEGER, tests_failed INTEGER, tests_skipped INTEGER,",
+            " tests_flaky INTEGER, retried_flaky INTEGER NOT NULL, summary TEXT,",
+            " PRIMARY KEY (run, check_id, environment)) WITHOUT ROWID;",
+            "CREATE TABLE tests (run INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,",
+            " check_id TEXT NOT NULL, environment TEXT NOT NULL, suite TEXT NOT NULL,",
+            " name TEXT NOT NULL, outcome TEXT NOT NULL, duration_ms INTEGER);",
+            "CREATE INDEX tests_by_pair ON tests (run, check_id, environment);",
+            "INSERT INTO runs VALUES (1, 'run:o/r:1:1:verify-matrix.yml', 'o/r', 'main', NULL,",
+            " NULL, '1', 1, '2026-01-01T00:00:00Z', 'verify-matrix.yml', 'sha256:0', 'VERIFIED', '[]');",
+            "INSERT INTO pairs VALUES (1, 'lint', 'linux', 0, 'PASS', 'pass', 0, 5, NULL, NULL,",
+            " NULL, NULL, 0, 'passed');",
+            "PRAGMA application_id = 1447905363; PRAGMA user_version = 1;",
+        ))
+        .unwrap();
+    }
+    as_run(&project, 2, "run2.json");
+    let out = history(&project, &["add", "--branch", "main", "run2.json"]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let db = sqlite(&project);
+    assert_eq!(count(&db, "PRAGMA user_version"), 2);
+    assert_eq!(count(&db, "SELECT count(*) FROM runs"), 2);
+    // The old run's pair has no executed count; the new run's test gate has one.
+    assert_eq!(
+        count(
+            &db,
+            "SELECT count(*) FROM pairs WHERE run = 1 AND tests_executed IS NULL"
+        ),
+        1
+    );
+    assert_eq!(
+        count(
+            &db,
+            "SELECT tests_executed FROM pairs WHERE check_id = 'unit' AND environment = 'linux' AND run = 2"
+        ),
+        2
+    );
+    let check: String = db
+        .query_row("PRAGMA integrity_check", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(check, "ok");
+}

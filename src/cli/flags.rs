@@ -25,8 +25,16 @@ pub(crate) struct TrustFlags {
     /// A report to compare with (the base branch's): new and pre-existing failures,
     /// fixed and newly missing pairs, vanished tests; a test gate that ran fewer tests
     /// than `tests-may-drop` allows makes the verdict NOT VERIFIED
-    #[arg(long, value_name = "REPORT")]
+    #[arg(long, value_name = "REPORT", conflicts_with = "baseline_from")]
     pub baseline: Option<PathBuf>,
+    /// Compare with the latest run of BRANCH in the history database (default: the
+    /// pull request's base branch, else the repository's default branch), as
+    /// `--baseline` does: `history` or `history:BRANCH`
+    #[arg(long, value_name = "history[:BRANCH]")]
+    pub baseline_from: Option<String>,
+    /// The history database `--baseline-from` reads
+    #[arg(long, value_name = "PATH", default_value = crate::history::DEFAULT_PATH)]
+    pub history: PathBuf,
 }
 
 /// How a report is rendered (`render`, `merge`).

@@ -11,6 +11,7 @@ use crate::manifest::aot::BaseCase;
 use crate::manifest::{self, Manifest, compare};
 use crate::render::Format;
 use crate::render::steps::StepsInfo;
+use crate::results::baseline::{self, Base};
 use crate::results::io::{Probe, ResultFileError, read_bounded};
 use crate::results::{ManifestOrigin, ManifestTrust, Outcome, PartialResult, Report, merge};
 
@@ -57,7 +58,7 @@ pub(crate) fn merged(
             eprintln!("note: {note}");
         }
     }
-    let baseline = trust.baseline.clone();
+    let baseline = Baseline::of(trust, settings)?;
     let (manifest, trust) = judged_manifest(settings, trust, &collected.partials)?;
     let partials: Vec<PartialResult> = collected.partials.into_iter().map(|l| l.result).collect();
     let contracts = Contracts {
@@ -67,11 +68,101 @@ pub(crate) fn merged(
     };
     let mut report = Report::build_from(&manifest, partials);
     report.apply_trust(trust);
-    if let Some(path) = &baseline {
-        let base = report_file(path)?;
-        report.apply_baseline(crate::results::baseline::compare(&report, &base, &manifest));
+    match baseline {
+        Baseline::None => {}
+        Baseline::Report(path) => {
+            let base = report_file(&path)?;
+            let base = Base::of_report(&base);
+            report.apply_baseline(baseline::compare(&report, &base, &manifest));
+        }
+        Baseline::History { path, branch } => match history_base(&path, &branch, &report)? {
+            Some(base) => report.apply_baseline(baseline::compare(&report, &base, &manifest)),
+            None if !settings.quiet => eprintln!(
+                "note: no baseline: the history `{}` has no run of branch `{branch}` for `{}`",
+                path.display(),
+                report.manifest.path
+            ),
+            None => {}
+        },
     }
     Ok((report, contracts))
+}
+
+/// What the report is compared with.
+enum Baseline {
+    None,
+    /// `--baseline REPORT`.
+    Report(PathBuf),
+    /// `--baseline-from history[:BRANCH]`.
+    History {
+        path: PathBuf,
+        branch: String,
+    },
+}
+
+impl Baseline {
+    fn of(trust: &TrustFlags, settings: &Settings) -> Result<Baseline, Error> {
+        if let Some(path) = &trust.baseline {
+            return Ok(Baseline::Report(path.clone()));
+        }
+        let Some(spec) = &trust.baseline_from else {
+            return Ok(Baseline::None);
+        };
+        let branch = match spec.split_once(':') {
+            None if spec == "history" => None,
+            Some(("history", branch)) if !branch.is_empty() => Some(branch.to_owned()),
+            _ => {
+                return Err(Error::Usage(format!(
+                    "--baseline-from `{spec}`: expected `history` or `history:BRANCH`"
+                )));
+            }
+        };
+        let branch = match branch.or_else(|| base_branch(settings)) {
+            Some(branch) => branch,
+            None => {
+                return Err(Error::Usage(
+                    "--baseline-from history: no base branch is known here (no pull request's base, no default branch in the event); name it: `history:main`".to_owned(),
+                ));
+            }
+        };
+        Ok(Baseline::History {
+            path: trust.history.clone(),
+            branch,
+        })
+    }
+}
+
+/// The branch a pull request merges into (`GITHUB_BASE_REF`), else the repository's
+/// default branch as the event names it.
+fn base_branch(settings: &Settings) -> Option<String> {
+    std::env::var("GITHUB_BASE_REF")
+        .ok()
+        .filter(|b| !b.is_empty())
+        .or_else(|| {
+            let payload = settings.actions.event_payload()?;
+            let branch = payload
+                .pointer("/repository/default_branch")?
+                .as_str()?
+                .to_owned();
+            Some(branch)
+        })
+}
+
+/// The latest run of `branch` in the history at `path` that `report` can be compared
+/// with; `None` when there is no such file or run.
+fn history_base(
+    path: &Path,
+    branch: &str,
+    report: &Report,
+) -> Result<Option<Base<'static>>, Error> {
+    if !path.exists() {
+        return Ok(None);
+    }
+    let history = crate::history::History::open(path)?;
+    Ok(history.base(&crate::history::BaseQuery {
+        branch,
+        head: report,
+    })?)
 }
 
 /// The steps of `manifest` and the facts of the runs that produced `partials`; a task

@@ -3,6 +3,7 @@
 //! a crash or a concurrent writer never corrupts or loses what was recorded; a file that
 //! is not a database, or another program's, is refused and never overwritten.
 
+mod base;
 mod html;
 mod schema;
 mod show;
@@ -14,6 +15,7 @@ use rusqlite::{Connection, OpenFlags, TransactionBehavior, params};
 
 use crate::results::{Report, RowResult};
 
+pub use base::BaseQuery;
 pub use html::{PageQuery, page};
 pub use schema::{APPLICATION_ID, SCHEMA_VERSION};
 pub use show::{Stats, StatsQuery, stats};
@@ -183,8 +185,8 @@ impl History {
                 .prepare(
                     "INSERT OR IGNORE INTO pairs (run, check_id, environment, position, result,
                         status, exit_code, duration_ms, tests_passed, tests_failed,
-                        tests_skipped, tests_flaky, retried_flaky, summary)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+                        tests_skipped, tests_flaky, retried_flaky, summary, tests_executed)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
                 )
                 .map_err(|e| sqlite(&path, e))?;
             let mut test = tx
@@ -215,6 +217,7 @@ impl History {
                     counts.map(|c| int(c.flaky)),
                     d.flaky,
                     d.summary.as_str(),
+                    d.tests_executed.map(int),
                 ])
                 .map_err(|e| sqlite(&path, e))?;
                 pairs += 1;
@@ -253,6 +256,7 @@ impl History {
                     Option::<i64>::None,
                     false,
                     missing.reason.as_str(),
+                    Option::<i64>::None,
                 ])
                 .map_err(|e| sqlite(&path, e))?;
                 pairs += 1;
@@ -280,7 +284,7 @@ impl History {
 
 /// What makes a run the same run: its repository, workflow run, attempt and manifest;
 /// without a workflow run, the report's own content (its manifest, commit and pairs).
-fn run_key(report: &Report) -> String {
+pub(crate) fn run_key(report: &Report) -> String {
     let s = &report.source;
     match &s.run_id {
         Some(run_id) => format!(

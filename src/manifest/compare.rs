@@ -6,7 +6,7 @@
 //! environment dropped (from the manifest, or from a check that was required there), an
 //! exit-code expectation that accepts a code the trusted one did not, `must-be-effective`
 //! turned off, `min-tests` lowered or removed, a check's `reports` removed,
-//! `tests-may-drop` raised, and `skip: true`. Other changes (a check added, a command or timeout
+//! `tests-may-drop` raised, `fail-on: new`, and `skip: true`. Other changes (a check added, a command or timeout
 //! changed, an expectation tightened) are listed for reviewers and never block.
 
 use serde::{Deserialize, Serialize};
@@ -35,6 +35,14 @@ pub fn changes(trusted: &Manifest, changed: &Manifest) -> Vec<ManifestChange> {
             weakens,
         });
     };
+    if changed.fail_on == super::model::FailOn::New && trusted.fail_on != changed.fail_on {
+        note(
+            None,
+            "`fail-on: new` was set: failures the base branch has too would not fail the run"
+                .into(),
+            true,
+        );
+    }
     if changed.skip && !trusted.skip {
         note(
             None,

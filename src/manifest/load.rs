@@ -316,6 +316,7 @@ fn build(path: &Path, content: Value, spans: &Spans) -> Result<Manifest, Vec<Dia
         run_timeout: valid.run_timeout,
         policy: valid.policy,
         skip: valid.skip,
+        fail_on: valid.fail_on,
         hook: valid.hook,
     })
 }

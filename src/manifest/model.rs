@@ -74,8 +74,42 @@ pub struct Manifest {
     pub run_timeout: Option<Duration>,
     pub policy: Policy,
     pub skip: bool,
+    /// Which failures fail the run when compared with a baseline.
+    pub fail_on: FailOn,
     /// What the coding-agent Stop hook runs.
     pub hook: Hook,
+}
+
+/// The manifest's `fail-on`: compared with a baseline, which failures fail the run.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    Default,
+    PartialEq,
+    Eq,
+    serde::Serialize,
+    serde::Deserialize,
+    schemars::JsonSchema,
+)]
+#[serde(rename_all = "kebab-case")]
+pub enum FailOn {
+    /// Every failure (the default, and the rule without a baseline).
+    #[default]
+    Any,
+    /// Only failures the baseline did not have: a report whose failures all failed on
+    /// the base too exits 0 with a neutral check run, its verdict still NOT VERIFIED.
+    New,
+}
+
+impl FailOn {
+    /// As the manifest spells it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FailOn::Any => "any",
+            FailOn::New => "new",
+        }
+    }
 }
 
 /// The most blocks in a row the Stop hook makes in one agent session, unless the

@@ -73,6 +73,7 @@ pub fn deserialize(value: &Value, spans: &Spans) -> (Option<Parsed>, Vec<Diagnos
             "run-timeout" => salvage.run_timeout = part::<RawDuration>(key, v, spans, d),
             "policy" => salvage.policy = part::<RawPolicy>(key, v, spans, d),
             "skip" => salvage.skip = part::<bool>(key, v, spans, d),
+            "fail-on" => salvage.fail_on = part::<super::model::FailOn>(key, v, spans, d),
             "hook" => salvage.hook = part::<RawHook>(key, v, spans, d),
             other => d.push(unknown_key("", other, TOP_LEVEL_KEYS, spans)),
         }
@@ -103,6 +104,7 @@ struct Salvage {
     run_timeout: Option<RawDuration>,
     policy: Option<RawPolicy>,
     skip: Option<bool>,
+    fail_on: Option<super::model::FailOn>,
     hook: Option<RawHook>,
 }
 
@@ -120,6 +122,7 @@ impl Salvage {
                 run_timeout: self.run_timeout,
                 policy: self.policy.unwrap_or_default(),
                 skip: self.skip.unwrap_or_default(),
+                fail_on: self.fail_on,
                 hook: self.hook,
                 checks,
             },

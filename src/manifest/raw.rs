@@ -36,6 +36,11 @@ pub struct RawManifest {
     /// `true`: nothing runs, and the report says SKIPPED.
     #[serde(default)]
     pub skip: bool,
+    /// Compared with a baseline, which failures fail the run: `any` (the default) or
+    /// `new` (failures the base had too are accepted: exit 0, the verdict still NOT
+    /// VERIFIED).
+    #[serde(default)]
+    pub fail_on: Option<super::model::FailOn>,
     /// What the coding-agent Stop hook (`hook claude-code`, `hook codex`) runs.
     #[serde(default)]
     pub hook: Option<RawHook>,
@@ -52,6 +57,7 @@ pub const TOP_LEVEL_KEYS: &[&str] = &[
     "run-timeout",
     "policy",
     "skip",
+    "fail-on",
     "hook",
     "checks",
 ];

@@ -6,8 +6,8 @@ use std::time::Duration;
 use super::diagnostic::{Diagnostic, did_you_mean};
 use super::model::{
     Check, CheckId, CheckKind, DEFAULT_GRACE, DEFAULT_TIMEOUT, Defaults, Detect, EnvName, EnvScope,
-    Environment, ExpectExit, Gate, Hook, MAX_NAME_CHARS, Policy, Shell, TestSpec, is_valid_name,
-    report_pattern_problem,
+    Environment, ExpectExit, FailOn, Gate, Hook, MAX_NAME_CHARS, Policy, Shell, TestSpec,
+    is_valid_name, report_pattern_problem,
 };
 use super::parse::Parsed;
 use super::raw::{
@@ -47,6 +47,7 @@ pub struct Validated {
     pub run_timeout: Option<Duration>,
     pub policy: Policy,
     pub skip: bool,
+    pub fail_on: FailOn,
     pub hook: Hook,
 }
 
@@ -118,6 +119,7 @@ pub fn validate(
         run_timeout: raw.run_timeout.map(|d| d.0),
         policy,
         skip: raw.skip,
+        fail_on: raw.fail_on.unwrap_or_default(),
         hook,
     })
 }

@@ -121,6 +121,8 @@ pub fn conclusion(report: &Report) -> &'static str {
     }
     match report.verdict {
         Verdict::Verified => "success",
+        // Neutral does not block a merge: `fail-on: new` accepted pre-existing failures.
+        Verdict::NotVerified if report.failures_accepted() => "neutral",
         Verdict::NotVerified => "failure",
         Verdict::Skipped => "neutral",
     }
@@ -139,7 +141,11 @@ pub fn title(report: &Report) -> String {
         Verdict::NotVerified => {
             let first = report.reasons.first().map_or("", String::as_str);
             let more = report.reasons.len().saturating_sub(1);
-            let mut title = format!("NOT VERIFIED: {first}");
+            let mut title = if report.failures_accepted() {
+                format!("NOT VERIFIED (only failures the base has too; fail-on: new): {first}")
+            } else {
+                format!("NOT VERIFIED: {first}")
+            };
             if more > 0 {
                 title.push_str(&format!(" (and {more} more)"));
             }

@@ -1,8 +1,9 @@
 //! The comparison with the baseline as renderers show it: one line of counts, then one
 //! line per kind of difference, each listing its first pairs.
 
-use crate::results::Report;
+use crate::manifest::FailOn;
 use crate::results::baseline::{Baseline, PairRef};
+use crate::results::{Report, Verdict};
 
 /// The most pairs (or tests) named per line.
 const LISTED: usize = 10;
@@ -27,6 +28,20 @@ pub fn lines(report: &Report) -> Vec<(&'static str, String)> {
         return Vec::new();
     };
     let mut out = Vec::new();
+    if b.fail_on == FailOn::New && report.verdict == Verdict::NotVerified {
+        out.push((
+            "fail-on: new",
+            if b.accepted {
+                format!(
+                    "every failure fails on {} too: accepted (exit 0, a neutral check run); the verdict stays NOT VERIFIED",
+                    b.label()
+                )
+            } else {
+                "not accepted: something other than failures the base has too is wrong"
+                    .to_owned()
+            },
+        ));
+    }
     for (what, pairs) in [
         ("new failures", &b.new_failures),
         ("pre-existing failures", &b.pre_existing),

@@ -3,12 +3,14 @@
 //! guard against a suite that silently shrinks — the test gates that ran fewer tests
 //! than the base by more than `tests-may-drop` allows, and the tests that vanished.
 
+use std::borrow::Cow;
 use std::collections::HashSet;
 
+use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
 use super::report::{Report, RowResult, Verdict};
-use crate::manifest::Manifest;
+use crate::manifest::{FailOn, Manifest};
 
 /// The most vanished test names listed per pair (all are counted).
 const VANISHED_LISTED: usize = 20;
@@ -19,7 +21,18 @@ pub struct Baseline {
     /// The base report's commit, workflow run and manifest.
     pub commit: Option<String>,
     pub run_id: Option<String>,
+    /// The base's branch, when known (a base read from the history).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub branch: Option<String>,
     pub manifest_digest: String,
+    /// The manifest's `fail-on`.
+    #[serde(default)]
+    pub fail_on: FailOn,
+    /// Whether `fail-on: new` accepts this report's failures: every one is pre-existing
+    /// and nothing else is wrong. The verdict stays NOT VERIFIED; the exit code is 0 and
+    /// the check run neutral.
+    #[serde(default)]
+    pub accepted: bool,
     /// Failing now, passing on the base.
     pub new_failures: Vec<PairRef>,
     /// Failing now and on the base.
@@ -66,9 +79,19 @@ pub struct Vanished {
 }
 
 impl Baseline {
-    /// The base as messages name it: `the baseline (abc1234)`, `the baseline (run 7)`,
-    /// or `the baseline`.
+    /// The base as messages name it: `main @abc1234` (or `main (run 7)`, `main`) when
+    /// its branch is known; else `the baseline (abc1234)`, `the baseline (run 7)`, or
+    /// `the baseline`.
     pub fn label(&self) -> String {
+        if let Some(branch) = &self.branch {
+            return match (&self.commit, &self.run_id) {
+                (Some(commit), _) => {
+                    format!("{branch} @{}", commit.chars().take(7).collect::<String>())
+                }
+                (None, Some(run)) => format!("{branch} (run {run})"),
+                (None, None) => branch.clone(),
+            };
+        }
         match (&self.commit, &self.run_id) {
             (Some(commit), _) => format!(
                 "the baseline ({})",
@@ -80,14 +103,157 @@ impl Baseline {
     }
 }
 
+/// A pair's result on the base.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BaseResult {
+    Pass,
+    Fail,
+    /// Required, and no result arrived.
+    Missing,
+}
+
+/// One pair of the base, as the comparison needs it.
+#[derive(Debug, Clone)]
+pub struct BasePair<'a> {
+    pub result: BaseResult,
+    pub tests_executed: Option<u64>,
+    /// The tests its runner report listed, `(suite, name)`.
+    pub tests: Vec<(Cow<'a, str>, Cow<'a, str>)>,
+}
+
+/// What a report is compared with: the base branch's report, or its latest run in the
+/// history. Borrows from a report; owns what a database read.
+#[derive(Debug, Clone, Default)]
+pub struct Base<'a> {
+    pub commit: Option<String>,
+    pub run_id: Option<String>,
+    /// The branch, when known (the history records it; a report does not).
+    pub branch: Option<String>,
+    pub manifest_digest: String,
+    /// By check, then environment (`Cow<str>` keys look up by `&str`).
+    pairs: FxHashMap<Cow<'a, str>, FxHashMap<Cow<'a, str>, BasePair<'a>>>,
+    len: usize,
+}
+
+impl<'a> Base<'a> {
+    /// A base with no pairs yet.
+    pub fn new(
+        commit: Option<String>,
+        run_id: Option<String>,
+        branch: Option<String>,
+        manifest_digest: String,
+    ) -> Base<'a> {
+        Base {
+            commit,
+            run_id,
+            branch,
+            manifest_digest,
+            pairs: FxHashMap::default(),
+            len: 0,
+        }
+    }
+
+    /// The base's pair `(check, environment)`.
+    pub fn insert(&mut self, check: Cow<'a, str>, environment: Cow<'a, str>, pair: BasePair<'a>) {
+        if self
+            .pairs
+            .entry(check)
+            .or_default()
+            .insert(environment, pair)
+            .is_none()
+        {
+            self.len += 1;
+        }
+    }
+
+    /// Sets the tests the base's pair `(check, environment)` listed.
+    pub fn set_tests(
+        &mut self,
+        check: &str,
+        environment: &str,
+        tests: Vec<(Cow<'a, str>, Cow<'a, str>)>,
+    ) {
+        if let Some(pair) = self
+            .pairs
+            .get_mut(check)
+            .and_then(|envs| envs.get_mut(environment))
+        {
+            pair.tests = tests;
+        }
+    }
+
+    fn pair(&self, check: &str, environment: &str) -> Option<&BasePair<'a>> {
+        self.pairs.get(check)?.get(environment)
+    }
+
+    /// Pairs with a result.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether the base has no pair at all.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The base that `report` is.
+    pub fn of_report(report: &'a Report) -> Base<'a> {
+        let mut base = Base::new(
+            report.source.commit.clone(),
+            report.source.run_id.clone(),
+            None,
+            report.manifest.digest.clone(),
+        );
+        for row in &report.rows {
+            let tests = row.detail.tests.as_ref().map_or_else(Vec::new, |t| {
+                t.cases
+                    .iter()
+                    .map(|c| {
+                        (
+                            Cow::Borrowed(c.suite.as_str()),
+                            Cow::Borrowed(c.name.as_str()),
+                        )
+                    })
+                    .collect()
+            });
+            base.insert(
+                Cow::Borrowed(row.check.as_str()),
+                Cow::Borrowed(row.environment.as_str()),
+                BasePair {
+                    result: match row.result {
+                        RowResult::Pass => BaseResult::Pass,
+                        RowResult::Fail => BaseResult::Fail,
+                    },
+                    tests_executed: row.detail.tests_executed,
+                    tests,
+                },
+            );
+        }
+        for missing in &report.missing {
+            base.insert(
+                Cow::Borrowed(missing.check.as_str()),
+                Cow::Borrowed(missing.environment.as_str()),
+                BasePair {
+                    result: BaseResult::Missing,
+                    tests_executed: None,
+                    tests: Vec::new(),
+                },
+            );
+        }
+        base
+    }
+}
+
 /// Compares `head` (judged against `manifest`) with `base`, pair by pair where check
 /// and environment match.
-pub fn compare(head: &Report, base: &Report, manifest: &Manifest) -> Baseline {
-    let base_index = base.index();
+pub fn compare(head: &Report, base: &Base<'_>, manifest: &Manifest) -> Baseline {
     let mut b = Baseline {
-        commit: base.source.commit.clone(),
-        run_id: base.source.run_id.clone(),
-        manifest_digest: base.manifest.digest.clone(),
+        commit: base.commit.clone(),
+        run_id: base.run_id.clone(),
+        branch: base.branch.clone(),
+        manifest_digest: base.manifest_digest.clone(),
+        fail_on: manifest.fail_on,
+        accepted: false,
         new_failures: Vec::new(),
         pre_existing: Vec::new(),
         fixed: Vec::new(),
@@ -101,31 +267,32 @@ pub fn compare(head: &Report, base: &Report, manifest: &Manifest) -> Baseline {
         environment: environment.to_owned(),
     };
     // Each check's allowance, looked up once: a large matrix has a row per pair.
-    let allowances: rustc_hash::FxHashMap<&str, Option<f64>> = manifest
+    let allowances: FxHashMap<&str, Option<f64>> = manifest
         .checks
         .iter()
         .map(|c| (c.id.as_str(), c.drop_allowed()))
         .collect();
     for row in &head.rows {
         let (check, env) = (row.check.as_str(), row.environment.as_str());
-        let Some(base_row) = base_index.row(check, env) else {
-            if base_index.missing(check, env).is_none() {
-                b.not_compared.push(pair(check, env));
-            }
+        let Some(base_pair) = base.pair(check, env) else {
+            b.not_compared.push(pair(check, env));
             continue;
         };
-        match (row.result, base_row.result) {
+        let was = match base_pair.result {
+            BaseResult::Pass => RowResult::Pass,
+            BaseResult::Fail => RowResult::Fail,
+            BaseResult::Missing => continue,
+        };
+        match (row.result, was) {
             (RowResult::Fail, RowResult::Pass) => b.new_failures.push(pair(check, env)),
             (RowResult::Fail, RowResult::Fail) => b.pre_existing.push(pair(check, env)),
             (RowResult::Pass, RowResult::Fail) => b.fixed.push(pair(check, env)),
             (RowResult::Pass, RowResult::Pass) => {}
         }
         let allowed = allowances.get(check).copied().flatten();
-        if let (Some(allowed), Some(was), Some(now)) = (
-            allowed,
-            base_row.detail.tests_executed,
-            row.detail.tests_executed,
-        ) && (now as f64) < (was as f64) * (1.0 - allowed / 100.0)
+        if let (Some(allowed), Some(was), Some(now)) =
+            (allowed, base_pair.tests_executed, row.detail.tests_executed)
+            && (now as f64) < (was as f64) * (1.0 - allowed / 100.0)
         {
             b.test_drops.push(TestDrop {
                 check: check.to_owned(),
@@ -135,20 +302,22 @@ pub fn compare(head: &Report, base: &Report, manifest: &Manifest) -> Baseline {
                 allowed_percent: allowed,
             });
         }
-        if let (Some(was), Some(now)) = (&base_row.detail.tests, &row.detail.tests) {
+        if let Some(now) = &row.detail.tests
+            && !base_pair.tests.is_empty()
+        {
             let present: HashSet<(&str, &str)> = now
                 .cases
                 .iter()
                 .map(|c| (c.suite.as_str(), c.name.as_str()))
                 .collect();
-            let mut gone = was
-                .cases
+            let mut gone = base_pair
+                .tests
                 .iter()
-                .filter(|c| !present.contains(&(c.suite.as_str(), c.name.as_str())));
+                .filter(|(suite, name)| !present.contains(&(suite.as_ref(), name.as_ref())));
             let named: Vec<String> = gone
                 .by_ref()
                 .take(VANISHED_LISTED)
-                .map(|c| format!("{} › {}", c.suite, c.name))
+                .map(|(suite, name)| format!("{suite} › {name}"))
                 .collect();
             let count = named.len() as u64 + gone.count() as u64;
             // A list cut short (left_out) cannot tell what vanished.
@@ -163,9 +332,9 @@ pub fn compare(head: &Report, base: &Report, manifest: &Manifest) -> Baseline {
         }
     }
     for missing in &head.missing {
-        if base_index
-            .row(&missing.check, &missing.environment)
-            .is_some()
+        if base
+            .pair(&missing.check, &missing.environment)
+            .is_some_and(|p| p.result != BaseResult::Missing)
         {
             b.newly_missing
                 .push(pair(&missing.check, &missing.environment));
@@ -176,8 +345,10 @@ pub fn compare(head: &Report, base: &Report, manifest: &Manifest) -> Baseline {
 
 impl Report {
     /// Records the comparison with the baseline; a test gate that ran fewer tests than
-    /// the base allowed makes the verdict NOT VERIFIED.
-    pub fn apply_baseline(&mut self, baseline: Baseline) {
+    /// the base allowed makes the verdict NOT VERIFIED. Under `fail-on: new`, a report
+    /// whose only problems are failures the base had too is accepted (exit 0, a neutral
+    /// check run) while its verdict stays NOT VERIFIED.
+    pub fn apply_baseline(&mut self, mut baseline: Baseline) {
         let base = baseline.label();
         for drop in &baseline.test_drops {
             self.reasons.push(format!(
@@ -193,6 +364,44 @@ impl Report {
         if !baseline.test_drops.is_empty() && self.verdict != Verdict::Skipped {
             self.verdict = Verdict::NotVerified;
         }
+        baseline.accepted = baseline.fail_on == FailOn::New && self.only_pre_existing(&baseline);
         self.baseline = Some(baseline);
+    }
+
+    /// Whether the report is NOT VERIFIED only because of required pairs that failed on
+    /// the base too: each reason is one of those pairs' failures (so no pair is missing,
+    /// no environment blocked, nothing weakened, no test count dropped) and the run was
+    /// whole.
+    fn only_pre_existing(&self, baseline: &Baseline) -> bool {
+        let pre: HashSet<(&str, &str)> = baseline
+            .pre_existing
+            .iter()
+            .map(|p| (p.check.as_str(), p.environment.as_str()))
+            .collect();
+        let failing: Vec<&super::report::Row> = self
+            .rows
+            .iter()
+            .filter(|r| r.required && r.result == RowResult::Fail)
+            .collect();
+        self.verdict == Verdict::NotVerified
+            && !self.cancelled
+            && !self.failed_to_run
+            && self.partial.is_none()
+            && !self.blocked_by_weakening()
+            && baseline.test_drops.is_empty()
+            && baseline.newly_missing.is_empty()
+            && self.missing.is_empty()
+            && self.infra_blocked.is_empty()
+            && self.contradictions.is_empty()
+            && !failing.is_empty()
+            && self.reasons.len() == failing.len()
+            && failing
+                .iter()
+                .all(|r| pre.contains(&(r.check.as_str(), r.environment.as_str())))
+    }
+
+    /// Whether `fail-on: new` accepted the report's failures (all pre-existing).
+    pub fn failures_accepted(&self) -> bool {
+        self.baseline.as_ref().is_some_and(|b| b.accepted)
     }
 }
