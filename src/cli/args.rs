@@ -205,6 +205,35 @@ pub(crate) enum HistoryCommand {
     /// A self-contained dashboard page: verdicts over time, a check × run heat map,
     /// trends, the flakiest and slowest checks
     Html(HistoryHtmlArgs),
+    /// Import the report artifacts of a repository's last completed workflow runs
+    Sync(HistorySyncArgs),
+}
+
+/// `history sync`.
+#[derive(Debug, Args)]
+pub(crate) struct HistorySyncArgs {
+    /// Fetch through GitHub's REST API (`GITHUB_API_URL`, else api.github.com)
+    #[arg(long, required = true)]
+    pub from_github: bool,
+    /// The branch whose runs are fetched [default: the repository's default branch]
+    #[arg(long, value_name = "BRANCH")]
+    pub branch: Option<String>,
+    /// How many of the latest completed runs (1–1000)
+    #[arg(long, value_name = "N", default_value_t = 10,
+          value_parser = clap::value_parser!(u16).range(1..=1000))]
+    pub runs: u16,
+    /// The repository [default: $GITHUB_REPOSITORY]
+    #[arg(long, value_name = "OWNER/NAME")]
+    pub repo: Option<String>,
+    /// The artifact the report is uploaded as (the Action's `<artifact-prefix>_report`)
+    #[arg(long, value_name = "NAME", default_value = "verify-matrix_report")]
+    pub artifact: String,
+    /// The GitHub token (default: $GITHUB_TOKEN)
+    #[arg(long, value_name = "TOKEN")]
+    pub token: Option<String>,
+    /// Retries of a request that failed for a passing reason (5xx, rate limit)
+    #[arg(long, value_name = "N", default_value_t = 4)]
+    pub retries: u32,
 }
 
 /// `history html`.

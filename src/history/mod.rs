@@ -7,6 +7,7 @@ mod base;
 mod html;
 mod schema;
 mod show;
+pub mod unzip;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -267,6 +268,23 @@ impl History {
             pairs: usize::try_from(pairs).unwrap_or(0),
             tests: usize::try_from(tests).unwrap_or(0),
         })
+    }
+
+    /// Whether an attempt of a workflow run is recorded (for any manifest).
+    pub fn has_run(
+        &self,
+        repository: &str,
+        run_id: &str,
+        attempt: u32,
+    ) -> Result<bool, HistoryError> {
+        self.connection
+            .query_row(
+                "SELECT EXISTS (SELECT 1 FROM runs
+                 WHERE repository = ?1 AND run_id = ?2 AND run_attempt = ?3)",
+                params![repository, run_id, attempt],
+                |r| r.get(0),
+            )
+            .map_err(|e| sqlite(&self.path, e))
     }
 
     /// The runs recorded.

@@ -355,6 +355,115 @@ impl GitHub {
         attempt.redacted(&self.token)
     }
 
+    #[cfg(not(feature = "github"))]
+    pub async fn download(
+        &self,
+        _path: &str,
+        _max: usize,
+        _what: &str,
+    ) -> Result<Vec<u8>, ApiError> {
+        match self.octo {}
+    }
+
+    /// The bytes at `path` (an artifact's `/zip`), following GitHub's redirect to its
+    /// storage (which gets no token: octocrab sends it only to the API's own host), at
+    /// most `max` bytes; retried as a GET is.
+    #[cfg(feature = "github")]
+    pub async fn download(&self, path: &str, max: usize, what: &str) -> Result<Vec<u8>, ApiError> {
+        let mut retry = 0;
+        loop {
+            match self.download_once(path, max, what).await {
+                Ok(bytes) => return Ok(bytes),
+                Err(Attempt::Retry { wait, message, .. }) => {
+                    self.before_retry(&mut retry, wait, what, message).await?;
+                }
+                Err(Attempt::Fatal(error)) => return Err(error),
+                // Never made: a success is its bytes.
+                Err(Attempt::Done(_)) => {
+                    return Err(ApiError::Failed {
+                        what: what.to_owned(),
+                        message: "unexpected answer".to_owned(),
+                    });
+                }
+            }
+        }
+    }
+
+    #[cfg(feature = "github")]
+    async fn download_once(&self, path: &str, max: usize, what: &str) -> Result<Vec<u8>, Attempt> {
+        use http_body_util::{BodyExt, Limited};
+        let lost = |message: String| {
+            Attempt::Retry {
+                wait: None,
+                maybe_applied: false,
+                message,
+            }
+            .redacted(&self.token)
+        };
+        let mut uri = path.to_owned();
+        // The API answers with a redirect to the archive; one hop more is a loop.
+        for _ in 0..3 {
+            let builder = http::Request::builder()
+                .method(Method::GET)
+                .uri(uri.as_str())
+                .header(ACCEPT, ACCEPT_JSON);
+            let request = self.octo.build_request::<()>(builder, None).map_err(|e| {
+                Attempt::Fatal(ApiError::Failed {
+                    what: what.to_owned(),
+                    message: format!("cannot build the request: {e}"),
+                })
+                .redacted(&self.token)
+            })?;
+            let response = match self.octo.execute(request).await {
+                Ok(response) => response,
+                Err(e) => {
+                    let shown = uri.split('?').next().unwrap_or_default();
+                    self.trace(&Method::GET, shown, "no response");
+                    return Err(lost(error_chain(&e)));
+                }
+            };
+            let status = response.status();
+            // A storage address carries its signature in the query: never shown.
+            let shown = uri.split('?').next().unwrap_or_default();
+            self.trace(&Method::GET, shown, status.as_str());
+            if status.is_redirection()
+                && let Some(location) = response
+                    .headers()
+                    .get(http::header::LOCATION)
+                    .and_then(|l| l.to_str().ok())
+            {
+                uri = location.to_owned();
+                continue;
+            }
+            let headers = response.headers().clone();
+            if !status.is_success() {
+                let text = match Limited::new(response.into_body(), 64 * 1024)
+                    .collect()
+                    .await
+                {
+                    Ok(body) => String::from_utf8_lossy(&body.to_bytes()).into_owned(),
+                    Err(_) => String::new(),
+                };
+                return Err(classify(status, &headers, &text, what, SystemTime::now())
+                    .redacted(&self.token));
+            }
+            return match Limited::new(response.into_body(), max).collect().await {
+                Ok(body) => Ok(body.to_bytes().to_vec()),
+                Err(e) if e.is::<http_body_util::LengthLimitError>() => {
+                    Err(Attempt::Fatal(ApiError::Failed {
+                        what: what.to_owned(),
+                        message: format!("larger than {max} bytes: not downloaded"),
+                    }))
+                }
+                Err(e) => Err(lost(format!("reading the download failed: {e}"))),
+            };
+        }
+        Err(Attempt::Fatal(ApiError::Failed {
+            what: what.to_owned(),
+            message: "too many redirects".to_owned(),
+        }))
+    }
+
     fn trace(&self, method: &Method, path: &str, status: &str) {
         (self.notify)(Notice::Request(&format!(
             "{method} {} -> {status}",

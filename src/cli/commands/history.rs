@@ -1,6 +1,9 @@
 //! `history`: the verification history in SQLite — `add` imports reports, `show`
 //! summarises each check × environment over the last runs.
 
+#[path = "history_sync.rs"]
+mod sync;
+
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
@@ -25,6 +28,7 @@ pub(super) fn run(args: &HistoryArgs) -> Result<i32, Error> {
         HistoryCommand::Add(add_args) => add(&path, add_args),
         HistoryCommand::Show(show_args) => show(&path, show_args),
         HistoryCommand::Html(html_args) => html(&path, html_args),
+        HistoryCommand::Sync(sync_args) => sync::run(&path, sync_args),
     }
 }
 
