@@ -1401,3 +1401,102 @@ async fn failing_tests_are_annotated_at_their_file_and_line() {
         annotations[1]["message"]
     );
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn comment_modes_decide_only_whether_a_comment_is_created() {
+    // A VERIFIED report (only environment a, where unit passes).
+    let verified = reported(
+        "version: 1\nenvironments: [{name: a}]\nchecks:\n  - { id: unit, run: 'true' }\n",
+        &["a"],
+    );
+    // `failures`, no comment yet: none is created; the pending mark creates none either.
+    for args in [
+        &["--to", "comment", "--comment", "failures"][..],
+        &["--to", "comment", "--comment", "changes", "--pending"][..],
+    ] {
+        let server = MockServer::start().await;
+        pull_head(&server, HEAD).await;
+        installation_token(&server).await;
+        comments_page(&server, 1, json!([])).await;
+        accept_comment(&server).await;
+        let mut cmd = final_job(&verified, &server.uri());
+        cmd.arg("publish").args(args);
+        if !args.contains(&"--pending") {
+            cmd.arg("report.json");
+        }
+        let out = tokio::task::spawn_blocking(move || cmd.output().unwrap())
+            .await
+            .unwrap();
+        assert!(out.status.success(), "{args:?}: {}", stderr(&out));
+        assert_eq!(writes(&requests(&server).await), vec![], "{args:?}");
+        assert!(
+            stderr(&out).contains("no earlier comment to update")
+                || stderr(&out).contains("a pending mark creates no comment"),
+            "{args:?}: {}",
+            stderr(&out)
+        );
+    }
+    // `failures` with an earlier comment of ours: it is updated, never left stale.
+    let server = MockServer::start().await;
+    pull_head(&server, HEAD).await;
+    installation_token(&server).await;
+    let old = format!("{MARKER}\n## ❌ Environment Verification Matrix: NOT VERIFIED\n");
+    comments_page(
+        &server,
+        1,
+        json!([comment(
+            5,
+            "github-actions[bot]",
+            &old,
+            "2026-11-20T10:00:00Z"
+        )]),
+    )
+    .await;
+    accept_comment_update(&server, 5).await;
+    let out = publish(
+        &verified,
+        &server.uri(),
+        &["--to", "comment", "--comment", "failures"],
+        &[],
+    )
+    .await;
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let all = writes(&requests(&server).await);
+    assert_eq!(all.len(), 1, "{all:?}");
+    assert_eq!(all[0].1, "/repos/o/r/issues/comments/5");
+    assert!(all[0].2["body"].as_str().unwrap().contains("VERIFIED"));
+    // `failures` with a failing report and no comment: created.
+    let failing = reported(MANIFEST, &["a", "b"]);
+    let server = MockServer::start().await;
+    pull_head(&server, HEAD).await;
+    installation_token(&server).await;
+    comments_page(&server, 1, json!([])).await;
+    accept_comment(&server).await;
+    let out = publish(
+        &failing,
+        &server.uri(),
+        &["--to", "comment", "--comment", "failures"],
+        &[],
+    )
+    .await;
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let all = writes(&requests(&server).await);
+    assert_eq!(all.len(), 1, "{all:?}");
+    assert_eq!(all[0].0, "POST");
+    // `off`: not a single request.
+    let server = MockServer::start().await;
+    let out = publish(
+        &failing,
+        &server.uri(),
+        &["--to", "comment", "--comment", "off"],
+        &[],
+    )
+    .await;
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert_eq!(requests(&server).await, vec![]);
+    assert!(
+        stderr(&out).contains("no PR comment: --comment off"),
+        "{}",
+        stderr(&out)
+    );
+}

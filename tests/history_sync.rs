@@ -5,6 +5,8 @@
 //! nothing.
 
 mod common;
+#[path = "common/openapi.rs"]
+mod openapi;
 
 use std::path::Path;
 
@@ -207,6 +209,10 @@ async fn the_latest_runs_report_artifacts_are_imported_once() {
     assert_eq!(blob_requests.len(), 1);
     assert!(blob_requests[0].headers.get("authorization").is_none());
     let api_requests: Vec<Request> = api.received_requests().await.unwrap();
+    // Each request is one GitHub's REST API documents, query parameters included.
+    for r in &api_requests {
+        openapi::check_request(r.method.as_str(), r.url.path(), r.url.query(), &Value::Null);
+    }
     assert!(api_requests.iter().all(|r| {
         r.headers
             .get("authorization")

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use crate::publish::Target;
+use crate::publish::{CommentMode, Target};
 
 /// Which manifest the results are judged against, and what it may change (`merge`,
 /// `render`, `report`). Without `--manifest`, the manifest found in the checked-out tree
@@ -96,6 +96,16 @@ pub(crate) struct PublishFlags {
     /// Retries of a request that failed for a passing reason (5xx, rate limit)
     #[arg(long, value_name = "N", default_value_t = 4)]
     pub retries: u32,
+    /// When the PR comment is created: `always`; `changes` (against the baseline);
+    /// `failures` (not VERIFIED); `off` (never, not even the pending mark). An existing
+    /// comment is always updated
+    #[arg(
+        long = "comment",
+        value_enum,
+        value_name = "WHEN",
+        default_value = "always"
+    )]
+    pub comment_mode: CommentMode,
     #[command(flatten)]
     pub matrix: MatrixFlags,
 }

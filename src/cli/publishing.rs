@@ -80,6 +80,7 @@ pub(crate) fn publish_settings(
         dry_run: flags.dry_run,
         check_name: flags.check_name.clone(),
         comment_author: flags.comment_author.clone(),
+        comment_mode: flags.comment_mode,
         sites,
     }
 }

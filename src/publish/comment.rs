@@ -36,6 +36,9 @@ pub struct CommentPlan {
     /// A pending mark (`body` is the mark): an existing comment's result is kept below
     /// it ([`super::pending::over`]).
     pub pending: bool,
+    /// Why no new comment is made (`--comment changes|failures`): an existing one is
+    /// still updated.
+    pub only_update: Option<String>,
 }
 
 /// What publishing the comment did.
@@ -98,6 +101,11 @@ pub async fn publish(gh: &GitHub, plan: &CommentPlan) -> Result<CommentOutcome, 
         None => author(gh).await?,
     };
     let found = ours(gh, plan, &author).await?;
+    if found.is_empty()
+        && let Some(reason) = &plan.only_update
+    {
+        return Ok(CommentOutcome::Skipped(reason.clone()));
+    }
     let Some((kept, duplicates)) = found.split_first() else {
         let author = author.as_str();
         let created = gh

@@ -27,6 +27,12 @@ impl Publication {
             let _ = writeln!(out, "=== step output: {name}={value}");
         }
         if let Some(comment) = &self.comment {
+            if let Some(reason) = &comment.only_update {
+                let _ = writeln!(
+                    out,
+                    "=== PR comment: only an existing comment is updated; none is created ({reason})"
+                );
+            }
             let _ = writeln!(
                 out,
                 "=== PR comment on {}#{}: POST /repos/{}/issues/{}/comments, or PATCH our comment \

@@ -32,6 +32,56 @@ pub const COMMENT_LIMIT: usize = 65_536;
 /// GitHub shows at most 1 MiB of a step's summary.
 pub const STEP_SUMMARY_LIMIT: usize = 1024 * 1024;
 
+/// When the pull-request comment is written. An existing comment of ours is always kept
+/// up to date (a comment left standing would show a stale verdict; an edit notifies no
+/// one): the modes decide only when one is *created*.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum CommentMode {
+    /// Created and updated on every run.
+    #[default]
+    Always,
+    /// Created only when the result changed against the baseline (a new failure, a
+    /// fixed or newly missing pair, fewer tests, vanished tests), or without a baseline.
+    Changes,
+    /// Created only when the report is not VERIFIED.
+    Failures,
+    /// No comment, not even the pending mark.
+    Off,
+}
+
+impl CommentMode {
+    /// Why a new comment is not created for `report` (`None`: it is).
+    fn holds_back(self, report: Option<&crate::results::Report>) -> Option<String> {
+        use crate::results::Verdict;
+        match (self, report) {
+            (CommentMode::Always, _) => None,
+            // A pending mark only ever marks an existing comment.
+            (_, None) => Some(
+                "a pending mark creates no comment under --comment changes|failures".to_owned(),
+            ),
+            (CommentMode::Failures, Some(report)) if report.verdict != Verdict::NotVerified => {
+                Some(format!(
+                    "--comment failures: {}, and no earlier comment to update",
+                    report.verdict.as_str()
+                ))
+            }
+            (CommentMode::Changes, Some(report)) => {
+                let b = report.baseline.as_ref()?;
+                let changed = !b.new_failures.is_empty()
+                    || !b.fixed.is_empty()
+                    || !b.newly_missing.is_empty()
+                    || !b.test_drops.is_empty()
+                    || !b.vanished.is_empty();
+                (!changed).then(|| format!(
+                    "--comment changes: nothing changed against {}, and no earlier comment to update",
+                    b.label()
+                ))
+            }
+            _ => None,
+        }
+    }
+}
+
 /// Where a report is published.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Target {
@@ -72,6 +122,8 @@ pub struct Settings {
     pub check_name: String,
     /// The login our comments are written by (asked of GitHub when not given).
     pub comment_author: Option<String>,
+    /// When the comment is written.
+    pub comment_mode: CommentMode,
     /// Each check's manifest line, for annotations.
     pub sites: HashMap<String, CheckSite>,
 }
@@ -155,10 +207,18 @@ pub fn plan(
     }
     let github = |target| wants(target).then_some(context).flatten();
     if let Some(context) = github(Target::Comment) {
-        let body = || within(report, &tails, options, None, Some(COMMENT_LIMIT));
-        publication.comment = comment_plan(context, settings, options, body, false)?;
-        if publication.comment.is_none() {
-            publication.notes.push(not_a_pr(context));
+        if settings.comment_mode == CommentMode::Off {
+            publication
+                .notes
+                .push("no PR comment: --comment off".to_owned());
+        } else {
+            let body = || within(report, &tails, options, None, Some(COMMENT_LIMIT));
+            publication.comment = comment_plan(context, settings, options, body, false)?;
+            if let Some(plan) = &mut publication.comment {
+                plan.only_update = settings.comment_mode.holds_back(Some(report));
+            } else {
+                publication.notes.push(not_a_pr(context));
+            }
         }
     }
     if let Some(context) = github(Target::CheckRun) {
@@ -228,6 +288,7 @@ where
         body: body()?,
         author: settings.comment_author.clone(),
         pending,
+        only_update: None,
     }))
 }
 
@@ -300,10 +361,12 @@ pub fn plan_pending(
             .notes
             .push("no job summary for a pending mark: the report writes it".to_owned());
     }
-    if wants(Target::Comment) {
+    if wants(Target::Comment) && settings.comment_mode != CommentMode::Off {
         let body = || Ok::<_, PublishError>(banner.clone());
         publication.comment = comment_plan(context, settings, options, body, true)?;
-        if publication.comment.is_none() {
+        if let Some(plan) = &mut publication.comment {
+            plan.only_update = settings.comment_mode.holds_back(None);
+        } else {
             publication.notes.push(not_a_pr(context));
         }
     }
