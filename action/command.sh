@@ -24,7 +24,7 @@ case "$1" in
             esac
         done
         if [ -n "$pending" ]; then
-            cargo-verify-matrix ${manifest[@]+"${manifest[@]}"} publish --pending --to "$pending" \
+            cargo-verify-matrix ${manifest[@]+"${manifest[@]}"} publish --pending --to "$pending" --comment "${VERIFY_MATRIX_COMMENT:-always}" \
                 || echo "::warning title=cargo verify-matrix::the pending mark was not published (exit $?); the report job still publishes the verdict"
         fi
         cargo-verify-matrix ${manifest[@]+"${manifest[@]}"} plan --format github
@@ -51,7 +51,28 @@ case "$1" in
         fi
         [ "${VERIFY_MATRIX_ALLOW_WEAKENING:-false}" = true ] && trust+=(--allow-weakening)
         [ "${VERIFY_MATRIX_CANCELLED:-false}" = true ] && trust+=(--cancelled)
-        cargo-verify-matrix ${manifest[@]+"${manifest[@]}"} report --to "${VERIFY_MATRIX_POST:-summary}" ${trust[@]+"${trust[@]}"} --out "$report" "$artifacts"
+        # `history: true`: a pull request's report (or the workflow_run recipe's) is
+        # compared with the base branch's latest run, imported from its report artifacts.
+        history=false
+        [ "${VERIFY_MATRIX_HISTORY:-false}" = true ] && history=true
+        db=.verify-matrix/history.sqlite
+        if $history && { [ -n "${GITHUB_BASE_REF:-}" ] || [ "${GITHUB_EVENT_NAME:-}" = workflow_run ]; }; then
+            base_ref=${GITHUB_BASE_REF:-}
+            if cargo-verify-matrix history --history "$db" sync --from-github ${base_ref:+--branch "$base_ref"} \
+                --runs "${VERIFY_MATRIX_HISTORY_RUNS:-10}" --artifact "${VERIFY_MATRIX_ARTIFACT_PREFIX:-verify-matrix}_report"; then
+                :
+            else
+                echo "::warning title=cargo verify-matrix::the base branch's runs were not all imported (exit $?): compared with what the history holds"
+            fi
+            [ "${VERIFY_MATRIX_BASELINE:-auto}" = auto ] && trust+=(--baseline-from "history${base_ref:+:$base_ref}" --history "$db")
+        fi
+        status=0
+        cargo-verify-matrix ${manifest[@]+"${manifest[@]}"} report --to "${VERIFY_MATRIX_POST:-summary}" --comment "${VERIFY_MATRIX_COMMENT:-always}" ${trust[@]+"${trust[@]}"} --out "$report" "$artifacts" || status=$?
+        if $history && [ -f "$report" ]; then
+            cargo-verify-matrix history --history "$db" add "$report" \
+                || echo "::warning title=cargo verify-matrix::this run was not added to the history (exit $?)"
+        fi
+        exit "$status"
         ;;
     *)
         echo "::error title=cargo verify-matrix::unknown command \`$1\`"

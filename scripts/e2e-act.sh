@@ -13,7 +13,7 @@
 #   serves this build as the release asset, so the Action's install step downloads it and
 #   checks its SHA-256.
 #
-# Six runs, each checked against what reached "GitHub" (any difference fails the
+# Eight runs, each checked against what reached "GitHub" (any difference fails the
 # script):
 #
 # 1. Run 101, attempt 1 of a pull request: the c-locale leg fails. The plan job marks the
@@ -28,6 +28,11 @@
 #    comment with the manifest error: no VERIFIED anywhere for it.
 # 4-6. A Node, a Rust and a Python project as `init` writes them, their generated
 #    workflows run as they are (runs 103-105): VERIFIED on the first run.
+# 7. The Python project's workflow with `history: true`, on a push to main (run 106):
+#    VERIFIED, 2 tests; its report uploaded as the artifact `verify-matrix_report`.
+# 8. A pull request against main that drops a test (run 107): the report job imports
+#    run 106's report artifact from "GitHub" (`history sync`, zip through a redirect),
+#    compares with it, and the comment says NOT VERIFIED: the suite shrank.
 #
 # Artifacts are kept per run, as on GitHub: a run without any is a download error
 # (which the Action's report step survives), a name is uploaded once unless
@@ -60,7 +65,9 @@ tar -czf "$work/releases/v$version/$asset" -C target/release cargo-verify-matrix
 (cd "$work/releases/v$version" && sha256sum "$asset" >"$asset.sha256")
 
 echo >"$work/pr-head"
-python3 scripts/e2e/mock_github.py "$work/port" "$work/requests.jsonl" "$work/releases" "$work/pr-head" &
+echo '[]' >"$work/runs.json"
+python3 scripts/e2e/mock_github.py "$work/port" "$work/requests.jsonl" "$work/releases" "$work/pr-head" \
+    "$work/artifacts" "$work/runs.json" &
 mock_pid=$!
 for _ in $(seq 100); do [ -s "$work/port" ] && break; sleep 0.1; done
 port=$(cat "$work/port")
@@ -91,20 +98,27 @@ stand=$repo/scripts/e2e/stand-ins
 path_without_tool=$(printf '%s' "$PATH" | tr ':' '\n' | grep -v -e "$repo/target/debug" -e "$repo/target/release" | paste -sd:)
 
 # workflow NAME RUN_ID ATTEMPT [ACT ARGS…]: runs the workflow for pull request 12 at
-# $head (base $base) under act; its log goes to $work/act-NAME.log and its exit code to
-# $status.
+# $head (base $base) under act — or, with E2E_EVENT=push, for a push of $head to main;
+# its log goes to $work/act-NAME.log and its exit code to $status.
 workflow() {
-    local name=$1 run_id=$2 attempt=$3
+    local name=$1 run_id=$2 attempt=$3 event=${E2E_EVENT:-pull_request}
     shift 3
-    printf '%s\n' "$head" >"$work/pr-head"
-    cat >"$work/event.json" <<JSON
-{"pull_request": {"number": 12, "head": {"sha": "$head", "ref": "e2e"}, "base": {"ref": "main", "sha": "$base"}},
- "repository": {"full_name": "o/r", "name": "r", "owner": {"login": "o"}}}
+    if [ "$event" = push ]; then
+        cat >"$work/event.json" <<JSON
+{"ref": "refs/heads/main", "before": "$base", "after": "$head",
+ "repository": {"full_name": "o/r", "name": "r", "owner": {"login": "o"}, "default_branch": "main"}}
 JSON
+    else
+        printf '%s\n' "$head" >"$work/pr-head"
+        cat >"$work/event.json" <<JSON
+{"pull_request": {"number": 12, "head": {"sha": "$head", "ref": "e2e"}, "base": {"ref": "main", "sha": "$base"}},
+ "repository": {"full_name": "o/r", "name": "r", "owner": {"login": "o"}, "default_branch": "main"}}
+JSON
+    fi
     status=0
     (
         cd "${E2E_REPO:-$work/repo}"
-        PATH=$path_without_tool act pull_request \
+        PATH=$path_without_tool act "$event" \
             -W "${E2E_WORKFLOW:-.github/workflows/ci.yml}" -j "${E2E_JOB:-verify-report}" \
             -e "$work/event.json" \
             -P ubuntu-latest=-self-hosted \
@@ -196,3 +210,26 @@ mkdir -p "$work/python/tests"
 printf '[project]\nname = "first"\nversion = "0.1.0"\n' >"$work/python/pyproject.toml"
 printf 'def test_adds():\n    assert 1 + 2 == 3\n' >"$work/python/tests/test_add.py"
 generated python 105
+
+# 7-8. History and a baseline: the Python project's workflow keeps a history.
+sed -i 's/^\(          command: report\)$/\1\n          history: true/' "$work/python/.github/workflows/verify-matrix.yml"
+grep -q '^          history: true$' "$work/python/.github/workflows/verify-matrix.yml"
+printf 'def test_subtracts():\n    assert 3 - 1 == 2\n' >"$work/python/tests/test_more.py"
+git -C "$work/python" add -A
+git -C "$work/python" -c user.name=e2e -c user.email=e2e@localhost commit -qm "history, and a second test"
+head=$(git -C "$work/python" rev-parse HEAD)
+base=$head
+mkdir -p "$work/artifacts/106"
+E2E_EVENT=push E2E_REPO=$work/python E2E_WORKFLOW=.github/workflows/verify-matrix.yml E2E_JOB=report \
+    workflow history-main 106 1
+check history-main 0
+# GitHub lists run 106 as a completed run of main from now on.
+printf '[{"id": 106, "run_attempt": 1, "head_branch": "main", "head_sha": "%s", "status": "completed", "conclusion": "success", "updated_at": "2026-11-23T01:00:00Z"}]\n' "$head" >"$work/runs.json"
+
+git -C "$work/python" rm -q tests/test_more.py
+git -C "$work/python" -c user.name=e2e -c user.email=e2e@localhost commit -qm "a test dropped"
+head=$(git -C "$work/python" rev-parse HEAD)
+mkdir -p "$work/artifacts/107"
+E2E_REPO=$work/python E2E_WORKFLOW=.github/workflows/verify-matrix.yml E2E_JOB=report \
+    workflow history-pr 107 1
+check history-pr 1

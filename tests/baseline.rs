@@ -328,6 +328,29 @@ fn fail_on_new_accepts_only_failures_the_base_has_too() {
         markdown.contains("every failure fails on the baseline"),
         "{markdown}"
     );
+    // `--comment changes`: nothing changed against the base, so no new comment.
+    let comment_plan = || {
+        let out = project
+            .std_cmd()
+            .args([
+                "publish",
+                "r.json",
+                "--to",
+                "comment",
+                "--comment",
+                "changes",
+            ])
+            .args(["--dry-run", "--repo", "o/r", "--pr", "12"])
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    assert!(
+        comment_plan()
+            .contains("none is created (--comment changes: nothing changed against the baseline"),
+        "{}",
+        comment_plan()
+    );
     // Without a baseline, every failure is new.
     let (code, alone) = merge_with(&project, "head", &[]);
     assert_eq!(code, Some(1));
@@ -337,6 +360,12 @@ fn fail_on_new_accepts_only_failures_the_base_has_too() {
     let (code, head) = merge_with(&project, "head", &["--baseline", "base.json"]);
     assert_eq!(code, Some(1));
     assert_eq!(head["baseline"]["accepted"], false);
+    // A new failure is a change: the comment is created.
+    assert!(
+        !comment_plan().contains("none is created"),
+        "{}",
+        comment_plan()
+    );
     // The old failure, and a suite that shrank: not accepted either.
     project.write("docs.ok", "");
     project.write("tests.txt", "a\n");

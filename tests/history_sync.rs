@@ -59,22 +59,16 @@ fn artifact(id: u64, expired: bool) -> Value {
                           "expired": expired}]})
 }
 
-async fn sync(project: &Project, api: &str) -> std::process::Output {
+/// `history sync --from-github --repo o/r --history h.sqlite ARGS` against `api`, checked
+/// for leaked secrets.
+async fn sync(project: &Project, api: &str, args: &[&str]) -> std::process::Output {
     let mut cmd = project.std_cmd();
     cmd.env("GITHUB_API_URL", api)
         .env("GITHUB_TOKEN", TOKEN)
         .env_remove("GITHUB_REPOSITORY")
-        .args([
-            "history",
-            "sync",
-            "--from-github",
-            "--repo",
-            "o/r",
-            "--runs",
-            "3",
-            "--history",
-            "h.sqlite",
-        ]);
+        .args(["history", "sync", "--from-github", "--repo", "o/r"])
+        .args(["--history", "h.sqlite"])
+        .args(args);
     let out = tokio::task::spawn_blocking(move || cmd.output().unwrap())
         .await
         .unwrap();
@@ -185,7 +179,7 @@ async fn the_latest_runs_report_artifacts_are_imported_once() {
         .mount(&api)
         .await;
 
-    let out = sync(&project, &api.uri()).await;
+    let out = sync(&project, &api.uri(), &["--runs", "3"]).await;
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{stdout}{stderr}");
@@ -255,7 +249,7 @@ async fn the_latest_runs_report_artifacts_are_imported_once() {
         .iter()
         .filter(|r| r.url.path().ends_with("/zip"))
         .count();
-    let again = sync(&project, &api.uri()).await;
+    let again = sync(&project, &api.uri(), &["--runs", "3"]).await;
     assert_eq!(again.status.code(), Some(0), "{again:?}");
     let downloads_after = api
         .received_requests()
@@ -272,7 +266,7 @@ async fn the_latest_runs_report_artifacts_are_imported_once() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn github_refusing_the_listing_is_exit_5_and_the_database_is_kept() {
+async fn github_refusing_the_listing_is_exit_5() {
     let project = Project::empty();
     let api = MockServer::start().await;
     Mock::given(method("GET"))
@@ -280,23 +274,7 @@ async fn github_refusing_the_listing_is_exit_5_and_the_database_is_kept() {
         .respond_with(ResponseTemplate::new(404).set_body_json(json!({"message": "Not Found"})))
         .mount(&api)
         .await;
-    let mut cmd = project.std_cmd();
-    cmd.env("GITHUB_API_URL", api.uri())
-        .env("GITHUB_TOKEN", TOKEN)
-        .args([
-            "history",
-            "sync",
-            "--from-github",
-            "--repo",
-            "o/r",
-            "--branch",
-            "main",
-            "--history",
-            "h.sqlite",
-        ]);
-    let out = tokio::task::spawn_blocking(move || cmd.output().unwrap())
-        .await
-        .unwrap();
+    let out = sync(&project, &api.uri(), &["--branch", "main"]).await;
     assert_eq!(out.status.code(), Some(5), "{out:?}");
     assert!(
         String::from_utf8_lossy(&out.stderr).contains("listing the workflow runs of `main`: 404"),

@@ -3,7 +3,8 @@ GitHub stand-in.
 
     python3 check.py NAME STATE_JSON REQUESTS_JSONL ACT_LOG HEAD BASE
 
-NAME is `first`, `rerun`, `broken` or `generated-KIND` (node, rust, python). Exits non-zero, printing the workflow's log, on
+NAME is `first`, `rerun`, `broken`, `generated-KIND` (node, rust, python),
+`history-main` (a push to main, no pull request) or `history-pr`. Exits non-zero, printing the workflow's log, on
 any difference.
 """
 
@@ -40,7 +41,8 @@ def ran(job):
     return any(line.startswith(f"[ci/{job}") for line in log.splitlines())
 
 
-REPORT_JOB = "verify-matrix/report" if name.startswith("generated") else "ci/verify-report"
+REPORT_JOB = ("verify-matrix/report" if name.startswith(("generated", "history"))
+              else "ci/verify-report")
 
 
 def published(what):
@@ -63,7 +65,9 @@ expect(on_head, f"no check run on the head {head}")
 expect(all(r["status"] == "completed" for r in on_head),
        f"a check run on the head is left {[r['status'] for r in on_head]}")
 short = head[:7]
-expect(f"Commit [`{short}`](https://github.com/o/r/commit/{head})" in comment,
+# A push has no pull request: the comment is the one an earlier run wrote.
+expect(name == "history-main"
+       or f"Commit [`{short}`](https://github.com/o/r/commit/{head})" in comment,
        f"the comment does not name the commit {short}:\n{comment}")
 # The plan job marked the head pending before anything ran.
 expect(any(r["method"] == "POST" and r["path"] == "/repos/o/r/check-runs"
@@ -127,6 +131,31 @@ elif name.startswith("generated-"):
     expect(VERIFIED.search(comment), f"the generated project is not VERIFIED:\n{comment}")
     expect([r["conclusion"] for r in on_head] == ["success"],
            f"expected one green check run on the generated project's head: {on_head}")
+elif name == "history-main":
+    expect(published("check run"), "the report job did not publish its check run")
+    expect(not published("PR comment"), "a PR comment for a push")
+    expect(not failed_steps("verify-matrix/"), f"a step failed: {failed_steps('verify-matrix/')}")
+    expect([r["conclusion"] for r in on_head] == ["success"],
+           f"expected one green check run on main's head: {on_head}")
+    expect(not any("/actions/" in r["path"] for r in requests),
+           "a push to main synced the history")
+    expect("uploaded verify-matrix_report" in log, "the report was not uploaded as an artifact")
+elif name == "history-pr":
+    synced = [r["path"] for r in requests if "/actions/" in r["path"]]
+    expect(any(p.startswith("/repos/o/r/actions/runs?branch=main&status=completed") for p in synced),
+           f"the report job did not list main's runs: {synced}")
+    expect(any(p.endswith("/zip") for p in synced), f"no report artifact was downloaded: {synced}")
+    expect(published("PR comment") and published("check run"), "the report job did not publish")
+    expect("| pytest | linux | 0 | PASS |" in comment, f"pytest's row is not PASS:\n{comment}")
+    expect("All Required Environments: NOT VERIFIED" in comment,
+           f"a shrunk suite is not NOT VERIFIED:\n{comment}")
+    # `@` is written `&#64;` in comments (no one is mentioned by a commit's name).
+    drop = f"pytest in linux ran 1 test; main &#64;{base[:7]} ran 2 (tests-may-drop: 0%)"
+    expect(drop in comment, f"the comment does not give the drop ({drop!r}):\n{comment}")
+    expect(f"Compared with main &#64;{base[:7]}" in comment,
+           f"the comment does not name the baseline:\n{comment}")
+    expect([r["conclusion"] for r in on_head] == ["failure"],
+           f"expected one failing check run on the pull request's head: {on_head}")
 else:
     fail(f"unknown run {name}")
 

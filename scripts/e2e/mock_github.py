@@ -1,23 +1,30 @@
 """A recording, stateful GitHub stand-in on 127.0.0.1 for the end-to-end workflow runs.
 
-    python3 mock_github.py PORT_FILE LOG_FILE RELEASES_DIR PR_HEAD_FILE
+    python3 mock_github.py PORT_FILE LOG_FILE RELEASES_DIR PR_HEAD_FILE ARTIFACTS_DIR RUNS_FILE
 
 Keeps what GitHub keeps for repository o/r and pull request 12, as the REST API shows
 it: the PR's comments (list, create, update, delete), check runs (create, update, list
 by commit and name), and the PR itself, whose head is read from PR_HEAD_FILE (a push
 rewrites it). The token's user is refused (403), as for an installation token. Release
-assets are served from RELEASES_DIR under /releases/. Every API request is appended to
-LOG_FILE as one JSON line; GET /_state returns what is stored (not recorded).
+assets are served from RELEASES_DIR under /releases/. The completed workflow runs are
+those RUNS_FILE lists (a JSON array the script appends to); a run's artifacts are the
+folders under ARTIFACTS_DIR/RUN_ID, as the upload-artifact stand-in keeps them, listed
+with ids RUN_ID * 100 + n and downloaded as zip archives (zipfile) through a redirect to
+/_storage/, which is not the API (no token goes there, nothing is recorded). Every API
+request is appended to LOG_FILE as one JSON line; GET /_state returns what is stored
+(not recorded).
 """
 
+import io
 import json
 import os
 import sys
 import threading
+import zipfile
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
 
-port_file, log_file, releases, pr_head_file = sys.argv[1:5]
+port_file, log_file, releases, pr_head_file, artifacts_dir, runs_file = sys.argv[1:7]
 
 lock = threading.Lock()
 state = {"comments": [], "check_runs": [], "next_id": 1000}
@@ -32,6 +39,36 @@ def next_id():
 def pr_head():
     with open(pr_head_file) as f:
         return f.read().strip()
+
+
+def completed_runs():
+    try:
+        with open(runs_file) as f:
+            return json.load(f)
+    except FileNotFoundError:
+        return []
+
+
+def artifacts_of(run_id):
+    """The run's artifacts as the API lists them: (json, folder) pairs."""
+    folder = os.path.join(artifacts_dir, str(run_id))
+    names = sorted(os.listdir(folder)) if os.path.isdir(folder) else []
+    return [({"id": run_id * 100 + n, "name": name, "expired": False,
+              "size_in_bytes": sum(os.path.getsize(os.path.join(d, f))
+                                   for d, _, fs in os.walk(os.path.join(folder, name))
+                                   for f in fs)},
+             os.path.join(folder, name))
+            for n, name in enumerate(names, 1)]
+
+
+def zipped(folder):
+    data = io.BytesIO()
+    with zipfile.ZipFile(data, "w", zipfile.ZIP_DEFLATED) as z:
+        for d, _, files in os.walk(folder):
+            for f in files:
+                path = os.path.join(d, f)
+                z.write(path, os.path.relpath(path, folder))
+    return data.getvalue()
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -76,6 +113,20 @@ class Handler(BaseHTTPRequestHandler):
             with lock:
                 self.reply(200, state)
             return
+        if url.path.startswith("/_storage/"):
+            artifact_id = int(url.path.rsplit("/", 1)[1].split(".")[0])
+            for run in completed_runs():
+                for listed, folder in artifacts_of(run["id"]):
+                    if listed["id"] == artifact_id:
+                        data = zipped(folder)
+                        self.send_response(200)
+                        self.send_header("Content-Type", "application/zip")
+                        self.send_header("Content-Length", str(len(data)))
+                        self.end_headers()
+                        self.wfile.write(data)
+                        return
+            self.send_error(404)
+            return
         self.record(None)
         query = parse_qs(url.query)
         with lock:
@@ -87,6 +138,21 @@ class Handler(BaseHTTPRequestHandler):
                 page = int(query.get("page", ["1"])[0])
                 per_page = int(query.get("per_page", ["30"])[0])
                 self.reply(200, state["comments"][(page - 1) * per_page:page * per_page])
+            elif url.path == "/repos/o/r/actions/runs":
+                branch = query.get("branch", [None])[0]
+                runs = [r for r in reversed(completed_runs()) if branch in (None, r["head_branch"])]
+                self.reply(200, {"total_count": len(runs), "workflow_runs": runs})
+            elif url.path.startswith("/repos/o/r/actions/runs/") and url.path.endswith("/artifacts"):
+                run_id = int(url.path.split("/")[6])
+                name = query.get("name", [None])[0]
+                listed = [a for a, _ in artifacts_of(run_id) if name in (None, a["name"])]
+                self.reply(200, {"total_count": len(listed), "artifacts": listed})
+            elif url.path.startswith("/repos/o/r/actions/artifacts/") and url.path.endswith("/zip"):
+                artifact_id = url.path.split("/")[6]
+                self.send_response(302)
+                self.send_header("Location", f"http://127.0.0.1:{self.server.server_address[1]}/_storage/{artifact_id}.zip?sig=e2e")
+                self.send_header("Content-Length", "0")
+                self.end_headers()
             elif url.path.startswith("/repos/o/r/commits/") and url.path.endswith("/check-runs"):
                 sha = url.path.split("/")[5]
                 name = query.get("check_name", [None])[0]

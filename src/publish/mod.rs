@@ -41,7 +41,8 @@ pub enum CommentMode {
     #[default]
     Always,
     /// Created only when the result changed against the baseline (a new failure, a
-    /// fixed or newly missing pair, fewer tests, vanished tests), or without a baseline.
+    /// fixed or newly missing pair, fewer tests, vanished tests, or NOT VERIFIED for
+    /// anything but failures the base has too), or without a baseline.
     Changes,
     /// Created only when the report is not VERIFIED.
     Failures,
@@ -67,11 +68,15 @@ impl CommentMode {
             }
             (CommentMode::Changes, Some(report)) => {
                 let b = report.baseline.as_ref()?;
+                // A NOT VERIFIED for any reason but the base's own failures is news
+                // (a weakened manifest, a missing environment) even when no pair moved.
                 let changed = !b.new_failures.is_empty()
                     || !b.fixed.is_empty()
                     || !b.newly_missing.is_empty()
                     || !b.test_drops.is_empty()
-                    || !b.vanished.is_empty();
+                    || !b.vanished.is_empty()
+                    || (report.verdict == Verdict::NotVerified
+                        && !report.only_pre_existing_failures());
                 (!changed).then(|| format!(
                     "--comment changes: nothing changed against {}, and no earlier comment to update",
                     b.label()

@@ -369,6 +369,14 @@ impl Report {
     }
 
     /// Whether the report is NOT VERIFIED only because of required pairs that failed on
+    /// its baseline too (`false` without a baseline).
+    pub fn only_pre_existing_failures(&self) -> bool {
+        self.baseline
+            .as_ref()
+            .is_some_and(|b| self.only_pre_existing(b))
+    }
+
+    /// Whether the report is NOT VERIFIED only because of required pairs that failed on
     /// the base too: each reason is one of those pairs' failures (so no pair is missing,
     /// no environment blocked, nothing weakened, no test count dropped) and the run was
     /// whole.
