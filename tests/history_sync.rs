@@ -129,11 +129,12 @@ async fn the_latest_runs_report_artifacts_are_imported_once() {
         .and(query_param("branch", "main"))
         .and(query_param("status", "completed"))
         .respond_with(ResponseTemplate::new(200).set_body_json(json!({
-            "total_count": 3,
+            "total_count": 4,
             "workflow_runs": [
                 run_json(103, 2, "2026-11-20T10:00:00Z"),
                 run_json(102, 1, "2026-11-19T10:00:00Z"),
                 run_json(101, 1, "2026-11-18T10:00:00Z"),
+                run_json(100, 1, "2026-11-17T10:00:00Z"),
             ]
         })))
         .mount(&api)
@@ -142,6 +143,7 @@ async fn the_latest_runs_report_artifacts_are_imported_once() {
         (103, artifact(503, false)),
         (102, artifact(502, true)),
         (101, artifact(501, false)),
+        (100, artifact(500, false)),
     ] {
         Mock::given(method("GET"))
             .and(path(format!("/repos/o/r/actions/runs/{run}/artifacts")))
@@ -164,6 +166,12 @@ async fn the_latest_runs_report_artifacts_are_imported_once() {
         .respond_with(ResponseTemplate::new(200).set_body_bytes(zip_103))
         .mount(&storage)
         .await;
+    // Run 100's expired between the listing and the download.
+    Mock::given(method("GET"))
+        .and(path("/repos/o/r/actions/artifacts/500/zip"))
+        .respond_with(ResponseTemplate::new(404).set_body_json(json!({"message": "Not Found"})))
+        .mount(&api)
+        .await;
     // Run 101's: GitHub fails once, then serves it.
     Mock::given(method("GET"))
         .and(path("/repos/o/r/actions/artifacts/501/zip"))
@@ -179,18 +187,19 @@ async fn the_latest_runs_report_artifacts_are_imported_once() {
         .mount(&api)
         .await;
 
-    let out = sync(&project, &api.uri(), &["--runs", "3"]).await;
+    let out = sync(&project, &api.uri(), &["--runs", "4"]).await;
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{stdout}{stderr}");
     assert!(
         stdout.contains(
-            "synced 3 runs of `main` from o/r: 2 reports recorded, 0 already recorded, 1 without a report, 0 failed"
+            "synced 4 runs of `main` from o/r: 2 reports recorded, 0 already recorded, 2 without a report, 0 failed"
         ),
         "{stdout}"
     );
     for expected in [
-        "[1/3] run 103 attempt 2",
+        "[1/4] run 103 attempt 2",
+        "run 100: artifact `verify-matrix_report` is gone (expired or deleted)",
         "artifact `verify-matrix_report` has expired",
         "`notes.json`: not a report",
         "`../../escape.json`: its path leaves the archive",
@@ -249,7 +258,7 @@ async fn the_latest_runs_report_artifacts_are_imported_once() {
         .iter()
         .filter(|r| r.url.path().ends_with("/zip"))
         .count();
-    let again = sync(&project, &api.uri(), &["--runs", "3"]).await;
+    let again = sync(&project, &api.uri(), &["--runs", "4"]).await;
     assert_eq!(again.status.code(), Some(0), "{again:?}");
     let downloads_after = api
         .received_requests()
@@ -258,7 +267,8 @@ async fn the_latest_runs_report_artifacts_are_imported_once() {
         .iter()
         .filter(|r| r.url.path().ends_with("/zip"))
         .count();
-    assert_eq!(downloads_after, downloads_before);
+    // Only run 100's, never recorded, is asked for again.
+    assert_eq!(downloads_after, downloads_before + 1);
     assert!(
         String::from_utf8_lossy(&again.stdout).contains("0 reports recorded, 2 already recorded"),
         "{again:?}"

@@ -289,13 +289,22 @@ async fn reports_of(
     }
     let id = artifact.get("id").and_then(Value::as_u64).unwrap_or(0);
     let what = format!("downloading artifact `{name}` of run {}", run.id);
-    let bytes = github
+    let bytes = match github
         .download(
             &format!("/repos/{repo}/actions/artifacts/{id}/zip"),
             MAX_ARTIFACT_BYTES,
             &what,
         )
-        .await?;
+        .await
+    {
+        Ok(bytes) => bytes,
+        // Listed a moment ago, gone now: it expired (or was deleted) in between.
+        Err(ApiError::Denied { status: 404, .. }) => {
+            notes.push(format!("artifact `{name}` is gone (expired or deleted)"));
+            return Ok((Vec::new(), notes));
+        }
+        Err(e) => return Err(e),
+    };
     let unzipped =
         unzip::json_files(&bytes, Limits::default()).map_err(|message| ApiError::Failed {
             what: format!("artifact `{name}` of run {}", run.id),
