@@ -328,6 +328,13 @@ fn fail_on_new_accepts_only_failures_the_base_has_too() {
         markdown.contains("every failure fails on the baseline"),
         "{markdown}"
     );
+    let table = project.stdout_of(&["render", "r.json", "--format", "table"]);
+    assert!(
+        table.contains("All Required Environments: NOT VERIFIED")
+            && table.contains("fail-on: new: every failure fails on the baseline")
+            && table.contains("accepted (exit 0)"),
+        "{table}"
+    );
     // `--comment changes`: nothing changed against the base, so no new comment.
     let comment_plan = || {
         let out = project

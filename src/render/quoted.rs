@@ -83,6 +83,7 @@ impl Quoted {
         if let Some(baseline) = &mut report.baseline {
             qo(&mut baseline.commit);
             qo(&mut baseline.run_id);
+            qo(&mut baseline.branch);
             q(&mut baseline.manifest_digest);
             for vanished in &mut baseline.vanished {
                 for test in &mut vanished.tests {

@@ -168,4 +168,13 @@ fn verdict_lines(report: &Quoted, paint: Paint, out: &mut String) {
             out.push_str(&format!("  - {reason}\n"));
         }
     }
+    if let Some(baseline) = &report.baseline {
+        out.push_str(&format!("{}\n", super::baseline_view::heading(baseline)));
+        if baseline.accepted {
+            out.push_str(&format!(
+                "  fail-on: new: every failure fails on {} too: accepted (exit 0)\n",
+                baseline.label()
+            ));
+        }
+    }
 }
