@@ -116,6 +116,11 @@ fn the_head_is_compared_with_the_base_pair_by_pair() {
         markdown.contains("- vanished tests: unit in local: 2 (m › d, m › e)"),
         "{markdown}"
     );
+    // Each failed pair's details say whether it is new.
+    assert!(
+        markdown.contains("- baseline: new: it passed on the baseline"),
+        "{markdown}"
+    );
 }
 
 #[test]
@@ -326,6 +331,10 @@ fn fail_on_new_accepts_only_failures_the_base_has_too() {
     assert!(markdown.contains("NOT VERIFIED"), "{markdown}");
     assert!(
         markdown.contains("every failure fails on the baseline"),
+        "{markdown}"
+    );
+    assert!(
+        markdown.contains("- baseline: pre-existing: it fails on the baseline"),
         "{markdown}"
     );
     let table = project.stdout_of(&["render", "r.json", "--format", "table"]);

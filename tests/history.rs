@@ -429,3 +429,29 @@ fn a_version_1_database_is_migrated_and_keeps_its_runs() {
         .unwrap();
     assert_eq!(check, "ok");
 }
+
+#[test]
+fn two_local_runs_that_agree_on_every_exit_code_and_duration_are_two_runs() {
+    let project = reported();
+    // No workflow run: the report's content is what tells runs apart. The second ran
+    // one test fewer, with the same exit codes and durations.
+    let first = project.json("report.json");
+    let mut second = first.clone();
+    let unit = second["rows"]
+        .as_array_mut()
+        .unwrap()
+        .iter_mut()
+        .find(|r| r["check"] == "unit" && r["environment"] == "linux")
+        .unwrap();
+    unit["detail"]["tests_executed"] = 1.into();
+    project.write("a.json", &first.to_string());
+    project.write("b.json", &second.to_string());
+    let out = history(&project, &["add", "a.json", "b.json"]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let again = history(&project, &["add", "a.json"]);
+    assert!(
+        String::from_utf8_lossy(&again.stdout).contains("already recorded a.json"),
+        "{again:?}"
+    );
+    assert_eq!(count(&sqlite(&project), "SELECT count(*) FROM runs"), 2);
+}

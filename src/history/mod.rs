@@ -301,7 +301,8 @@ impl History {
 }
 
 /// What makes a run the same run: its repository, workflow run, attempt and manifest;
-/// without a workflow run, the report's own content (its manifest, commit and pairs).
+/// without a workflow run, the report's whole content (two local runs of one commit can
+/// agree on every pair's exit code and duration, and are still two runs).
 pub(crate) fn run_key(report: &Report) -> String {
     let s = &report.source;
     match &s.run_id {
@@ -313,19 +314,9 @@ pub(crate) fn run_key(report: &Report) -> String {
         ),
         None => {
             use sha2::{Digest, Sha256};
+            // Hashed as it is serialized: a large report is never held twice.
             let mut hash = Sha256::new();
-            hash.update(report.manifest.digest.as_bytes());
-            hash.update([0]);
-            hash.update(s.commit.as_deref().unwrap_or("").as_bytes());
-            for row in &report.rows {
-                hash.update([0]);
-                hash.update(row.check.as_bytes());
-                hash.update([0]);
-                hash.update(row.environment.as_bytes());
-                hash.update([0]);
-                hash.update(row.exit_code.to_le_bytes());
-                hash.update(row.detail.duration_ms.to_le_bytes());
-            }
+            let _ = serde_json::to_writer(&mut hash, report);
             let digest = hash.finalize();
             let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
             format!("report:{hex}")

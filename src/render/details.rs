@@ -1,6 +1,7 @@
 //! The failure details: one collapsed block per failed pair, with its test counts and
 //! the tail of its log in a safe fence; alone, the text of a check run.
 
+use std::collections::HashSet;
 use std::fmt::Write as _;
 
 use super::cell::Cell;
@@ -10,6 +11,7 @@ use super::tests_view;
 use super::text::{escape_html, escape_markdown, fence_for};
 use super::view::Tails;
 use super::{Quoted, RenderOptions};
+use crate::results::baseline::{Baseline, PairRef};
 use crate::results::{CheckResult, Report, RowResult, TestOutcome};
 use crate::untrusted::cut;
 
@@ -63,6 +65,21 @@ pub(super) fn details(
         .iter()
         .enumerate()
         .filter(|(_, r)| r.result == RowResult::Fail);
+    // Each failure's standing against the baseline, when there is one.
+    let standing = |list: fn(&Baseline) -> &Vec<PairRef>| -> HashSet<(&str, &str)> {
+        report
+            .baseline
+            .as_ref()
+            .map(|b| {
+                list(b)
+                    .iter()
+                    .map(|p| (p.check.as_str(), p.environment.as_str()))
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let (new, old) = (standing(|b| &b.new_failures), standing(|b| &b.pre_existing));
+    let base = report.baseline.as_ref().map(Baseline::label);
     for (index, row) in failed {
         let log = tails.of(index);
         let d = &row.detail;
@@ -77,6 +94,17 @@ pub(super) fn details(
         );
         let _ = writeln!(out, "- duration: {} ms", d.duration_ms);
         let _ = writeln!(out, "- attempts: {}", d.attempts);
+        if let Some(base) = &base {
+            let pair = (row.check.as_str(), row.environment.as_str());
+            let standing = if new.contains(&pair) {
+                format!("new: it passed on {base}")
+            } else if old.contains(&pair) {
+                format!("pre-existing: it fails on {base} too")
+            } else {
+                format!("not compared: {base} has no result for it")
+            };
+            let _ = writeln!(out, "- baseline: {}", escape_markdown(&standing));
+        }
         if let Some(line) = tests_view::counts_line(d) {
             let _ = writeln!(out, "- tests: {}", escape_markdown(&line));
         }
