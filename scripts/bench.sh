@@ -278,6 +278,28 @@ cd "$work/tests"
 "$bin" -q merge --out report.json artifacts >/dev/null || true
 every_format json markdown junit html
 echo "report: $(stat -c %s report.json) bytes from $(du -sb artifacts | cut -f1) bytes of artifacts"
+# The same merge compared with a base of the same size: a report file, and main's run in
+# a history database (another commit's: a run is never its own base).
+python3 - report.json base.json <<'PY'
+import json, sys
+report = json.load(open(sys.argv[1]))
+report["source"]["commit"] = "b" * 40
+json.dump(report, open(sys.argv[2], "w"))
+PY
+rm -f base.sqlite*
+"$bin" -q history --history base.sqlite add --branch main base.json >/dev/null
+echo
+echo "| merge of every pair's tests | wall | peak RSS |"
+echo "|---|---:|---:|"
+for how in "" "--baseline base.json" "--baseline-from history:main --history base.sqlite"; do
+    # shellcheck disable=SC2086
+    /usr/bin/time -f "%e %M" -o "$work/time.txt" "$bin" -q merge --out compared.json $how artifacts >/dev/null || [ $? -le 3 ]
+    read -r wall rss < <(tail -n 1 "$work/time.txt")
+    echo "| ${how:-no baseline} | $wall s | $((rss / 1024)) MiB |"
+    if [ -n "$how" ]; then
+        grep -q '"new_failures"' compared.json || { echo "error: merge $how compared nothing" >&2; exit 1; }
+    fi
+done
 cd - >/dev/null
 
 echo
