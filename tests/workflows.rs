@@ -342,3 +342,130 @@ fn the_report_step_compares_with_the_base_manifest() {
     let summary = project.read("runner/report/summary.md");
     assert!(summary.contains("(weakens; allowed)"), "{summary}");
 }
+
+/// `history: true` in the fork-safe `workflow_run` recipe: no `GITHUB_BASE_REF`, so the
+/// report step imports the default branch's runs (asked of the API) and compares with
+/// the latest, then adds its own run to the file.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_report_step_keeps_a_history_in_the_workflow_run_recipe() {
+    use wiremock::matchers::{method, path};
+    use wiremock::{Mock, ResponseTemplate};
+
+    let project = Project::empty();
+    project.write("checkout/verify-matrix.yml", MANIFEST);
+    project.write(
+        "event.json",
+        &json!({"workflow_run": {"id": 77, "head_sha": HEAD, "pull_requests": []},
+                "repository": {"full_name": "o/r", "default_branch": "main"}})
+        .to_string(),
+    );
+    let artifacts = project.path().join("artifacts");
+    for (env, code) in [("linux", 0), ("arm", 1)] {
+        let inputs = [("VERIFY_MATRIX_ENVIRONMENT", env.to_owned())];
+        let leg = step(&project, &format!("run-{env}"), "run", &inputs, code);
+        let out = PathBuf::from(output(&leg, "out"));
+        common::copy_dir(&out, &artifacts.join(format!("verify-matrix-{env}")));
+    }
+    // main's last run: a report of the same manifest, under another commit, zipped as
+    // upload-artifact keeps it.
+    let merged = project
+        .std_cmd()
+        .args(["merge", "--out", "base.json"])
+        .arg(&artifacts)
+        .output()
+        .unwrap();
+    assert!(project.path().join("base.json").exists(), "{merged:?}");
+    let mut base = project.json("base.json");
+    base["source"]["commit"] = "5".repeat(40).into();
+    base["source"]["run_id"] = "400".into();
+    project.write("base.json", &base.to_string());
+    let zipped = Command::new("python3")
+        .args([
+            "-c",
+            "import sys, zipfile\nwith zipfile.ZipFile(sys.argv[2], 'w', zipfile.ZIP_DEFLATED) as z: z.write(sys.argv[1], 'verify-matrix-report.json')",
+        ])
+        .arg(project.path().join("base.json"))
+        .arg(project.path().join("base.zip"))
+        .status()
+        .unwrap();
+    assert!(zipped.success());
+
+    let server = MockServer::start().await;
+    let serve = |p: &str, body: Value| {
+        Mock::given(method("GET"))
+            .and(path(p.to_owned()))
+            .respond_with(ResponseTemplate::new(200).set_body_json(body))
+    };
+    serve("/repos/o/r", json!({"default_branch": "main"}))
+        .mount(&server)
+        .await;
+    serve(
+        "/repos/o/r/actions/runs",
+        json!({"total_count": 1, "workflow_runs": [{"id": 400, "run_attempt": 1,
+            "head_branch": "main", "head_sha": "5".repeat(40), "updated_at": "2026-11-20T10:00:00Z"}]}),
+    )
+    .mount(&server)
+    .await;
+    serve(
+        "/repos/o/r/actions/runs/400/artifacts",
+        json!({"total_count": 1, "artifacts": [{"id": 9, "name": "verify-matrix_report",
+            "size_in_bytes": 1000, "expired": false}]}),
+    )
+    .mount(&server)
+    .await;
+    Mock::given(method("GET"))
+        .and(path("/repos/o/r/actions/artifacts/9/zip"))
+        .respond_with(
+            ResponseTemplate::new(200)
+                .set_body_bytes(std::fs::read(project.path().join("base.zip")).unwrap()),
+        )
+        .mount(&server)
+        .await;
+
+    let uri = server.uri();
+    let report = tokio::task::spawn_blocking({
+        let inputs = vec![
+            ("VERIFY_MATRIX_POST", "summary".to_owned()),
+            ("VERIFY_MATRIX_ARTIFACTS", artifacts.display().to_string()),
+            ("VERIFY_MATRIX_HISTORY", "true".to_owned()),
+            ("GITHUB_EVENT_NAME", "workflow_run".to_owned()),
+            ("GITHUB_TOKEN", TOKEN.to_owned()),
+            ("GITHUB_API_URL", uri),
+        ];
+        move || {
+            let inputs: Vec<(&str, String)> = inputs.into_iter().collect();
+            let outputs = step(&project, "report", "report", &inputs, 1);
+            (project, outputs)
+        }
+    });
+    let (project, outputs) = report.await.unwrap();
+    let report: Value =
+        serde_json::from_str(&std::fs::read_to_string(output(&outputs, "report-path")).unwrap())
+            .unwrap();
+    assert_eq!(
+        report["baseline"]["branch"], "main",
+        "{:#}",
+        report["baseline"]
+    );
+    assert_eq!(report["baseline"]["commit"], "5".repeat(40));
+    assert_eq!(
+        report["baseline"]["pre_existing"],
+        json!([{"check": "arm-only", "environment": "arm"}])
+    );
+    let summary = project.read("runner/report/summary.md");
+    assert!(
+        summary.contains("Compared with main &#64;5555555"),
+        "{summary}"
+    );
+    // main's run, and this one, in the file the step keeps.
+    let db = rusqlite::Connection::open(
+        project
+            .path()
+            .join("checkout/.verify-matrix/history.sqlite"),
+    )
+    .unwrap();
+    let runs: i64 = db
+        .query_row("SELECT count(*) FROM runs", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(runs, 2);
+}
