@@ -68,7 +68,8 @@ case "$1" in
         fi
         status=0
         cargo-verify-matrix ${manifest[@]+"${manifest[@]}"} report --to "${VERIFY_MATRIX_POST:-summary}" --comment "${VERIFY_MATRIX_COMMENT:-always}" ${trust[@]+"${trust[@]}"} --out "$report" "$artifacts" || status=$?
-        if $history && [ -f "$report" ]; then
+        # The workflow_run recipe reports another (a fork's) run: not this branch's own.
+        if $history && [ -f "$report" ] && [ "${GITHUB_EVENT_NAME:-}" != workflow_run ]; then
             cargo-verify-matrix history --history "$db" add "$report" \
                 || echo "::warning title=cargo verify-matrix::this run was not added to the history (exit $?)"
         fi

@@ -234,6 +234,12 @@ fn the_baseline_from_the_history_is_the_latest_run_of_the_branch() {
         run_into(&project, "base", &report, None);
         add(&report, branch);
     }
+    // A pull request's run recorded as main (a fork's branch may be called so), newer
+    // still: never a base.
+    let mut forked = project.json("feature-4.json");
+    forked["source"]["pr"] = 12.into();
+    project.write("forked.json", &forked.to_string());
+    add("forked.json", "main");
     // The head runs 3: main's latest (4 tests) is its base.
     project.write("tests.txt", "a\nb\nc\n");
     let history = ["--baseline-from", "history:main", "--history", "h.sqlite"];

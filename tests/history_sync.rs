@@ -124,13 +124,18 @@ async fn the_latest_runs_report_artifacts_are_imported_once() {
         .respond_with(ResponseTemplate::new(200).set_body_json(json!({"default_branch": "main"})))
         .mount(&api)
         .await;
+    let mut fork_run = run_json(99, 1, "2026-11-21T10:00:00Z");
+    fork_run["event"] = "pull_request".into();
+    fork_run["head_repository"] = json!({"full_name": "evil/r"});
     Mock::given(method("GET"))
         .and(path("/repos/o/r/actions/runs"))
         .and(query_param("branch", "main"))
         .and(query_param("status", "completed"))
         .respond_with(ResponseTemplate::new(200).set_body_json(json!({
-            "total_count": 4,
+            "total_count": 5,
             "workflow_runs": [
+                // A fork's pull request from its own `main`: never the base branch's.
+                fork_run,
                 run_json(103, 2, "2026-11-20T10:00:00Z"),
                 run_json(102, 1, "2026-11-19T10:00:00Z"),
                 run_json(101, 1, "2026-11-18T10:00:00Z"),

@@ -256,8 +256,8 @@ pub(crate) struct HistoryAddArgs {
     /// Report files (`merge --out`)
     #[arg(value_name = "REPORT", required = true)]
     pub reports: Vec<PathBuf>,
-    /// The branch the reports' commit is on [default: GITHUB_HEAD_REF, else
-    /// GITHUB_REF_NAME]
+    /// The branch the reports' run is recorded on [default: GITHUB_REF_NAME: the
+    /// pushed branch, or `N/merge` for a pull request's run]
     #[arg(long, value_name = "BRANCH")]
     pub branch: Option<String>,
 }

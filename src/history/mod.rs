@@ -63,7 +63,8 @@ pub struct History {
 /// Where a report came from beyond what it records itself.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Origin {
-    /// The branch the verified commit is on (`GITHUB_HEAD_REF`, else `GITHUB_REF_NAME`).
+    /// The branch the run is recorded on (`history add`: `GITHUB_REF_NAME`; `history
+    /// sync`: the run's head branch).
     pub branch: Option<String>,
     /// When the run happened (RFC 3339); the time of the import when unknown.
     pub recorded_at: Option<String>,

@@ -105,12 +105,13 @@ fn add(path: &std::path::Path, args: &HistoryAddArgs) -> Result<i32, Error> {
     Ok(code)
 }
 
-/// The branch of this workflow run: a pull request's head, else the pushed ref.
+/// The ref this workflow run is for: the pushed branch, or `N/merge` for a pull
+/// request's run. Never the pull request's head branch: a fork's branch may be called
+/// `main`, and its run must not pass for the base branch's when baselines are chosen.
 fn branch_from_env() -> Option<String> {
-    ["GITHUB_HEAD_REF", "GITHUB_REF_NAME"]
-        .iter()
-        .filter_map(|name| std::env::var(name).ok())
-        .find(|value| !value.is_empty())
+    std::env::var("GITHUB_REF_NAME")
+        .ok()
+        .filter(|value| !value.is_empty())
 }
 
 fn show(path: &std::path::Path, args: &HistoryShowArgs) -> Result<i32, Error> {

@@ -206,12 +206,29 @@ async fn completed_runs(
             .cloned()
             .unwrap_or_default();
         let count = listed.len();
-        runs.extend(listed.iter().filter_map(run_of).take(want - runs.len()));
+        runs.extend(
+            listed
+                .iter()
+                .filter(|run| the_branchs_own(run, repo))
+                .filter_map(run_of)
+                .take(want - runs.len()),
+        );
         if runs.len() >= want || count < per_page {
             break;
         }
     }
     Ok(runs)
+}
+
+/// Whether a listed run is the branch's own: GitHub's `branch` filter matches a run's
+/// head branch, and a pull request from a fork's branch of the same name would match
+/// too — its report (the fork's code wrote it) must never become the base.
+fn the_branchs_own(run: &Value, repo: &str) -> bool {
+    let event = run.get("event").and_then(Value::as_str).unwrap_or("");
+    let head_repo = run
+        .pointer("/head_repository/full_name")
+        .and_then(Value::as_str);
+    !event.starts_with("pull_request") && head_repo.is_none_or(|r| r.eq_ignore_ascii_case(repo))
 }
 
 fn run_of(v: &Value) -> Option<Run> {
