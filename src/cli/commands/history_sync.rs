@@ -193,7 +193,8 @@ async fn completed_runs(
         percent_encoding::utf8_percent_encode(branch, percent_encoding::NON_ALPHANUMERIC)
             .to_string();
     let mut runs = Vec::new();
-    for page in 1.. {
+    // GitHub lists at most 1,000 runs (10 pages of 100); a server that never ends is cut.
+    for page in 1..=20 {
         let path = format!(
             "/repos/{repo}/actions/runs?branch={branch_q}&status=completed&exclude_pull_requests=true&per_page={per_page}&page={page}"
         );
