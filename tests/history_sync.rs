@@ -88,6 +88,16 @@ async fn sync(project: &Project, api: &str, args: &[&str]) -> std::process::Outp
     out
 }
 
+/// The archives `api` was asked for so far.
+async fn downloads(api: &MockServer) -> usize {
+    api.received_requests()
+        .await
+        .unwrap()
+        .iter()
+        .filter(|r| r.url.path().ends_with("/zip"))
+        .count()
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn the_latest_runs_report_artifacts_are_imported_once() {
     let project = Project::new(concat!(
@@ -256,22 +266,10 @@ async fn the_latest_runs_report_artifacts_are_imported_once() {
     drop(db);
 
     // Again: the recorded run attempts are not downloaded twice.
-    let downloads_before = api
-        .received_requests()
-        .await
-        .unwrap()
-        .iter()
-        .filter(|r| r.url.path().ends_with("/zip"))
-        .count();
+    let downloads_before = downloads(&api).await;
     let again = sync(&project, &api.uri(), &["--runs", "4"]).await;
     assert_eq!(again.status.code(), Some(0), "{again:?}");
-    let downloads_after = api
-        .received_requests()
-        .await
-        .unwrap()
-        .iter()
-        .filter(|r| r.url.path().ends_with("/zip"))
-        .count();
+    let downloads_after = downloads(&api).await;
     // Only run 100's, never recorded, is asked for again.
     assert_eq!(downloads_after, downloads_before + 1);
     assert!(

@@ -168,6 +168,29 @@ fn step(
         .collect()
 }
 
+/// The report step with `inputs`, off the async runtime (the stand-in answers on it);
+/// the project back, and the step's outputs.
+async fn report_step(
+    project: Project,
+    inputs: &[(&str, &str)],
+    code: i32,
+) -> (Project, Vec<(String, String)>) {
+    let inputs: Vec<(String, String)> = inputs
+        .iter()
+        .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+        .collect();
+    tokio::task::spawn_blocking(move || {
+        let inputs: Vec<(&str, String)> = inputs
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.clone()))
+            .collect();
+        let outputs = step(&project, "report", "report", &inputs, code);
+        (project, outputs)
+    })
+    .await
+    .unwrap()
+}
+
 fn output<'a>(outputs: &'a [(String, String)], name: &str) -> &'a str {
     outputs
         .iter()
@@ -218,21 +241,14 @@ async fn the_three_jobs_plan_run_and_report_through_the_actions_step_script() {
     comments_page(&server, 1, json!([])).await;
     accept_comment(&server).await;
     accept_check_run(&server, "", 2).await;
-    let uri = server.uri();
-    let report = tokio::task::spawn_blocking({
-        let inputs = vec![
-            ("VERIFY_MATRIX_POST", "comment,check-run,summary".to_owned()),
-            ("VERIFY_MATRIX_ARTIFACTS", artifacts.display().to_string()),
-            ("GITHUB_TOKEN", TOKEN.to_owned()),
-            ("GITHUB_API_URL", uri),
-        ];
-        move || {
-            let inputs: Vec<(&str, String)> = inputs.into_iter().collect();
-            let outputs = step(&project, "report", "report", &inputs, 1);
-            (project, outputs)
-        }
-    });
-    let (project, outputs) = report.await.unwrap();
+    let (artifacts, uri) = (artifacts.display().to_string(), server.uri());
+    let inputs = vec![
+        ("VERIFY_MATRIX_POST", "comment,check-run,summary"),
+        ("VERIFY_MATRIX_ARTIFACTS", artifacts.as_str()),
+        ("GITHUB_TOKEN", TOKEN),
+        ("GITHUB_API_URL", uri.as_str()),
+    ];
+    let (project, outputs) = report_step(project, &inputs, 1).await;
     assert_eq!(output(&outputs, "verdict"), "NOT_VERIFIED");
     let report_path = PathBuf::from(output(&outputs, "report-path"));
     let report: Value =
@@ -422,23 +438,16 @@ async fn the_report_step_keeps_a_history_in_the_workflow_run_recipe() {
         .mount(&server)
         .await;
 
-    let uri = server.uri();
-    let report = tokio::task::spawn_blocking({
-        let inputs = vec![
-            ("VERIFY_MATRIX_POST", "summary".to_owned()),
-            ("VERIFY_MATRIX_ARTIFACTS", artifacts.display().to_string()),
-            ("VERIFY_MATRIX_HISTORY", "true".to_owned()),
-            ("GITHUB_EVENT_NAME", "workflow_run".to_owned()),
-            ("GITHUB_TOKEN", TOKEN.to_owned()),
-            ("GITHUB_API_URL", uri),
-        ];
-        move || {
-            let inputs: Vec<(&str, String)> = inputs.into_iter().collect();
-            let outputs = step(&project, "report", "report", &inputs, 1);
-            (project, outputs)
-        }
-    });
-    let (project, outputs) = report.await.unwrap();
+    let (artifacts, uri) = (artifacts.display().to_string(), server.uri());
+    let inputs = vec![
+        ("VERIFY_MATRIX_POST", "summary"),
+        ("VERIFY_MATRIX_ARTIFACTS", artifacts.as_str()),
+        ("VERIFY_MATRIX_HISTORY", "true"),
+        ("GITHUB_EVENT_NAME", "workflow_run"),
+        ("GITHUB_TOKEN", TOKEN),
+        ("GITHUB_API_URL", uri.as_str()),
+    ];
+    let (project, outputs) = report_step(project, &inputs, 1).await;
     let report: Value =
         serde_json::from_str(&std::fs::read_to_string(output(&outputs, "report-path")).unwrap())
             .unwrap();
