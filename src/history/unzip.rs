@@ -26,7 +26,8 @@ impl Default for Limits {
     }
 }
 
-/// An archive's JSON files, by their name in it, and what was skipped.
+/// An archive's JSON files, by their name in it (as notes show it: the archive is
+/// untrusted), and what was skipped.
 #[derive(Debug, Default)]
 pub struct Unzipped {
     pub files: Vec<(String, Vec<u8>)>,
@@ -88,7 +89,7 @@ pub fn json_files(bytes: &[u8], limits: Limits) -> Result<Unzipped, String> {
                 limits.total_bytes
             ));
         }
-        out.files.push((name, data));
+        out.files.push((shown(&name), data));
     }
     Ok(out)
 }
@@ -131,6 +132,13 @@ mod tests {
         assert_eq!(names, ["verify-matrix-report.json"]);
         assert_eq!(got.notes.len(), 2, "{:?}", got.notes);
         assert!(got.notes[0].contains("leaves the archive"));
+    }
+
+    #[test]
+    fn names_are_shown_escaped() {
+        let bytes = archive(&[("evil\u{1b}[2J\n.json", b"{}")]);
+        let got = json_files(&bytes, Limits::default()).unwrap();
+        assert_eq!(got.files[0].0, "evil\\u{1b}[2J\\n.json");
     }
 
     #[test]
