@@ -58,7 +58,7 @@ pub(crate) fn merged(
             eprintln!("note: {note}");
         }
     }
-    let baseline = Baseline::of(trust, settings)?;
+    let baseline = BaselineSource::of(trust, settings)?;
     let (manifest, trust) = judged_manifest(settings, trust, &collected.partials)?;
     let partials: Vec<PartialResult> = collected.partials.into_iter().map(|l| l.result).collect();
     let contracts = Contracts {
@@ -69,13 +69,13 @@ pub(crate) fn merged(
     let mut report = Report::build_from(&manifest, partials);
     report.apply_trust(trust);
     match baseline {
-        Baseline::None => {}
-        Baseline::Report(path) => {
+        BaselineSource::None => {}
+        BaselineSource::Report(path) => {
             let base = report_file(&path)?;
             let base = Base::of_report(&base);
             report.apply_baseline(baseline::compare(&report, &base, &manifest));
         }
-        Baseline::History { path, branch } => match history_base(&path, &branch, &report)? {
+        BaselineSource::History { path, branch } => match history_base(&path, &branch, &report)? {
             Some(base) => report.apply_baseline(baseline::compare(&report, &base, &manifest)),
             None if !settings.quiet => eprintln!(
                 "note: no baseline: the history `{}` has no run of branch `{branch}` for `{}`",
@@ -89,7 +89,7 @@ pub(crate) fn merged(
 }
 
 /// What the report is compared with.
-enum Baseline {
+enum BaselineSource {
     None,
     /// `--baseline REPORT`.
     Report(PathBuf),
@@ -100,13 +100,13 @@ enum Baseline {
     },
 }
 
-impl Baseline {
-    fn of(trust: &TrustFlags, settings: &Settings) -> Result<Baseline, Error> {
+impl BaselineSource {
+    fn of(trust: &TrustFlags, settings: &Settings) -> Result<BaselineSource, Error> {
         if let Some(path) = &trust.baseline {
-            return Ok(Baseline::Report(path.clone()));
+            return Ok(BaselineSource::Report(path.clone()));
         }
         let Some(spec) = &trust.baseline_from else {
-            return Ok(Baseline::None);
+            return Ok(BaselineSource::None);
         };
         let branch = match spec.split_once(':') {
             None if spec == "history" => None,
@@ -125,7 +125,7 @@ impl Baseline {
                 ));
             }
         };
-        Ok(Baseline::History {
+        Ok(BaselineSource::History {
             path: trust.history.clone(),
             branch,
         })
