@@ -65,7 +65,6 @@ impl History {
             )
             .map_err(|e| sqlite(self.path(), e))?;
         let mut rows = pairs.query([run]).map_err(|e| sqlite(self.path(), e))?;
-        let mut listed: Vec<(String, String)> = Vec::new();
         while let Some(row) = rows.next().map_err(|e| sqlite(self.path(), e))? {
             let read = || -> rusqlite::Result<_> {
                 Ok((
@@ -82,7 +81,6 @@ impl History {
                 "FAIL" => BaseResult::Fail,
                 _ => BaseResult::Missing,
             };
-            listed.push((check.clone(), environment.clone()));
             base.insert(
                 Cow::Owned(check),
                 Cow::Owned(environment),
@@ -93,25 +91,21 @@ impl History {
                 },
             );
         }
+        // Every test of the run in one pass, each under its pair, in the order recorded.
         let mut tests = c
             .prepare(
-                "SELECT suite, name FROM tests
-                 WHERE run = ?1 AND check_id = ?2 AND environment = ?3",
+                "SELECT check_id, environment, suite, name FROM tests
+                 WHERE run = ?1 ORDER BY check_id, environment, rowid",
             )
             .map_err(|e| sqlite(self.path(), e))?;
-        for (check, environment) in listed {
-            let names = tests
-                .query_map(params![run, check, environment], |r| {
-                    Ok((
-                        Cow::Owned(r.get::<_, String>(0)?),
-                        Cow::Owned(r.get::<_, String>(1)?),
-                    ))
-                })
-                .and_then(Iterator::collect::<rusqlite::Result<Vec<_>>>)
-                .map_err(|e| sqlite(self.path(), e))?;
-            if !names.is_empty() {
-                base.set_tests(&check, &environment, names);
-            }
+        let mut rows = tests.query([run]).map_err(|e| sqlite(self.path(), e))?;
+        while let Some(row) = rows.next().map_err(|e| sqlite(self.path(), e))? {
+            let mut add = || -> rusqlite::Result<()> {
+                let (check, environment) = (row.get_ref(0)?.as_str()?, row.get_ref(1)?.as_str()?);
+                base.add_test(check, environment, row.get(2)?, row.get(3)?);
+                Ok(())
+            };
+            add().map_err(|e| sqlite(self.path(), e))?;
         }
         Ok(Some(base))
     }

@@ -132,7 +132,6 @@ pub struct Base<'a> {
     pub manifest_digest: String,
     /// By check, then environment (`Cow<str>` keys look up by `&str`).
     pairs: FxHashMap<Cow<'a, str>, FxHashMap<Cow<'a, str>, BasePair<'a>>>,
-    len: usize,
 }
 
 impl<'a> Base<'a> {
@@ -149,51 +148,31 @@ impl<'a> Base<'a> {
             branch,
             manifest_digest,
             pairs: FxHashMap::default(),
-            len: 0,
         }
     }
 
     /// The base's pair `(check, environment)`.
     pub fn insert(&mut self, check: Cow<'a, str>, environment: Cow<'a, str>, pair: BasePair<'a>) {
-        if self
-            .pairs
+        self.pairs
             .entry(check)
             .or_default()
-            .insert(environment, pair)
-            .is_none()
-        {
-            self.len += 1;
-        }
+            .insert(environment, pair);
     }
 
-    /// Sets the tests the base's pair `(check, environment)` listed.
-    pub fn set_tests(
-        &mut self,
-        check: &str,
-        environment: &str,
-        tests: Vec<(Cow<'a, str>, Cow<'a, str>)>,
-    ) {
+    /// Adds a test the base's pair `(check, environment)` listed (none when the pair is
+    /// not in the base).
+    pub fn add_test(&mut self, check: &str, environment: &str, suite: String, name: String) {
         if let Some(pair) = self
             .pairs
             .get_mut(check)
             .and_then(|envs| envs.get_mut(environment))
         {
-            pair.tests = tests;
+            pair.tests.push((Cow::Owned(suite), Cow::Owned(name)));
         }
     }
 
     fn pair(&self, check: &str, environment: &str) -> Option<&BasePair<'a>> {
         self.pairs.get(check)?.get(environment)
-    }
-
-    /// Pairs with a result.
-    pub fn len(&self) -> usize {
-        self.len
-    }
-
-    /// Whether the base has no pair at all.
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
     }
 
     /// The base that `report` is.

@@ -16,6 +16,7 @@ use crate::exit_code;
 use crate::history::unzip::{self, Limits};
 use crate::history::{Added, History, Origin};
 use crate::publish::client::{ApiError, GitHub, Notice, RetryPolicy, Token};
+use crate::results::source::is_repository;
 
 /// The largest artifact downloaded.
 const MAX_ARTIFACT_BYTES: usize = 512 * 1024 * 1024;
@@ -48,17 +49,7 @@ pub(super) fn run(path: &Path, args: &HistorySyncArgs) -> Result<i32, Error> {
         .ok_or_else(|| {
             Error::Usage("history sync: name the repository with --repo OWNER/NAME (or set GITHUB_REPOSITORY)".to_owned())
         })?;
-    let valid_part = |p: &str| {
-        !p.is_empty()
-            && p != "."
-            && p != ".."
-            && p.chars()
-                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
-    };
-    if !repo
-        .split_once('/')
-        .is_some_and(|(owner, name)| valid_part(owner) && valid_part(name))
-    {
+    if !is_repository(&repo) {
         return Err(Error::Usage(format!(
             "history sync: `{repo}` is not a repository (OWNER/NAME)"
         )));
