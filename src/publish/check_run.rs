@@ -351,9 +351,7 @@ fn has_prefix(run: &Value, prefix: &str) -> bool {
 
 /// The check runs of the plan's name on its commit (the first 100).
 async fn listed(gh: &GitHub, plan: &CheckRunPlan) -> Result<Vec<Value>, ApiError> {
-    let name: String =
-        percent_encoding::utf8_percent_encode(&plan.name, percent_encoding::NON_ALPHANUMERIC)
-            .collect();
+    let name = super::client::query_value(&plan.name);
     let listed = gh
         .get(
             &format!(

@@ -42,6 +42,12 @@ use serde_json::Value;
 /// The media type GitHub documents for the REST API.
 pub const ACCEPT_JSON: &str = "application/vnd.github+json";
 
+/// `text` as a query parameter's value: everything but letters and digits
+/// percent-encoded.
+pub fn query_value(text: &str) -> String {
+    percent_encoding::utf8_percent_encode(text, percent_encoding::NON_ALPHANUMERIC).to_string()
+}
+
 /// A token. Its `Debug` shows `***`; it is only ever handed to octocrab.
 #[derive(Clone)]
 pub struct Token(String);

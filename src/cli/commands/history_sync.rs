@@ -15,7 +15,7 @@ use crate::cli::{Error, judge, print_stdout, runtime};
 use crate::exit_code;
 use crate::history::unzip::{self, Limits};
 use crate::history::{Added, History, Origin};
-use crate::publish::client::{ApiError, GitHub, Notice, RetryPolicy, Token};
+use crate::publish::client::{ApiError, GitHub, Notice, RetryPolicy, Token, query_value};
 use crate::results::source::is_repository;
 
 /// The largest artifact downloaded.
@@ -180,9 +180,7 @@ async fn completed_runs(
     want: usize,
 ) -> Result<Vec<Run>, ApiError> {
     let per_page = want.min(100);
-    let branch_q: String =
-        percent_encoding::utf8_percent_encode(branch, percent_encoding::NON_ALPHANUMERIC)
-            .to_string();
+    let branch_q = query_value(branch);
     let mut runs = Vec::new();
     // GitHub lists at most 1,000 runs (10 pages of 100); a server that never ends is cut.
     for page in 1..=20 {
@@ -254,8 +252,7 @@ async fn reports_of(
     run: &Run,
     name: &str,
 ) -> Result<(Vec<(String, Vec<u8>)>, Vec<String>), ApiError> {
-    let name_q: String =
-        percent_encoding::utf8_percent_encode(name, percent_encoding::NON_ALPHANUMERIC).to_string();
+    let name_q = query_value(name);
     let listing = github
         .get(
             &format!(
