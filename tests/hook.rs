@@ -1,40 +1,80 @@
 //! `hook claude-code` / `hook codex`: the Stop-hook gate, driven with the clients'
-//! documented stdin JSON; the exact stdout and exit code of each answer.
+//! documented stdin JSON; the exact stdout and exit code of each answer. Each project is
+//! a git repository with its manifest committed (what the gate trusts), and the gate's
+//! state lives in a folder of its own outside it, as the user's state folder does.
 
 mod common;
 
 use common::Project;
 
-/// A project whose `unit` check fails until the file `fixed` exists.
-fn project(extra: &str) -> Project {
-    Project::new(&format!(
+/// A project whose `unit` check fails until the file `fixed` exists, committed, with a
+/// state folder for the gate outside it.
+struct Gate {
+    project: Project,
+    state: tempfile::TempDir,
+}
+
+impl std::ops::Deref for Gate {
+    type Target = Project;
+    fn deref(&self) -> &Project {
+        &self.project
+    }
+}
+
+const UNIT: &str =
+    "    run: \"test -f fixed || { echo 'assertion failed: left == right'; exit 1; }\"\n";
+
+fn manifest_text(extra: &str) -> String {
+    format!(
         concat!(
             "version: 1\n",
             "environments:\n  - name: local\n{extra}",
             "checks:\n",
             "  - id: unit\n",
-            "    run: \"test -f fixed || {{ echo 'assertion failed: left == right'; exit 1; }}\"\n",
+            "{unit}",
             "  - id: lint\n",
             "    run: \"true\"\n",
         ),
-        extra = extra
-    ))
+        extra = extra,
+        unit = UNIT,
+    )
+}
+
+fn project(extra: &str) -> Gate {
+    let project = Project::new(&manifest_text(extra));
+    project.write(".gitignore", "verify-matrix-results/\nfixed\n");
+    project.commit_all("manifest");
+    Gate {
+        project,
+        state: tempfile::tempdir().unwrap(),
+    }
 }
 
 /// A Stop event of `session`; `active` is `stop_hook_active` (a stop that continues
 /// after a block).
 fn stop(session: &str, active: bool) -> String {
+    stop_in(session, active, ".")
+}
+
+/// [`stop`] with the session's `cwd`.
+fn stop_in(session: &str, active: bool, cwd: &str) -> String {
     format!(
-        r#"{{"session_id":"{session}","transcript_path":"/tmp/t.jsonl","cwd":".","permission_mode":"default","hook_event_name":"Stop","stop_hook_active":{active}}}"#
+        r#"{{"session_id":"{session}","transcript_path":"/tmp/t.jsonl","cwd":"{cwd}","permission_mode":"default","hook_event_name":"Stop","stop_hook_active":{active}}}"#
     )
 }
 
-/// Runs the hook with `input` on stdin: (exit code, stdout with durations as `Nms`).
-fn hook(project: &Project, client: &str, input: &str, args: &[&str]) -> (i32, String) {
-    let out = project
-        .cmd()
-        .args(["hook", client, "-q"])
+/// The hook's command in the project, its state in the gate's own folder.
+fn hook_cmd(gate: &Gate, client: &str, args: &[&str]) -> std::process::Command {
+    let mut cmd = gate.std_cmd();
+    cmd.args(["hook", client, "-q"])
         .args(args)
+        .env("XDG_STATE_HOME", gate.state.path());
+    cmd
+}
+
+/// Runs the hook with `input` on stdin: (exit code, stdout with durations as `Nms`).
+fn hook(gate: &Gate, client: &str, input: &str, args: &[&str]) -> (i32, String) {
+    let out = assert_cmd::Command::from_std(hook_cmd(gate, client, args))
         .write_stdin(input)
         .output()
         .unwrap();
@@ -44,6 +84,13 @@ fn hook(project: &Project, client: &str, input: &str, args: &[&str]) -> (i32, St
         .replace_all(&stdout, "in Nms")
         .into_owned();
     (out.status.code().unwrap(), stdout)
+}
+
+/// The hook's answer as JSON.
+fn answer(gate: &Gate, input: &str) -> serde_json::Value {
+    let (code, stdout) = hook(gate, "claude-code", input, &[]);
+    assert_eq!(code, 0, "{stdout}");
+    serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}: {stdout}"))
 }
 
 const BLOCKED: &str = concat!(
@@ -104,7 +151,7 @@ fn the_stop_goes_through_after_max_blocks_in_a_row_saying_not_verified() {
         (0, blocked(2, 2))
     );
     let through = concat!(
-        r#"{"systemMessage":"verify-matrix: NOT VERIFIED. The stop was blocked 2 times in a row in this session; it is let through so that the session does not loop. Full results: verify-matrix-results/verify-matrix-local.json"}"#,
+        r#"{"systemMessage":"verify-matrix: NOT VERIFIED: unit failed in local (exit 1). The stop was blocked 2 times in a row in this session; it is let through so that the session does not loop. Full results: verify-matrix-results/verify-matrix-local.json"}"#,
         "\n"
     );
     assert_eq!(
@@ -216,9 +263,12 @@ fn a_long_error_is_cut_to_a_few_kilobytes() {
     let checks: String = (0..200)
         .map(|i| format!("  - id: c{i}\n    run: \"true\"\n    timout: 1s\n"))
         .collect();
-    let project = Project::new(&format!(
-        "version: 1\nenvironments:\n  - name: local\nchecks:\n{checks}"
-    ));
+    let project = project("");
+    project.write(
+        "verify-matrix.yml",
+        &format!("version: 1\nenvironments:\n  - name: local\nchecks:\n{checks}"),
+    );
+    project.commit_all("broken");
     let (code, stdout) = hook(&project, "claude-code", &stop("long", false), &[]);
     assert_eq!(code, 0);
     let answer: serde_json::Value = serde_json::from_str(&stdout).unwrap();
@@ -230,4 +280,331 @@ fn a_long_error_is_cut_to_a_few_kilobytes() {
         "{reason}"
     );
     assert!(reason.contains("unknown key `timout`"), "{reason}");
+}
+
+/// Each edit an agent in a hurry makes to a failing project's manifest: none lets the
+/// stop through, each is named to the agent and to the person, and none says VERIFIED.
+#[test]
+fn a_weakened_manifest_blocks_and_is_told_to_the_person() {
+    let unit_line = UNIT.trim_end();
+    let cases: Vec<(&str, String, &str)> = vec![
+        (
+            "optional",
+            manifest_text("").replace(unit_line, &format!("{unit_line}\n    required: false")),
+            "check `unit` was made optional",
+        ),
+        (
+            "exit code",
+            manifest_text("").replace(unit_line, &format!("{unit_line}\n    exit-code: 1")),
+            "check `unit`: exit code 0 became 1",
+        ),
+        (
+            "expect failure",
+            manifest_text("").replace(unit_line, &format!("{unit_line}\n    expect: failure")),
+            "check `unit`: exit code 0 became `failure` (any non-zero)",
+        ),
+        (
+            "or true",
+            manifest_text("").replace("exit 1; }\"", "exit 1; } || true\""),
+            "required check `unit` runs differently: its command",
+        ),
+        (
+            "hook checks",
+            manifest_text("hook:\n  checks: [lint]\n"),
+            "`hook.checks` went from every check to lint",
+        ),
+        (
+            "variables",
+            manifest_text("    env: { SKIP_SLOW: \"1\" }\n"),
+            "required check `unit` runs differently: its variables in local (SKIP_SLOW)",
+        ),
+        (
+            "no checks",
+            "version: 1\nenvironments: [{ name: local }]\nchecks: []\n".to_owned(),
+            "check `unit` was removed",
+        ),
+    ];
+    for (what, text, change) in cases {
+        let gate = project("");
+        gate.write("verify-matrix.yml", &text);
+        let answer = answer(&gate, &stop(what, false));
+        assert_eq!(answer["decision"], "block", "{what}: {answer}");
+        let reason = answer["reason"].as_str().unwrap();
+        assert!(reason.contains(change), "{what}: {reason}");
+        assert!(
+            reason.contains("the manifest committed at"),
+            "{what}: {reason}"
+        );
+        let message = answer["systemMessage"].as_str().unwrap();
+        assert!(message.contains(change), "{what}: {message}");
+        assert!(
+            message.contains("run `cargo verify-matrix hook allow` in"),
+            "{what}: {message}"
+        );
+        assert!(
+            !answer.to_string().contains("VERIFIED ("),
+            "{what}: {answer}"
+        );
+    }
+}
+
+/// Deleting the failing test and lowering `min-tests` is a weakening too.
+#[test]
+fn lowering_min_tests_blocks() {
+    let gate = project("");
+    let with_floor = manifest_text("").replace(
+        UNIT.trim_end(),
+        &format!("{}\n    min-tests: 3", UNIT.trim_end()),
+    );
+    gate.write("verify-matrix.yml", &with_floor);
+    gate.commit_all("a floor");
+    gate.write(
+        "verify-matrix.yml",
+        &with_floor.replace("min-tests: 3", "min-tests: 2"),
+    );
+    let answer = answer(&gate, &stop("floor", false));
+    assert_eq!(answer["decision"], "block", "{answer}");
+    assert!(
+        answer["reason"]
+            .as_str()
+            .unwrap()
+            .contains("check `unit`: `min-tests` went from 3 to 2"),
+        "{answer}"
+    );
+}
+
+/// A decoy manifest in a subfolder, with the session's cwd pointing there (and the
+/// process started there), is not what the gate judges by: the repository root's is.
+#[test]
+fn a_decoy_manifest_in_a_subfolder_is_not_judged_by() {
+    let gate = project("");
+    gate.write(
+        "decoy/verify-matrix.yml",
+        "version: 1\nenvironments: [{ name: local }]\nchecks: []\n",
+    );
+    let decoy = gate.path().join("decoy");
+    let out = assert_cmd::Command::from_std({
+        let mut cmd = hook_cmd(&gate, "claude-code", &[]);
+        cmd.current_dir(&decoy);
+        cmd
+    })
+    .write_stdin(stop_in("decoy", false, decoy.to_str().unwrap()))
+    .output()
+    .unwrap();
+    let answer: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(answer["decision"], "block", "{answer}");
+    assert!(
+        answer["reason"]
+            .as_str()
+            .unwrap()
+            .contains("- unit in local: FAIL (exit 1)"),
+        "{answer}"
+    );
+    // Through the variable Claude Code sets, the same.
+    let out = assert_cmd::Command::from_std({
+        let mut cmd = hook_cmd(&gate, "claude-code", &[]);
+        cmd.current_dir(&decoy)
+            .env("CLAUDE_PROJECT_DIR", gate.path());
+        cmd
+    })
+    .write_stdin(stop("decoy2", false))
+    .output()
+    .unwrap();
+    let answer: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(answer["decision"], "block", "{answer}");
+}
+
+/// The count of blocks is kept outside the repository: files an agent writes in the
+/// worktree (where the count once lived) change nothing.
+#[test]
+fn the_count_of_blocks_cannot_be_forged_from_the_worktree() {
+    let gate = project("");
+    assert_eq!(
+        hook(&gate, "claude-code", &stop("forge", false), &[]),
+        (0, blocked(1, 3))
+    );
+    let forged = gate
+        .path()
+        .join("verify-matrix-results/.verify-matrix-hook");
+    std::fs::create_dir_all(&forged).unwrap();
+    // Whatever name the agent guesses, in the worktree.
+    for name in ["a.json", "forge.json"] {
+        std::fs::write(forged.join(name), r#"{"session_id":"forge","blocks":3}"#).unwrap();
+    }
+    assert_eq!(
+        hook(&gate, "claude-code", &stop("forge", true), &[]),
+        (0, blocked(2, 3))
+    );
+    let kept: Vec<_> = walkdir::WalkDir::new(gate.state.path())
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_file())
+        .collect();
+    assert_eq!(
+        kept.len(),
+        1,
+        "one session's state in the state folder: {kept:?}"
+    );
+}
+
+/// `VERIFY_MATRIX_ENV` names an environment by hand; the gate does not read it.
+#[test]
+fn the_gate_ignores_verify_matrix_env() {
+    let gate = project("    detect: { os: linux }\n  - name: elsewhere\n");
+    let text = manifest_text("    detect: { os: linux }\n  - name: elsewhere\n").replace(
+        UNIT.trim_end(),
+        &format!("{}\n    environment: local", UNIT.trim_end()),
+    );
+    gate.write("verify-matrix.yml", &text);
+    gate.commit_all("unit only in local");
+    let out = assert_cmd::Command::from_std({
+        let mut cmd = hook_cmd(&gate, "claude-code", &[]);
+        cmd.env("VERIFY_MATRIX_ENV", "elsewhere");
+        cmd
+    })
+    .write_stdin(stop("env", false))
+    .output()
+    .unwrap();
+    let answer: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(answer["decision"], "block", "{answer}");
+    assert!(
+        answer["reason"]
+            .as_str()
+            .unwrap()
+            .contains("- unit in local: FAIL"),
+        "{answer}"
+    );
+}
+
+/// A manifest that only adds to the committed one runs as it is (the added check too).
+#[test]
+fn a_strengthened_manifest_runs_and_says_so() {
+    let gate = project("");
+    gate.write("fixed", "");
+    let text = format!(
+        "{}  - id: added\n    run: \"echo added > added.txt\"\n",
+        manifest_text("")
+    );
+    gate.write("verify-matrix.yml", &text);
+    let answer = answer(&gate, &stop("strong", false));
+    let message = answer["systemMessage"].as_str().unwrap();
+    assert!(
+        message
+            .starts_with("verify-matrix: All Required Environments: VERIFIED (3 pairs in local)"),
+        "{message}"
+    );
+    assert!(
+        message.contains("strengthens the committed manifest: check `added` was added"),
+        "{message}"
+    );
+    assert!(gate.path().join("added.txt").exists());
+}
+
+/// The person's way to allow a change: `hook allow` at a terminal, for that exact
+/// manifest. An agent's command (no terminal) is refused; a later edit needs a new
+/// allowance.
+#[test]
+fn a_person_allows_a_weakened_manifest_at_the_terminal() {
+    let gate = project("");
+    let optional = manifest_text("").replace(
+        UNIT.trim_end(),
+        &format!("{}\n    required: false", UNIT.trim_end()),
+    );
+    gate.write("verify-matrix.yml", &optional);
+    // Without a terminal (as an agent's shell runs it): refused, nothing allowed.
+    let out = gate
+        .std_cmd()
+        .args(["hook", "allow"])
+        .env("XDG_STATE_HOME", gate.state.path())
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("[weakens] check `unit` was made optional"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("asks a person at a terminal"), "{stderr}");
+    assert_eq!(answer(&gate, &stop("allow", false))["decision"], "block");
+    // At a terminal (script(1) gives it one), answered `allow`.
+    let bin = assert_cmd::cargo::cargo_bin("cargo-verify-matrix");
+    let out = std::process::Command::new("script")
+        .args([
+            "-qec",
+            &format!("{} hook allow", bin.display()),
+            "/dev/null",
+        ])
+        .current_dir(gate.path())
+        .env("XDG_STATE_HOME", gate.state.path())
+        .env("NO_COLOR", "1")
+        .env_remove("CLAUDE_PROJECT_DIR")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .and_then(|mut child| {
+            use std::io::Write as _;
+            child.stdin.take().unwrap().write_all(b"allow\n")?;
+            child.wait_with_output()
+        })
+        .unwrap();
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{said}");
+    assert!(said.contains("Allowed (kept in"), "{said}");
+    let answer_now = answer(&gate, &stop("allow", false));
+    let message = answer_now["systemMessage"].as_str().unwrap();
+    assert!(
+        message.contains(
+            "a person allowed the changes to `verify-matrix.yml`: check `unit` was made optional"
+        ),
+        "{message}"
+    );
+    assert!(answer_now["decision"].is_null(), "{answer_now}");
+    // Another edit on top is another manifest: blocked again.
+    gate.write(
+        "verify-matrix.yml",
+        &optional.replace("exit 1; }\"", "exit 1; } || true\""),
+    );
+    assert_eq!(answer(&gate, &stop("allow", false))["decision"], "block");
+}
+
+/// A removed manifest is a weakening, never "nothing to check".
+#[test]
+fn a_removed_manifest_blocks() {
+    let gate = project("");
+    std::fs::remove_file(gate.path().join("verify-matrix.yml")).unwrap();
+    let answer = answer(&gate, &stop("gone", false));
+    assert_eq!(answer["decision"], "block", "{answer}");
+    assert!(
+        answer["reason"]
+            .as_str()
+            .unwrap()
+            .contains("the manifest `verify-matrix.yml` was removed"),
+        "{answer}"
+    );
+}
+
+/// The session's trusted commit is pinned when it starts: a weakening the agent commits
+/// later is still a weakening.
+#[test]
+fn a_weakening_committed_during_the_session_is_still_refused() {
+    let gate = project("");
+    let start = r#"{"session_id":"pin","hook_event_name":"SessionStart","source":"startup"}"#;
+    assert_eq!(hook(&gate, "claude-code", start, &[]), (0, String::new()));
+    let optional = manifest_text("").replace(
+        UNIT.trim_end(),
+        &format!("{}\n    required: false", UNIT.trim_end()),
+    );
+    gate.write("verify-matrix.yml", &optional);
+    gate.commit_all("make unit optional");
+    let answer = answer(&gate, &stop("pin", false));
+    assert_eq!(answer["decision"], "block", "{answer}");
+    assert!(
+        answer["reason"]
+            .as_str()
+            .unwrap()
+            .contains("check `unit` was made optional"),
+        "{answer}"
+    );
 }

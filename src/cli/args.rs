@@ -319,9 +319,25 @@ pub(crate) enum TestsFormat {
 /// `hook`.
 #[derive(Debug, Args)]
 pub(crate) struct HookArgs {
-    /// The agent's client, whose Stop-hook protocol is spoken
-    #[arg(value_enum, value_name = "CLIENT")]
-    pub client: HookClient,
+    #[command(subcommand)]
+    pub command: HookCommand,
+}
+
+/// The coding-agent clients `hook` speaks to, and the person's allowance.
+#[derive(Debug, Subcommand)]
+pub(crate) enum HookCommand {
+    /// Claude Code's Stop hook (`.claude/settings.json`)
+    ClaudeCode(GateArgs),
+    /// OpenAI Codex's Stop hook (`.codex/hooks.json`)
+    Codex(GateArgs),
+    /// For a person: let the gate judge by the working copy's manifest as it is now,
+    /// although it weakens the committed one (asks at the terminal)
+    Allow(AllowArgs),
+}
+
+/// `hook claude-code` / `hook codex`.
+#[derive(Debug, Args)]
+pub(crate) struct GateArgs {
     #[command(flatten)]
     pub run: RunArgs,
     /// Let the stop through after this many blocks in a row in one session (default:
@@ -334,13 +350,11 @@ pub(crate) struct HookArgs {
     pub quiet: QuietArg,
 }
 
-/// The coding-agent clients `hook` speaks to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub(crate) enum HookClient {
-    /// Claude Code (`.claude/settings.json`, a `Stop` hook)
-    ClaudeCode,
-    /// OpenAI Codex (`.codex/hooks.json`, a `Stop` hook)
-    Codex,
+/// `hook allow`.
+#[derive(Debug, Args)]
+pub(crate) struct AllowArgs {
+    #[command(flatten)]
+    pub manifest: ManifestArg,
 }
 
 /// `init`.

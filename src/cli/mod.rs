@@ -8,6 +8,7 @@
 //! - `publishing`: putting a report on GitHub, shared by `publish` and `report`;
 //! - `live`: the live view of a run;
 //! - `local`: running this machine's share of the matrix, shared by `run` and `hook`;
+//! - `trust` and `state`: what the coding-agent gate trusts, kept outside the repository;
 //! - `commands/`: one file per command.
 
 #![allow(clippy::print_stderr, clippy::print_stdout)]
@@ -21,6 +22,8 @@ mod live;
 mod local;
 mod publishing;
 mod settings;
+mod state;
+mod trust;
 
 use std::ffi::OsString;
 use std::io::Write as _;

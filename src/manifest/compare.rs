@@ -27,6 +27,22 @@ pub struct ManifestChange {
 /// The changes `changed` makes to `trusted`, weakenings first, each list in manifest
 /// order.
 pub fn changes(trusted: &Manifest, changed: &Manifest) -> Vec<ManifestChange> {
+    changes_with(trusted, changed, false)
+}
+
+/// The changes as the coding-agent gate judges them: besides [`changes`]' weakenings,
+/// any change to what a required check runs (its command, folder, shell or variables,
+/// here or through its environments and defaults, or its report files) and any
+/// narrowing of the manifest's `hook:` section is a weakening. An agent that appends
+/// `|| true` to a failing command has not strengthened anything.
+pub fn gate_changes(trusted: &Manifest, changed: &Manifest) -> Vec<ManifestChange> {
+    let mut out = changes_with(trusted, changed, true);
+    hook_changes(trusted, changed, &mut out);
+    out.sort_by_key(|c| !c.weakens);
+    out
+}
+
+fn changes_with(trusted: &Manifest, changed: &Manifest, strict: bool) -> Vec<ManifestChange> {
     let mut out = Vec::new();
     let mut note = |check: Option<&str>, change: String, weakens: bool| {
         out.push(ManifestChange {
@@ -77,6 +93,9 @@ pub fn changes(trusted: &Manifest, changed: &Manifest) -> Vec<ManifestChange> {
             continue;
         };
         check_changes(trusted, before, after, &mut note);
+        if strict && before.required && !before.kind.is_manual() {
+            runs_changes(trusted, changed, before, after, &mut note);
+        }
     }
     for after in &changed.checks {
         if !trusted.checks.iter().any(|c| c.id == after.id) {
@@ -193,6 +212,127 @@ fn check_changes(
             format!("check `{id}`: `{was}` became `{now}`"),
             false,
         );
+    }
+}
+
+/// What else a required check runs differently, besides its command (which
+/// [`check_changes`] names): its folder, report files, and in each environment it is
+/// required in, its shell and variables.
+fn runs_changes(
+    trusted: &Manifest,
+    changed: &Manifest,
+    before: &Check,
+    after: &Check,
+    note: &mut impl FnMut(Option<&str>, String, bool),
+) {
+    let id = before.id.as_str();
+    let mut what = Vec::new();
+    if before.kind.describe() != after.kind.describe() || before.kind.key() != after.kind.key() {
+        what.push("its command".to_owned());
+    }
+    if before.cwd != after.cwd {
+        what.push(format!("its folder (`{}` → `{}`)", before.cwd, after.cwd));
+    }
+    if before.reports != after.reports && !after.reports.is_empty() {
+        what.push("its report files".to_owned());
+    }
+    for env in &trusted.environments {
+        let Some(env_after) = changed.environment(env.name.as_str()) else {
+            continue;
+        };
+        if !before.scope.includes(&env.name) || !after.scope.includes(&env.name) {
+            continue;
+        }
+        if trusted.shell_for(before, env) != changed.shell_for(after, env_after) {
+            what.push(format!("its shell in {}", env.name));
+        }
+        let (vars_before, vars_after) = (
+            trusted.env_for(before, env),
+            changed.env_for(after, env_after),
+        );
+        if vars_before != vars_after {
+            let names: Vec<&str> = vars_before
+                .keys()
+                .chain(vars_after.keys())
+                .filter(|k| vars_before.get(*k) != vars_after.get(*k))
+                .map(String::as_str)
+                .collect::<std::collections::BTreeSet<_>>()
+                .into_iter()
+                .collect();
+            what.push(format!(
+                "its variables in {} ({})",
+                env.name,
+                names.join(", ")
+            ));
+        }
+    }
+    if !what.is_empty() {
+        note(
+            Some(id),
+            format!(
+                "required check `{id}` runs differently: {}",
+                what.join("; ")
+            ),
+            true,
+        );
+    }
+}
+
+/// The manifest's `hook:` section narrowed: fewer checks or other environments for the
+/// gate, or fewer blocks before a stop goes through.
+fn hook_changes(trusted: &Manifest, changed: &Manifest, out: &mut Vec<ManifestChange>) {
+    let (was, now) = (&trusted.hook, &changed.hook);
+    let mut note = |change: String| {
+        out.push(ManifestChange {
+            check: None,
+            change,
+            weakens: true,
+        })
+    };
+    let ids = |list: &[super::model::CheckId]| {
+        list.iter()
+            .map(|c| c.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let narrowed_checks = match (was.checks.is_empty(), now.checks.is_empty()) {
+        (true, false) => true,
+        (false, false) => was.checks.iter().any(|c| !now.checks.contains(c)),
+        _ => false,
+    };
+    if narrowed_checks {
+        let from = if was.checks.is_empty() {
+            "every check".to_owned()
+        } else {
+            ids(&was.checks)
+        };
+        note(format!(
+            "`hook.checks` went from {from} to {}",
+            ids(&now.checks)
+        ));
+    }
+    if was.environments != now.environments {
+        let names = |list: &[super::model::EnvName]| {
+            if list.is_empty() {
+                "as `run` chooses".to_owned()
+            } else {
+                list.iter()
+                    .map(|e| e.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            }
+        };
+        note(format!(
+            "`hook.environments` went from {} to {}",
+            names(&was.environments),
+            names(&now.environments)
+        ));
+    }
+    if now.max_blocks < was.max_blocks {
+        note(format!(
+            "`hook.max-blocks` went from {} to {}",
+            was.max_blocks, now.max_blocks
+        ));
     }
 }
 

@@ -33,6 +33,12 @@ pub fn read_text(path: &Path) -> Result<String, ManifestError> {
             path: path.to_path_buf(),
             limit: MAX_MANIFEST_BYTES,
         })?;
+    text_of(path, bytes)
+}
+
+/// `bytes` (read from `path`, or from a commit's copy of it) as text: UTF-8, or an
+/// error at the first bad byte (offset, line and column).
+pub fn text_of(path: &Path, bytes: Vec<u8>) -> Result<String, ManifestError> {
     match String::from_utf8(bytes) {
         Ok(text) => Ok(text),
         Err(e) => {

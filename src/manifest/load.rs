@@ -229,6 +229,33 @@ fn parse_yaml_text(text: &str, spans: &Spans) -> Result<Value, Diagnostic> {
     })
 }
 
+/// The manifest in the text of a Cargo.toml read from `path` (a commit's copy, where
+/// cargo cannot be asked): its `[workspace.metadata.verify-matrix]` table, else
+/// `[package.metadata.verify-matrix]`.
+pub fn from_cargo_toml_text(path: &Path, text: &str) -> Result<Manifest, ManifestError> {
+    let table: toml::Table = toml::from_str(text).map_err(|e| ManifestError::CargoMetadata {
+        path: path.to_path_buf(),
+        message: e.message().to_owned(),
+    })?;
+    let content = ["workspace", "package"]
+        .iter()
+        .find_map(|section| {
+            table
+                .get(*section)?
+                .get("metadata")?
+                .get("verify-matrix")
+                .cloned()
+        })
+        .ok_or_else(|| ManifestError::NoCargoTable {
+            path: path.to_path_buf(),
+        })?;
+    let content = serde_json::to_value(content).map_err(|e| ManifestError::CargoMetadata {
+        path: path.to_path_buf(),
+        message: e.to_string(),
+    })?;
+    build(path, content, &Spans::default()).map_err(|d| invalid(path, text, d))
+}
+
 /// Validates manifest content already in JSON form (the copy embedded in a result file).
 pub fn from_embedded(path: &Path, content: Value) -> Result<Manifest, ManifestError> {
     let text = serde_json::to_string_pretty(&content).unwrap_or_default();

@@ -19,7 +19,7 @@ pub mod validate;
 
 pub use error::ManifestError;
 pub use load::{
-    Dialect, FILE_NAMES, Found, discover, from_embedded, from_text_as, from_yaml_text, load,
-    load_as, load_yaml_file,
+    Dialect, FILE_NAMES, Found, discover, from_cargo_toml_text, from_embedded, from_text_as,
+    from_yaml_text, load, load_as, load_yaml_file,
 };
 pub use model::*;

@@ -147,6 +147,41 @@ impl Project {
         assert!(self.path().join(out).exists(), "{merged:?}");
     }
 
+    /// `git ARGS` in the project, which must succeed (a fixed author; no hooks or
+    /// signing from the caller's settings).
+    pub fn git(&self, args: &[&str]) -> String {
+        let out = std::process::Command::new("git")
+            .args([
+                "-c",
+                "user.name=t",
+                "-c",
+                "user.email=t@example.com",
+                "-c",
+                "commit.gpgsign=false",
+                "-c",
+                "init.defaultBranch=main",
+            ])
+            .args(args)
+            .current_dir(self.dir.path())
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "git {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    }
+
+    /// Makes the project a git repository with everything in it committed.
+    pub fn commit_all(&self, message: &str) {
+        if !self.path().join(".git").exists() {
+            self.git(&["init", "-q"]);
+        }
+        self.git(&["add", "-A"]);
+        self.git(&["commit", "-q", "--allow-empty", "-m", message]);
+    }
+
     /// Like [`Project::cmd`], as a plain `std::process::Command` (to spawn and watch).
     pub fn std_cmd(&self) -> std::process::Command {
         let mut cmd = std_bin();
@@ -191,6 +226,8 @@ pub fn std_bin() -> std::process::Command {
         "GITHUB_SERVER_URL",
         "VERIFY_MATRIX_ENV",
         "CARGO_TERM_COLOR",
+        "CLAUDE_PROJECT_DIR",
+        "XDG_STATE_HOME",
     ] {
         cmd.env_remove(var);
     }

@@ -7,39 +7,44 @@
 //!   only for a run of every required pair, else that the run was partial;
 //! - they did not: `{"decision": "block", "reason": …}` (the agent keeps working, with
 //!   the reason as its next instruction): what failed, its log, the log's last lines;
-//! - after `max-blocks` blocks in a row in one session (counted per session id under the
-//!   run's folder; a stop that is not itself the continuation of a block starts the count
-//!   again), the stop goes through with a message that says it is NOT VERIFIED.
+//! - the agent weakened the manifest (see [`crate::cli::trust`]): a block that names
+//!   the changes, with a `systemMessage` telling the person how to allow them;
+//! - after `max-blocks` blocks in a row in one session (counted per session in the
+//!   user's state folder, outside the repository; a stop that is not itself the
+//!   continuation of a block starts the count again), the stop goes through with a
+//!   message that says it is NOT VERIFIED and why.
 //!
 //! Anything that keeps the checks from being judged (unreadable input, a broken
 //! manifest, a taken lock) blocks too, with the error as the reason: the gate fails
 //! closed, and the count still ends the loop.
+//!
+//! `hook allow` is the person's side: it records that the working copy's manifest, as
+//! it is now, may be judged by.
 
-use std::io::IsTerminal;
-use std::path::{Path, PathBuf};
+use std::io::{BufRead as _, IsTerminal};
+use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 
-use crate::cli::args::{HookArgs, HookClient};
+use crate::cli::args::{AllowArgs, GateArgs, HookArgs, HookCommand};
 use crate::cli::live::{Live, Mode};
 use crate::cli::local::{Ran, only_checks, result_path, run_here};
 use crate::cli::settings::{Settings, quoter};
+use crate::cli::state;
+use crate::cli::trust::{Judged, Manifests, Repository, short};
 use crate::cli::{Error, print_stdout};
 use crate::manifest::Manifest;
-use crate::plan::select;
+use crate::manifest::compare::{ManifestChange, gate_changes};
+use crate::plan::select::{self, Surroundings};
 use crate::render::hook::{TAIL_LINES, block_reason};
 use crate::render::{Quoted, RenderOptions, Tails};
-use crate::results::{Verdict, write_json_atomic};
+use crate::results::Verdict;
 use crate::untrusted::{cut, read_at_most};
 
 /// The most bytes of hook input read.
 const MAX_INPUT_BYTES: u64 = 1024 * 1024;
 
-/// The folder, under the run's folder, where each session's count of blocks is kept.
-const STATE_DIR: &str = ".verify-matrix-hook";
-
-/// What the clients send (both speak the same Stop-hook input; unknown fields ignored).
+/// What the clients send (both speak the same hook input; unknown fields ignored).
 #[derive(Debug, Default, Deserialize)]
 struct HookInput {
     #[serde(default)]
@@ -48,11 +53,9 @@ struct HookInput {
     hook_event_name: Option<String>,
     #[serde(default)]
     stop_hook_active: bool,
-    #[serde(default)]
-    cwd: Option<PathBuf>,
 }
 
-/// The answer: a block with its reason, or a message for the person watching.
+/// The answer: a block with its reason, or a message for the person watching (or both).
 #[derive(Debug, Serialize)]
 struct Answer {
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -79,19 +82,34 @@ impl Answer {
             system_message: Some(message),
         }
     }
+
+    /// The same answer, with `message` for the person as well.
+    fn telling(mut self, message: String) -> Answer {
+        self.system_message = Some(message);
+        self
+    }
 }
 
-/// The count of blocks in a row for one session.
-#[derive(Debug, Default, Serialize, Deserialize)]
+/// One session's state: the commit its manifest is trusted at, and its blocks in a row.
+#[derive(Debug, Serialize, Deserialize)]
 struct SessionState {
     session_id: String,
+    root: PathBuf,
+    /// `HEAD` when the session first reached the gate (none: no commit yet).
+    commit: Option<String>,
     blocks: u32,
 }
 
 pub(super) fn run(settings: &Settings, args: &HookArgs) -> Result<i32, Error> {
-    // Claude Code and Codex speak the same Stop-hook JSON; the name says which client
-    // the settings snippet is for, and leaves room for one that differs.
-    let (HookClient::ClaudeCode | HookClient::Codex) = args.client;
+    match &args.command {
+        // Claude Code and Codex speak the same Stop-hook JSON; the name says which
+        // client the settings snippet is for, and leaves room for one that differs.
+        HookCommand::ClaudeCode(gate) | HookCommand::Codex(gate) => gate_stop(settings, gate),
+        HookCommand::Allow(allow) => allow_manifest(settings, allow),
+    }
+}
+
+fn gate_stop(settings: &Settings, args: &GateArgs) -> Result<i32, Error> {
     let input = match read_input() {
         Ok(input) => input,
         Err(message) => {
@@ -101,73 +119,290 @@ pub(super) fn run(settings: &Settings, args: &HookArgs) -> Result<i32, Error> {
             return answer_with(&answer);
         }
     };
-    if let Some(event) = &input.hook_event_name
-        && event != "Stop"
-        && event != "SubagentStop"
-    {
+    let event = input.hook_event_name.as_deref().unwrap_or("Stop");
+    if !matches!(event, "Stop" | "SubagentStop" | "SessionStart") {
         eprintln!("verify-matrix: `{event}` is not a Stop event; nothing to gate");
         return Ok(crate::exit_code::OK);
     }
-    if let Some(dir) = input.cwd.as_deref().filter(|d| d.is_dir()) {
-        std::env::set_current_dir(dir).map_err(|source| Error::Io {
-            context: format!("cannot enter the session's folder {}", dir.display()),
-            source,
-        })?;
-    }
+    let repo = match Repository::of_project() {
+        Ok(repo) => repo,
+        // Without the state folder no count is kept: the client's flag that this stop
+        // continues a block is the only cap left.
+        Err(e) if input.stop_hook_active => {
+            return answer_with(&Answer::allow(format!(
+                "verify-matrix: NOT VERIFIED (nothing could be checked: {}). The stop was blocked once already and no count of blocks can be kept, so it is let through.",
+                bounded(&e.to_string())
+            )));
+        }
+        Err(e) => {
+            return answer_with(&Answer::block(format!(
+                "verify-matrix could not check this work, so the stop is blocked: {}",
+                bounded(&e.to_string())
+            )));
+        }
+    };
+    std::env::set_current_dir(&repo.root).map_err(|source| Error::Io {
+        context: format!("cannot enter the repository {}", repo.root.display()),
+        source,
+    })?;
     let session = input.session_id.clone().unwrap_or_default();
-    let state_path = state_path(&args.run.out, &session);
-    let mut state = read_state(&state_path, &session);
+    let state_path = repo.state.join("sessions").join(format!(
+        "{}.json",
+        state::key(&[&repo.root.to_string_lossy(), &session])
+    ));
+    let mut state = state::read::<SessionState>(&state_path)
+        .filter(|s| s.session_id == session && s.root == repo.root)
+        .unwrap_or_else(|| SessionState {
+            session_id: session.clone(),
+            root: repo.root.clone(),
+            commit: repo.head(),
+            blocks: 0,
+        });
+    if event == "SessionStart" {
+        // The session's start: the commit its manifest is trusted at is now pinned.
+        save_state(&state_path, &state);
+        return Ok(crate::exit_code::OK);
+    }
     if !input.stop_hook_active {
         // Not the continuation of a block: a new run of blocks starts.
         state.blocks = 0;
     }
-    let manifest = settings.load_manifest();
-    let max_blocks = args
-        .max_blocks
-        .or_else(|| manifest.as_ref().ok().map(|m| m.hook.max_blocks))
-        .unwrap_or(crate::manifest::DEFAULT_MAX_BLOCKS);
-    let outcome = manifest.and_then(|m| gate(settings, args, &m));
-    let answer = match &outcome {
-        Ok(ran) if ran.report.verdict == Verdict::Verified => {
-            state.blocks = 0;
-            Answer::allow(passed_message(ran))
-        }
-        Ok(ran) if state.blocks >= max_blocks => {
-            state.blocks = 0;
-            Answer::allow(format!(
-                "verify-matrix: NOT VERIFIED. The stop was blocked {max_blocks} times in a row in this session; it is let through so that the session does not loop. Full results: {}",
-                result_files(args, ran)
-            ))
-        }
-        Ok(ran) => {
+    let judged = Manifests::find(
+        settings,
+        &repo,
+        state.commit.as_deref(),
+        settings.manifest.as_deref(),
+    )
+    .and_then(|found| found.judge(&repo, state.commit.as_deref()));
+    let max_blocks = args.max_blocks.unwrap_or(match &judged {
+        Ok(Judged::Run { manifest, .. }) => manifest.hook.max_blocks,
+        Ok(Judged::Weakened { committed, .. }) => committed.hook.max_blocks,
+        Err(_) => crate::manifest::DEFAULT_MAX_BLOCKS,
+    });
+    let capped = state.blocks >= max_blocks;
+    let loop_note = format!(
+        "The stop was blocked {max_blocks} times in a row in this session; it is let through so that the session does not loop."
+    );
+    let answer = match judged {
+        Ok(Judged::Weakened { changes, .. }) if capped => Answer::allow(format!(
+            "verify-matrix: NOT VERIFIED: the manifest was changed in ways that weaken the gate ({}), and no person allowed it. {loop_note}",
+            bounded(&listed(&changes))
+        )),
+        Ok(Judged::Weakened { committed, changes }) => {
             state.blocks += 1;
-            Answer::block(failed_reason(args, ran, state.blocks, max_blocks))
+            weakened_answer(
+                &repo.root,
+                &committed,
+                &changes,
+                state.commit.as_deref(),
+                state.blocks,
+                max_blocks,
+            )
         }
-        Err(e) if state.blocks >= max_blocks => {
-            state.blocks = 0;
-            let e = bounded(&e.to_string());
-            Answer::allow(format!(
-                "verify-matrix: NOT VERIFIED (nothing could be checked: {e}). The stop was blocked {max_blocks} times in a row in this session; it is let through so that the session does not loop."
-            ))
+        Ok(Judged::Run { manifest, notes }) => {
+            let notes = notes_text(&notes);
+            match gate(settings, args, &manifest) {
+                Ok(ran) if ran.report.verdict == Verdict::Verified => {
+                    state.blocks = 0;
+                    Answer::allow(format!("{}{notes}", passed_message(&ran)))
+                }
+                Ok(ran) if capped => Answer::allow(format!(
+                    "verify-matrix: NOT VERIFIED: {}. {loop_note} Full results: {}{notes}",
+                    bounded(&ran.report.reasons.join("; ")),
+                    result_files(args, &ran)
+                )),
+                Ok(ran) => {
+                    state.blocks += 1;
+                    let answer = Answer::block(failed_reason(args, &ran, state.blocks, max_blocks));
+                    if notes.is_empty() {
+                        answer
+                    } else {
+                        answer.telling(format!("verify-matrix:{notes}"))
+                    }
+                }
+                Err(e) => error_answer(&e, &mut state, capped, max_blocks, &loop_note),
+            }
         }
-        Err(e) => {
-            state.blocks += 1;
-            let e = bounded(&e.to_string());
-            Answer::block(format!(
-                "verify-matrix could not check this work, so the stop is blocked (block {} of at most {max_blocks} in a row): {e}",
-                state.blocks
-            ))
-        }
+        Err(e) => error_answer(&e, &mut state, capped, max_blocks, &loop_note),
     };
-    write_state(&state_path, &state);
+    if answer.decision.is_none() {
+        state.blocks = 0;
+    }
+    save_state(&state_path, &state);
     answer_with(&answer)
 }
 
+/// The answer when nothing could be judged: a block, or past the cap the stop let
+/// through, NOT VERIFIED.
+fn error_answer(
+    e: &Error,
+    state: &mut SessionState,
+    capped: bool,
+    max_blocks: u32,
+    loop_note: &str,
+) -> Answer {
+    let e = bounded(&e.to_string());
+    if capped {
+        return Answer::allow(format!(
+            "verify-matrix: NOT VERIFIED (nothing could be checked: {e}). {loop_note}"
+        ));
+    }
+    state.blocks += 1;
+    Answer::block(format!(
+        "verify-matrix could not check this work, so the stop is blocked (block {} of at most {max_blocks} in a row): {e}",
+        state.blocks
+    ))
+}
+
+/// The block for a weakened manifest: the changes for the agent, and for the person the
+/// way to allow them.
+fn weakened_answer(
+    root: &std::path::Path,
+    committed: &Manifest,
+    changes: &[ManifestChange],
+    commit: Option<&str>,
+    blocks: u32,
+    max_blocks: u32,
+) -> Answer {
+    let at = commit.map(short).unwrap_or("the session's start");
+    let path = committed.path.display();
+    let weakenings: Vec<&ManifestChange> = changes.iter().filter(|c| c.weakens).collect();
+    let mut reason = format!(
+        "verify-matrix: `{path}` was changed in ways that weaken the gate, so this stop is blocked (block {blocks} of at most {max_blocks} in a row). The gate judges by the manifest committed at {at}; undo these changes, or ask the person to allow them:\n"
+    );
+    for change in &weakenings {
+        reason.push_str(&format!("- {}\n", change.change));
+    }
+    let reason = bounded(&reason);
+    let message = format!(
+        "verify-matrix: the agent changed `{path}` in ways that weaken the gate ({}). Nothing is verified until the change is undone, or allowed by you: run `cargo verify-matrix hook allow` in {}",
+        bounded(&listed(changes)),
+        root.display()
+    );
+    Answer::block(reason).telling(message)
+}
+
+/// The weakenings among `changes`, one phrase each.
+fn listed(changes: &[ManifestChange]) -> String {
+    changes
+        .iter()
+        .filter(|c| c.weakens)
+        .map(|c| c.change.as_str())
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// The notes for the person, as a sentence after the message (or nothing).
+fn notes_text(notes: &[String]) -> String {
+    notes.iter().map(|n| format!(" Note: {n}.")).collect()
+}
+
+/// Saves the session's state. A state that cannot be saved is said, not fatal: the
+/// client's own flag still ends a loop.
+fn save_state(path: &std::path::Path, state: &SessionState) {
+    if let Err(e) = state::write(path, state) {
+        eprintln!(
+            "verify-matrix: cannot save the gate's state in {}: {e}",
+            path.display()
+        );
+    }
+}
+
+/// `hook allow`: a person allows the working copy's manifest as it is now.
+fn allow_manifest(settings: &Settings, _args: &AllowArgs) -> Result<i32, Error> {
+    let repo = Repository::around(&super::super::settings::current_dir()?)?;
+    std::env::set_current_dir(&repo.root).map_err(|source| Error::Io {
+        context: format!("cannot enter the repository {}", repo.root.display()),
+        source,
+    })?;
+    let head = repo.head();
+    let found = Manifests::find(
+        settings,
+        &repo,
+        head.as_deref(),
+        settings.manifest.as_deref(),
+    )?;
+    let path = found.path.display().to_string();
+    let working = found.working?;
+    let changes = match &found.committed {
+        Some(committed) => gate_changes(committed, &working),
+        None => Vec::new(),
+    };
+    let mut text = format!(
+        "The Stop-hook gate in {} will judge by `{path}` as it is now ({}).\n",
+        repo.root.display(),
+        working.digest
+    );
+    match (&found.committed, head.as_deref()) {
+        (Some(_), Some(head)) if changes.is_empty() => {
+            text.push_str(&format!(
+                "It is the manifest committed at {}.\n",
+                short(head)
+            ));
+        }
+        (Some(_), Some(head)) => {
+            text.push_str(&format!(
+                "Changes against the manifest committed at {}:\n",
+                short(head)
+            ));
+            for change in &changes {
+                let mark = if change.weakens { "weakens" } else { "changes" };
+                text.push_str(&format!("  - [{mark}] {}\n", change.change));
+            }
+        }
+        _ => text.push_str("No manifest is committed to compare it with.\n"),
+    }
+    eprint!("{text}");
+    let stdin = std::io::stdin();
+    if !stdin.is_terminal() {
+        return Err(Error::Usage(
+            "`hook allow` asks a person at a terminal; an agent's command has none. Run it yourself".to_owned(),
+        ));
+    }
+    eprint!("Type `allow` to allow it: ");
+    let mut line = String::new();
+    stdin
+        .lock()
+        .read_line(&mut line)
+        .map_err(|source| Error::Io {
+            context: "cannot read the answer".to_owned(),
+            source,
+        })?;
+    if line.trim() != "allow" {
+        eprintln!("Not allowed.");
+        return Ok(crate::exit_code::USAGE);
+    }
+    let saved = repo.allow(&working.digest)?;
+    eprintln!("Allowed (kept in {}).", saved.display());
+    Ok(crate::exit_code::OK)
+}
+
+/// The machine as the gate sees it: the variable that names an environment by hand
+/// (`VERIFY_MATRIX_ENV`) is not read — an agent could set it.
+struct Machine;
+
+impl Surroundings for Machine {
+    fn var(&self, name: &str) -> Option<String> {
+        (name != "VERIFY_MATRIX_ENV")
+            .then(|| select::Host.var(name))
+            .flatten()
+    }
+    fn os(&self) -> &str {
+        select::Host.os()
+    }
+    fn arch(&self) -> &str {
+        select::Host.arch()
+    }
+    fn file_exists(&self, path: &str) -> bool {
+        select::Host.file_exists(path)
+    }
+}
+
 /// Runs the hook's checks in the hook's environments.
-fn gate(settings: &Settings, args: &HookArgs, manifest: &Manifest) -> Result<Ran, Error> {
+fn gate(settings: &Settings, args: &GateArgs, manifest: &Manifest) -> Result<Ran, Error> {
     let envs = given_or(&args.run.envs, &manifest.hook.environments, |e| e.as_str());
     let checks = given_or(&args.run.checks, &manifest.hook.checks, |c| c.as_str());
-    let environments = select::select(manifest, &envs, &select::Host)?;
+    let environments = select::select(manifest, &envs, &Machine)?;
     let only = only_checks(manifest, &checks)?;
     let mode = if settings.quiet {
         Mode::Quiet
@@ -226,7 +461,7 @@ fn passed_message(ran: &Ran) -> String {
 }
 
 /// The reason the agent is given when its stop is blocked.
-fn failed_reason(args: &HookArgs, ran: &Ran, blocks: u32, max_blocks: u32) -> String {
+fn failed_reason(args: &GateArgs, ran: &Ran, blocks: u32, max_blocks: u32) -> String {
     let report = &ran.report;
     let what = match &report.partial {
         Some(partial) => format!("The hook's checks failed ({})", partial.line()),
@@ -258,7 +493,7 @@ fn failed_reason(args: &HookArgs, ran: &Ran, blocks: u32, max_blocks: u32) -> St
 }
 
 /// The result files the run wrote, where the agent can read everything.
-fn result_files(args: &HookArgs, ran: &Ran) -> String {
+fn result_files(args: &GateArgs, ran: &Ran) -> String {
     ran.names
         .iter()
         .map(|env| result_path(&args.run.out, env).display().to_string())
@@ -286,43 +521,6 @@ fn read_input() -> Result<HookInput, String> {
             e.column()
         )
     })
-}
-
-/// Where the count of `session` is kept: a digest of its id, so that any id makes a
-/// plain file name inside the folder.
-fn state_path(out: &Path, session: &str) -> PathBuf {
-    let digest = Sha256::digest(session.as_bytes());
-    let name: String = digest[..12].iter().map(|b| format!("{b:02x}")).collect();
-    out.join(STATE_DIR).join(format!("{name}.json"))
-}
-
-/// The session's count; a missing or unreadable file (or one of another session) is a
-/// count of zero.
-fn read_state(path: &Path, session: &str) -> SessionState {
-    std::fs::read(path)
-        .ok()
-        .and_then(|bytes| serde_json::from_slice::<SessionState>(&bytes).ok())
-        .filter(|state| state.session_id == session)
-        .unwrap_or_else(|| SessionState {
-            session_id: session.to_owned(),
-            blocks: 0,
-        })
-}
-
-/// Saves the session's count (written aside, then renamed into place). A count that
-/// cannot be saved is said, not fatal: the client's own cap still ends a loop.
-fn write_state(path: &Path, state: &SessionState) {
-    let saved = match path.parent() {
-        Some(dir) => std::fs::create_dir_all(dir).map_err(|e| e.to_string()),
-        None => Ok(()),
-    }
-    .and_then(|()| write_json_atomic(path, state).map_err(|e| e.to_string()));
-    if let Err(e) = saved {
-        eprintln!(
-            "verify-matrix: cannot save the count of blocks in {}: {e}",
-            path.display()
-        );
-    }
 }
 
 /// Prints the answer as one line of JSON; exit 0 (the answer is in the JSON).

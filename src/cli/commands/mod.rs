@@ -17,7 +17,7 @@ mod tests;
 mod validate_signal;
 
 use super::Error;
-use super::args::{Cli, Command, RunFormat};
+use super::args::{Cli, Command, HookCommand, RunFormat};
 use super::settings::Settings;
 
 /// Runs the parsed command line.
@@ -84,7 +84,12 @@ pub(crate) fn dispatch(cli: Cli) -> Result<i32, Error> {
         }
         Some(Command::Exec(args)) => exec::run(&args),
         Some(Command::Hook(args)) => {
-            let global = global.with(Some(&args.manifest), None, Some(&args.quiet), None);
+            let global = match &args.command {
+                HookCommand::ClaudeCode(gate) | HookCommand::Codex(gate) => {
+                    global.with(Some(&gate.manifest), None, Some(&gate.quiet), None)
+                }
+                HookCommand::Allow(allow) => global.with(Some(&allow.manifest), None, None, None),
+            };
             hook::run(&Settings::new(&global), &args)
         }
         Some(Command::Init(args)) => {
