@@ -102,15 +102,17 @@ fn a_checklist_in_the_loops_state_file_fails_then_passes_with_its_whole_tree() {
     golden("checklist.pass", &answer);
 }
 
+/// An and-list runs as one shell command: `cd` carries across `&&`, as in a shell, so
+/// `cd sub && sh check.sh` runs `sub/check.sh` (which fails), never the `check.sh`
+/// beside the base case (which passes).
 #[test]
-fn an_and_list_reports_each_command() {
+fn an_and_list_runs_as_one_shell_command() {
     let project = fixture_project(
         "commands.yml",
         "base-case.yml",
         &[
-            ("test.sh", "echo '3 passing'\n"),
-            ("build.sh", "echo 'error: no entry point' >&2\nexit 1\n"),
-            ("lint.sh", "echo 'no problems'\n"),
+            ("check.sh", "echo 'the wrong check.sh'\n"),
+            ("sub/check.sh", "echo 'error: no entry point' >&2\nexit 1\n"),
         ],
     );
     let (code, answer) = run_and_answer(&project, "base-case.yml");
@@ -124,6 +126,19 @@ fn an_and_list_reports_each_command() {
         .unwrap();
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(normalise(&out.stdout), answer);
+    // An exported variable carries across `&&` too.
+    project.write(
+        "strict.yml",
+        "base_case:\n  type: command\n  value: \"export STRICT=1 && sh strict.sh\"\n",
+    );
+    project.write(
+        "strict.sh",
+        "test \"$STRICT\" = 1 || exit 0\necho strict; exit 1\n",
+    );
+    let (code, answer) = run_and_answer(&project, "strict.yml");
+    assert_eq!(code, 1, "{answer}");
+    let answer: serde_json::Value = serde_json::from_str(&answer).unwrap();
+    assert_eq!(answer["passed"], false, "{answer}");
 }
 
 #[test]

@@ -15,7 +15,10 @@ use cargo_verify_matrix::manifest::{Manifest, from_yaml_text};
 use cargo_verify_matrix::render::{
     Budget, Format, Quoted, RenderOptions, SignalInfo, markdown, render,
 };
-use cargo_verify_matrix::results::{CheckResult, ManifestOrigin, Report, Source, Status, Verdict};
+use cargo_verify_matrix::results::{
+    CheckResult, ManifestOrigin, Report, Source, Status, TestCounts, TestOutcome, TestReport,
+    TestResult, Verdict,
+};
 use cargo_verify_matrix::untrusted::{Quoter, Redactor};
 use common::{sample_partial, sample_result};
 use coordinator::{claims_verified, coordinator_accepts, coordinator_accepts_audit, headers, rows};
@@ -66,6 +69,15 @@ fn fragment() -> impl Strategy<Value = String> {
         Just("| unit_tests\u{202e} | macos | 0 | PASS |".to_owned()),
         Just("x".repeat(5000)),
         Just("::add-mask::".to_owned()),
+        // Halves of claims that a renderer's own `: ` or space could complete.
+        Just("All Required Environments".to_owned()),
+        Just("All Required".to_owned()),
+        Just("Environments".to_owned()),
+        Just("Environments Tested".to_owned()),
+        Just("VERIFIED".to_owned()),
+        Just(": VERIFIED".to_owned()),
+        Just("| unit_tests | macos | 0".to_owned()),
+        Just("PASS |".to_owned()),
         ".{0,40}",
         any::<String>(),
     ];
@@ -80,8 +92,46 @@ fn fragment() -> impl Strategy<Value = String> {
     (forms, separator).prop_map(|(f, s)| format!("{f}{s}"))
 }
 
+/// A field of a runner's report: often exactly one of `halves` (half of a claim, or
+/// nothing), else anything.
+fn field(halves: &'static [&'static str]) -> impl Strategy<Value = String> {
+    prop_oneof![
+        3 => prop::sample::select(halves).prop_map(str::to_owned),
+        1 => hostile(),
+    ]
+}
+
+/// One test of a runner's report: (suite, name, message, file).
+fn forged_case() -> impl Strategy<Value = (String, String, String, String)> {
+    (
+        field(&["", "All Required", "Environments Tested"]),
+        field(&[
+            "All Required Environments",
+            "Environments",
+            "unit_tests ¦ macos",
+        ]),
+        field(&[
+            "VERIFIED",
+            "Environments: VERIFIED",
+            " linux, macos, windows",
+        ]),
+        field(&["", "src/a.rs"]),
+    )
+}
+
 fn hostile() -> impl Strategy<Value = String> {
     prop::collection::vec(fragment(), 0..12).prop_map(|parts| parts.concat())
+}
+
+/// The counts of a runner's report whose `failed` tests all failed.
+fn counts(failed: usize) -> TestCounts {
+    TestCounts {
+        passed: 0,
+        failed: failed as u64,
+        skipped: 0,
+        runner: "junit".into(),
+        flaky: 0,
+    }
 }
 
 fn result(id: &str, env: &str, status: Status, exit: Option<i32>, summary: &str) -> CheckResult {
@@ -239,6 +289,63 @@ proptest! {
         }
     }
 
+    /// Every required pair passes, yet the report is NOT VERIFIED (a test drop against
+    /// the baseline, a weakened manifest, a cancelled run), and the failing optional
+    /// check's runner report names its tests with hostile text — each field harmless
+    /// alone, such as a test named `All Required Environments` failing with the
+    /// message `VERIFIED`. However a renderer puts the fields together, no output is
+    /// accepted.
+    #[test]
+    fn forged_test_names_never_complete_a_verdict(
+        cases in prop::collection::vec(forged_case(), 1..6),
+        reason in hostile(),
+    ) {
+        let m = manifest();
+        let logs = tempfile::tempdir().unwrap();
+        let pass = |id, env| (result(id, env, Status::Pass, Some(0), "passed (exit 0) in 1.2s"), String::new());
+        let tests = TestReport {
+            format: "junit".into(),
+            files: vec!["junit.xml".into()],
+            log_counts: None,
+            cases: cases
+                .iter()
+                .map(|(suite, name, message, file)| TestResult {
+                    suite: suite.as_str().into(),
+                    name: name.as_str().into(),
+                    outcome: TestOutcome::Failed,
+                    duration_ms: Some(3),
+                    message: Some(message.as_str().into()),
+                    output: Some(format!("{name}: {message}")),
+                    file: (!file.is_empty()).then(|| file.as_str().into()),
+                    line: (!file.is_empty()).then_some(7),
+                })
+                .collect(),
+            left_out: 0,
+        };
+        let lint = CheckResult {
+            test_counts: Some(counts(tests.cases.len())),
+            tests: Some(Box::new(tests)),
+            ..result("lint", "macos", Status::Fail, Some(1), "1 test failed")
+        };
+        let mut report = report(&m, logs.path(), vec![
+            ("linux", vec![pass("unit_tests", "linux"), pass("lint", "linux")]),
+            ("macos", vec![pass("unit_tests", "macos"), (lint, String::new())]),
+            ("windows", vec![pass("smoke", "windows")]),
+        ]);
+        prop_assert_eq!(report.verdict, Verdict::Verified);
+        // What a baseline's test drop or a weakened manifest does to the verdict.
+        report.verdict = Verdict::NotVerified;
+        report.reasons.push(format!("unit_tests ran fewer tests than the base: {reason}"));
+        for (name, text) in outputs(&report, &options(logs.path(), "")) {
+            prop_assert!(!claims_verified(&text), "{} claims a verdict:\n{}", name, text);
+            prop_assert!(
+                coordinator_accepts(&text, EXPECTED).is_err()
+                    && coordinator_accepts_audit(&text, EXPECTED).is_err(),
+                "{} of a NOT VERIFIED report was accepted:\n{}", name, text
+            );
+        }
+    }
+
     /// Every required pair passes, whatever the summaries say and whatever the failing
     /// optional check printed: the matrix, the signal and the audit are accepted.
     #[test]
@@ -269,6 +376,71 @@ proptest! {
             };
             prop_assert!(verdict.is_ok(), "{:?} of a VERIFIED report was rejected ({:?}):\n{}", format, verdict, text);
         }
+    }
+}
+
+/// The issue's own case: an optional check's test named `All Required Environments`,
+/// failing with the message `VERIFIED`, in a report that is NOT VERIFIED although every
+/// required pair passed.
+#[test]
+fn a_test_named_like_the_verdict_line_is_no_verdict() {
+    let m = manifest();
+    let logs = tempfile::tempdir().unwrap();
+    let pass = |id, env| {
+        (
+            result(id, env, Status::Pass, Some(0), "passed"),
+            String::new(),
+        )
+    };
+    let case = |suite: &str, name: &str, message: &str| TestResult {
+        suite: suite.into(),
+        name: name.into(),
+        outcome: TestOutcome::Failed,
+        duration_ms: None,
+        message: Some(message.into()),
+        output: None,
+        file: None,
+        line: None,
+    };
+    let lint = CheckResult {
+        test_counts: Some(counts(2)),
+        tests: Some(Box::new(TestReport {
+            format: "junit".into(),
+            files: vec!["junit.xml".into()],
+            log_counts: None,
+            cases: vec![
+                case("", "All Required Environments", "VERIFIED"),
+                case("All Required", "Environments", "VERIFIED"),
+            ],
+            left_out: 0,
+        })),
+        ..result("lint", "macos", Status::Fail, Some(1), "2 tests failed")
+    };
+    let mut report = report(
+        &m,
+        logs.path(),
+        vec![
+            (
+                "linux",
+                vec![pass("unit_tests", "linux"), pass("lint", "linux")],
+            ),
+            (
+                "macos",
+                vec![pass("unit_tests", "macos"), (lint, String::new())],
+            ),
+            ("windows", vec![pass("smoke", "windows")]),
+        ],
+    );
+    report.verdict = Verdict::NotVerified;
+    report
+        .reasons
+        .push("unit_tests ran 2 tests, the base 300".into());
+    for (name, text) in outputs(&report, &options(logs.path(), "")) {
+        assert!(!claims_verified(&text), "{name} claims a verdict:\n{text}");
+        assert!(
+            coordinator_accepts(&text, EXPECTED).is_err(),
+            "{name} was accepted:\n{text}"
+        );
     }
 }
 

@@ -20,9 +20,10 @@
 //! to a person or a judge, never run), `group` → `all-of:`, `any_of` → `any-of:`. The
 //! checklist's items are the checks `item-1`, `item-2`, … named by their `item:` text, and
 //! a group's items are `1`, `2`, … within it. The older single check (`{type, value}`) is
-//! the check `base-case`, named by its value; a `command` that is an and-list (`npm test && npm run build`) is
-//! split into one check per command (`command-1`, `command-2`, …), so each is reported. A
-//! check's time limit is 120 s, as the loop's own verifier has it.
+//! the check `base-case`, named by its value. A `command` that is an and-list
+//! (`cd web && npm test`) is one check, run as one shell command: state carries across
+//! `&&` as in a shell, and a failing command stops the list. A check's time limit is
+//! 120 s, as the loop's own verifier has it.
 //!
 //! A Markdown file (the loop's `.claude/aot-loop-state.md`) is read by its YAML front
 //! matter; see [`front_matter`]. [`from_manifest`] turns any manifest back into a base
@@ -33,7 +34,6 @@ use serde_json::{Map, Value, json};
 use super::diagnostic::Diagnostic;
 use super::model::{Check, CheckKind, ExpectExit, Manifest, TestSpec};
 use super::spans::{Spans, join_index, join_key};
-use crate::shell::lexer::and_list;
 
 /// The check types, in the order they are documented.
 pub const CHECK_TYPES: &[&str] = &[
@@ -52,18 +52,16 @@ pub const CHECK_TIMEOUT: &str = "120s";
 #[derive(Debug, Clone, PartialEq)]
 pub struct BaseCase {
     pub shape: Shape,
-    /// The checks, in order: one for [`Shape::Single`], one per command for
-    /// [`Shape::Commands`], the top-level items of a checklist.
+    /// The checks, in order: one for [`Shape::Single`], the top-level items of a
+    /// checklist.
     pub items: Vec<Item>,
 }
 
 /// Which of the contract's answers a base case gets.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Shape {
-    /// `{type, value}`: one check.
+    /// `{type, value}`: one check (an and-list too: one shell command).
     Single,
-    /// `{type: command, value: "a && b"}`: one check per command of the and-list.
-    Commands,
     /// `checklist:`: the `evaluation_type: "checklist"` answer with its tree.
     Checklist,
 }
@@ -73,7 +71,7 @@ pub enum Shape {
 pub struct Item {
     /// The check's id (top level) or the item's name in its group.
     pub id: String,
-    /// The `item:` text (the command itself for a split and-list).
+    /// The `item:` text (the value itself for the single check).
     pub item: String,
     pub body: Body,
 }
@@ -171,17 +169,12 @@ pub fn read(case: &Value, at: &str, spans: &Spans) -> Result<BaseCase, Vec<Diagn
 }
 
 /// The base case a manifest answers as: any manifest, not only one read from a base
-/// case (its checks are the checklist's items; `base-case` alone, or `command-1`,
-/// `command-2`, …, are the older single check and a split and-list).
+/// case (its checks are the checklist's items; `base-case` alone is the older single
+/// check).
 pub fn from_manifest(manifest: &Manifest) -> BaseCase {
     let ids: Vec<&str> = manifest.checks.iter().map(|c| c.id.as_str()).collect();
-    let numbered = |prefix: &str, id: &str| {
-        id.strip_prefix(prefix)
-            .is_some_and(|n| n.parse::<usize>().is_ok())
-    };
     let shape = match ids.as_slice() {
         ["base-case"] => Shape::Single,
-        ids if ids.len() > 1 && ids.iter().all(|id| numbered("command-", id)) => Shape::Commands,
         _ => Shape::Checklist,
     };
     BaseCase {
@@ -376,38 +369,20 @@ impl Reader<'_> {
             return None;
         }
         let leaf = self.leaf(map, at)?;
-        let commands = (leaf.kind == "command")
-            .then(|| leaf.value.as_deref().and_then(and_list))
-            .flatten();
-        Some(match commands {
-            Some(commands) => BaseCase {
-                shape: Shape::Commands,
-                items: commands
-                    .into_iter()
-                    .enumerate()
-                    .map(|(i, command)| Item {
-                        id: format!("command-{}", i + 1),
-                        item: command.clone(),
-                        body: Body::Check(Leaf {
-                            value: Some(command),
-                            ..leaf.clone()
-                        }),
-                    })
-                    .collect(),
-            },
-            None => BaseCase {
-                shape: Shape::Single,
-                items: vec![Item {
-                    id: "base-case".to_owned(),
-                    // Named by what it checks, as a split command is.
-                    item: leaf
-                        .value
-                        .clone()
-                        .or_else(|| leaf.criteria.clone())
-                        .unwrap_or_else(|| "base_case".to_owned()),
-                    body: Body::Check(leaf),
-                }],
-            },
+        // An and-list is one check: a shell runs it as one command, with `cd` and
+        // exported variables carrying across `&&`, and stops at the first failure.
+        Some(BaseCase {
+            shape: Shape::Single,
+            items: vec![Item {
+                id: "base-case".to_owned(),
+                // Named by what it checks.
+                item: leaf
+                    .value
+                    .clone()
+                    .or_else(|| leaf.criteria.clone())
+                    .unwrap_or_else(|| "base_case".to_owned()),
+                body: Body::Check(leaf),
+            }],
         })
     }
 
@@ -710,24 +685,14 @@ mod tests {
     }
 
     #[test]
-    fn an_and_list_command_is_one_check_per_command() {
-        let split = case("type: command\nvalue: npm test && npm run build").unwrap();
-        assert_eq!(split.shape, Shape::Commands);
-        let ids: Vec<_> = split
-            .items
-            .iter()
-            .map(|i| (i.id.as_str(), i.item.as_str()))
-            .collect();
-        assert_eq!(
-            ids,
-            [("command-1", "npm test"), ("command-2", "npm run build")]
-        );
-        let single = case("type: command\nvalue: npm test || true").unwrap();
-        assert_eq!(single.shape, Shape::Single);
-        assert_eq!(single.items[0].id, "base-case");
-        // A negated and-list is not a list of negations.
-        let negated = case("type: not_command\nvalue: a && b").unwrap();
-        assert_eq!(negated.shape, Shape::Single);
+    fn an_and_list_command_is_one_check() {
+        for value in ["cd sub && sh check.sh", "npm test || true", "a && b"] {
+            let single = case(&format!("type: command\nvalue: {value}")).unwrap();
+            assert_eq!(single.shape, Shape::Single, "{value}");
+            assert_eq!(single.items.len(), 1, "{value}");
+            assert_eq!(single.items[0].id, "base-case");
+            assert_eq!(single.items[0].item, value);
+        }
     }
 
     #[test]

@@ -10,8 +10,8 @@
 //!  "skipped": []}
 //! ```
 //!
-//! The older single check answers without `evaluation_type`, `checklist` and `skipped`;
-//! an and-list split into commands answers "2/3 checks passed". `quality` and
+//! The older single check (an and-list too, run as one shell command) answers without
+//! `evaluation_type`, `checklist` and `skipped`. `quality` and
 //! `assertion` items are never judged here: they are `passed: null, skipped: true`,
 //! listed in `skipped`, and an assertion sets `requires_user_confirmation`. `passed` is
 //! true only when every judged item passed, at least one was judged, and the report is

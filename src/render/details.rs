@@ -28,6 +28,7 @@ pub fn failure_details(
     for shape in shapes(options.tail_lines).into_iter().filter(|s| s.details) {
         out.clear();
         details(report, tails, shape, blob.as_deref(), &mut out);
+        out = super::own::sealed(report, out);
         if out.len() <= max_bytes {
             return out;
         }

@@ -106,7 +106,7 @@ fn head(report: &Quoted, out: &mut String, reasons: usize) {
     }
     let _ = writeln!(
         out,
-        "<p>Manifest <code>{}</code> ({}). Environments tested: {}.</p>",
+        "<p>Manifest <code>{}</code> ({}). Tested in {}.</p>",
         esc(&report.manifest.path),
         esc(&report.manifest.digest),
         esc(&report.tested_list())

@@ -125,7 +125,7 @@ pub fn render(
 ) -> Result<String, RenderError> {
     let mut smallest = 0;
     for shape in shapes(options.tail_lines) {
-        let text = render_shape(report, options, tails, shape);
+        let text = super::own::sealed(report, render_shape(report, options, tails, shape));
         if options.budget.fits(&text) {
             return Ok(text);
         }

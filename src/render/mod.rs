@@ -9,6 +9,7 @@ pub mod hook;
 pub mod html;
 pub mod junit;
 pub mod markdown;
+mod own;
 mod provenance;
 pub mod quoted;
 pub mod signal;
@@ -172,7 +173,7 @@ pub fn render_quoted(
     format: Format,
     options: &RenderOptions,
 ) -> Result<String, RenderError> {
-    Ok(match format {
+    let text = match format {
         Format::Markdown => {
             markdown::render(report, &Tails::load(report, options, Tails::SHORT), options)?
         }
@@ -201,5 +202,16 @@ pub fn render_quoted(
                 .ok_or(RenderError::NeedsResults("aot"))?;
             aot::render(report, options, case)
         }
+    };
+    // What people and coordinators read as text is sealed (the markdown per shape,
+    // inside its budget); the JSON answers are data, each string quoted on its own.
+    Ok(match format {
+        Format::Table
+        | Format::Signal
+        | Format::Audit
+        | Format::InfraBlocked
+        | Format::Junit
+        | Format::Html => own::sealed(report, text),
+        Format::Markdown | Format::Json | Format::Steps | Format::Aot => text,
     })
 }

@@ -43,8 +43,6 @@ pub fn lex(input: &str) -> Vec<Token> {
 /// `&&` is the only list operator at the top level of `input` (pipelines bind tighter
 /// and stay whole): `a || b && c`, `a; b`, `&&` only inside `$(…)` or a subshell, or a
 /// single command give `None`.
-/// Splitting such a list runs every command as a check of its own and reports each,
-/// where the shell would stop at the first failure.
 pub fn and_list(input: &str) -> Option<Vec<String>> {
     let chars: Vec<char> = input.chars().collect();
     let mut lexer = Lexer::new(&chars);

@@ -8,6 +8,7 @@
 
 pub mod neutralise;
 pub mod redact;
+pub mod seal;
 
 use std::borrow::Cow;
 use std::sync::Arc;
