@@ -23,7 +23,7 @@ fn read(dir: &Path, pattern: &str) -> Result<Reading, Problem> {
     let context = Context {
         cwd: dir.to_path_buf(),
         root: dir.to_path_buf(),
-        since: SystemTime::UNIX_EPOCH,
+        started: reports::Started::at(SystemTime::UNIX_EPOCH),
     };
     reports::read(&[pattern.to_owned()], &context)
 }
@@ -276,6 +276,36 @@ fn a_missing_or_left_over_report_makes_the_gate_ineffective() {
             .contains("report `old.xml` predates the check (left over from an earlier run)"),
         "{}",
         stale["ineffective_reason"]
+    );
+}
+
+/// `run --env a --env b`: a's command writes the report; b's runs no tests and writes
+/// nothing. b is not PASS with a's tests, however quickly it follows a (within the
+/// same second).
+#[test]
+fn a_report_an_earlier_environment_wrote_is_not_the_next_ones() {
+    let project = Project::new(concat!(
+        "version: 1\n",
+        "environments: [{ name: a, env: { WRITE: \"1\" } }, { name: b }]\n",
+        "checks:\n",
+        "  - id: unit\n",
+        "    test: \"if [ -n \\\"$WRITE\\\" ]; then printf '<testsuite name=\\\"s\\\"><testcase name=\\\"x\\\"/><testcase name=\\\"y\\\"/></testsuite>' > junit.xml; echo '2 passed in 0.1s'; fi\"\n",
+        "    reports: junit.xml\n",
+    ));
+    project
+        .cmd()
+        .args(["-q", "run", "--env", "a", "--env", "b"])
+        .assert()
+        .code(1);
+    assert_eq!(check_result(&project, "a", "unit")["status"], "PASS");
+    let b = check_result(&project, "b", "unit");
+    assert_eq!(b["status"], "FAIL", "{b}");
+    assert!(
+        b["ineffective_reason"]
+            .as_str()
+            .unwrap()
+            .contains("report `junit.xml` was not written by the check"),
+        "{b}"
     );
 }
 

@@ -324,10 +324,10 @@ impl CheckJob {
             } else {
                 0
             };
-            let since = std::time::SystemTime::now();
+            let started = reports::Started::now(&self.check.reports, &self.cwd);
             let execution = process::execute(&spec, &mut stop).await?;
             total += execution.duration;
-            let mut result = self.judge(&execution, offset, since);
+            let mut result = self.judge(&execution, offset, &started);
             if result.status == Status::Fail && transient_failure(&self.log_file) {
                 result.retryable = true;
             }
@@ -356,12 +356,12 @@ impl CheckJob {
     }
 
     /// The result of one attempt whose output starts at `offset` in the log and which
-    /// started at `since`.
+    /// started as `started` says.
     fn judge(
         &self,
         execution: &Execution,
         offset: u64,
-        since: std::time::SystemTime,
+        started: &reports::Started,
     ) -> CheckResult {
         let took = format_duration(execution.duration);
         let mut result = self.blank_result(Status::Fail, "");
@@ -429,7 +429,7 @@ impl CheckJob {
         result.retryable = retryable;
         result.summary = summary.into();
         if execution.spawn_error.is_none() {
-            self.apply_effectiveness(&mut result, offset, since, &took);
+            self.apply_effectiveness(&mut result, offset, started, &took);
         }
         result.summary = one_line_summary(&result.summary).into();
         result
@@ -450,7 +450,7 @@ impl CheckJob {
         &self,
         result: &mut CheckResult,
         offset: u64,
-        since: std::time::SystemTime,
+        started: &reports::Started,
         took: &str,
     ) {
         let a = effect::assess_file_from(self.check.gate, &self.log_file, offset);
@@ -459,7 +459,7 @@ impl CheckJob {
         result.test_counts = a.test_counts;
         result.ineffective_reason = a.ineffective_reason.map(Into::into);
         if !self.check.reports.is_empty() {
-            self.apply_reports(result, since, a.noop);
+            self.apply_reports(result, started, a.noop);
         }
         self.apply_floor(result);
         let code = result.exit_code.unwrap_or(-1);
@@ -520,11 +520,11 @@ impl CheckJob {
     /// the gate ineffective: "counts disagree"), their tests are recorded; a missing or
     /// left-over report makes the gate ineffective, an unreadable one the check an
     /// ERROR.
-    fn apply_reports(&self, result: &mut CheckResult, since: std::time::SystemTime, noop: bool) {
+    fn apply_reports(&self, result: &mut CheckResult, started: &reports::Started, noop: bool) {
         let context = reports::Context {
             cwd: self.cwd.clone(),
             root: self.root.clone(),
-            since,
+            started: started.clone(),
         };
         let reading = match reports::read(&self.check.reports, &context) {
             Ok(reading) => reading,

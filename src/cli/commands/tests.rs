@@ -22,7 +22,7 @@ pub(super) fn run(args: &TestsArgs) -> Result<i32, Error> {
         cwd: args.cwd.clone(),
         root: args.cwd.clone(),
         // No check started: any report, however old, is read.
-        since: SystemTime::UNIX_EPOCH,
+        started: reports::Started::at(SystemTime::UNIX_EPOCH),
     };
     let reading = reports::read(&args.reports, &context).map_err(|problem| match problem {
         Problem::Missing(reason) | Problem::Unreadable(reason) => Error::InvalidInput(reason),

@@ -17,7 +17,7 @@ mod locate;
 
 use std::io::BufRead;
 use std::path::{Path, PathBuf};
-use std::time::SystemTime;
+use std::time::{Duration, SystemTime};
 
 use compact_str::CompactString;
 use globset::{Glob, GlobMatcher};
@@ -99,9 +99,61 @@ pub struct Context {
     /// The manifest's folder: no report is read outside it, and failure locations are
     /// given relative to it.
     pub root: PathBuf,
-    /// When the check's (last) attempt started: an older report is left over.
-    pub since: SystemTime,
+    /// When the check's (last) attempt started, and the files its patterns matched
+    /// then: a report older than the start, or one the attempt left as it found it,
+    /// is left over.
+    pub started: Started,
 }
+
+/// A check attempt's start, as the freshness of its reports is judged against.
+#[derive(Debug, Clone)]
+pub struct Started {
+    /// When it started.
+    pub at: SystemTime,
+    /// The files the patterns matched just before, each with its size and its
+    /// modification time at full precision.
+    before: Vec<(PathBuf, u64, Option<SystemTime>)>,
+}
+
+impl Started {
+    /// Now, for a check whose reports are `patterns` in `cwd`: the files they match
+    /// are noted (none when the patterns match nothing or cannot be read).
+    pub fn now(patterns: &[String], cwd: &Path) -> Started {
+        let mut before = Vec::new();
+        for pattern in patterns {
+            for file in matching(pattern, cwd).unwrap_or_default() {
+                if let Ok(meta) = std::fs::metadata(&file) {
+                    before.push((file, meta.len(), meta.modified().ok()));
+                }
+            }
+        }
+        Started {
+            at: SystemTime::now(),
+            before,
+        }
+    }
+
+    /// A start at `at` with no files noted; [`SystemTime::UNIX_EPOCH`] judges no file
+    /// by its time (reports read on request, by `tests`).
+    pub fn at(at: SystemTime) -> Started {
+        Started {
+            at,
+            before: Vec::new(),
+        }
+    }
+
+    /// Whether `file` is as it was before the start (same size, same modification time
+    /// to the nanosecond): the attempt did not write it.
+    fn unchanged(&self, file: &Path, meta: &std::fs::Metadata) -> bool {
+        self.before.iter().any(|(path, len, modified)| {
+            path == file && *len == meta.len() && *modified == meta.modified().ok()
+        })
+    }
+}
+
+/// How far in the future a report's time may be (clocks of network file systems and
+/// containers drift a little) before it is taken as forged.
+const FUTURE_SLACK: Duration = Duration::from_secs(5);
 
 /// Finds and reads the files `patterns` name.
 pub fn read(patterns: &[String], ctx: &Context) -> Result<Reading, Problem> {
@@ -206,11 +258,23 @@ fn admit(file: &Path, root: &Path, ctx: &Context) -> Result<(), Problem> {
         )));
     }
     if let Ok(modified) = meta.modified()
-        && is_stale(modified, ctx.since)
+        && is_stale(modified, ctx.started.at)
     {
         return Err(Problem::Missing(format!(
             "report `{shown}` predates the check (left over from an earlier run)"
         )));
+    }
+    if ctx.started.unchanged(file, &meta) {
+        return Err(Problem::Missing(format!(
+            "report `{shown}` was not written by the check: it is as it was before the check started (left over from an earlier check or run)"
+        )));
+    }
+    if let Ok(modified) = meta.modified() {
+        if ctx.started.at > SystemTime::UNIX_EPOCH && modified > SystemTime::now() + FUTURE_SLACK {
+            return Err(Problem::Missing(format!(
+                "report `{shown}` is dated in the future, so when it was written cannot be told"
+            )));
+        }
     }
     Ok(())
 }

@@ -17,7 +17,7 @@ fn context(dir: &Path) -> Context {
     Context {
         cwd: dir.to_path_buf(),
         root: dir.to_path_buf(),
-        since: SystemTime::UNIX_EPOCH,
+        started: Started::at(SystemTime::UNIX_EPOCH),
     }
 }
 
@@ -246,10 +246,49 @@ fn a_pattern_matching_nothing_or_an_old_file_gives_no_evidence() {
         other => panic!("{other:?}"),
     }
     let mut later = context(dir.path());
-    later.since = SystemTime::now() + Duration::from_secs(5);
+    later.started = Started::at(SystemTime::now() + Duration::from_secs(5));
     match read(&["old.xml".to_owned()], &later) {
         Err(Problem::Missing(reason)) => {
             assert!(reason.contains("report `old.xml` predates the check"))
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+/// A report written in the same second as the check's start, by an earlier check, is
+/// left over: the attempt found it and left it as it was.
+#[test]
+fn a_report_the_attempt_did_not_write_is_left_over_within_the_same_second() {
+    let dir = folder(&[("junit.xml", SMALL)]);
+    let mut ctx = context(dir.path());
+    ctx.started = Started::now(&["junit.xml".to_owned()], dir.path());
+    match read(&["junit.xml".to_owned()], &ctx) {
+        Err(Problem::Missing(reason)) => {
+            assert!(reason.contains("was not written by the check"), "{reason}")
+        }
+        other => panic!("{other:?}"),
+    }
+    // Written again (as the runner does), it is the attempt's own.
+    std::thread::sleep(Duration::from_millis(20));
+    std::fs::write(dir.path().join("junit.xml"), SMALL).unwrap();
+    assert!(read(&["junit.xml".to_owned()], &ctx).is_ok());
+}
+
+/// A report dated in the future could pass for fresh forever: it is refused.
+#[test]
+fn a_report_dated_in_the_future_is_refused() {
+    let dir = folder(&[("junit.xml", SMALL)]);
+    let file = std::fs::File::options()
+        .write(true)
+        .open(dir.path().join("junit.xml"))
+        .unwrap();
+    file.set_modified(SystemTime::now() + Duration::from_secs(3600))
+        .unwrap();
+    let mut ctx = context(dir.path());
+    ctx.started = Started::at(SystemTime::now());
+    match read(&["junit.xml".to_owned()], &ctx) {
+        Err(Problem::Missing(reason)) => {
+            assert!(reason.contains("dated in the future"), "{reason}")
         }
         other => panic!("{other:?}"),
     }
