@@ -104,6 +104,42 @@ fn a_failing_check_exits_1_and_the_others_still_run() {
     assert_eq!(by_id(&checks, "last")["status"], "PASS");
 }
 
+/// A check that expects a failure passes on the command's own failure, never on a shell
+/// that could not find or run it, or on a crash; the AoT `not_command` is such a check.
+#[test]
+fn an_expected_failure_is_the_commands_own() {
+    let project = Project::new(&manifest_with(concat!(
+        "  - { id: fails, run: exit 1, expect: failure }\n",
+        "  - { id: missing, run: no-such-command-3f9a, expect: failure }\n",
+        "  - { id: not_executable, run: ./data.txt, expect: failure }\n",
+        "  - { id: crashed, run: kill -9 $$, expect: failure }\n",
+    )));
+    project.write("data.txt", "not a program\n");
+    project.cmd().arg("-q").assert().code(1);
+    let checks = checks_of(&project, "local");
+    assert_eq!(by_id(&checks, "fails")["status"], "PASS");
+    for (id, says) in [
+        ("missing", "exit 127: the command was not found"),
+        ("not_executable", "exit 126: the command could not be run"),
+        ("crashed", "exit 137: the command was killed by signal 9"),
+    ] {
+        let check = by_id(&checks, id);
+        assert_eq!(check["status"], "ERROR", "{check}");
+        let summary = check["summary"].as_str().unwrap();
+        assert!(summary.starts_with(says), "{summary}");
+    }
+    // The AoT loop's negative check, with a command that is not there.
+    project.write(
+        "case.yml",
+        "base_case:\n  type: not_command\n  value: no-such-command-3f9a --version\n",
+    );
+    project
+        .cmd()
+        .args(["-q", "run", "--manifest", "case.yml", "--out", "aot"])
+        .assert()
+        .code(1);
+}
+
 #[test]
 fn an_optional_failure_does_not_block() {
     let project = Project::new(&manifest_with(

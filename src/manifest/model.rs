@@ -196,11 +196,13 @@ pub enum ExpectExit {
 }
 
 impl ExpectExit {
-    /// Whether `code` satisfies the expectation.
+    /// Whether `code` satisfies the expectation. A failure is the command's own: the
+    /// shell's "not executable" (126) and "not found" (127), and death by a signal
+    /// (129–192), are not the failure a negative check expects.
     pub fn accepts(self, code: i32) -> bool {
         match self {
             ExpectExit::Code(want) => code == want,
-            ExpectExit::Failure => code != 0,
+            ExpectExit::Failure => code != 0 && !matches!(code, 126 | 127 | 129..=192),
         }
     }
 

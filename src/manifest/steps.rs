@@ -179,6 +179,14 @@ pub fn to_manifest(content: &Value, spans: &Spans) -> Result<Value, Vec<Diagnost
             }
             _ => target,
         };
+        // A path target is read inside the task's folder, as reports are: a task (from
+        // the hub, not the repository) must not make the check look elsewhere.
+        if matches!(key, "file" | "git-clean")
+            && let Err(why) = inside_the_folder(&target)
+        {
+            error(join_key(&at, "target"), format!("`{target}`: {why}"));
+            continue;
+        }
         let mut check = Map::new();
         check.insert("id".to_owned(), json!(format!("step-{}", index + 1)));
         if let Some(description) = description.filter(|d| !d.trim().is_empty()) {
@@ -197,6 +205,18 @@ pub fn to_manifest(content: &Value, spans: &Spans) -> Result<Value, Vec<Diagnost
         "skip": skip,
         "checks": checks,
     }))
+}
+
+/// Whether `target` names a place inside the task's folder: relative, without `..`.
+fn inside_the_folder(target: &str) -> Result<(), &'static str> {
+    let path = std::path::Path::new(target);
+    if path.is_absolute() || target.starts_with(['/', '\\']) || target.get(1..2) == Some(":") {
+        return Err("it is absolute; give a path relative to the task's folder");
+    }
+    if target.split(['/', '\\']).any(|part| part == "..") {
+        return Err("`..` leaves the task's folder; a step's target is looked for inside it");
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -240,6 +260,31 @@ mod tests {
                     {"id": "step-4", "run": "npm run build"}
                 ]
             })
+        );
+    }
+
+    #[test]
+    fn a_path_target_stays_inside_the_tasks_folder() {
+        let task = json!({
+            "verification_steps": [
+                {"type": "file_exists", "target": "../secrets/token"},
+                {"type": "file_exists", "target": "/etc/passwd"},
+                {"type": "git_clean", "target": "sub/../../other"},
+                {"type": "file_exists", "target": "dist/..app.js"}
+            ]
+        });
+        let paths: Vec<String> = to_manifest(&task, &Spans::default())
+            .unwrap_err()
+            .into_iter()
+            .map(|d| format!("{}: {}", d.path, d.message))
+            .collect();
+        assert_eq!(
+            paths,
+            [
+                "verification_steps[0].target: `../secrets/token`: `..` leaves the task's folder; a step's target is looked for inside it",
+                "verification_steps[1].target: `/etc/passwd`: it is absolute; give a path relative to the task's folder",
+                "verification_steps[2].target: `sub/../../other`: `..` leaves the task's folder; a step's target is looked for inside it",
+            ]
         );
     }
 

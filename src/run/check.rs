@@ -357,12 +357,7 @@ impl CheckJob {
 
     /// The result of one attempt whose output starts at `offset` in the log and which
     /// started as `started` says.
-    fn judge(
-        &self,
-        execution: &Execution,
-        offset: u64,
-        started: &reports::Started,
-    ) -> CheckResult {
+    fn judge(&self, execution: &Execution, offset: u64, started: &reports::Started) -> CheckResult {
         let took = format_duration(execution.duration);
         let mut result = self.blank_result(Status::Fail, "");
         result.exit_code = execution.exit_code;
@@ -411,6 +406,10 @@ impl CheckJob {
                 true,
                 format!("exit {code}, but a background process kept its output open"),
             )
+        } else if let Some(why) = self.no_real_failure(code) {
+            // A negative check passes on a failure of the command itself, never on a
+            // shell that could not find or run it, or on a crash.
+            (Status::Error, false, format!("exit {code}: {why}"))
         } else if self.check.expect.accepts(code) {
             (
                 Status::Pass,
@@ -433,6 +432,23 @@ impl CheckJob {
         }
         result.summary = one_line_summary(&result.summary).into();
         result
+    }
+
+    /// For a check that expects a failure: why exit `code` is not the command failing
+    /// (the shell's 126 and 127, or death by a signal).
+    fn no_real_failure(&self, code: i32) -> Option<String> {
+        if self.check.expect != ExpectExit::Failure {
+            return None;
+        }
+        match code {
+            127 => Some("the command was not found, so the failure it expects proves nothing".to_owned()),
+            126 => Some("the command could not be run (not executable), so the failure it expects proves nothing".to_owned()),
+            129..=192 => Some(format!(
+                "the command was killed by {}, which is not the failure it expects",
+                signal_name(code - 128)
+            )),
+            _ => None,
+        }
     }
 
     /// What a failing exit code was measured against, for summaries.
