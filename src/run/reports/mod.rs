@@ -269,12 +269,13 @@ fn admit(file: &Path, root: &Path, ctx: &Context) -> Result<(), Problem> {
             "report `{shown}` was not written by the check: it is as it was before the check started (left over from an earlier check or run)"
         )));
     }
-    if let Ok(modified) = meta.modified() {
-        if ctx.started.at > SystemTime::UNIX_EPOCH && modified > SystemTime::now() + FUTURE_SLACK {
-            return Err(Problem::Missing(format!(
-                "report `{shown}` is dated in the future, so when it was written cannot be told"
-            )));
-        }
+    if let Ok(modified) = meta.modified()
+        && ctx.started.at > SystemTime::UNIX_EPOCH
+        && modified > SystemTime::now() + FUTURE_SLACK
+    {
+        return Err(Problem::Missing(format!(
+            "report `{shown}` is dated in the future, so when it was written cannot be told"
+        )));
     }
     Ok(())
 }
