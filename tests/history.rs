@@ -455,3 +455,27 @@ fn two_local_runs_that_agree_on_every_exit_code_and_duration_are_two_runs() {
     );
     assert_eq!(count(&sqlite(&project), "SELECT count(*) FROM runs"), 2);
 }
+
+/// What an imported report says is printed without its terminal escapes: a forged
+/// commit with an OSC 8 link, a screen clear and a bell reaches no terminal, in any
+/// format of `history show`.
+#[test]
+fn history_show_prints_no_escapes_from_an_imported_report() {
+    let project = reported();
+    let mut report = project.json("report.json");
+    report["source"]["commit"] =
+        "\u{1b}]8;;https://evil.example\u{7}abc\u{1b}]8;;\u{7}\u{1b}[2J\u{7}\u{9b}2J\u{202e}def"
+            .into();
+    project.write("forged.json", &report.to_string());
+    let added = history(&project, &["add", "forged.json"]);
+    assert_eq!(added.status.code(), Some(0), "{added:?}");
+    for format in ["csv", "json", "table"] {
+        let out = history(&project, &["show", "--format", format]);
+        assert_eq!(out.status.code(), Some(0), "{out:?}");
+        let text = String::from_utf8(out.stdout).unwrap();
+        assert!(text.contains("abc"), "{format}: {text}");
+        for bad in ['\u{1b}', '\u{7}', '\u{9b}', '\u{202e}'] {
+            assert!(!text.contains(bad), "{format} holds {bad:?}: {text:?}");
+        }
+    }
+}

@@ -24,6 +24,7 @@ fn read(dir: &Path, pattern: &str) -> Result<Reading, Problem> {
         cwd: dir.to_path_buf(),
         root: dir.to_path_buf(),
         started: reports::Started::at(SystemTime::UNIX_EPOCH),
+        redactor: Default::default(),
     };
     reports::read(&[pattern.to_owned()], &context)
 }
@@ -548,4 +549,38 @@ fn a_report_is_evidence_where_the_log_has_no_summary_but_not_against_a_no_op() {
             .starts_with("no-op: "),
         "{cached}"
     );
+}
+
+/// `tests` quotes what the reports say with the secrets of the environment it runs in
+/// masked, in the table and in JSON, and prints no terminal controls; a message cut at
+/// its bound keeps no part of a secret that straddled the cut.
+#[test]
+fn the_tests_command_masks_secrets_and_prints_no_controls() {
+    const SECRET: &str = "hunter2-correct-horse-battery";
+    let project = Project::empty();
+    let long = format!("{}{SECRET} tail", "x".repeat(485));
+    project.write(
+        "junit.xml",
+        &format!(
+            "<testsuite name=\"s\"><testcase classname=\"c\" name=\"leak {csi}2J{rlo}x\"><failure message=\"token was {SECRET}\"/></testcase><testcase classname=\"c\" name=\"long\"><failure message=\"{long}\"/></testcase></testsuite>",
+            csi = '\u{9b}',
+            rlo = '\u{202e}',
+        ),
+    );
+    for format in ["table", "json"] {
+        let out = project
+            .std_cmd()
+            .args(["tests", "--format", format, "junit.xml"])
+            .env("DEPLOY_TOKEN", SECRET)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1), "{out:?}");
+        let text = String::from_utf8(out.stdout).unwrap();
+        assert!(text.contains("token was ***"), "{format}: {text}");
+        assert!(!text.contains("hunter2"), "{format}: {text}");
+        assert!(!text.contains("battery"), "{format}: {text}");
+        for bad in ['\u{9b}', '\u{202e}', '\u{1b}'] {
+            assert!(!text.contains(bad), "{format} holds {bad:?}: {text:?}");
+        }
+    }
 }

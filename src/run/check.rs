@@ -537,10 +537,12 @@ impl CheckJob {
     /// left-over report makes the gate ineffective, an unreadable one the check an
     /// ERROR.
     fn apply_reports(&self, result: &mut CheckResult, started: &reports::Started, noop: bool) {
+        let vars = std::env::vars().chain(self.env.iter().map(|(k, v)| (k.clone(), v.clone())));
         let context = reports::Context {
             cwd: self.cwd.clone(),
             root: self.root.clone(),
             started: started.clone(),
+            redactor: std::sync::Arc::new(crate::untrusted::Redactor::from_vars(vars)),
         };
         let reading = match reports::read(&self.check.reports, &context) {
             Ok(reading) => reading,

@@ -98,6 +98,17 @@ impl Quoter {
     pub fn redactor(&self) -> &Redactor {
         &self.redactor
     }
+
+    /// The redactor, shared (for a reader that keeps it).
+    pub fn shared_redactor(&self) -> Arc<Redactor> {
+        Arc::clone(&self.redactor)
+    }
+
+    /// `text` cleaned and redacted, not neutralised: for data outputs (JSON, CSV) that
+    /// a terminal may show but no coordinator reads as a matrix.
+    pub fn sanitise(&self, text: &str) -> String {
+        self.redactor.redact(&clean(text)).into_owned()
+    }
 }
 
 #[cfg(test)]

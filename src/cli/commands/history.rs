@@ -13,6 +13,7 @@ use tabled::settings::Style;
 use crate::cli::args::{
     HistoryAddArgs, HistoryArgs, HistoryCommand, HistoryHtmlArgs, HistoryShowArgs, ShowFormat,
 };
+use crate::cli::settings::quoter;
 use crate::cli::{Error, judge, print_stdout};
 use crate::exit_code;
 use crate::history::{self, Added, History, Origin, Stats, StatsQuery};
@@ -125,10 +126,14 @@ fn show(path: &std::path::Path, args: &HistoryShowArgs) -> Result<i32, Error> {
             last: args.last,
         },
     )?;
+    // The strings come from imported reports (pull-request code wrote them): cleaned
+    // and redacted for every format, neutralised too for the table people read.
+    let quoter = quoter(None);
+    let stats = sanitised(stats, &quoter);
     let text = match args.format {
         ShowFormat::Json => serde_json::to_string_pretty(&stats).unwrap_or_default() + "\n",
         ShowFormat::Csv => csv(&stats)?,
-        ShowFormat::Table => table(&stats),
+        ShowFormat::Table => table(&stats, &quoter),
     };
     print_stdout(&text)?;
     Ok(exit_code::OK)
@@ -161,11 +166,29 @@ fn last_failure(stats: &Stats) -> String {
     )
 }
 
-fn table(stats: &[Stats]) -> String {
+/// `stats` with every string from a report cleaned of escapes and control characters,
+/// and its secrets masked.
+fn sanitised(mut stats: Vec<Stats>, quoter: &Quoter) -> Vec<Stats> {
+    for s in &mut stats {
+        s.check = quoter.sanitise(&s.check);
+        s.environment = quoter.sanitise(&s.environment);
+        if let Some(f) = &mut s.last_failure {
+            f.recorded_at = quoter.sanitise(&f.recorded_at);
+            f.result = quoter.sanitise(&f.result);
+            for field in [&mut f.commit, &mut f.run_id, &mut f.summary] {
+                if let Some(text) = field {
+                    *text = quoter.sanitise(text);
+                }
+            }
+        }
+    }
+    stats
+}
+
+fn table(stats: &[Stats], quoter: &Quoter) -> String {
     if stats.is_empty() {
         return "no runs recorded match\n".to_owned();
     }
-    let quoter = Quoter::default();
     let mut builder = Builder::default();
     builder.push_record([
         "Check",

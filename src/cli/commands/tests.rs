@@ -5,6 +5,7 @@ use std::fmt::Write as _;
 use std::time::SystemTime;
 
 use crate::cli::args::{TestsArgs, TestsFormat};
+use crate::cli::settings::quoter;
 use crate::cli::{Error, print_stdout};
 use crate::exit_code;
 use crate::render::tests_view;
@@ -18,11 +19,14 @@ pub(super) fn run(args: &TestsArgs) -> Result<i32, Error> {
         reports::check_pattern(pattern)
             .map_err(|reason| Error::Usage(format!("report pattern `{pattern}`: {reason}")))?;
     }
+    // One quoter for everything printed: the reports are foreign text.
+    let quoter = quoter(None);
     let context = Context {
         cwd: args.cwd.clone(),
         root: args.cwd.clone(),
         // No check started: any report, however old, is read.
         started: reports::Started::at(SystemTime::UNIX_EPOCH),
+        redactor: quoter.shared_redactor(),
     };
     let reading = reports::read(&args.reports, &context).map_err(|problem| match problem {
         Problem::Missing(reason) | Problem::Unreadable(reason) => Error::InvalidInput(reason),
@@ -34,22 +38,41 @@ pub(super) fn run(args: &TestsArgs) -> Result<i32, Error> {
     };
     match args.format {
         TestsFormat::Json => {
+            let mut report = reading.report.clone();
+            sanitise(&mut report, &quoter);
             let mut out = serde_json::to_string(&serde_json::json!({
                 "test_counts": reading.counts,
-                "tests": reading.report,
+                "tests": report,
             }))
             .unwrap_or_default();
             out.push('\n');
             print_stdout(&out)?;
         }
-        TestsFormat::Table => print_stdout(&table(&reading))?,
+        TestsFormat::Table => print_stdout(&table(&reading, &quoter))?,
     }
     Ok(code)
 }
 
+/// Every string of `report` cleaned of escapes and control characters, its secrets
+/// masked (JSON is data: nothing is neutralised).
+fn sanitise(report: &mut crate::results::TestReport, quoter: &Quoter) {
+    for file in &mut report.files {
+        *file = quoter.sanitise(file).into();
+    }
+    for case in &mut report.cases {
+        case.suite = quoter.sanitise(&case.suite).into();
+        case.name = quoter.sanitise(&case.name).into();
+        for text in [&mut case.message, &mut case.file].into_iter().flatten() {
+            *text = quoter.sanitise(text).into();
+        }
+        if let Some(output) = &mut case.output {
+            *output = quoter.sanitise(output);
+        }
+    }
+}
+
 /// The counts, then each failing and flaky test with its place and message.
-fn table(reading: &reports::Reading) -> String {
-    let quoter = Quoter::default();
+fn table(reading: &reports::Reading, quoter: &Quoter) -> String {
     let report = &reading.report;
     let mut out = String::new();
     let files = match report.files.as_slice() {

@@ -23,6 +23,7 @@ use compact_str::CompactString;
 use globset::{Glob, GlobMatcher};
 
 use crate::results::{TestCounts, TestOutcome, TestReport, TestResult};
+use crate::untrusted::Redactor;
 
 pub use locate::Locator;
 
@@ -103,6 +104,9 @@ pub struct Context {
     /// then: a report older than the start, or one the attempt left as it found it,
     /// is left over.
     pub started: Started,
+    /// Masks secrets in names, messages and output before they are cut to their bounds
+    /// (a cut could leave most of a secret that the mask would no longer know).
+    pub redactor: std::sync::Arc<Redactor>,
 }
 
 /// A check attempt's start, as the freshness of its reports is judged against.
@@ -361,7 +365,7 @@ fn parse_file(file: &Path, ctx: &Context, locator: &Locator) -> Result<Parsed, P
     let handle = std::fs::File::open(file).map_err(|e| unreadable(e.to_string()))?;
     let mut reader = std::io::BufReader::with_capacity(64 * 1024, handle);
     let format = detect(&mut reader).map_err(unreadable)?;
-    let mut sink = Collector::new(locator);
+    let mut sink = Collector::new(locator, &ctx.redactor);
     let outcome = match format {
         Format::Junit => junit::read(reader, &mut sink),
         Format::Ctrf => ctrf::read(reader, &mut sink),
@@ -479,6 +483,7 @@ struct Collector<'l> {
     tally: Tally,
     left_out: u64,
     locator: &'l Locator,
+    redactor: &'l Redactor,
     located: usize,
 }
 
@@ -486,12 +491,13 @@ struct Collector<'l> {
 const MAX_LOCATED: usize = 1000;
 
 impl<'l> Collector<'l> {
-    fn new(locator: &'l Locator) -> Collector<'l> {
+    fn new(locator: &'l Locator, redactor: &'l Redactor) -> Collector<'l> {
         Collector {
             cases: Vec::new(),
             tally: Tally::default(),
             left_out: 0,
             locator,
+            redactor,
             located: 0,
         }
     }
@@ -511,9 +517,12 @@ impl<'l> Collector<'l> {
             self.left_out += 1;
             return;
         }
+        // Masked whole, then cut.
+        let redactor = self.redactor;
+        let (suite, name) = (redactor.redact(found.suite), redactor.redact(found.name));
         let mut case = TestResult {
-            suite: one_line(found.suite, MAX_NAME_CHARS),
-            name: one_line(found.name, MAX_NAME_CHARS),
+            suite: one_line(&suite, MAX_NAME_CHARS),
+            name: one_line(&name, MAX_NAME_CHARS),
             outcome,
             duration_ms: found.duration_ms,
             message: None,
@@ -525,9 +534,13 @@ impl<'l> Collector<'l> {
             outcome,
             TestOutcome::Failed | TestOutcome::Error | TestOutcome::Flaky
         ) {
-            let message = first_lines(found.message, found.output);
+            let (message, output) = (
+                redactor.redact(found.message),
+                redactor.redact(found.output),
+            );
+            let message = first_lines(&message, &output);
             case.message = (!message.is_empty()).then_some(message);
-            let output = excerpt(found.output.trim_end(), MAX_OUTPUT_CHARS);
+            let output = excerpt(output.trim_end(), MAX_OUTPUT_CHARS);
             case.output = (!output.is_empty()).then_some(output);
         }
         if outcome.is_failure() && self.located < MAX_LOCATED {

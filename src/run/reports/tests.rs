@@ -18,6 +18,7 @@ fn context(dir: &Path) -> Context {
         cwd: dir.to_path_buf(),
         root: dir.to_path_buf(),
         started: Started::at(SystemTime::UNIX_EPOCH),
+        redactor: Default::default(),
     }
 }
 
