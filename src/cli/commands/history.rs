@@ -175,10 +175,11 @@ fn sanitised(mut stats: Vec<Stats>, quoter: &Quoter) -> Vec<Stats> {
         if let Some(f) = &mut s.last_failure {
             f.recorded_at = quoter.sanitise(&f.recorded_at);
             f.result = quoter.sanitise(&f.result);
-            for field in [&mut f.commit, &mut f.run_id, &mut f.summary] {
-                if let Some(text) = field {
-                    *text = quoter.sanitise(text);
-                }
+            for text in [&mut f.commit, &mut f.run_id, &mut f.summary]
+                .into_iter()
+                .flatten()
+            {
+                *text = quoter.sanitise(text);
             }
         }
     }
