@@ -479,3 +479,34 @@ fn history_show_prints_no_escapes_from_an_imported_report() {
         }
     }
 }
+
+/// Eight first writers of one new file, 400 times over: each opens (creating and
+/// migrating it) without ever taking another's half-made file for a foreign one.
+#[test]
+fn eight_first_writers_never_see_a_half_made_file() {
+    let dir = tempfile::tempdir().unwrap();
+    for trial in 0..400u64 {
+        let path = dir.path().join(format!("h{trial}.sqlite"));
+        let barrier = std::sync::Barrier::new(8);
+        std::thread::scope(|scope| {
+            let opened: Vec<_> = (0..8u64)
+                .map(|writer| {
+                    let (barrier, path) = (&barrier, &path);
+                    scope.spawn(move || {
+                        barrier.wait();
+                        // Staggered, so that later writers find the file half made.
+                        std::thread::sleep(std::time::Duration::from_micros(
+                            writer * (100 + trial % 7 * 60),
+                        ));
+                        cargo_verify_matrix::history::History::open(path).map(|_| ())
+                    })
+                })
+                .collect();
+            for writer in opened {
+                if let Err(e) = writer.join().unwrap() {
+                    panic!("trial {trial}: {e}");
+                }
+            }
+        });
+    }
+}

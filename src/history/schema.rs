@@ -83,13 +83,21 @@ impl From<rusqlite::Error> for PrepareError {
 pub(super) fn prepare(connection: &mut Connection, existed: bool) -> Result<(), PrepareError> {
     // Reading the header first: a file that is not SQLite fails here, before anything
     // could be written to it.
-    let application: i32 = connection.query_row("PRAGMA application_id", [], |r| r.get(0))?;
-    let version: i32 = connection.query_row("PRAGMA user_version", [], |r| r.get(0))?;
-    let tables: i64 = connection.query_row(
-        "SELECT count(*) FROM sqlite_schema WHERE type = 'table'",
-        [],
-        |r| r.get(0),
-    )?;
+    // In one read transaction: a first writer creates the tables and stamps the id in
+    // one transaction of its own, and three separate reads could see its file between
+    // the two (no id, three tables).
+    let (application, version, tables) = {
+        let tx = connection.transaction_with_behavior(TransactionBehavior::Deferred)?;
+        let application: i32 = tx.query_row("PRAGMA application_id", [], |r| r.get(0))?;
+        let version: i32 = tx.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+        let tables: i64 = tx.query_row(
+            "SELECT count(*) FROM sqlite_schema WHERE type = 'table'",
+            [],
+            |r| r.get(0),
+        )?;
+        tx.commit()?;
+        (application, version, tables)
+    };
     if existed && application != APPLICATION_ID && (application != 0 || tables > 0) {
         return Err(PrepareError::Refused(format!(
             "not a cargo-verify-matrix history (application id {application:#x}, {tables} table(s))"
