@@ -224,7 +224,7 @@ E2E_EVENT=push E2E_REPO=$work/python E2E_WORKFLOW=.github/workflows/verify-matri
     workflow history-main 106 1
 check history-main 0
 # GitHub lists run 106 as a completed run of main from now on.
-printf '[{"id": 106, "run_attempt": 1, "head_branch": "main", "head_sha": "%s", "status": "completed", "conclusion": "success", "updated_at": "2026-11-23T01:00:00Z"}]\n' "$head" >"$work/runs.json"
+printf '[{"id": 106, "run_attempt": 1, "event": "push", "head_branch": "main", "head_sha": "%s", "status": "completed", "conclusion": "success", "updated_at": "2026-11-23T01:00:00Z"}]\n' "$head" >"$work/runs.json"
 
 git -C "$work/python" rm -q tests/test_more.py
 git -C "$work/python" -c user.name=e2e -c user.email=e2e@localhost commit -qm "a test dropped"

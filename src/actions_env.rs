@@ -23,6 +23,8 @@ pub struct ActionsEnv {
     pub sha: Option<String>,
     /// `GITHUB_EVENT_NAME`.
     pub event_name: Option<String>,
+    /// `GITHUB_REF_NAME`: the branch or tag (`N/merge` on a pull request).
+    pub ref_name: Option<String>,
     /// `GITHUB_EVENT_PATH`: the event payload.
     pub event_path: Option<PathBuf>,
     /// `GITHUB_RUN_ID`.
@@ -67,6 +69,7 @@ impl ActionsEnv {
             repository: var("GITHUB_REPOSITORY"),
             sha: var("GITHUB_SHA"),
             event_name: var("GITHUB_EVENT_NAME"),
+            ref_name: var("GITHUB_REF_NAME"),
             event_path: var("GITHUB_EVENT_PATH").map(PathBuf::from),
             run_id: var("GITHUB_RUN_ID"),
             run_attempt: var("GITHUB_RUN_ATTEMPT"),

@@ -423,3 +423,81 @@ fn setting_fail_on_new_weakens_the_manifest() {
     let reasons = report["reasons"].to_string();
     assert!(reasons.contains("`fail-on: new` was set"), "{reasons}");
 }
+
+/// A baseline must say what the base branch really did: a pull request's report,
+/// another repository's, a contradicted one, or one from a run not started by a push or
+/// a schedule of the base branch is refused with the reason (exit 4).
+#[test]
+fn a_baseline_anyone_could_bring_is_refused() {
+    let project = project(None);
+    project.write("tests.txt", "a\nb\n");
+    project.write("lint.ok", "");
+    project.write("docs.ok", "");
+    let base = run_into(&project, "base", "base.json", None);
+    let good = |edit: &dyn Fn(&mut Value)| {
+        let mut report = base.clone();
+        report["source"]["repository"] = "o/r".into();
+        report["source"]["run_id"] = "7".into();
+        report["source"]["event"] = "push".into();
+        report["source"]["branch"] = "main".into();
+        edit(&mut report);
+        report
+    };
+    let merge = |name: &str, report: &Value| {
+        project.write(name, &report.to_string());
+        project
+            .std_cmd()
+            .args(["merge", "--out", "head.json", "--baseline", name, "base"])
+            .env("GITHUB_REPOSITORY", "o/r")
+            .env("GITHUB_BASE_REF", "main")
+            .output()
+            .unwrap()
+    };
+    let accepted = merge("good.json", &good(&|_| {}));
+    assert_eq!(accepted.status.code(), Some(0), "{accepted:?}");
+    type Edit = Box<dyn Fn(&mut Value)>;
+    let cases: Vec<(&str, Edit, &str)> = vec![
+        (
+            "pr",
+            Box::new(|r: &mut Value| r["source"]["pr"] = 12.into()),
+            "it is the report of pull request #12",
+        ),
+        (
+            "fork",
+            Box::new(|r: &mut Value| r["source"]["repository"] = "someone/fork".into()),
+            "it is a report of someone/fork, not of o/r",
+        ),
+        (
+            "workflow_run",
+            Box::new(|r: &mut Value| r["source"]["event"] = "workflow_run".into()),
+            "its run was started by `workflow_run`",
+        ),
+        (
+            "branch",
+            Box::new(|r: &mut Value| r["source"]["branch"] = "feature".into()),
+            "it is of branch `feature`, not of the base branch `main`",
+        ),
+        (
+            "no event",
+            Box::new(|r: &mut Value| {
+                r["source"].as_object_mut().unwrap().remove("event");
+            }),
+            "it does not say what started its run",
+        ),
+        (
+            "contradicted",
+            Box::new(|r: &mut Value| {
+                r["contradictions"] =
+                    json!([{"check": "unit", "environment": "local", "reason": "forged"}]);
+            }),
+            "1 of its results contradict their own facts",
+        ),
+    ];
+    for (name, edit, says) in cases {
+        let out = merge(&format!("{name}.json"), &good(&*edit));
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(4), "{name}: {stderr}");
+        assert!(stderr.contains("refused as a baseline"), "{name}: {stderr}");
+        assert!(stderr.contains(says), "{name}: {stderr}");
+    }
+}

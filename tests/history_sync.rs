@@ -49,7 +49,7 @@ with zipfile.ZipFile(sys.argv[2], 'w', zipfile.ZIP_DEFLATED) as z:
 }
 
 fn run_json(id: u64, attempt: u32, updated_at: &str) -> Value {
-    json!({"id": id, "run_attempt": attempt, "head_branch": "main",
+    json!({"id": id, "run_attempt": attempt, "event": "push", "head_branch": "main",
            "head_sha": format!("{id:040x}"), "status": "completed",
            "conclusion": "success", "updated_at": updated_at})
 }
@@ -137,15 +137,19 @@ async fn the_latest_runs_report_artifacts_are_imported_once() {
     let mut fork_run = run_json(99, 1, "2026-11-21T10:00:00Z");
     fork_run["event"] = "pull_request".into();
     fork_run["head_repository"] = json!({"full_name": "evil/r"});
+    // A `workflow_run` run on main: it may carry a fork's results.
+    let mut relayed_run = run_json(98, 1, "2026-11-21T09:00:00Z");
+    relayed_run["event"] = "workflow_run".into();
     Mock::given(method("GET"))
         .and(path("/repos/o/r/actions/runs"))
         .and(query_param("branch", "main"))
         .and(query_param("status", "completed"))
         .respond_with(ResponseTemplate::new(200).set_body_json(json!({
-            "total_count": 5,
+            "total_count": 6,
             "workflow_runs": [
                 // A fork's pull request from its own `main`: never the base branch's.
                 fork_run,
+                relayed_run,
                 run_json(103, 2, "2026-11-20T10:00:00Z"),
                 run_json(102, 1, "2026-11-19T10:00:00Z"),
                 run_json(101, 1, "2026-11-18T10:00:00Z"),

@@ -394,6 +394,8 @@ async fn the_report_step_keeps_a_history_in_the_workflow_run_recipe() {
     let mut base = project.json("base.json");
     base["source"]["commit"] = "5".repeat(40).into();
     base["source"]["run_id"] = "400".into();
+    base["source"]["event"] = "push".into();
+    base["source"]["branch"] = "main".into();
     project.write("base.json", &base.to_string());
     let zipped = Command::new("python3")
         .args([
@@ -417,7 +419,7 @@ async fn the_report_step_keeps_a_history_in_the_workflow_run_recipe() {
         .await;
     serve(
         "/repos/o/r/actions/runs",
-        json!({"total_count": 1, "workflow_runs": [{"id": 400, "run_attempt": 1,
+        json!({"total_count": 1, "workflow_runs": [{"id": 400, "run_attempt": 1, "event": "push",
             "head_branch": "main", "head_sha": "5".repeat(40), "updated_at": "2026-11-20T10:00:00Z"}]}),
     )
     .mount(&server)

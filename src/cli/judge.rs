@@ -72,6 +72,12 @@ pub(crate) fn merged(
         BaselineSource::None => {}
         BaselineSource::Report(path) => {
             let base = report_file(&path)?;
+            if let Err(why) = admissible_base(&base, &report, settings) {
+                return Err(Error::InvalidInput(format!(
+                    "--baseline {}: refused as a baseline: {why}",
+                    path.display()
+                )));
+            }
             let base = Base::of_report(&base);
             report.apply_baseline(baseline::compare(&report, &base, &manifest));
         }
@@ -130,6 +136,64 @@ impl BaselineSource {
             branch,
         })
     }
+}
+
+/// Whether `base` may be what `head` is compared with: a report of the same repository,
+/// not of a pull request, not contradicted by its own facts, from a push or schedule
+/// run of the base branch (when it was made under Actions). Anyone can bring a file;
+/// only such a report says what the base branch really did.
+fn admissible_base(base: &Report, head: &Report, settings: &Settings) -> Result<(), String> {
+    let source = &base.source;
+    if let Some(pr) = source.pr {
+        return Err(format!(
+            "it is the report of pull request #{pr}, whose code wrote it"
+        ));
+    }
+    if !base.contradictions.is_empty() {
+        return Err(format!(
+            "{} of its results contradict their own facts",
+            base.contradictions.len()
+        ));
+    }
+    let repository = settings
+        .actions
+        .repository
+        .as_ref()
+        .or(head.source.repository.as_ref());
+    if let Some(repository) = repository
+        && !source
+            .repository
+            .as_ref()
+            .is_some_and(|r| r.eq_ignore_ascii_case(repository))
+    {
+        return Err(match &source.repository {
+            Some(other) => format!("it is a report of {other}, not of {repository}"),
+            None => format!("it does not say which repository it is of (this is {repository})"),
+        });
+    }
+    if source.run_id.is_some() {
+        match source.event.as_deref() {
+            Some("push" | "schedule") => {}
+            Some(event) => {
+                return Err(format!(
+                    "its run was started by `{event}`; only a push or schedule run of the base branch is a baseline"
+                ));
+            }
+            None => {
+                return Err(
+                    "it does not say what started its run (a report written before events were recorded); make a new one on the base branch".to_owned(),
+                );
+            }
+        }
+        if let (Some(want), Some(branch)) = (base_branch(settings), &source.branch)
+            && *branch != want
+        {
+            return Err(format!(
+                "it is of branch `{branch}`, not of the base branch `{want}`"
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// The branch a pull request merges into (`GITHUB_BASE_REF`), else the repository's

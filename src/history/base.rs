@@ -22,8 +22,9 @@ pub struct BaseQuery<'a> {
 impl History {
     /// The latest run of `query.branch` for the head's manifest (and repository, when
     /// both record one) other than the head's own run, as a [`Base`]; `None` when the
-    /// history has none. A run whose report records a pull request is never a base: a
-    /// pull request's own results are not its base branch's.
+    /// history has none. A run whose report records a pull request, or a run started by
+    /// anything but a push or a schedule (a `workflow_run` may carry a fork's results),
+    /// is never a base.
     pub fn base(&self, query: &BaseQuery<'_>) -> Result<Option<Base<'static>>, HistoryError> {
         let c = self.connection();
         let head = query.head;
@@ -31,6 +32,7 @@ impl History {
             .query_row(
                 "SELECT id, commit_sha, run_id, manifest_digest FROM runs
                  WHERE branch = ?1 AND manifest_path = ?2 AND key <> ?3 AND pr IS NULL
+                   AND (event IS NULL OR event IN ('push', 'schedule'))
                    AND (?4 IS NULL OR repository IS NULL OR repository = ?4)
                  ORDER BY recorded_at DESC, id DESC LIMIT 1",
                 params![

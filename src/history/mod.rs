@@ -161,8 +161,8 @@ impl History {
             .unwrap_or_else(crate::results::source::now_rfc3339);
         tx.execute(
             "INSERT INTO runs (key, repository, branch, commit_sha, pr, run_id, run_attempt,
-                recorded_at, manifest_path, manifest_digest, verdict, reasons)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+                recorded_at, manifest_path, manifest_digest, verdict, reasons, event)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
             params![
                 key,
                 source.repository,
@@ -176,6 +176,7 @@ impl History {
                 report.manifest.digest,
                 report.verdict.as_str(),
                 serde_json::to_string(&report.reasons).unwrap_or_else(|_| "[]".to_owned()),
+                source.event,
             ],
         )
         .map_err(|e| sqlite(&path, e))?;

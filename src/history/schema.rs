@@ -8,7 +8,7 @@ use rusqlite::{Connection, TransactionBehavior};
 pub const APPLICATION_ID: i32 = 0x564d_4853;
 
 /// The schema this build writes.
-pub const SCHEMA_VERSION: i32 = 2;
+pub const SCHEMA_VERSION: i32 = 3;
 
 /// Each migration, from version `i` to `i + 1`.
 const MIGRATIONS: &[&str] = &[
@@ -58,6 +58,8 @@ const MIGRATIONS: &[&str] = &[
     CREATE INDEX tests_by_pair ON tests (run, check_id, environment);",
     // 1 → 2: the tests a pair executed (what a baseline's test count compares).
     "ALTER TABLE pairs ADD COLUMN tests_executed INTEGER;",
+    // 2 → 3: what started the run (only a push or schedule run is a baseline).
+    "ALTER TABLE runs ADD COLUMN event TEXT;",
 ];
 
 /// Why a file cannot be used.

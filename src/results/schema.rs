@@ -106,6 +106,14 @@ pub struct Source {
     pub run_id: Option<String>,
     pub run_attempt: Option<u32>,
     pub job: Option<String>,
+    /// What started the workflow run (`GITHUB_EVENT_NAME`: `push`, `pull_request`,
+    /// `schedule`, …): only a push or schedule run of the base branch is a baseline.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub event: Option<String>,
+    /// The branch or tag the run was for (`GITHUB_REF_NAME`; `N/merge` for a pull
+    /// request).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub branch: Option<String>,
 }
 
 /// The machine the run happened on.

@@ -41,6 +41,8 @@ pub fn detect_source(repo_dir: &Path, env: &ActionsEnv) -> Source {
         run_id: env.run_id.clone(),
         run_attempt: env.run_attempt.as_ref().and_then(|a| a.parse().ok()),
         job: env.job.clone(),
+        event: env.event_name.clone(),
+        branch: env.ref_name.clone(),
     }
 }
 

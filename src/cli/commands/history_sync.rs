@@ -210,15 +210,16 @@ async fn completed_runs(
     Ok(runs)
 }
 
-/// Whether a listed run is the branch's own: GitHub's `branch` filter matches a run's
-/// head branch, and a pull request from a fork's branch of the same name would match
-/// too — its report (the fork's code wrote it) must never become the base.
+/// Whether a listed run is the branch's own: a push or a schedule. GitHub's `branch`
+/// filter matches a run's head branch, and a pull request from a fork's branch of the
+/// same name would match too; a `workflow_run` run on the branch may carry a fork's
+/// results. Their reports (a fork's code wrote them) must never become the base.
 fn the_branchs_own(run: &Value, repo: &str) -> bool {
     let event = run.get("event").and_then(Value::as_str).unwrap_or("");
     let head_repo = run
         .pointer("/head_repository/full_name")
         .and_then(Value::as_str);
-    !event.starts_with("pull_request") && head_repo.is_none_or(|r| r.eq_ignore_ascii_case(repo))
+    matches!(event, "push" | "schedule") && head_repo.is_none_or(|r| r.eq_ignore_ascii_case(repo))
 }
 
 fn run_of(v: &Value) -> Option<Run> {
