@@ -88,7 +88,8 @@ fn the_head_is_compared_with_the_base_pair_by_pair() {
     assert_eq!(pairs("fixed"), vec!["docs in local"]);
     assert_eq!(
         b["test_drops"],
-        json!([{"check": "unit", "environment": "local", "base": 5, "head": 3, "allowed_percent": 0.0}])
+        json!([{"check": "unit", "environment": "local", "base": 5, "head": 3, "allowed_percent": 0.0,
+                "vanished": 2, "base_distinct": 5}])
     );
     assert_eq!(
         b["vanished"],
@@ -102,7 +103,7 @@ fn the_head_is_compared_with_the_base_pair_by_pair() {
         .map(|r| r.as_str().unwrap())
         .collect();
     assert!(
-        reasons.contains(&"unit in local ran 3 tests; the baseline ran 5 (tests-may-drop: 0%)"),
+        reasons.contains(&"unit in local ran 3 tests; the baseline ran 5, and 2 of the 5 distinct tests the baseline ran vanished (tests-may-drop: 0%)"),
         "{reasons:?}"
     );
     let markdown = project.stdout_of(&["render", "head.json"]);
@@ -248,13 +249,14 @@ fn the_baseline_from_the_history_is_the_latest_run_of_the_branch() {
     assert_eq!(head["baseline"]["branch"], "main");
     assert_eq!(
         head["baseline"]["test_drops"][0],
-        json!({"check": "unit", "environment": "local", "base": 4, "head": 3, "allowed_percent": 0.0})
+        json!({"check": "unit", "environment": "local", "base": 4, "head": 3, "allowed_percent": 0.0,
+               "vanished": 1, "base_distinct": 4})
     );
     assert_eq!(head["baseline"]["vanished"][0]["tests"], json!(["m › d"]));
     let reason = head["reasons"][0].as_str().unwrap();
-    assert!(
-        reason.starts_with("unit in local ran 3 tests; main")
-            && reason.ends_with(" ran 4 (tests-may-drop: 0%)"),
+    assert_eq!(
+        reason,
+        "unit in local ran 3 tests; main ran 4, and 1 of the 4 distinct tests main ran vanished (tests-may-drop: 0%)",
         "{reason}"
     );
     let markdown = project.stdout_of(&["render", "r.json"]);
@@ -500,4 +502,140 @@ fn a_baseline_anyone_could_bring_is_refused() {
         assert!(stderr.contains("refused as a baseline"), "{name}: {stderr}");
         assert!(stderr.contains(says), "{name}: {stderr}");
     }
+}
+
+/// A suite shrunk from 300 distinct tests to 2 run 150 times each runs as many tests as
+/// its base, but 298 of the base's tests vanished: that is a drop (tests-may-drop: 0),
+/// and a `min-tests: 300` met by those repeats is not met.
+#[test]
+fn repeats_do_not_hide_a_shrunk_suite() {
+    let project = project(None);
+    let all: String = (0..300).map(|i| format!("t{i}\n")).collect();
+    project.write("tests.txt", &all);
+    project.write("lint.ok", "");
+    project.write("docs.ok", "");
+    let base = run_into(&project, "base", "base.json", None);
+    assert_eq!(base["verdict"], "VERIFIED");
+    let repeats: String = (0..150).map(|_| "t0\nt1\n").collect();
+    project.write("tests.txt", &repeats);
+    let head = run_into(&project, "head", "head.json", Some("base.json"));
+    assert_eq!(head["verdict"], "NOT_VERIFIED", "{:#}", head["reasons"]);
+    let drop = &head["baseline"]["test_drops"][0];
+    assert_eq!(
+        (drop["base"].as_u64(), drop["head"].as_u64()),
+        (Some(300), Some(300))
+    );
+    assert_eq!(drop["vanished"], 298);
+    assert!(
+        head["reasons"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|r| r == "unit in local 298 of the 300 distinct tests the baseline ran vanished (tests-may-drop: 0%)"),
+        "{:#}",
+        head["reasons"]
+    );
+    // The floor counts tests, not repeats.
+    let text = project.read("verify-matrix.yml").replace(
+        "    reports: junit.xml\n",
+        "    reports: junit.xml\n    min-tests: 300\n",
+    );
+    project.write("verify-matrix.yml", &text);
+    let _ = std::fs::remove_dir_all(project.path().join("floor"));
+    project.run_env("local", "floor");
+    let result = project.json("floor/verify-matrix-local.json");
+    let unit = &result["checks"][0];
+    assert_eq!(unit["status"], "FAIL", "{unit}");
+    assert_eq!(
+        unit["ineffective_reason"],
+        "min-tests 300 is met only by repeats: 300 tests ran, 2 of them distinct"
+    );
+}
+
+/// Test names that the report file shows quoted (a `|`, an invisible joiner) are the
+/// same tests in the next run: only a test really deleted vanishes.
+#[test]
+fn tests_quoted_for_display_do_not_vanish() {
+    let project = project(None);
+    project.write("tests.txt", "plain\na|b\nx\u{200d}y\nto-delete\n");
+    project.write("lint.ok", "");
+    project.write("docs.ok", "");
+    let base = run_into(&project, "base", "base.json", None);
+    let names: Vec<&str> = base["rows"][0]["detail"]["tests"]["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["name"].as_str().unwrap())
+        .collect();
+    assert!(
+        names.contains(&"a¦b"),
+        "the report shows it quoted: {names:?}"
+    );
+    project.write("tests.txt", "plain\na|b\nx\u{200d}y\n");
+    let head = run_into(&project, "head", "head.json", Some("base.json"));
+    assert_eq!(
+        head["baseline"]["vanished"],
+        json!([{"check": "unit", "environment": "local", "count": 1, "tests": ["m › to-delete"]}])
+    );
+}
+
+/// Under `fail-on: new`, a pair that failed on the base too is compared test by test: a
+/// test failing now that did not there is a new failure, and so is a failure of another
+/// kind (a build break where tests failed).
+#[test]
+fn fail_on_new_compares_failing_tests() {
+    let project = Project::new(concat!(
+        "version: 1\n",
+        "fail-on: new\n",
+        "environments: [{name: local}]\n",
+        "checks:\n",
+        "  - id: unit\n",
+        "    test: sh gen.sh\n",
+        "    reports: junit.xml\n",
+    ));
+    project.write(
+        "gen.sh",
+        concat!(
+            "if [ -e broken ]; then echo 'error: could not compile'; exit 101; fi\n",
+            "{ echo '<testsuite name=\"s\">'\n",
+            "  while read t; do\n",
+            "    if grep -qx \"$t\" fail.txt; then echo \"<testcase classname=\\\"m\\\" name=\\\"$t\\\"><failure message=\\\"boom\\\"/></testcase>\";\n",
+            "    else echo \"<testcase classname=\\\"m\\\" name=\\\"$t\\\"/>\"; fi\n",
+            "  done < tests.txt\n",
+            "  echo '</testsuite>'; } > junit.xml\n",
+            "[ ! -s fail.txt ]\n",
+        ),
+    );
+    project.write("tests.txt", "a\nb\nc\n");
+    project.write("fail.txt", "a\n");
+    run_into(&project, "base", "base.json", None);
+    // The same test fails: pre-existing, accepted.
+    let (code, head) = merge_with(&project, "head", &["--baseline", "base.json"]);
+    assert_eq!(code, Some(0), "{:#}", head["baseline"]);
+    assert_eq!(head["baseline"]["pre_existing"][0]["check"], "unit");
+    // Another test fails too: new.
+    project.write("fail.txt", "a\nb\n");
+    let (code, head) = merge_with(&project, "head", &["--baseline", "base.json"]);
+    assert_eq!(code, Some(1));
+    assert_eq!(
+        head["baseline"]["new_failures"],
+        json!([{"check": "unit", "environment": "local",
+                "why": "`m › b` fails, and did not on the base"}])
+    );
+    let markdown = project.stdout_of(&["render", "r.json"]);
+    let line = markdown
+        .lines()
+        .find(|l| l.starts_with("- baseline: "))
+        .unwrap_or_default();
+    assert_eq!(
+        line, "- baseline: new against the baseline: \\`m › b\\` fails, and did not on the base",
+        "{markdown}"
+    );
+    // The build breaks: a failure of another kind, new.
+    project.write("fail.txt", "a\n");
+    project.write("broken", "");
+    let (code, head) = merge_with(&project, "head", &["--baseline", "base.json"]);
+    assert_eq!(code, Some(1));
+    let why = head["baseline"]["new_failures"][0]["why"].as_str().unwrap();
+    assert!(why.contains("on one side only"), "{why}");
 }

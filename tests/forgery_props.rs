@@ -318,6 +318,7 @@ proptest! {
                     output: Some(format!("{name}: {message}")),
                     file: (!file.is_empty()).then(|| file.as_str().into()),
                     line: (!file.is_empty()).then_some(7),
+                    id: None,
                 })
                 .collect(),
             left_out: 0,
@@ -401,6 +402,7 @@ fn a_test_named_like_the_verdict_line_is_no_verdict() {
         output: None,
         file: None,
         line: None,
+        id: None,
     };
     let lint = CheckResult {
         test_counts: Some(counts(2)),

@@ -7,7 +7,8 @@ use rusqlite::{OptionalExtension, params};
 
 use super::{History, HistoryError, run_key, sqlite};
 use crate::results::Report;
-use crate::results::baseline::{Base, BasePair, BaseResult};
+use crate::results::Status;
+use crate::results::baseline::{Base, BasePair, BaseResult, BaseTest};
 
 /// Which run is the base.
 #[derive(Debug, Clone)]
@@ -63,7 +64,8 @@ impl History {
         );
         let mut pairs = c
             .prepare(
-                "SELECT check_id, environment, result, tests_executed FROM pairs WHERE run = ?1",
+                "SELECT check_id, environment, result, tests_executed, status, exit_code
+                 FROM pairs WHERE run = ?1",
             )
             .map_err(|e| sqlite(self.path(), e))?;
         let mut rows = pairs.query([run]).map_err(|e| sqlite(self.path(), e))?;
@@ -74,9 +76,11 @@ impl History {
                     row.get::<_, String>(1)?,
                     row.get::<_, String>(2)?,
                     row.get::<_, Option<i64>>(3)?,
+                    row.get::<_, Option<String>>(4)?,
+                    row.get::<_, Option<i32>>(5)?,
                 ))
             };
-            let (check, environment, result, executed) =
+            let (check, environment, result, executed, status, exit_code) =
                 read().map_err(|e| sqlite(self.path(), e))?;
             let result = match result.as_str() {
                 "PASS" => BaseResult::Pass,
@@ -89,6 +93,8 @@ impl History {
                 BasePair {
                     result,
                     tests_executed: executed.and_then(|n| u64::try_from(n).ok()),
+                    status: status.as_deref().and_then(Status::parse),
+                    exit_code,
                     tests: Vec::new(),
                 },
             );
@@ -96,7 +102,7 @@ impl History {
         // Every test of the run in one pass, each under its pair, in the order recorded.
         let mut tests = c
             .prepare(
-                "SELECT check_id, environment, suite, name FROM tests
+                "SELECT check_id, environment, suite, name, outcome, test_id FROM tests
                  WHERE run = ?1 ORDER BY check_id, environment, rowid",
             )
             .map_err(|e| sqlite(self.path(), e))?;
@@ -104,7 +110,14 @@ impl History {
         while let Some(row) = rows.next().map_err(|e| sqlite(self.path(), e))? {
             let mut add = || -> rusqlite::Result<()> {
                 let (check, environment) = (row.get_ref(0)?.as_str()?, row.get_ref(1)?.as_str()?);
-                base.add_test(check, environment, row.get(2)?, row.get(3)?);
+                let outcome = row.get_ref(4)?.as_str()?;
+                let test = BaseTest {
+                    suite: Cow::Owned(row.get(2)?),
+                    name: Cow::Owned(row.get(3)?),
+                    id: row.get::<_, Option<String>>(5)?.map(Cow::Owned),
+                    failed: matches!(outcome, "failed" | "error"),
+                };
+                base.add_test(check, environment, test);
                 Ok(())
             };
             add().map_err(|e| sqlite(self.path(), e))?;

@@ -195,8 +195,8 @@ impl History {
             let mut test = tx
                 .prepare(
                     "INSERT INTO tests (run, check_id, environment, suite, name, outcome,
-                        duration_ms)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                        duration_ms, test_id)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
                 )
                 .map_err(|e| sqlite(&path, e))?;
             for row in &report.rows {
@@ -238,6 +238,7 @@ impl History {
                         case.name.as_str(),
                         case.outcome.as_str(),
                         case.duration_ms.map(int),
+                        case.id.as_deref(),
                     ])
                     .map_err(|e| sqlite(&path, e))?;
                     tests += 1;

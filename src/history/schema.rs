@@ -58,8 +58,10 @@ const MIGRATIONS: &[&str] = &[
     CREATE INDEX tests_by_pair ON tests (run, check_id, environment);",
     // 1 → 2: the tests a pair executed (what a baseline's test count compares).
     "ALTER TABLE pairs ADD COLUMN tests_executed INTEGER;",
-    // 2 → 3: what started the run (only a push or schedule run is a baseline).
-    "ALTER TABLE runs ADD COLUMN event TEXT;",
+    // 2 → 3: what started the run (only a push or schedule run is a baseline), and a
+    // test's identity when its names were rewritten for display.
+    "ALTER TABLE runs ADD COLUMN event TEXT;
+    ALTER TABLE tests ADD COLUMN test_id TEXT;",
 ];
 
 /// Why a file cannot be used.

@@ -55,8 +55,16 @@ pub fn lines(report: &Report) -> Vec<(&'static str, String)> {
     }
     if !b.test_drops.is_empty() {
         let drops = b.test_drops.iter().map(|d| {
+            let vanished = if d.vanished > 0 {
+                format!(
+                    ", {} of {} distinct tests vanished",
+                    d.vanished, d.base_distinct
+                )
+            } else {
+                String::new()
+            };
             format!(
-                "{} in {} ran {} (baseline {}, tests-may-drop {}%)",
+                "{} in {} ran {} (baseline {}{vanished}, tests-may-drop {}%)",
                 d.check, d.environment, d.head, d.base, d.allowed_percent
             )
         });
@@ -83,7 +91,10 @@ pub fn lines(report: &Report) -> Vec<(&'static str, String)> {
 }
 
 fn pair(p: &PairRef) -> String {
-    format!("{} in {}", p.check, p.environment)
+    match &p.why {
+        Some(why) => format!("{} in {} ({why})", p.check, p.environment),
+        None => format!("{} in {}", p.check, p.environment),
+    }
 }
 
 /// The first [`LISTED`] of `items`, and how many more.

@@ -1,7 +1,7 @@
 //! The failure details: one collapsed block per failed pair, with its test counts and
 //! the tail of its log in a safe fence; alone, the text of a check run.
 
-use std::collections::HashSet;
+use std::collections::HashMap;
 use std::fmt::Write as _;
 
 use super::cell::Cell;
@@ -67,14 +67,14 @@ pub(super) fn details(
         .enumerate()
         .filter(|(_, r)| r.result == RowResult::Fail);
     // Each failure's standing against the baseline, when there is one.
-    let standing = |list: fn(&Baseline) -> &Vec<PairRef>| -> HashSet<(&str, &str)> {
+    let standing = |list: fn(&Baseline) -> &Vec<PairRef>| -> HashMap<(&str, &str), Option<&str>> {
         report
             .baseline
             .as_ref()
             .map(|b| {
                 list(b)
                     .iter()
-                    .map(|p| (p.check.as_str(), p.environment.as_str()))
+                    .map(|p| ((p.check.as_str(), p.environment.as_str()), p.why.as_deref()))
                     .collect()
             })
             .unwrap_or_default()
@@ -97,9 +97,12 @@ pub(super) fn details(
         let _ = writeln!(out, "- attempts: {}", d.attempts);
         if let Some(base) = &base {
             let pair = (row.check.as_str(), row.environment.as_str());
-            let standing = if new.contains(&pair) {
-                format!("new: it passed on {base}")
-            } else if old.contains(&pair) {
+            let standing = if let Some(why) = new.get(&pair) {
+                match why {
+                    Some(why) => format!("new against {base}: {why}"),
+                    None => format!("new: it passed on {base}"),
+                }
+            } else if old.contains_key(&pair) {
                 format!("pre-existing: it fails on {base} too")
             } else {
                 format!("not compared: {base} has no result for it")

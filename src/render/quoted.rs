@@ -90,6 +90,10 @@ impl Quoted {
                     q(test);
                 }
             }
+            // Why a failure is new names the failing tests.
+            for pair in &mut baseline.new_failures {
+                qo(&mut pair.why);
+            }
         }
         // Names are a pull request's manifest text, shown in grids: quoted and cut.
         for name in report.check_names.values_mut() {
@@ -173,8 +177,20 @@ fn quote_rows(rows: &mut [crate::results::Row], quoter: &Quoter) {
                 quoter.quote_in_place(&mut counts.runner);
             }
             for case in &mut tests.cases {
-                quoter.quote_in_place(&mut case.suite);
-                quoter.quote_in_place(&mut case.name);
+                // What the test is stays known when its display changes.
+                let suite = owned(quoter.quoted(&case.suite));
+                let name = owned(quoter.quoted(&case.name));
+                if suite.is_some() || name.is_some() {
+                    if case.id.is_none() {
+                        case.id = Some(case.identity());
+                    }
+                    if let Some(suite) = suite {
+                        case.suite = suite.into();
+                    }
+                    if let Some(name) = name {
+                        case.name = name.into();
+                    }
+                }
                 quoter.quote_option_in_place(&mut case.message);
                 quoter.quote_option_in_place(&mut case.output);
                 quoter.quote_option_in_place(&mut case.file);
@@ -191,5 +207,13 @@ fn quote_rows(rows: &mut [crate::results::Row], quoter: &Quoter) {
             quoter.quote_in_place(&mut item.summary);
             quoter.quote_option_in_place(&mut item.log_path);
         });
+    }
+}
+
+/// The text when quoting changed it.
+fn owned(quoted: std::borrow::Cow<'_, str>) -> Option<String> {
+    match quoted {
+        std::borrow::Cow::Owned(text) => Some(text),
+        std::borrow::Cow::Borrowed(_) => None,
     }
 }

@@ -9,7 +9,10 @@ use std::collections::HashSet;
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
+use compact_str::CompactString;
+
 use super::report::{Report, RowResult, Verdict};
+use super::schema::{Status, TestReport, TestResult, test_identity};
 use crate::manifest::{FailOn, Manifest};
 
 /// The most vanished test names listed per pair (all are counted).
@@ -54,6 +57,10 @@ pub struct Baseline {
 pub struct PairRef {
     pub check: String,
     pub environment: String,
+    /// For a pair that failed on the base too, what makes its failure new: tests that
+    /// fail now and did not there, or a failure of another kind.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub why: Option<String>,
 }
 
 /// A test gate that ran fewer tests than the base allowed.
@@ -66,6 +73,17 @@ pub struct TestDrop {
     pub head: u64,
     /// `tests-may-drop`, in percent.
     pub allowed_percent: f64,
+    /// Of the base's distinct tests, how many vanished (they count toward the drop:
+    /// a suite shrunk to a few tests run many times is still a shrunk suite).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub vanished: u64,
+    /// The base's distinct tests, when vanished ones are counted.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub base_distinct: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// The tests of a pair that the base listed and this run does not.
@@ -117,8 +135,31 @@ pub enum BaseResult {
 pub struct BasePair<'a> {
     pub result: BaseResult,
     pub tests_executed: Option<u64>,
-    /// The tests its runner report listed, `(suite, name)`.
-    pub tests: Vec<(Cow<'a, str>, Cow<'a, str>)>,
+    /// What the failure was, for a failing pair: the check's status and exit code.
+    pub status: Option<Status>,
+    pub exit_code: Option<i32>,
+    /// The tests its runner report listed.
+    pub tests: Vec<BaseTest<'a>>,
+}
+
+/// One test the base's runner report listed.
+#[derive(Debug, Clone)]
+pub struct BaseTest<'a> {
+    pub suite: Cow<'a, str>,
+    pub name: Cow<'a, str>,
+    /// Its identity when the names are not the runner's ([`TestResult::id`]).
+    pub id: Option<Cow<'a, str>>,
+    /// It failed (or ended in an error).
+    pub failed: bool,
+}
+
+impl BaseTest<'_> {
+    fn identity(&self) -> CompactString {
+        match &self.id {
+            Some(id) => CompactString::from(id.as_ref()),
+            None => test_identity(&self.suite, &self.name),
+        }
+    }
 }
 
 /// What a report is compared with: the base branch's report, or its latest run in the
@@ -161,13 +202,13 @@ impl<'a> Base<'a> {
 
     /// Adds a test the base's pair `(check, environment)` listed (none when the pair is
     /// not in the base).
-    pub fn add_test(&mut self, check: &str, environment: &str, suite: String, name: String) {
+    pub fn add_test(&mut self, check: &str, environment: &str, test: BaseTest<'a>) {
         if let Some(pair) = self
             .pairs
             .get_mut(check)
             .and_then(|envs| envs.get_mut(environment))
         {
-            pair.tests.push((Cow::Owned(suite), Cow::Owned(name)));
+            pair.tests.push(test);
         }
     }
 
@@ -187,11 +228,11 @@ impl<'a> Base<'a> {
             let tests = row.detail.tests.as_ref().map_or_else(Vec::new, |t| {
                 t.cases
                     .iter()
-                    .map(|c| {
-                        (
-                            Cow::Borrowed(c.suite.as_str()),
-                            Cow::Borrowed(c.name.as_str()),
-                        )
+                    .map(|c| BaseTest {
+                        suite: Cow::Borrowed(c.suite.as_str()),
+                        name: Cow::Borrowed(c.name.as_str()),
+                        id: c.id.as_deref().map(Cow::Borrowed),
+                        failed: c.outcome.is_failure(),
                     })
                     .collect()
             });
@@ -204,6 +245,8 @@ impl<'a> Base<'a> {
                         RowResult::Fail => BaseResult::Fail,
                     },
                     tests_executed: row.detail.tests_executed,
+                    status: Some(row.detail.status),
+                    exit_code: row.detail.exit_code,
                     tests,
                 },
             );
@@ -215,6 +258,8 @@ impl<'a> Base<'a> {
                 BasePair {
                     result: BaseResult::Missing,
                     tests_executed: None,
+                    status: None,
+                    exit_code: None,
                     tests: Vec::new(),
                 },
             );
@@ -244,6 +289,7 @@ pub fn compare(head: &Report, base: &Base<'_>, manifest: &Manifest) -> Baseline 
     let pair = |check: &str, environment: &str| PairRef {
         check: check.to_owned(),
         environment: environment.to_owned(),
+        why: None,
     };
     // Each check's allowance, looked up once: a large matrix has a row per pair.
     let allowances: FxHashMap<&str, Option<f64>> = manifest
@@ -264,51 +310,65 @@ pub fn compare(head: &Report, base: &Base<'_>, manifest: &Manifest) -> Baseline 
         };
         match (row.result, was) {
             (RowResult::Fail, RowResult::Pass) => b.new_failures.push(pair(check, env)),
-            (RowResult::Fail, RowResult::Fail) => b.pre_existing.push(pair(check, env)),
+            (RowResult::Fail, RowResult::Fail) => match failure_news(row, base_pair) {
+                None => b.pre_existing.push(pair(check, env)),
+                Some(why) => b.new_failures.push(PairRef {
+                    why: Some(why),
+                    ..pair(check, env)
+                }),
+            },
             (RowResult::Pass, RowResult::Fail) => b.fixed.push(pair(check, env)),
             (RowResult::Pass, RowResult::Pass) => {}
         }
         let allowed = allowances.get(check).copied().flatten();
+        let mut drop = None;
         if let (Some(allowed), Some(was), Some(now)) =
             (allowed, base_pair.tests_executed, row.detail.tests_executed)
             && (now as f64) < (was as f64) * (1.0 - allowed / 100.0)
         {
-            b.test_drops.push(TestDrop {
+            drop = Some(TestDrop {
                 check: check.to_owned(),
                 environment: env.to_owned(),
                 base: was,
                 head: now,
                 allowed_percent: allowed,
+                vanished: 0,
+                base_distinct: 0,
             });
         }
         if let Some(now) = &row.detail.tests
             && !base_pair.tests.is_empty()
-        {
-            let present: HashSet<(&str, &str)> = now
-                .cases
-                .iter()
-                .map(|c| (c.suite.as_str(), c.name.as_str()))
-                .collect();
-            let mut gone = base_pair
-                .tests
-                .iter()
-                .filter(|(suite, name)| !present.contains(&(suite.as_ref(), name.as_ref())));
-            let named: Vec<String> = gone
-                .by_ref()
-                .take(VANISHED_LISTED)
-                .map(|(suite, name)| format!("{suite} › {name}"))
-                .collect();
-            let count = named.len() as u64 + gone.count() as u64;
             // A list cut short (left_out) cannot tell what vanished.
-            if count > 0 && now.left_out == 0 {
+            && now.left_out == 0
+        {
+            let gone = vanished(now, &base_pair.tests);
+            let count = gone.count;
+            if count > 0 {
+                // Vanished tests count toward the drop.
+                if let Some(allowed) = allowed
+                    && (count as f64) > (gone.base_distinct as f64) * allowed / 100.0
+                {
+                    let drop = drop.get_or_insert_with(|| TestDrop {
+                        check: check.to_owned(),
+                        environment: env.to_owned(),
+                        base: base_pair.tests_executed.unwrap_or(gone.base_distinct),
+                        head: row.detail.tests_executed.unwrap_or_default(),
+                        allowed_percent: allowed,
+                        vanished: 0,
+                        base_distinct: 0,
+                    });
+                    drop.vanished = count;
+                    drop.base_distinct = gone.base_distinct;
+                }
                 b.vanished.push(Vanished {
                     check: check.to_owned(),
                     environment: env.to_owned(),
                     count,
-                    tests: named,
+                    tests: gone.named,
                 });
             }
         }
+        b.test_drops.extend(drop);
     }
     for missing in &head.missing {
         if base
@@ -322,6 +382,135 @@ pub fn compare(head: &Report, base: &Base<'_>, manifest: &Manifest) -> Baseline 
     b
 }
 
+/// The base's tests that a run no longer lists, by identity.
+struct Gone {
+    /// How many distinct tests vanished.
+    count: u64,
+    /// The first of them, `suite › name`.
+    named: Vec<String>,
+    /// The base's distinct tests.
+    base_distinct: u64,
+}
+
+/// What vanished of `base` from `now`. Names are compared as the runner wrote them; a
+/// base whose names were rewritten for display (quoted) is compared by identity.
+fn vanished(now: &TestReport, base: &[BaseTest<'_>]) -> Gone {
+    let by_identity = base.iter().any(|t| t.id.is_some());
+    let mut named = Vec::new();
+    let mut count = 0u64;
+    let mut seen: HashSet<CompactString> = HashSet::new();
+    let mut note = |test: &BaseTest<'_>| {
+        count += 1;
+        if named.len() < VANISHED_LISTED {
+            named.push(format!("{} › {}", test.suite, test.name));
+        }
+    };
+    if by_identity {
+        let present: HashSet<CompactString> = now.cases.iter().map(TestResult::identity).collect();
+        for test in base {
+            let identity = test.identity();
+            if seen.insert(identity.clone()) && !present.contains(&identity) {
+                note(test);
+            }
+        }
+    } else {
+        let present: HashSet<(&str, &str)> = now
+            .cases
+            .iter()
+            .map(|c| (c.suite.as_str(), c.name.as_str()))
+            .collect();
+        let mut seen_names: HashSet<(&str, &str)> = HashSet::new();
+        for test in base {
+            let key = (test.suite.as_ref(), test.name.as_ref());
+            if seen_names.insert(key) && !present.contains(&key) {
+                note(test);
+            }
+        }
+        return Gone {
+            count,
+            named,
+            base_distinct: seen_names.len() as u64,
+        };
+    }
+    Gone {
+        count,
+        named,
+        base_distinct: seen.len() as u64,
+    }
+}
+
+/// Why a pair that fails now and failed on the base is a new failure (`None`: the same
+/// failure). With the runners' reports on both sides, the failing tests are compared:
+/// one failing now that did not there is new. A failure of another kind — failing tests
+/// there, a build break (no failing test) here, or the other way round; a report on one
+/// side only; another status or exit code without reports — is new.
+fn failure_news(row: &super::report::Row, base: &BasePair<'_>) -> Option<String> {
+    let head_tests = row.detail.tests.as_deref();
+    let base_listed = !base.tests.is_empty();
+    match (head_tests, base_listed) {
+        (Some(now), true) => {
+            let was: HashSet<CompactString> = base
+                .tests
+                .iter()
+                .filter(|t| t.failed)
+                .map(BaseTest::identity)
+                .collect();
+            let failing: Vec<&TestResult> = now
+                .cases
+                .iter()
+                .filter(|c| c.outcome.is_failure())
+                .collect();
+            if failing.is_empty() != was.is_empty() {
+                return Some(if failing.is_empty() {
+                    "its tests failed on the base; now it fails with no failing test (a failure of another kind, such as a build break)".to_owned()
+                } else {
+                    "it failed with no failing test on the base; now tests fail".to_owned()
+                });
+            }
+            let new: Vec<&&TestResult> = failing
+                .iter()
+                .filter(|c| !was.contains(&c.identity()))
+                .collect();
+            match new.as_slice() {
+                [] => None,
+                [one] => Some(format!(
+                    "`{} › {}` fails, and did not on the base",
+                    one.suite, one.name
+                )),
+                [first, ..] => Some(format!(
+                    "{} tests fail that did not on the base (`{} › {}`, …)",
+                    new.len(),
+                    first.suite,
+                    first.name
+                )),
+            }
+        }
+        (Some(_), false) | (None, true) => Some(
+            "a runner report on one side only: the failures cannot be told to be the same"
+                .to_owned(),
+        ),
+        (None, false) => {
+            let same = base.status.is_none_or(|s| s == row.detail.status)
+                && base.exit_code == row.detail.exit_code;
+            (!same).then(|| {
+                format!(
+                    "it failed with {} on the base; now with {}",
+                    describe_failure(base.status, base.exit_code),
+                    describe_failure(Some(row.detail.status), row.detail.exit_code)
+                )
+            })
+        }
+    }
+}
+
+fn describe_failure(status: Option<Status>, exit_code: Option<i32>) -> String {
+    let code = exit_code.map_or_else(|| "no exit code".to_owned(), |c| format!("exit {c}"));
+    match status {
+        Some(status) => format!("{} ({code})", status.as_str()),
+        None => code,
+    }
+}
+
 impl Report {
     /// Records the comparison with the baseline; a test gate that ran fewer tests than
     /// the base allowed makes the verdict NOT VERIFIED. Under `fail-on: new`, a report
@@ -330,14 +519,25 @@ impl Report {
     pub fn apply_baseline(&mut self, mut baseline: Baseline) {
         let base = baseline.label();
         for drop in &baseline.test_drops {
-            self.reasons.push(format!(
-                "{} in {} ran {} test{}; {base} ran {} (tests-may-drop: {}%)",
-                drop.check,
-                drop.environment,
+            let fewer = drop.head < drop.base;
+            let ran = format!(
+                "ran {} test{}; {base} ran {}",
                 drop.head,
                 if drop.head == 1 { "" } else { "s" },
                 drop.base,
-                drop.allowed_percent
+            );
+            let lost = format!(
+                "{} of the {} distinct tests {base} ran vanished",
+                drop.vanished, drop.base_distinct
+            );
+            let what = match (fewer, drop.vanished > 0) {
+                (true, true) => format!("{ran}, and {lost}"),
+                (false, true) => lost,
+                _ => ran,
+            };
+            self.reasons.push(format!(
+                "{} in {} {what} (tests-may-drop: {}%)",
+                drop.check, drop.environment, drop.allowed_percent
             ));
         }
         if !baseline.test_drops.is_empty() && self.verdict != Verdict::Skipped {

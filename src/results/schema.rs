@@ -27,6 +27,13 @@ impl Status {
             Status::NotRun => "NOT_RUN",
         }
     }
+
+    /// The status spelled `text` (as [`Status::as_str`] writes it).
+    pub fn parse(text: &str) -> Option<Status> {
+        [Status::Pass, Status::Fail, Status::Error, Status::NotRun]
+            .into_iter()
+            .find(|s| s.as_str() == text)
+    }
 }
 
 /// How the run of one environment ended.
@@ -210,6 +217,38 @@ pub struct TestResult {
     pub file: Option<CompactString>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub line: Option<u32>,
+    /// The test's identity when its `suite` and `name` as written here are not the
+    /// runner's own (a report's strings are quoted for display): a digest of the
+    /// runner's, see [`TestResult::identity`]. Absent when they are the runner's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<CompactString>,
+}
+
+impl TestResult {
+    /// What the test is, whatever it is displayed as: a digest of the runner's suite
+    /// and name. Baselines compare these, never display names.
+    pub fn identity(&self) -> CompactString {
+        match &self.id {
+            Some(id) => id.clone(),
+            None => test_identity(&self.suite, &self.name),
+        }
+    }
+}
+
+/// The identity of the test `name` in `suite` (16 hex digits of a SHA-256).
+pub fn test_identity(suite: &str, name: &str) -> CompactString {
+    use sha2::{Digest, Sha256};
+    let mut hasher = Sha256::new();
+    hasher.update((suite.len() as u64).to_le_bytes());
+    hasher.update(suite.as_bytes());
+    hasher.update(name.as_bytes());
+    let digest = hasher.finalize();
+    let mut out = CompactString::default();
+    for byte in &digest[..8] {
+        use std::fmt::Write as _;
+        let _ = write!(out, "{byte:02x}");
+    }
+    out
 }
 
 /// What the runner's own reports (`reports:`) said about a check's tests.

@@ -626,13 +626,32 @@ impl CheckJob {
         if result.gate_effective == Some(false) {
             return;
         }
-        let reason = match result.tests_executed {
-            Some(ran) if ran >= min => return,
-            Some(ran) => format!(
+        // Tests, not repeats: a floor met mostly by a few names run over and over (2
+        // tests run 150 times against `min-tests: 300`) is not met. Real suites repeat
+        // some names (same-titled tests); they stay far from half.
+        let distinct = result
+            .tests
+            .as_ref()
+            .filter(|t| t.left_out == 0 && !t.cases.is_empty())
+            .map(|t| {
+                t.cases
+                    .iter()
+                    .map(|c| (c.suite.as_str(), c.name.as_str()))
+                    .collect::<std::collections::HashSet<_>>()
+                    .len() as u64
+            });
+        let reason = match (result.tests_executed, distinct) {
+            (Some(ran), Some(distinct)) if ran >= min && distinct < min && distinct * 2 < ran => {
+                format!(
+                    "min-tests {min} is met only by repeats: {ran} tests ran, {distinct} of them distinct"
+                )
+            }
+            (Some(ran), _) if ran >= min => return,
+            (Some(ran), _) => format!(
                 "ran {ran} test{}, fewer than min-tests {min}",
                 if ran == 1 { "" } else { "s" }
             ),
-            None => format!("no test count to hold against min-tests {min}"),
+            (None, _) => format!("no test count to hold against min-tests {min}"),
         };
         result.gate_effective = Some(false);
         result.ineffective_reason = Some(reason.into());

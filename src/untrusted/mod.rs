@@ -80,7 +80,7 @@ impl Quoter {
     }
 
     /// The quoted text, borrowed when nothing had to change.
-    fn quoted<'a>(&self, text: &'a str) -> Cow<'a, str> {
+    pub fn quoted<'a>(&self, text: &'a str) -> Cow<'a, str> {
         let cleaned = clean(text);
         let redacted = match self.redactor.redact(&cleaned) {
             Cow::Owned(changed) => Some(changed),

@@ -62,21 +62,61 @@ impl Case {
 }
 
 /// Finished cases on their way to the sink. A case repeated right after itself (same
-/// suite and name) is a rerun, as pytest-rerunfailures writes them: one test, the last
-/// attempt's outcome, flaky when that passed.
+/// suite and name) is a rerun only where the runner reports retries that way and counts
+/// them once: pytest (its suite is named `pytest`), as pytest-rerunfailures writes them,
+/// or a suite whose own `tests` count is smaller than the cases it lists. Then it is
+/// one test, the last attempt's outcome, flaky when that passed. Anywhere else two
+/// cases with the same name are two tests (jest's and vitest's same-titled tests).
 struct Cases<'s, 'l> {
     sink: &'s mut Collector<'l>,
     pending: Option<Case>,
+    /// The open suites, innermost last.
+    suites: Vec<SuiteCount>,
+}
+
+/// What an open suite says of its reruns.
+#[derive(Debug, Default)]
+struct SuiteCount {
+    /// Its runner writes a retry as the same case again (pytest).
+    reruns_repeat: bool,
+    /// Its own `tests` count.
+    declared: Option<u64>,
+    /// The cases it listed so far.
+    cases: u64,
 }
 
 impl Cases<'_, '_> {
+    /// A suite opens, named `name`, saying it holds `declared` tests.
+    fn enter(&mut self, name: &str, declared: Option<u64>) {
+        let outer = self.suites.last().is_some_and(|s| s.reruns_repeat);
+        self.suites.push(SuiteCount {
+            reruns_repeat: outer || name == "pytest" || name == "pytest tests",
+            declared,
+            cases: 0,
+        });
+    }
+
+    fn leave(&mut self) {
+        self.suites.pop();
+    }
+
+    /// Whether a repeated case here is a rerun of the one before.
+    fn reruns_here(&self) -> bool {
+        self.suites
+            .last()
+            .is_some_and(|s| s.reruns_repeat || s.declared.is_some_and(|d| s.cases > d))
+    }
+
     fn finish(&mut self, mut case: Case, suites: &[String]) {
         if case.suite.is_empty() {
             case.suite = suites.last().cloned().unwrap_or_default();
         }
+        if let Some(suite) = self.suites.last_mut() {
+            suite.cases += 1;
+        }
         case.attempts = 1;
         if let Some(previous) = self.pending.take() {
-            if previous.suite == case.suite && previous.name == case.name {
+            if previous.suite == case.suite && previous.name == case.name && self.reruns_here() {
                 case.attempts = previous.attempts + 1;
             } else {
                 deliver(previous, self.sink);
@@ -97,6 +137,7 @@ pub(super) fn read(source: impl BufRead, sink: &mut Collector<'_>) -> Result<(),
     let mut cases = Cases {
         sink,
         pending: None,
+        suites: Vec::new(),
     };
     read_into(source, &mut cases)?;
     cases.flush();
@@ -145,8 +186,11 @@ fn read_into(source: impl BufRead, sink: &mut Cases<'_, '_>) -> Result<(), ReadE
             Event::End(e) => {
                 depth = depth.saturating_sub(1);
                 match e.local_name().as_ref() {
-                    b"testsuite" => {
-                        suites.pop();
+                    b"testsuite" | b"testsuites" => {
+                        if e.local_name().as_ref() == b"testsuite" {
+                            suites.pop();
+                        }
+                        sink.leave();
                     }
                     b"testcase" => {
                         if let Some(done) = case.take() {
@@ -234,9 +278,14 @@ fn open(
 ) -> Result<Target, ReadError> {
     let name = e.local_name();
     match name.as_ref() {
-        b"testsuite" => {
+        b"testsuite" | b"testsuites" => {
             if !empty {
-                suites.push(attribute(e, b"name", at)?.unwrap_or_default());
+                let suite = attribute(e, b"name", at)?.unwrap_or_default();
+                let declared = attribute(e, b"tests", at)?.and_then(|n| n.trim().parse().ok());
+                sink.enter(&suite, declared);
+                if name.as_ref() == b"testsuite" {
+                    suites.push(suite);
+                }
             }
             Ok(Target::Nowhere)
         }

@@ -529,6 +529,7 @@ impl<'l> Collector<'l> {
             output: None,
             file: None,
             line: None,
+            id: None,
         };
         if matches!(
             outcome,

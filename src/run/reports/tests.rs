@@ -147,7 +147,8 @@ fn kept_text_is_bounded() {
 
 #[test]
 fn reruns_in_a_row_are_one_test_flaky_when_the_last_passed() {
-    let xml = r#"<testsuite name="s">
+    // pytest's suite: pytest-rerunfailures writes a rerun as the same case again.
+    let xml = r#"<testsuite name="pytest">
 <testcase classname="m" name="t"/><testcase classname="m" name="t"/>
 <testcase classname="m" name="u"/><testcase classname="m" name="u"/><testcase classname="m" name="u"><failure>x</failure></testcase>
 <testcase classname="m" name="v"/>
@@ -367,4 +368,37 @@ fn seconds_are_read_as_reports_write_them() {
     assert_eq!(seconds_to_ms("1,234.5"), Some(1_234_500));
     assert_eq!(seconds_to_ms("-1"), None);
     assert_eq!(seconds_to_ms("NaN"), None);
+}
+
+/// Two tests with the same title (jest's `it.each` with a fixed title, vitest's
+/// data-driven `[object Object]`) are two tests, neither flaky; pytest's repeated case
+/// is a rerun (its suite is `pytest`), and so is a repeat the suite's own count leaves
+/// out.
+#[test]
+fn repeated_names_are_tests_unless_the_runner_counts_them_as_reruns() {
+    let same_title = r#"<testsuites name="jest tests" tests="3"><testsuite name="sum" tests="3">
+        <testcase classname="sum adds" name="sum adds"/>
+        <testcase classname="sum adds" name="sum adds"/>
+        <testcase classname="sum other" name="sum other"/>
+    </testsuite></testsuites>"#;
+    let reading = read_one(same_title).unwrap();
+    assert_eq!(
+        (reading.counts.passed, reading.counts.flaky),
+        (3, 0),
+        "{:?}",
+        reading.counts
+    );
+    assert_eq!(reading.report.cases.len(), 3);
+    let pytest_rerun = r#"<testsuites name="pytest tests"><testsuite name="pytest" tests="1">
+        <testcase classname="t" name="test_x"/>
+        <testcase classname="t" name="test_x"/>
+    </testsuite></testsuites>"#;
+    let reading = read_one(pytest_rerun).unwrap();
+    assert_eq!((reading.counts.passed, reading.counts.flaky), (1, 1));
+    let counted_once = r#"<testsuite name="other" tests="1">
+        <testcase classname="t" name="a"/>
+        <testcase classname="t" name="a"/>
+    </testsuite>"#;
+    let reading = read_one(counted_once).unwrap();
+    assert_eq!((reading.counts.passed, reading.counts.flaky), (1, 1));
 }
