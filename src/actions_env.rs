@@ -43,6 +43,15 @@ pub struct ActionsEnv {
     pub output: Option<PathBuf>,
     /// `GITHUB_TOKEN`.
     pub token: Option<String>,
+    /// `RUNNER_OS`, `RUNNER_ARCH`, `RUNNER_NAME`, `RUNNER_ENVIRONMENT`: what the runner
+    /// says of itself.
+    pub runner_os: Option<String>,
+    pub runner_arch: Option<String>,
+    pub runner_name: Option<String>,
+    pub runner_environment: Option<String>,
+    /// `ImageOS` and `ImageVersion`: a GitHub-hosted runner's image.
+    pub image_os: Option<String>,
+    pub image_version: Option<String>,
 }
 
 impl ActionsEnv {
@@ -79,6 +88,12 @@ impl ActionsEnv {
             step_summary: var("GITHUB_STEP_SUMMARY").map(PathBuf::from),
             output: var("GITHUB_OUTPUT").map(PathBuf::from),
             token: var("GITHUB_TOKEN"),
+            runner_os: var("RUNNER_OS"),
+            runner_arch: var("RUNNER_ARCH"),
+            runner_name: var("RUNNER_NAME"),
+            runner_environment: var("RUNNER_ENVIRONMENT"),
+            image_os: var("ImageOS"),
+            image_version: var("ImageVersion"),
         }
     }
 

@@ -71,7 +71,7 @@ fn top_fields(value: &Value) -> BTreeSet<String> {
 /// reported (macos), a manual item, a group with a manual and a nested item; the partial
 /// results carry their attempt.
 const MANIFEST: &str = "version: 1
-environments: [{name: linux}, {name: windows}, {name: macos}]
+environments: [{name: linux}, {name: windows}, {name: macos}, {name: arm, runs-on: ubuntu-24.04-arm}]
 checks:
   - id: unit_tests
     name: Unit tests
@@ -115,10 +115,28 @@ fn ran() -> Project {
             .env("GITHUB_RUN_ATTEMPT", "1")
             .env("GITHUB_EVENT_NAME", "push")
             .env("GITHUB_REF_NAME", "main")
+            .env("RUNNER_OS", "Linux")
+            .env("RUNNER_ARCH", "X64")
+            .env("RUNNER_NAME", "GitHub Actions 12")
+            .env("RUNNER_ENVIRONMENT", "github-hosted")
+            .env("ImageOS", "ubuntu24")
+            .env("ImageVersion", "20241113.1.0")
             .output()
             .unwrap();
         assert!(out.status.code().is_some(), "{out:?}");
     }
+    // A result that claims arm (an aarch64 machine), written on this one.
+    let mut claimed = project.json("artifacts/linux/verify-matrix-linux.json");
+    claimed["environment"] = "arm".into();
+    for check in claimed["checks"].as_array_mut().unwrap() {
+        check["environment"] = "arm".into();
+    }
+    claimed["checks"]
+        .as_array_mut()
+        .unwrap()
+        .retain(|c| c["command_id"] == "unit_tests");
+    claimed["runner"]["arch"] = "x86_64".into();
+    project.write("artifacts/arm/verify-matrix-arm.json", &claimed.to_string());
     // The base branch's report, from the runs as they were.
     project.merge_into("artifacts", "base-report.json");
     let partial = "artifacts/linux/verify-matrix-linux.json";

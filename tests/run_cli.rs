@@ -34,7 +34,7 @@ fn passing_checks_exit_0_and_record_every_field() {
             "All Required Environments: VERIFIED",
         ));
     let result = project.json("verify-matrix-results/verify-matrix-local.json");
-    assert_eq!(result["format_version"], 1);
+    assert_eq!(result["format_version"], 2);
     assert_eq!(result["outcome"], "complete");
     assert_eq!(result["environment"], "local");
     assert!(

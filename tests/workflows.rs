@@ -126,6 +126,11 @@ fn step(
         bin_dir.display(),
         std::env::var("PATH").unwrap_or_default()
     );
+    // The machine's facts are read under a folder of the test's own: inside a container
+    // (the arm leg requires one), whatever machine runs the test.
+    let facts_root = project.path().join("facts-root");
+    std::fs::create_dir_all(&facts_root).unwrap();
+    std::fs::write(facts_root.join(".dockerenv"), "").unwrap();
     let mut cmd = Command::new("bash");
     cmd.arg(repo_root().join("action/command.sh"))
         .arg(command)
@@ -146,7 +151,8 @@ fn step(
         .env("GITHUB_RUN_ID", "501")
         .env("GITHUB_RUN_ATTEMPT", "1")
         .env("GITHUB_JOB", job)
-        .env("RUNNER_TEMP", runner.join("temp"));
+        .env("RUNNER_TEMP", runner.join("temp"))
+        .env("VERIFY_MATRIX_FACTS_ROOT", &facts_root);
     for (key, value) in inputs {
         cmd.env(key, value);
     }

@@ -478,8 +478,9 @@ pub(crate) enum PlanFormat {
 pub(crate) struct RunCommand {
     #[command(flatten)]
     pub run: RunArgs,
-    /// What is printed when the run ends: the table of every pair, or only the AoT loop
-    /// verifier's answer (one JSON object, as `render --format aot`)
+    /// What is printed when the run ends: the table of every pair, only the AoT loop
+    /// verifier's answer (one JSON object, as `render --format aot`), or the
+    /// INFRA_BLOCKED report of the environments this machine is not (`signal`)
     #[arg(long, value_enum, default_value_t = RunFormat::Table)]
     pub format: RunFormat,
     #[command(flatten)]
@@ -497,6 +498,8 @@ pub(crate) enum RunFormat {
     Table,
     // Only the AoT loop verifier's answer.
     Aot,
+    // The INFRA_BLOCKED report of the environments that could not run here.
+    Signal,
 }
 
 /// `run`'s own options (also accepted with no command name).

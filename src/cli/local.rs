@@ -9,7 +9,9 @@ use super::args::RunArgs;
 use super::live::{Live, announce};
 use super::session;
 use crate::manifest::{CheckId, EnvName, Environment, Manifest};
-use crate::results::{PartialResult, Report, Source};
+use crate::plan::identity::{Identity, Machine};
+use crate::plan::select::Surroundings;
+use crate::results::{PartialResult, Report, Runner, Source};
 use crate::run::{EnvironmentLock, RunOptions, lock_environments, run_environment};
 
 /// What a local run produced.
@@ -19,15 +21,59 @@ pub(crate) struct Ran {
     pub interrupted: bool,
 }
 
+/// An environment this machine is not, so nothing of it ran here.
+#[derive(Debug, Clone)]
+pub(crate) struct Refusal {
+    pub environment: EnvName,
+    /// `it runs on windows-latest (windows x86_64); this machine is linux x86_64`.
+    pub why: String,
+}
+
+impl Refusal {
+    /// `windows runs on windows-latest (windows x86_64); this machine is linux x86_64`.
+    pub fn line(&self) -> String {
+        format!(
+            "{}: not run here: {}",
+            self.environment,
+            self.why.strip_prefix("it ").unwrap_or(&self.why)
+        )
+    }
+}
+
+/// The environments of `chosen` this machine is (every variant is), and a refusal for
+/// each it is not: a result is written only for a machine that is its environment.
+pub(crate) fn admit<'m>(
+    chosen: Vec<&'m Environment>,
+    machine: &Machine,
+    here: &dyn Surroundings,
+) -> (Vec<&'m Environment>, Vec<Refusal>) {
+    let mut admitted = Vec::new();
+    let mut refused = Vec::new();
+    for env in chosen {
+        match Identity::of(env).mismatch_here(machine, here) {
+            None => admitted.push(env),
+            Some(why) => refused.push(Refusal {
+                environment: env.name.clone(),
+                why,
+            }),
+        }
+    }
+    (admitted, refused)
+}
+
 /// Runs `only` (every check when empty) in `environments`, one after the other, with
-/// `live` showing it; an interrupt stops the run, keeping what finished.
+/// `live` showing it; an interrupt stops the run, keeping what finished. The refused
+/// environments run nothing and are in the report as not run here, with the reason.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn run_here(
     manifest: &Manifest,
     environments: &[&Environment],
+    refused: &[Refusal],
     only: &[CheckId],
     args: &RunArgs,
     source: &Source,
     live: &Live,
+    machine: &Runner,
 ) -> Result<Ran, Error> {
     let options = RunOptions {
         out_dir: args.out.clone(),
@@ -36,6 +82,7 @@ pub(crate) fn run_here(
         only: only.to_vec(),
         run_timeout: args.run_timeout,
         echo: live.echo(),
+        machine: machine.clone(),
     };
     let on_event = |event: crate::run::RunEvent<'_>| live.event(event);
     // Every environment's lock before the first check: a run never finishes one
@@ -70,11 +117,31 @@ pub(crate) fn run_here(
     })?;
     live.finish();
     let names: Vec<EnvName> = environments.iter().map(|e| e.name.clone()).collect();
+    let mut judged: Vec<EnvName> = names.clone();
+    judged.extend(refused.iter().map(|r| r.environment.clone()));
+    let mut report = run_report(manifest, only, &partials, &judged);
+    say_refused(&mut report, refused);
     Ok(Ran {
-        report: run_report(manifest, only, &partials, &names),
+        report,
         names,
         interrupted: session.interrupted(),
     })
+}
+
+/// Each refused environment's reason in place of "no results": its pairs were not run
+/// here because this machine is not it.
+fn say_refused(report: &mut Report, refused: &[Refusal]) {
+    for refusal in refused {
+        let env = refusal.environment.as_str();
+        let blocked = format!("{env}: no results");
+        match report.reasons.iter_mut().find(|r| **r == blocked) {
+            Some(reason) => *reason = refusal.line(),
+            None => report.reasons.push(refusal.line()),
+        }
+        for missing in report.missing.iter_mut().filter(|m| m.environment == env) {
+            missing.reason = format!("not run here: {}", refusal.why);
+        }
+    }
 }
 
 /// Where the result file of `env` is, under the run's folder.

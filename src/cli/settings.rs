@@ -58,6 +58,17 @@ impl Settings {
         detect_source(dir, &self.actions)
     }
 
+    /// Under GitHub Actions, an `::error` annotation saying `text` (on stdout, where the
+    /// runner reads workflow commands).
+    pub fn annotate_error(&self, text: &str) {
+        if self.actions.actions {
+            println!(
+                "::error title=Not this environment::{}",
+                crate::cli::live::escape_data(text)
+            );
+        }
+    }
+
     /// Under GitHub Actions, appends `name=value` to `$GITHUB_OUTPUT`.
     pub fn write_github_output(&self, name: &str, value: &str) -> Result<(), Error> {
         let Some(path) = self.actions.output_file() else {

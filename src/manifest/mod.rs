@@ -12,6 +12,7 @@ mod load;
 pub mod model;
 mod parse;
 pub mod raw;
+pub mod runs_on;
 pub mod schema;
 pub mod spans;
 pub mod steps;

@@ -161,7 +161,7 @@ pub struct Environment {
 }
 
 /// Conditions recognising an environment; all given must hold.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Detect {
     pub os: Option<String>,
     pub arch: Option<String>,

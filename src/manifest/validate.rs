@@ -14,6 +14,7 @@ use super::raw::{
     EnvValue, Expect, RawCheck, RawDefaults, RawDuration, RawEnvironment, RawManifest, RawPaths,
     RawPercent,
 };
+use super::runs_on;
 use super::spans::{Spans, join_index, join_key};
 use crate::shell::words;
 
@@ -292,8 +293,43 @@ impl Validator<'_> {
             {
                 self.error(
                     &join_key(&path, "detect.os"),
-                    format!("unknown os `{os}`; expected one of: linux, macos, windows"),
+                    format!("unknown os `{os}`: no machine could ever be it; expected one of: linux, macos, windows"),
                 );
+            }
+            let arch = match env.detect.as_ref().and_then(|d| d.arch.as_deref()) {
+                Some(arch) => match runs_on::normal_arch(arch) {
+                    Some(normal) => Some(normal.to_owned()),
+                    None => {
+                        self.error(
+                            &join_key(&path, "detect.arch"),
+                            format!("unknown arch `{arch}`: no machine could ever be it; expected one of: x86_64 (x64, amd64), aarch64 (arm64), x86, arm, riscv64, powerpc64, s390x, loongarch64"),
+                        );
+                        None
+                    }
+                },
+                None => None,
+            };
+            // A hosted label and `detect` that disagree describe no machine at all.
+            if let Some((os, implied_arch, label)) = env.runs_on.as_ref().and_then(runs_on::implied)
+            {
+                if let Some(want) = env.detect.as_ref().and_then(|d| d.os.as_deref())
+                    && want != os
+                {
+                    self.error(
+                        &join_key(&path, "detect.os"),
+                        format!(
+                            "`detect.os: {want}` contradicts `runs-on: {label}`, a {os} machine"
+                        ),
+                    );
+                }
+                if let Some(want) = &arch
+                    && want != implied_arch
+                {
+                    self.error(
+                        &join_key(&path, "detect.arch"),
+                        format!("`detect.arch: {want}` contradicts `runs-on: {label}`, an {implied_arch} machine"),
+                    );
+                }
             }
             self.env_vars(&join_key(&path, "env"), &env.env);
             self.env_names.push(name.clone());
@@ -305,7 +341,7 @@ impl Validator<'_> {
                 shell: env.shell,
                 detect: env.detect.as_ref().map(|d| Detect {
                     os: d.os.clone(),
-                    arch: d.arch.clone(),
+                    arch: arch.clone().or_else(|| d.arch.clone()),
                     env: env_map(&d.env),
                     file: d.file.clone(),
                 }),

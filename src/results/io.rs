@@ -7,7 +7,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use super::report::{MissingKind, REPORT_FORMAT_VERSION, Report};
-use super::schema::FORMAT_VERSION;
+use super::schema::READ_VERSIONS;
 use super::verdict::{FAILED_TO_RUN, NO_RESULT_IN, NO_RESULTS, failed_to_run_prefix};
 use crate::untrusted::read_at_most;
 
@@ -196,7 +196,7 @@ impl Probe {
         path: &Path,
         bytes: &[u8],
     ) -> Result<T, ResultFileError> {
-        self.parse_versioned(path, bytes, &[FORMAT_VERSION])
+        self.parse_versioned(path, bytes, READ_VERSIONS)
     }
 
     /// [`Probe::parse`] for a document of one of the `accepted` format versions.

@@ -16,7 +16,7 @@ use crate::manifest::{self, Manifest, ManifestError};
 use super::confine::Confined;
 use super::io::{Probe, ResultFileError, read_bounded};
 use super::journal;
-use super::schema::{FORMAT_VERSION, ItemResult, PartialResult};
+use super::schema::{ItemResult, PartialResult, READ_VERSIONS};
 use compact_str::CompactString;
 
 /// A partial result and where it came from.
@@ -175,7 +175,7 @@ fn read_one(file: &Path, report_dir: &Path) -> Result<(Option<Loaded>, Vec<Strin
     let bytes = read_bounded(file)?;
     let mut result = match serde_json::from_slice::<PartialResult>(&bytes) {
         // The common case, in one pass: a partial result of the version this build writes.
-        Ok(result) if result.format_version == FORMAT_VERSION => result,
+        Ok(result) if READ_VERSIONS.contains(&result.format_version) => result,
         // Anything else is probed first, for the right note or error.
         _ => match probe_partial(file, &bytes)? {
             Some(result) => result,

@@ -3,6 +3,7 @@
 pub mod baseline;
 mod confine;
 pub mod duration;
+pub mod identity;
 pub mod io;
 pub mod journal;
 pub mod logs;
@@ -17,6 +18,6 @@ pub use duration::format_duration;
 pub use io::{ResultFileError, write_json_atomic, write_json_replacing, write_report_replacing};
 pub use report::{
     Contradiction, Disagreement, InfraBlocked, ManifestOrigin, ManifestTrust, Manual, Missing,
-    MissingKind, PartialRun, Report, ReportManifest, Row, RowResult, Verdict,
+    MissingKind, PartialRun, Place, Report, ReportManifest, Row, RowResult, Verdict,
 };
 pub use schema::*;

@@ -76,6 +76,27 @@ pub struct Missing {
     pub reason: String,
 }
 
+/// Where one environment's results came from: the facts its result records, what the
+/// manifest declares it is, and, when they do not match, why its results were not
+/// taken.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Place {
+    pub environment: String,
+    /// What the manifest declares (`runs on windows-latest (windows x86_64)`); absent
+    /// for a variant, which any machine may be.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub declared: Option<String>,
+    /// The machine's facts, as its result recorded them (nothing known of a format-1
+    /// result's).
+    pub runner: super::schema::Runner,
+    /// Why the results do not stand for the environment (they were not taken).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mismatch: Option<String>,
+    /// The job of the workflow run that GitHub says ran the leg (the cross-check).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub job: Option<String>,
+}
+
 /// An environment with no result at all.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct InfraBlocked {
@@ -237,6 +258,10 @@ pub struct Report {
     /// Never in the file format (a merge judges every pair of the manifest).
     #[serde(skip)]
     pub partial: Option<PartialRun>,
+    /// Where each environment's results came from (results of format 2 and up, and
+    /// every environment whose results were not taken).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub places: Vec<Place>,
 }
 
 impl Report {
@@ -283,6 +308,7 @@ impl Report {
             baseline: None,
             check_order: Vec::new(),
             partial: None,
+            places: Vec::new(),
         }
     }
 

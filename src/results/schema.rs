@@ -4,8 +4,11 @@
 use compact_str::CompactString;
 use serde::{Deserialize, Serialize};
 
-/// The version written by this build; readers refuse any other.
-pub const FORMAT_VERSION: u32 = 1;
+/// The version written by this build: 2 records the machine's facts (`runner`).
+pub const FORMAT_VERSION: u32 = 2;
+
+/// The versions read: a format-1 result is read with its machine's facts unknown.
+pub const READ_VERSIONS: &[u32] = &[1, FORMAT_VERSION];
 
 /// A check's status.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -123,12 +126,73 @@ pub struct Source {
     pub branch: Option<String>,
 }
 
-/// The machine the run happened on.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// The machine the run happened on: its facts, as the run found them (format 2; a
+/// format-1 result has only `os`, `arch` and `hostname`, and its facts count as
+/// unknown).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Runner {
+    /// `linux`, `macos` or `windows`.
     pub os: String,
+    /// As Rust names it: `x86_64`, `aarch64`.
     pub arch: String,
     pub hostname: String,
+    /// The OS's own name (`Debian GNU/Linux 12 (bookworm)`, `macOS`, `Windows Server
+    /// 2022 Datacenter`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub os_name: Option<String>,
+    /// Its version (`12`, `14.5`, the Windows build `10.0.20348.2849`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub os_version: Option<String>,
+    /// The kernel's release (`uname -r`), where there is one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kernel: Option<String>,
+    /// The C library (`glibc 2.36`, `musl`), on Linux.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub libc: Option<String>,
+    /// Whether the run was inside a container (absent: not known).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub container: Option<bool>,
+    /// The container's runtime, when inside one and it says (`docker`, `podman`,
+    /// `kubernetes`, `lxc`, …).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub container_runtime: Option<String>,
+    /// A digest of the machine's own id (`/etc/machine-id`, the IOPlatformUUID, the
+    /// Windows MachineGuid), salted: the same for every run on one machine, and it
+    /// reveals nothing of the id.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub machine: Option<String>,
+    /// Under GitHub Actions, what the runner says of itself.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub actions: Option<ActionsRunner>,
+}
+
+/// What a GitHub Actions runner says of itself (its `RUNNER_*` and image variables).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ActionsRunner {
+    /// `RUNNER_OS`: `Linux`, `Windows`, `macOS`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub os: Option<String>,
+    /// `RUNNER_ARCH`: `X64`, `ARM64`, …
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arch: Option<String>,
+    /// `RUNNER_NAME`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// `RUNNER_ENVIRONMENT`: `github-hosted` or `self-hosted`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub environment: Option<String>,
+    /// `ImageOS` (`ubuntu24`, `win22`, `macos14`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub image_os: Option<String>,
+    /// `ImageVersion` (`20241113.1.0`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub image_version: Option<String>,
+    /// `GITHUB_JOB`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub job: Option<String>,
+    /// `GITHUB_RUN_ATTEMPT`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run_attempt: Option<u32>,
 }
 
 /// The partial result of one environment's run (`verify-matrix-<env>.json`).

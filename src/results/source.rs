@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use super::schema::{Runner, Source};
+use super::schema::Source;
 use crate::actions_env::ActionsEnv;
 
 /// `owner/name` in the characters GitHub allows (never `.` or `..`): safe in request
@@ -55,28 +55,6 @@ fn git_head(dir: &Path) -> Option<String> {
         .ok()?;
     let sha = String::from_utf8(out.stdout).ok()?.trim().to_owned();
     (out.status.success() && !sha.is_empty()).then_some(sha)
-}
-
-/// This machine.
-pub fn detect_runner() -> Runner {
-    Runner {
-        os: std::env::consts::OS.to_owned(),
-        arch: std::env::consts::ARCH.to_owned(),
-        hostname: hostname(),
-    }
-}
-
-#[cfg(unix)]
-fn hostname() -> String {
-    nix::unistd::gethostname()
-        .ok()
-        .and_then(|h| h.into_string().ok())
-        .unwrap_or_default()
-}
-
-#[cfg(not(unix))]
-fn hostname() -> String {
-    std::env::var("COMPUTERNAME").unwrap_or_default()
 }
 
 /// Now, as RFC 3339 UTC with seconds (`2026-11-21T15:00:00Z`).

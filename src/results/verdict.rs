@@ -87,8 +87,32 @@ impl Report {
         partials: &[PartialResult],
         environments: &[EnvName],
     ) -> (Report, Vec<Judged>) {
-        let results = Results::new(manifest, environments, partials);
-        let mut judging = Judging::new(manifest, partials, environments);
+        let places = super::identity::places(manifest, partials);
+        let taken: Vec<bool> = places.iter().map(|p| p.mismatch.is_none()).collect();
+        let results = Results::new(manifest, environments, partials, &taken);
+        let mut judging = Judging::new(manifest, partials, environments, &taken);
+        judging.rejected = places
+            .iter()
+            .filter_map(|p| Some((p.environment.clone(), p.mismatch.clone()?)))
+            .collect();
+        // In the manifest's order of environments, whatever order the files came in.
+        let mut places = places;
+        let position = |env: &str| {
+            manifest
+                .environments
+                .iter()
+                .position(|e| e.name.as_str() == env)
+                .unwrap_or(usize::MAX)
+        };
+        places.sort_by_key(|p| position(&p.environment));
+        // One place per environment and machine (a leg's results may be in several files).
+        let mut distinct: Vec<super::report::Place> = Vec::with_capacity(places.len());
+        for place in places {
+            if !distinct.contains(&place) {
+                distinct.push(place);
+            }
+        }
+        judging.report.places = distinct;
         if manifest.skip {
             // Nothing was meant to run: no pair is missing, nothing is blocked.
             let mut report = judging.report;
@@ -187,6 +211,7 @@ impl<'a> Results<'a> {
         manifest: &'a Manifest,
         environments: &'a [EnvName],
         partials: &'a [PartialResult],
+        taken: &[bool],
     ) -> Results<'a> {
         let checks: FxHashMap<&str, usize> = manifest
             .checks
@@ -206,6 +231,9 @@ impl<'a> Results<'a> {
             more: FxHashMap::default(),
         };
         for (p, partial) in partials.iter().enumerate() {
+            if !taken[p] {
+                continue;
+            }
             let Some(&e) = results.environments.get(partial.environment.as_str()) else {
                 continue;
             };
@@ -289,13 +317,25 @@ struct Judging<'a> {
     gaps: Vec<String>,
     /// The environments with a result file.
     tested: HashSet<&'a str>,
+    /// The environments whose results came from a machine that is not them, and why.
+    rejected: FxHashMap<String, String>,
     /// The rows as judged.
     rows: Vec<Judged>,
 }
 
 impl<'a> Judging<'a> {
-    fn new(manifest: &Manifest, partials: &'a [PartialResult], environments: &[EnvName]) -> Self {
-        let tested: HashSet<&str> = partials.iter().map(|p| p.environment.as_str()).collect();
+    fn new(
+        manifest: &Manifest,
+        partials: &'a [PartialResult],
+        environments: &[EnvName],
+        taken: &[bool],
+    ) -> Self {
+        let tested: HashSet<&str> = partials
+            .iter()
+            .zip(taken)
+            .filter(|(_, taken)| **taken)
+            .map(|(p, _)| p.environment.as_str())
+            .collect();
         let report = Report {
             source: partials
                 .first()
@@ -330,6 +370,7 @@ impl<'a> Judging<'a> {
             failures: Vec::new(),
             gaps: Vec::new(),
             tested,
+            rejected: FxHashMap::default(),
             rows: Vec::new(),
         }
     }
@@ -449,6 +490,8 @@ impl<'a> Judging<'a> {
         let (id, env_name) = (check.id.as_str(), env.as_str());
         let reason = if self.tested(env) {
             format!("{NO_RESULT_IN}{env_name} results")
+        } else if let Some(why) = self.rejected.get(env_name) {
+            format!("{FROM_ANOTHER_MACHINE}{why}")
         } else {
             NO_RESULTS.to_owned()
         };
@@ -499,6 +542,16 @@ impl<'a> Judging<'a> {
         let checks: Vec<String> = plan::runnable_checks(manifest, env)
             .map(|c| c.id.to_string())
             .collect();
+        if let Some(why) = self.rejected.get(env.as_str()) {
+            // Results arrived, from a machine that is not the environment: not taken,
+            // and not an unavailable environment either.
+            if plan::runnable_checks(manifest, env).any(|c| c.required) {
+                self.gaps.push(format!(
+                    "{env}: not verified: its results came from another machine: {why}"
+                ));
+            }
+            return;
+        }
         if plan::runnable_checks(manifest, env).any(|c| c.required) {
             self.gaps.push(format!("{env}: no results"));
         }
@@ -643,6 +696,10 @@ fn describe_code(code: Option<i32>) -> String {
 
 /// The reason of a missing pair whose environment has no results at all.
 pub(super) const NO_RESULTS: &str = "no results";
+
+/// The start of the reason of a missing pair whose environment's results came from a
+/// machine that is not it.
+pub(super) const FROM_ANOTHER_MACHINE: &str = "its results came from another machine: ";
 
 /// The start of the reason of a missing pair whose environment has other results.
 pub(super) const NO_RESULT_IN: &str = "no result for this check in the ";

@@ -10,10 +10,10 @@ use tokio::task::JoinSet;
 
 use crate::manifest::{CheckId, Environment, Manifest};
 use crate::plan;
-use crate::results::source::{detect_runner, now_rfc3339};
+use crate::results::source::now_rfc3339;
 use crate::results::{
     CheckResult, FORMAT_VERSION, Leaked, ManifestRef, Outcome, PartialResult, ResultFileError,
-    Source, Status, Tool, write_json_atomic,
+    Runner, Source, Status, Tool, write_json_atomic,
 };
 
 use super::check::{CheckJob, signal_name};
@@ -36,6 +36,8 @@ pub struct RunOptions {
     pub run_timeout: Option<Duration>,
     /// Where each check's output is also copied live (sensible with one job at a time).
     pub echo: Option<super::process::Echo>,
+    /// This machine's facts, recorded in each result ([`super::facts::this_machine`]).
+    pub machine: Runner,
 }
 
 /// What the run reports as it goes.
@@ -232,6 +234,7 @@ fn unfinished(
     env: &Environment,
     source: &Source,
     jobs: &[CheckJob],
+    machine: &Runner,
 ) -> PartialResult {
     PartialResult {
         format_version: FORMAT_VERSION,
@@ -243,7 +246,7 @@ fn unfinished(
         },
         environment: env.name.to_string(),
         source: source.clone(),
-        runner: detect_runner(),
+        runner: machine.clone(),
         started_at: now_rfc3339(),
         finished_at: None,
         duration_ms: 0,
@@ -287,7 +290,7 @@ pub async fn run_environment(
     let stop = run_stop_channel(stop, run_timeout);
     let jobs = jobs(manifest, env, options);
     let path = result_path(&options.out_dir, env.name.as_str());
-    let mut partial = unfinished(manifest, env, source, &jobs);
+    let mut partial = unfinished(manifest, env, source, &jobs, &options.machine);
     write_json_atomic(&path, &partial)?;
     // Each finished check is appended here: recording it costs the same whatever the
     // number of checks before it.

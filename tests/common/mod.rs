@@ -361,7 +361,7 @@ pub fn sample_partial(
 ) -> cargo_verify_matrix::results::PartialResult {
     use cargo_verify_matrix::results::{ManifestRef, Outcome, PartialResult, Runner, Tool};
     PartialResult {
-        format_version: 1,
+        format_version: 2,
         tool: Tool::current(),
         manifest: ManifestRef {
             path: "verify-matrix.yml".into(),
@@ -374,6 +374,8 @@ pub fn sample_partial(
             os: "linux".into(),
             arch: "x86_64".into(),
             hostname: "h".into(),
+            container: Some(false),
+            ..Runner::default()
         },
         started_at: "2026-11-21T15:00:00Z".into(),
         finished_at: Some("2026-11-21T15:00:02Z".into()),

@@ -28,7 +28,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::cli::args::{AllowArgs, GateArgs, HookArgs, HookCommand};
 use crate::cli::live::{Live, Mode};
-use crate::cli::local::{Ran, only_checks, result_path, run_here};
+use crate::cli::local::{Ran, Refusal, admit, only_checks, result_path, run_here};
 use crate::cli::settings::{Settings, quoter};
 use crate::cli::state;
 use crate::cli::trust::{Judged, Manifests, Repository, short};
@@ -39,6 +39,7 @@ use crate::plan::select::{self, Surroundings};
 use crate::render::hook::{TAIL_LINES, block_reason};
 use crate::render::{Quoted, RenderOptions, Tails};
 use crate::results::Verdict;
+use crate::run::facts;
 use crate::untrusted::{cut, read_at_most};
 
 /// The most bytes of hook input read.
@@ -200,24 +201,17 @@ fn gate_stop(settings: &Settings, args: &GateArgs) -> Result<i32, Error> {
             )
         }
         Ok(Judged::Run { manifest, notes }) => {
-            let notes = notes_text(&notes);
+            let mut notes = notes_text(&notes);
             match gate(settings, args, &manifest) {
-                Ok(ran) if ran.report.verdict == Verdict::Verified => {
-                    state.blocks = 0;
-                    Answer::allow(format!("{}{notes}", passed_message(&ran)))
-                }
-                Ok(ran) if capped => Answer::allow(format!(
-                    "verify-matrix: NOT VERIFIED: {}. {loop_note} Full results: {}{notes}",
-                    bounded(&ran.report.reasons.join("; ")),
-                    result_files(args, &ran)
-                )),
-                Ok(ran) => {
-                    state.blocks += 1;
-                    let answer = Answer::block(failed_reason(args, &ran, state.blocks, max_blocks));
-                    if notes.is_empty() {
-                        answer
-                    } else {
-                        answer.telling(format!("verify-matrix:{notes}"))
+                Ok((ran, elsewhere)) => {
+                    notes.push_str(&elsewhere_note(&elsewhere));
+                    match ran {
+                        None => Answer::allow(format!(
+                            "verify-matrix: NOT VERIFIED here: no environment of the manifest is this machine, so nothing ran.{notes}"
+                        )),
+                        Some(ran) => ran_answer(
+                            args, ran, &mut state, capped, max_blocks, &loop_note, &notes,
+                        ),
                     }
                 }
                 Err(e) => error_answer(&e, &mut state, capped, max_blocks, &loop_note),
@@ -230,6 +224,58 @@ fn gate_stop(settings: &Settings, args: &GateArgs) -> Result<i32, Error> {
     }
     save_state(&state_path, &state);
     answer_with(&answer)
+}
+
+/// The answer for a run of the gate's checks: the stop goes through when they passed
+/// (or past the cap, NOT VERIFIED), else it is blocked with the failures.
+fn ran_answer(
+    args: &GateArgs,
+    ran: Ran,
+    state: &mut SessionState,
+    capped: bool,
+    max_blocks: u32,
+    loop_note: &str,
+    notes: &str,
+) -> Answer {
+    match ran {
+        ran if ran.report.verdict == Verdict::Verified => {
+            state.blocks = 0;
+            Answer::allow(format!("{}{notes}", passed_message(&ran)))
+        }
+        ran if capped => Answer::allow(format!(
+            "verify-matrix: NOT VERIFIED: {}. {loop_note} Full results: {}{notes}",
+            bounded(&ran.report.reasons.join("; ")),
+            result_files(args, &ran)
+        )),
+        ran => {
+            state.blocks += 1;
+            let answer = Answer::block(failed_reason(args, &ran, state.blocks, max_blocks));
+            if notes.is_empty() {
+                answer
+            } else {
+                answer.telling(format!("verify-matrix:{notes}"))
+            }
+        }
+    }
+}
+
+/// The environments this machine is not, for the person: CI verifies them.
+fn elsewhere_note(elsewhere: &[Refusal]) -> String {
+    if elsewhere.is_empty() {
+        return String::new();
+    }
+    let named: Vec<String> = elsewhere
+        .iter()
+        .map(|r| {
+            let what = r.why.split(';').next().unwrap_or(&r.why);
+            format!(
+                "{} ({})",
+                r.environment,
+                what.strip_prefix("it ").unwrap_or(what)
+            )
+        })
+        .collect();
+    format!(" Verified in CI, not here: {}.", named.join(", "))
 }
 
 /// The answer when nothing could be judged: a block, or past the cap the stop let
@@ -379,9 +425,9 @@ fn allow_manifest(settings: &Settings, _args: &AllowArgs) -> Result<i32, Error> 
 
 /// The machine as the gate sees it: the variable that names an environment by hand
 /// (`VERIFY_MATRIX_ENV`) is not read — an agent could set it.
-struct Machine;
+struct Here;
 
-impl Surroundings for Machine {
+impl Surroundings for Here {
     fn var(&self, name: &str) -> Option<String> {
         (name != "VERIFY_MATRIX_ENV")
             .then(|| select::Host.var(name))
@@ -398,11 +444,39 @@ impl Surroundings for Machine {
     }
 }
 
-/// Runs the hook's checks in the hook's environments.
-fn gate(settings: &Settings, args: &GateArgs, manifest: &Manifest) -> Result<Ran, Error> {
+/// Runs the hook's checks in the hook's environments that this machine is: those named
+/// (`--env`, `hook.environments`), each of which must be this machine; else every
+/// variant and every environment this machine is, the others named as CI's (`None`
+/// when that leaves nothing to run).
+fn gate(
+    settings: &Settings,
+    args: &GateArgs,
+    manifest: &Manifest,
+) -> Result<(Option<Ran>, Vec<Refusal>), Error> {
     let envs = given_or(&args.run.envs, &manifest.hook.environments, |e| e.as_str());
     let checks = given_or(&args.run.checks, &manifest.hook.checks, |c| c.as_str());
-    let environments = select::select(manifest, &envs, &Machine)?;
+    let machine = facts::this_machine(&settings.actions);
+    let (environments, elsewhere) = if envs.is_empty() {
+        admit(
+            manifest.environments.iter().collect(),
+            &facts::this(&machine),
+            &Here,
+        )
+    } else {
+        let chosen = select::select(manifest, &envs, &Here)?;
+        let (environments, refused) = admit(chosen, &facts::this(&machine), &Here);
+        if !refused.is_empty() {
+            let lines: Vec<String> = refused.iter().map(Refusal::line).collect();
+            return Err(Error::Usage(format!(
+                "the gate names environments this machine is not, whose results it will not write: {}",
+                lines.join("; ")
+            )));
+        }
+        (environments, refused)
+    };
+    if environments.is_empty() {
+        return Ok((None, elsewhere));
+    }
     let only = only_checks(manifest, &checks)?;
     let mode = if settings.quiet {
         Mode::Quiet
@@ -416,7 +490,17 @@ fn gate(settings: &Settings, args: &GateArgs, manifest: &Manifest) -> Result<Ran
         quoter(None),
     );
     let source = settings.source(&manifest.dir);
-    run_here(manifest, &environments, &only, &args.run, &source, &live)
+    let ran = run_here(
+        manifest,
+        &environments,
+        &[],
+        &only,
+        &args.run,
+        &source,
+        &live,
+        &machine,
+    )?;
+    Ok((Some(ran), elsewhere))
 }
 
 /// An error's text cut to fit the agent's few kilobytes (a manifest with many problems

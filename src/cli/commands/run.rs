@@ -4,13 +4,14 @@ use std::path::{Path, PathBuf};
 
 use crate::cli::args::{RunArgs, RunFormat};
 use crate::cli::live::{Live, Mode};
-use crate::cli::local::{only_checks, result_path, run_here};
+use crate::cli::local::{admit, only_checks, result_path, run_here};
 use crate::cli::settings::{Settings, quoter};
 use crate::cli::{Error, print_stdout};
 use crate::exit_code;
 use crate::manifest::aot;
 use crate::plan::select;
 use crate::render::{self, Format};
+use crate::run::facts;
 use compact_str::CompactString;
 
 use crate::results::Report;
@@ -18,14 +19,21 @@ use crate::results::schema::ItemResult;
 
 pub(super) fn run(settings: &Settings, args: &RunArgs, format: RunFormat) -> Result<i32, Error> {
     let manifest = settings.load_manifest()?;
-    let environments = select::select(&manifest, &args.envs, &select::Host)?;
+    let chosen = select::select(&manifest, &args.envs, &select::Host)?;
     let only = only_checks(&manifest, &args.checks)?;
     let quiet = settings.quiet;
+    // A result is written only for an environment this machine is.
+    let machine = facts::this_machine(&settings.actions);
+    let (environments, refused) = admit(chosen, &facts::this(&machine), &select::Host);
+    for refusal in &refused {
+        eprintln!("refused: {}", refusal.line());
+        settings.annotate_error(&refusal.line());
+    }
     // One quoter (the environment's secrets) for the live lines and the final table.
     let run_quoter = quoter(None);
     // With the AoT answer, stdout carries that one object and nothing else.
     let mode = match format {
-        RunFormat::Aot => Mode::Quiet,
+        RunFormat::Aot | RunFormat::Signal => Mode::Quiet,
         RunFormat::Table => Mode::detect(quiet, settings.actions.actions),
     };
     let live = Live::new(mode, &args.out, usize::from(args.jobs), run_quoter.clone());
@@ -33,11 +41,28 @@ pub(super) fn run(settings: &Settings, args: &RunArgs, format: RunFormat) -> Res
         eprintln!("SKIPPED: the manifest says `skip: true`; no check runs");
     }
     let source = settings.source(&manifest.dir);
-    let mut ran = run_here(&manifest, &environments, &only, args, &source, &live)?;
+    let mut ran = run_here(
+        &manifest,
+        &environments,
+        &refused,
+        &only,
+        args,
+        &source,
+        &live,
+        &machine,
+    )?;
     match format {
         RunFormat::Table => {
             let options = settings.table_options(&ran.report, run_quoter);
             print_stdout(&render::render(&ran.report, Format::Table, &options)?)?;
+        }
+        RunFormat::Signal => {
+            // The spec's INFRA_BLOCKED report for what could not run here.
+            let options = settings.table_options(&ran.report, run_quoter);
+            match render::render(&ran.report, Format::InfraBlocked, &options) {
+                Ok(text) => print_stdout(&format!("{text}\n"))?,
+                Err(_) => eprintln!("no environment was blocked: every chosen environment ran"),
+            }
         }
         RunFormat::Aot => {
             // Log paths as `render --format aot` of the run's folder gives them.

@@ -1,0 +1,98 @@
+//! Where each environment's results really came from: a result's facts (`runner`)
+//! against the identity its manifest declares ([`crate::plan::identity`]). A result
+//! stands only for the machine it ran on.
+
+use rustc_hash::FxHashMap;
+
+use super::report::Place;
+use super::schema::{PartialResult, Runner};
+use crate::manifest::Manifest;
+use crate::plan::identity::{Identity, Machine};
+
+/// What a result's facts say of its machine: nothing for a format-1 result (it did not
+/// record the facts an identity is checked against).
+pub fn machine_of(format_version: u32, runner: &Runner) -> Machine {
+    if format_version < 2 {
+        return Machine::default();
+    }
+    let known = |s: &str| (!s.trim().is_empty()).then(|| s.to_owned());
+    Machine {
+        os: known(&runner.os),
+        arch: known(&runner.arch),
+        container: runner.container,
+    }
+}
+
+/// Where each partial result came from, in their order: what its environment declares,
+/// its facts, and why the result does not stand for its environment when it does not —
+/// its facts contradict its identity (or were not recorded), or it came from the same
+/// machine as the results of an environment that could not be the same machine.
+pub fn places(manifest: &Manifest, partials: &[PartialResult]) -> Vec<Place> {
+    let mut places: Vec<(Option<Identity>, Place)> = partials
+        .iter()
+        .map(|partial| {
+            let identity = manifest
+                .environment(&partial.environment)
+                .map(Identity::of)
+                .filter(|i| !i.is_variant());
+            let mismatch = identity.as_ref().and_then(|identity| {
+                let machine = machine_of(partial.format_version, &partial.runner);
+                let why = identity.mismatch(&machine)?;
+                Some(if partial.format_version < 2 {
+                    format!("{why} (the result is of format {}, which records none of the facts an identity is checked against)", partial.format_version)
+                } else {
+                    why
+                })
+            });
+            let place = Place {
+                environment: partial.environment.clone(),
+                declared: identity.as_ref().map(Identity::describe),
+                runner: partial.runner.clone(),
+                mismatch,
+                job: None,
+            };
+            (identity, place)
+        })
+        .collect();
+    // One machine cannot be two environments that could not be one machine.
+    let mut by_machine: FxHashMap<&str, Vec<usize>> = FxHashMap::default();
+    for (i, partial) in partials.iter().enumerate() {
+        if let Some(id) = partial.runner.machine.as_deref()
+            && places[i].0.is_some()
+        {
+            by_machine.entry(id).or_default().push(i);
+        }
+    }
+    let mut clashes: Vec<(usize, String)> = Vec::new();
+    for indices in by_machine.values() {
+        for (n, &a) in indices.iter().enumerate() {
+            for &b in &indices[n + 1..] {
+                let (Some(first), Some(second)) = (&places[a].0, &places[b].0) else {
+                    continue;
+                };
+                if !compatible(first, second) && places[a].1.environment != places[b].1.environment
+                {
+                    let (ea, eb) = (&places[a].1.environment, &places[b].1.environment);
+                    let machine = partials[a].runner.machine.as_deref().unwrap_or_default();
+                    clashes.push((a, format!("its results and {eb}'s came from one machine ({machine}), which cannot be both ({ea} {}; {eb} {})", first.describe(), second.describe())));
+                    clashes.push((b, format!("its results and {ea}'s came from one machine ({machine}), which cannot be both ({eb} {}; {ea} {})", second.describe(), first.describe())));
+                }
+            }
+        }
+    }
+    for (i, why) in clashes {
+        places[i].1.mismatch.get_or_insert(why);
+    }
+    places.into_iter().map(|(_, place)| place).collect()
+}
+
+/// Whether one machine could be both `a` and `b`: no OS or architecture that both
+/// declare differs (a container requirement is met by a machine in one, whatever else
+/// it also is).
+fn compatible(a: &Identity, b: &Identity) -> bool {
+    let same = |x: &Option<String>, y: &Option<String>| match (x, y) {
+        (Some(x), Some(y)) => x == y,
+        _ => true,
+    };
+    same(&a.os, &b.os) && same(&a.arch, &b.arch)
+}
