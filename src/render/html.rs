@@ -104,6 +104,14 @@ fn head(report: &Quoted, out: &mut String, reasons: usize) {
     if let Some(line) = super::cell::summary_line(report) {
         let _ = writeln!(out, "<p class=\"summary\">{}</p>", esc(&line));
     }
+    for place in super::places::mismatched(report) {
+        let _ = writeln!(
+            out,
+            "<p class=\"verdict not-verified\">⚠️ {}: its results came from another machine and were not taken: {}</p>",
+            esc(&place.environment),
+            esc(place.mismatch.as_deref().unwrap_or_default())
+        );
+    }
     let _ = writeln!(
         out,
         "<p>Manifest <code>{}</code> ({}). Tested in {}.</p>",
@@ -111,6 +119,18 @@ fn head(report: &Quoted, out: &mut String, reasons: usize) {
         esc(&report.manifest.digest),
         esc(&report.tested_list())
     );
+    let taken: Vec<&crate::results::Place> = report
+        .places
+        .iter()
+        .filter(|p| p.mismatch.is_none())
+        .collect();
+    if !taken.is_empty() {
+        out.push_str("<p>Where each environment ran:</p>\n<ul>\n");
+        for place in taken {
+            let _ = writeln!(out, "<li>{}</li>", esc(&super::places::line(place)));
+        }
+        out.push_str("</ul>\n");
+    }
     for (env, attempt) in report.reruns() {
         let _ = writeln!(
             out,

@@ -172,6 +172,27 @@ pub fn render(report: &Quoted, tails: &Tails) -> String {
     for (e, env) in report.environments.iter().enumerate() {
         let mut suite = TestSuite::new(env.as_str());
         suite.add_property(Property::new("verdict", report.verdict.as_str()));
+        // Where the environment ran: its machine's facts (the first place of it).
+        if let Some(place) = report.places.iter().find(|p| p.environment == *env) {
+            let r = &place.runner;
+            let mut property = |name: &str, value: Option<&str>| {
+                if let Some(value) = value.filter(|v| !v.is_empty()) {
+                    suite.add_property(Property::new(name, value));
+                }
+            };
+            property("runner.os", Some(&r.os));
+            property("runner.arch", Some(&r.arch));
+            property("runner.os_name", r.os_name.as_deref());
+            property("runner.os_version", r.os_version.as_deref());
+            property("runner.kernel", r.kernel.as_deref());
+            property("runner.libc", r.libc.as_deref());
+            let container = r.container.map(|c| if c { "true" } else { "false" });
+            property("runner.container", container);
+            property("runner.machine", r.machine.as_deref());
+            let hosted = r.actions.as_ref().and_then(|a| a.environment.as_deref());
+            property("runner.environment", hosted);
+            property("runner.mismatch", place.mismatch.as_deref());
+        }
         let mut total_ms = 0;
         for &index in &rows_in[e] {
             let row = &report.rows[index];

@@ -163,11 +163,21 @@ fn render_shape(report: &Report, options: &RenderOptions, tails: &Tails, shape: 
     if !shape.is_full(options.tail_lines) {
         cut_note(options, shape, &mut out);
     }
+    // Results that claim a machine they did not come from: said before anything else.
+    for place in super::places::mismatched(report) {
+        let _ = writeln!(
+            out,
+            "> ⚠️ **{}**: its results came from another machine and were not taken: {}\n",
+            place.environment,
+            escape_markdown(place.mismatch.as_deref().unwrap_or_default())
+        );
+    }
     if shape.link_only {
         verdict_lines(report, shape, &mut out);
         return out;
     }
     grid(report, shape, &mut out);
+    where_ran(report, shape, &mut out);
     reruns(report, &mut out);
     strict(report, shape, &mut out);
     manifest_section(report, shape, &mut out);
@@ -184,6 +194,24 @@ fn render_shape(report: &Report, options: &RenderOptions, tails: &Tails, shape: 
         );
     }
     out
+}
+
+/// Where each environment ran, one line each (at most `shape.max_listed`).
+fn where_ran(report: &Report, shape: Shape, out: &mut String) {
+    let taken: Vec<&crate::results::Place> = report
+        .places
+        .iter()
+        .filter(|p| p.mismatch.is_none())
+        .collect();
+    if taken.is_empty() {
+        return;
+    }
+    let _ = writeln!(out, "Where each environment ran:\n");
+    for place in taken.iter().take(shape.max_listed) {
+        let _ = writeln!(out, "- {}", escape_markdown(&super::places::line(place)));
+    }
+    more(taken.len(), shape.max_listed, "environments", out);
+    out.push('\n');
 }
 
 /// Says what was left out to fit the budget, and where the whole report is.

@@ -10,6 +10,7 @@ pub mod html;
 pub mod junit;
 pub mod markdown;
 mod own;
+pub mod places;
 mod provenance;
 pub mod quoted;
 pub mod signal;

@@ -95,6 +95,39 @@ impl Quoted {
                 qo(&mut pair.why);
             }
         }
+        // Where each environment ran: facts an artifact wrote.
+        for place in &mut report.places {
+            qo(&mut place.declared);
+            qo(&mut place.mismatch);
+            qo(&mut place.job);
+            let r = &mut place.runner;
+            for field in [&mut r.os, &mut r.arch, &mut r.hostname] {
+                q(field);
+            }
+            for field in [
+                &mut r.os_name,
+                &mut r.os_version,
+                &mut r.kernel,
+                &mut r.libc,
+                &mut r.container_runtime,
+                &mut r.machine,
+            ] {
+                qo(field);
+            }
+            if let Some(a) = &mut r.actions {
+                for field in [
+                    &mut a.os,
+                    &mut a.arch,
+                    &mut a.name,
+                    &mut a.environment,
+                    &mut a.image_os,
+                    &mut a.image_version,
+                    &mut a.job,
+                ] {
+                    qo(field);
+                }
+            }
+        }
         // Names are a pull request's manifest text, shown in grids: quoted and cut.
         for name in report.check_names.values_mut() {
             q(name);

@@ -33,6 +33,9 @@ pub fn render(report: &Quoted, color: bool) -> String {
             item.id, item.kind, item.text
         ));
     }
+    for place in &report.places {
+        out.push_str(&format!("ran: {}\n", super::places::line(place)));
+    }
     for change in &report.manifest_changes {
         out.push_str(&format!(
             "manifest change: {}{}\n",

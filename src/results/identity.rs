@@ -23,7 +23,8 @@ pub fn machine_of(format_version: u32, runner: &Runner) -> Machine {
     }
 }
 
-/// Where each partial result came from, in their order: what its environment declares,
+/// Where each partial result came from, in their order (one place per partial, those
+/// of environments the manifest does not declare included): what its environment declares,
 /// its facts, and why the result does not stand for its environment when it does not —
 /// its facts contradict its identity (or were not recorded), or it came from the same
 /// machine as the results of an environment that could not be the same machine.

@@ -95,8 +95,10 @@ impl Report {
             .iter()
             .filter_map(|p| Some((p.environment.clone(), p.mismatch.clone()?)))
             .collect();
-        // In the manifest's order of environments, whatever order the files came in.
+        // In the manifest's order of environments, whatever order the files came in
+        // (results of environments it does not declare are not its places).
         let mut places = places;
+        places.retain(|p| manifest.environment(&p.environment).is_some());
         let position = |env: &str| {
             manifest
                 .environments
