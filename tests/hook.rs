@@ -608,3 +608,69 @@ fn a_weakening_committed_during_the_session_is_still_refused() {
         "{answer}"
     );
 }
+
+/// The gate runs the variants and the environments this machine is; the others are
+/// CI's, named so, never run under a false name — and never a verdict.
+#[test]
+fn the_gate_runs_what_this_machine_is_and_names_the_rest_as_cis() {
+    let os = std::env::consts::OS;
+    let other = if os == "windows" {
+        "ubuntu-latest"
+    } else {
+        "windows-latest"
+    };
+    let text = format!(
+        "version: 1\nenvironments:\n  - {{ name: here, detect: {{ os: {os} }} }}\n  - {{ name: ci, runs-on: {other} }}\n  - {{ name: variant, env: {{ X: '1' }} }}\nchecks:\n  - {{ id: ok, run: \"true\" }}\n"
+    );
+    let gate = project("");
+    gate.write("verify-matrix.yml", &text);
+    gate.commit_all("three environments");
+    let answer = answer(&gate, &stop("ci", false));
+    let message = answer["systemMessage"].as_str().unwrap();
+    assert!(answer["decision"].is_null(), "{answer}");
+    assert!(
+        message.starts_with("verify-matrix: the hook's checks passed in here, variant (2 pairs). Partial run: 2 of 3 required pairs; not a verdict"),
+        "{message}"
+    );
+    assert!(
+        message.contains(&format!("Verified in CI, not here: ci (runs on {other} (")),
+        "{message}"
+    );
+    assert!(!message.contains("All Required Environments"), "{message}");
+    assert!(
+        !gate
+            .path()
+            .join("verify-matrix-results/verify-matrix-ci.json")
+            .exists()
+    );
+    // Named for the gate, an environment this machine is not is refused.
+    gate.write(
+        "verify-matrix.yml",
+        &format!("{text}hook:\n  environments: [ci]\n"),
+    );
+    gate.commit_all("the hook names ci");
+    let answer = answer(&gate, &stop("ci2", false));
+    assert_eq!(answer["decision"], "block", "{answer}");
+    assert!(
+        answer["reason"]
+            .as_str()
+            .unwrap()
+            .contains("the gate names environments this machine is not"),
+        "{answer}"
+    );
+    // Nothing of the manifest is this machine: nothing ran, NOT VERIFIED here.
+    gate.write(
+        "verify-matrix.yml",
+        &format!("version: 1\nenvironments:\n  - {{ name: ci, runs-on: {other} }}\nchecks:\n  - {{ id: ok, run: \"true\" }}\n"),
+    );
+    gate.commit_all("only CI");
+    let answer = answer(&gate, &stop("ci3", false));
+    assert!(answer["decision"].is_null(), "{answer}");
+    assert!(
+        answer["systemMessage"]
+            .as_str()
+            .unwrap()
+            .starts_with("verify-matrix: NOT VERIFIED here: no environment of the manifest is this machine, so nothing ran."),
+        "{answer}"
+    );
+}
