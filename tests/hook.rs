@@ -625,9 +625,9 @@ fn the_gate_runs_what_this_machine_is_and_names_the_rest_as_cis() {
     let gate = project("");
     gate.write("verify-matrix.yml", &text);
     gate.commit_all("three environments");
-    let answer = answer(&gate, &stop("ci", false));
-    let message = answer["systemMessage"].as_str().unwrap();
-    assert!(answer["decision"].is_null(), "{answer}");
+    let said = answer(&gate, &stop("ci", false));
+    let message = said["systemMessage"].as_str().unwrap();
+    assert!(said["decision"].is_null(), "{said}");
     assert!(
         message.starts_with("verify-matrix: the hook's checks passed in here, variant (2 pairs). Partial run: 2 of 3 required pairs; not a verdict"),
         "{message}"
@@ -649,14 +649,14 @@ fn the_gate_runs_what_this_machine_is_and_names_the_rest_as_cis() {
         &format!("{text}hook:\n  environments: [ci]\n"),
     );
     gate.commit_all("the hook names ci");
-    let answer = answer(&gate, &stop("ci2", false));
-    assert_eq!(answer["decision"], "block", "{answer}");
+    let said = answer(&gate, &stop("ci2", false));
+    assert_eq!(said["decision"], "block", "{said}");
     assert!(
-        answer["reason"]
+        said["reason"]
             .as_str()
             .unwrap()
             .contains("the gate names environments this machine is not"),
-        "{answer}"
+        "{said}"
     );
     // Nothing of the manifest is this machine: nothing ran, NOT VERIFIED here.
     gate.write(
@@ -664,13 +664,13 @@ fn the_gate_runs_what_this_machine_is_and_names_the_rest_as_cis() {
         &format!("version: 1\nenvironments:\n  - {{ name: ci, runs-on: {other} }}\nchecks:\n  - {{ id: ok, run: \"true\" }}\n"),
     );
     gate.commit_all("only CI");
-    let answer = answer(&gate, &stop("ci3", false));
-    assert!(answer["decision"].is_null(), "{answer}");
+    let said = answer(&gate, &stop("ci3", false));
+    assert!(said["decision"].is_null(), "{said}");
     assert!(
-        answer["systemMessage"]
+        said["systemMessage"]
             .as_str()
             .unwrap()
             .starts_with("verify-matrix: NOT VERIFIED here: no environment of the manifest is this machine, so nothing ran."),
-        "{answer}"
+        "{said}"
     );
 }
