@@ -17,17 +17,18 @@ for i in \$(seq 1 $n); do bash --noprofile --norc -eo pipefail -c true > $dir/lo
 SH
 }
 
-# wide_results DIR BIN ENVS CHECKS: DIR/verify-matrix.yml with ENVS environments and
-# CHECKS checks (one in 100 failing with a 200-line log), and DIR/artifacts/ holding one
-# result folder per environment. One real run (by BIN) of the first environment; the
-# others are copies of it under their own names (same manifest, so the same digest).
+# wide_results DIR BIN ENVS CHECKS [KEYS]: DIR/verify-matrix.yml with ENVS environments
+# (each with the YAML KEYS, e.g. `runs-on: ubuntu-latest`, when given) and CHECKS checks
+# (one in 100 failing with a 200-line log), and DIR/artifacts/ holding one result folder
+# per environment. One real run (by BIN) of the first environment; the others are
+# copies of it under their own names (same manifest, so the same digest).
 wide_results() {
-    local dir=$1 bin=$2 envs=$3 checks=$4
+    local dir=$1 bin=$2 envs=$3 checks=$4 keys=${5:-}
     mkdir -p "$dir"
     {
         echo "version: 1"
         echo "environments:"
-        for e in $(seq -w 1 "$envs"); do echo "  - name: e$e"; done
+        for e in $(seq -w 1 "$envs"); do echo "  - { name: e$e${keys:+, $keys} }"; done
         echo "checks:"
         for i in $(seq 1 "$checks"); do
             if [ $((i % 100)) = 7 ]; then

@@ -250,6 +250,56 @@ echo "report: $(stat -c %s report.json) bytes from $(du -sb artifacts | cut -f1)
 cd - >/dev/null
 
 echo
+echo "## the same matrix on GitHub-hosted labels, each leg checked against the run's jobs"
+# Every environment `runs-on: ubuntu-latest`; under Actions the merge reads the run's
+# jobs from a GitHub stand-in on 127.0.0.1 (256 jobs, three pages) and matches each leg
+# to one, against the same merge outside Actions (no jobs read), in one run.
+wide_results "$work/hosted" "$bin" "$wide_envs" "$wide_checks" "runs-on: ubuntu-latest"
+python3 - "$work/jobs-port" "$wide_envs" <<'PY' &
+import json, sys
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import parse_qs, urlsplit
+port_file, n = sys.argv[1], int(sys.argv[2])
+jobs = [{"name": f"run (e{i})", "status": "completed", "labels": ["ubuntu-latest"],
+         "run_attempt": 1, "runner_name": None, "runner_group_name": "GitHub Actions"}
+        for i in range(1, n + 1)]
+class Jobs(BaseHTTPRequestHandler):
+    def do_GET(self):
+        query = parse_qs(urlsplit(self.path).query)
+        page, per = int(query["page"][0]), int(query["per_page"][0])
+        body = json.dumps({"total_count": n, "jobs": jobs[(page - 1) * per:page * per]}).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+    def log_message(self, *args):
+        pass
+server = ThreadingHTTPServer(("127.0.0.1", 0), Jobs)
+open(port_file, "w").write(str(server.server_address[1]))
+server.serve_forever()
+PY
+jobs_pid=$!
+for _ in $(seq 100); do [ -s "$work/jobs-port" ] && break; sleep 0.1; done
+cat >"$work/hosted/actions.sh" <<SH
+GITHUB_ACTIONS=true GITHUB_REPOSITORY=o/r GITHUB_RUN_ID=1 GITHUB_RUN_ATTEMPT=1 \
+GITHUB_TOKEN=ghs_bench GITHUB_API_URL=http://127.0.0.1:$(cat "$work/jobs-port") \
+exec "$bin" -q merge --out report.json --format markdown artifacts
+SH
+cd "$work/hosted"
+/usr/bin/time -v sh actions.sh >checked.md 2>"$work/time.txt" \
+    || [ $? -le 3 ] || { cat "$work/time.txt"; exit 1; }
+grep -q '"job":"run (e' report.json || { echo "error: the legs were not matched to jobs" >&2; exit 1; }
+echo "merge with the jobs cross-check: peak RSS $(awk '/Maximum resident/ {printf "%.0f MiB", $6/1024}' "$work/time.txt")"
+hyperfine $runs -N -i --export-json "$work/cross.json" --export-markdown "$work/cross.md" \
+    -n "merge" "$bin -q merge --out plain.json --format markdown artifacts" \
+    -n "merge, legs checked against the run's jobs" "sh actions.sh" >/dev/null
+cat "$work/cross.md"
+ratio "$work/cross.json" "checked / unchecked"
+kill "$jobs_pid" 2>/dev/null
+cd - >/dev/null
+
+echo
 echo "## runner reports: $report_files JUnit files × $report_cases test cases read"
 # pytest-style reports, 2 % failing with a traceback, 1 % skipped; read by `tests` (the
 # same reader as a check's `reports:`: parse, count, locate each failure) against

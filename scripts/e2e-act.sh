@@ -13,7 +13,7 @@
 #   serves this build as the release asset, so the Action's install step downloads it and
 #   checks its SHA-256.
 #
-# Eight runs, each checked against what reached "GitHub" (any difference fails the
+# Nine runs, each checked against what reached "GitHub" (any difference fails the
 # script):
 #
 # 1. Run 101, attempt 1 of a pull request: the c-locale leg fails. The plan job marks the
@@ -33,6 +33,11 @@
 # 8. A pull request against main that drops a test (run 107): the report job imports
 #    run 106's report artifact from "GitHub" (`history sync`, zip through a redirect),
 #    compares with it, and the comment says NOT VERIFIED: the suite shrank.
+# 9. The pull request again (run 108), GitHub listing a job for one of its two legs
+#    only: the other leg's results are not taken, and the comment says NOT VERIFIED.
+#
+# Every report reads its run's jobs from "GitHub": the stand-in lists the plan job and
+# one job per leg that uploaded results, unless a scenario gives the list.
 #
 # Artifacts are kept per run, as on GitHub: a run without any is a download error
 # (which the Action's report step survives), a name is uploaded once unless
@@ -136,6 +141,7 @@ JSON
             --env "GITHUB_REPOSITORY=o/r" \
             --env "GITHUB_RUN_ID=$run_id" \
             --env "GITHUB_RUN_ATTEMPT=$attempt" \
+            --env "RUNNER_NAME=e2e runner" \
             -s GITHUB_TOKEN=ghs_e2e_token_never_shown \
             "$@"
     ) >"$work/act-$name.log" 2>&1 || status=$?
@@ -233,3 +239,28 @@ mkdir -p "$work/artifacts/107"
 E2E_REPO=$work/python E2E_WORKFLOW=.github/workflows/verify-matrix.yml E2E_JOB=report \
     workflow history-pr 107 1
 check history-pr 1
+
+# 9. Where the legs ran: the pull request again, but GitHub lists a job for one leg only
+#    (the other leg's artifact claims an environment no job of the run was labelled for
+#    on its runner). That leg's results are not taken: NOT VERIFIED, naming it.
+cat >"$work/repo/verify-matrix.yml" <<'YAML'
+version: 1
+environments:
+  - { name: c-locale, runs-on: ubuntu-latest, env: { LC_ALL: C } }
+  - { name: utf8-locale, runs-on: ubuntu-latest, env: { LC_ALL: C.UTF-8 } }
+checks:
+  - id: locale
+    run: 'echo "LC_ALL=$LC_ALL"; test -n "$LC_ALL"; test "$LC_ALL" = C.UTF-8 || test -e "$E2E_FLAG"'
+  - { id: manifest-present, file: verify-matrix.yml }
+YAML
+head=$(commit "the small manifest again")
+base=$head
+mkdir -p "$work/artifacts/108"
+cat >"$work/artifacts/jobs-108-1.json" <<'JSON'
+[{"name": "verify-plan", "status": "completed", "conclusion": "success", "labels": ["ubuntu-latest"],
+  "run_attempt": 1, "runner_name": "GitHub Actions 1", "runner_group_name": "GitHub Actions"},
+ {"name": "verify-run (c-locale)", "status": "completed", "conclusion": "success", "labels": ["ubuntu-latest"],
+  "run_attempt": 1, "runner_name": "e2e runner", "runner_group_name": "GitHub Actions"}]
+JSON
+workflow jobs 108 1
+check jobs 1

@@ -7,6 +7,8 @@
 //! fails these tests, it never skips them.
 
 mod common;
+#[path = "common/openapi.rs"]
+mod openapi;
 #[path = "common/stand_in.rs"]
 mod stand_in;
 
@@ -15,7 +17,9 @@ use std::process::Command;
 
 use common::{Project, repo_root};
 use serde_json::{Value, json};
-use stand_in::{COMMENTS, accept_check_run, accept_comment, comments_page, installation_token};
+use stand_in::{
+    COMMENTS, accept_check_run, accept_comment, comments_page, installation_token, job, run_jobs,
+};
 use wiremock::MockServer;
 
 /// Runs a validator; a validator that cannot be started is a failure with the fix.
@@ -241,9 +245,16 @@ async fn the_three_jobs_plan_run_and_report_through_the_actions_step_script() {
         common::copy_dir(&out, &artifacts.join(format!("verify-matrix-{env}")));
     }
 
-    // Job 3: report, against a GitHub stand-in.
+    // Job 3: report, against a GitHub stand-in, which lists the run's jobs: the legs
+    // are checked against them.
     let server = MockServer::start().await;
     installation_token(&server).await;
+    let jobs = vec![
+        job("plan", &["ubuntu-latest"], 1),
+        job("run (linux)", &["ubuntu-latest"], 1),
+        job("run (arm)", &["self-hosted", "arm64"], 1),
+    ];
+    run_jobs(&server, 501, 1, jobs).await;
     comments_page(&server, 1, json!([])).await;
     accept_comment(&server).await;
     accept_check_run(&server, "", 2).await;
@@ -377,7 +388,7 @@ async fn the_report_step_keeps_a_history_in_the_workflow_run_recipe() {
     project.write("checkout/verify-matrix.yml", MANIFEST);
     project.write(
         "event.json",
-        &json!({"workflow_run": {"id": 77, "head_sha": HEAD, "pull_requests": []},
+        &json!({"workflow_run": {"id": 501, "run_attempt": 1, "head_sha": HEAD, "pull_requests": []},
                 "repository": {"full_name": "o/r", "default_branch": "main"}})
         .to_string(),
     );
@@ -446,6 +457,12 @@ async fn the_report_step_keeps_a_history_in_the_workflow_run_recipe() {
         .mount(&server)
         .await;
 
+    // The triggering run's jobs: the legs are checked against them.
+    let jobs = vec![
+        job("run (linux)", &["ubuntu-latest"], 1),
+        job("run (arm)", &["self-hosted", "arm64"], 1),
+    ];
+    run_jobs(&server, 501, 1, jobs).await;
     let (artifacts, uri) = (artifacts.display().to_string(), server.uri());
     let inputs = vec![
         ("VERIFY_MATRIX_POST", "summary"),
@@ -486,4 +503,65 @@ async fn the_report_step_keeps_a_history_in_the_workflow_run_recipe() {
         .query_row("SELECT count(*) FROM runs", [], |r| r.get(0))
         .unwrap();
     assert_eq!(runs, 1);
+}
+
+/// A leg whose artifact claims an environment that no job of the run was labelled for
+/// is not taken: the report reads the run's jobs from GitHub (a request GitHub's
+/// OpenAPI description documents) and matches each leg to one.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_leg_no_job_of_the_run_ran_is_not_taken() {
+    let project = Project::empty();
+    project.write("checkout/verify-matrix.yml", MANIFEST);
+    project.write(
+        "event.json",
+        &json!({"pull_request": {"number": 12, "head": {"sha": HEAD}}}).to_string(),
+    );
+    let artifacts = project.path().join("artifacts");
+    for (env, code) in [("linux", 0), ("arm", 1)] {
+        let inputs = [("VERIFY_MATRIX_ENVIRONMENT", env.to_owned())];
+        let leg = step(&project, &format!("run-{env}"), "run", &inputs, code);
+        let out = PathBuf::from(output(&leg, "out"));
+        common::copy_dir(&out, &artifacts.join(format!("verify-matrix-{env}")));
+    }
+    let server = MockServer::start().await;
+    // GitHub ran only the linux leg (and the plan): nothing was labelled for arm.
+    let jobs = vec![
+        job("plan", &["ubuntu-latest"], 1),
+        job("run (linux)", &["ubuntu-latest"], 1),
+    ];
+    run_jobs(&server, 501, 1, jobs).await;
+    let (artifacts, uri) = (artifacts.display().to_string(), server.uri());
+    let inputs = vec![
+        ("VERIFY_MATRIX_POST", "summary"),
+        ("VERIFY_MATRIX_ARTIFACTS", artifacts.as_str()),
+        ("GITHUB_TOKEN", TOKEN),
+        ("GITHUB_API_URL", uri.as_str()),
+    ];
+    let (_project, outputs) = report_step(project, &inputs, 3).await;
+    let report: Value =
+        serde_json::from_str(&std::fs::read_to_string(output(&outputs, "report-path")).unwrap())
+            .unwrap();
+    assert_eq!(report["verdict"], "NOT_VERIFIED");
+    assert_eq!(report["environments_tested"], json!(["linux"]));
+    let arm = report["places"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["environment"] == "arm")
+        .unwrap();
+    let why = arm["mismatch"].as_str().unwrap();
+    assert!(
+        why.starts_with("no job of run 501 (attempt 1) that GitHub lists ran it: none labelled self-hosted, arm64 is left"),
+        "{why}"
+    );
+    let linux = report["places"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["environment"] == "linux")
+        .unwrap();
+    assert_eq!(linux["job"], "plan", "the first job labelled ubuntu-latest");
+    for r in server.received_requests().await.unwrap() {
+        openapi::check_request(r.method.as_str(), r.url.path(), r.url.query(), &Value::Null);
+    }
 }

@@ -4,7 +4,7 @@ GitHub stand-in.
     python3 check.py NAME STATE_JSON REQUESTS_JSONL ACT_LOG HEAD BASE
 
 NAME is `first`, `rerun`, `broken`, `generated-KIND` (node, rust, python),
-`history-main` (a push to main, no pull request) or `history-pr`. Exits non-zero, printing the workflow's log, on
+`history-main` (a push to main, no pull request), `history-pr` or `jobs`. Exits non-zero, printing the workflow's log, on
 any difference.
 """
 
@@ -17,6 +17,8 @@ state = json.load(open(state_file))
 requests = [json.loads(line) for line in open(requests_file)]
 log = open(log_file).read()
 VERIFIED = re.compile(r"All Required Environments: VERIFIED")
+# The report's reading of the run's jobs (where each leg ran), which every report makes.
+JOBS = re.compile(r"^/repos/o/r/actions/runs/\d+/attempts/\d+/jobs")
 MARKER = "<!-- cargo-verify-matrix:verify-matrix.yml -->"
 
 
@@ -137,11 +139,11 @@ elif name == "history-main":
     expect(not failed_steps("verify-matrix/"), f"a step failed: {failed_steps('verify-matrix/')}")
     expect([r["conclusion"] for r in on_head] == ["success"],
            f"expected one green check run on main's head: {on_head}")
-    expect(not any("/actions/" in r["path"] for r in requests),
+    expect(not any("/actions/" in r["path"] and not JOBS.search(r["path"]) for r in requests),
            "a push to main synced the history")
     expect("uploaded verify-matrix_report" in log, "the report was not uploaded as an artifact")
 elif name == "history-pr":
-    synced = [r["path"] for r in requests if "/actions/" in r["path"]]
+    synced = [r["path"] for r in requests if "/actions/" in r["path"] and not JOBS.search(r["path"])]
     expect(any(p.startswith("/repos/o/r/actions/runs?branch=main&status=completed") for p in synced),
            f"the report job did not list main's runs: {synced}")
     expect(any(p.endswith("/zip") for p in synced), f"no report artifact was downloaded: {synced}")
@@ -156,6 +158,16 @@ elif name == "history-pr":
            f"the comment does not name the baseline:\n{comment}")
     expect([r["conclusion"] for r in on_head] == ["failure"],
            f"expected one failing check run on the pull request's head: {on_head}")
+elif name == "jobs":
+    expect(published("PR comment") and published("check run"), "the report job did not publish")
+    expect(any(JOBS.search(r["path"]) for r in requests if "/runs/108/" in r["path"]),
+           "the report job did not read run 108's jobs")
+    expect("no job of run 108 (attempt 1) that GitHub lists ran it" in comment,
+           f"the comment does not say which leg no job ran:\n{comment}")
+    expect(not VERIFIED.search(comment), f"a VERIFIED line with a leg no job ran:\n{comment}")
+    expect("All Required Environments: NOT VERIFIED" in comment, f"not NOT VERIFIED:\n{comment}")
+    expect([r["conclusion"] for r in on_head] == ["failure"],
+           f"expected one failing check run on the head: {on_head}")
 else:
     fail(f"unknown run {name}")
 

@@ -61,6 +61,33 @@ def artifacts_of(run_id):
             for n, name in enumerate(names, 1)]
 
 
+def jobs_of(run_id, attempt):
+    """The run's jobs as GitHub lists them: `jobs-RUN-ATTEMPT.json` beside the artifacts
+    when a scenario wrote one; else the plan job and one job per leg that uploaded
+    results (labelled ubuntu-latest, on the runner the leg's results name), as GitHub
+    would list the workflow's jobs."""
+    override = os.path.join(artifacts_dir, f"jobs-{run_id}-{attempt}.json")
+    if os.path.isfile(override):
+        with open(override) as f:
+            return json.load(f)
+    job = lambda name, runner: {"name": name, "status": "completed", "conclusion": "success",
+                                "labels": ["ubuntu-latest"], "run_attempt": attempt,
+                                "runner_name": runner, "runner_group_name": "GitHub Actions"}
+    jobs = [job("plan", "GitHub Actions 1")]
+    for _, folder in artifacts_of(run_id):
+        for d, _, files in os.walk(folder):
+            for f in sorted(files):
+                if f.startswith("verify-matrix-") and f.endswith(".json"):
+                    with open(os.path.join(d, f)) as result:
+                        try:
+                            data = json.load(result)
+                        except ValueError:
+                            continue
+                    runner = ((data.get("runner") or {}).get("actions") or {}).get("name")
+                    jobs.append(job(f"run ({data.get('environment')})", runner))
+    return jobs
+
+
 def zipped(folder):
     data = io.BytesIO()
     with zipfile.ZipFile(data, "w", zipfile.ZIP_DEFLATED) as z:
@@ -142,6 +169,11 @@ class Handler(BaseHTTPRequestHandler):
                 branch = query.get("branch", [None])[0]
                 runs = [r for r in reversed(completed_runs()) if branch in (None, r["head_branch"])]
                 self.reply(200, {"total_count": len(runs), "workflow_runs": runs})
+            elif url.path.startswith("/repos/o/r/actions/runs/") and url.path.endswith("/jobs"):
+                parts = url.path.split("/")
+                run_id, attempt = int(parts[6]), int(parts[8])
+                jobs = jobs_of(run_id, attempt)
+                self.reply(200, {"total_count": len(jobs), "jobs": jobs})
             elif url.path.startswith("/repos/o/r/actions/runs/") and url.path.endswith("/artifacts"):
                 run_id = int(url.path.split("/")[6])
                 name = query.get("name", [None])[0]

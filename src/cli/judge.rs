@@ -9,10 +9,12 @@ use super::args::TrustFlags;
 use super::settings::{Settings, current_dir};
 use crate::manifest::aot::BaseCase;
 use crate::manifest::{self, Manifest, compare};
+use crate::publish::{GitHub, RetryPolicy, Token};
 use crate::render::Format;
 use crate::render::steps::StepsInfo;
 use crate::results::baseline::{self, Base};
 use crate::results::io::{Probe, ResultFileError, read_bounded};
+use crate::results::jobs::{Jobs, RunJob};
 use crate::results::{ManifestOrigin, ManifestTrust, Outcome, PartialResult, Report, merge};
 
 /// Collects partial results under `paths` and builds the report, with log paths made
@@ -66,7 +68,8 @@ pub(crate) fn merged(
             .then(|| steps_info(&manifest, &partials, settings.manifest.as_deref())),
         aot: (format == Format::Aot).then(|| manifest::aot::from_manifest(&manifest)),
     };
-    let mut report = Report::build_from(&manifest, partials);
+    let jobs = run_jobs(settings, &partials);
+    let mut report = Report::build_checked(&manifest, partials, &jobs);
     report.apply_trust(trust);
     match baseline {
         BaselineSource::None => {}
@@ -92,6 +95,82 @@ pub(crate) fn merged(
         },
     }
     Ok((report, contracts))
+}
+
+/// Under GitHub Actions, the jobs of the run whose legs these results are, as GitHub
+/// lists them (the triggering run for a `workflow_run` event); elsewhere nothing to
+/// check against. A run whose jobs cannot be read is said so: its legs are then not
+/// taken (never taken on trust).
+fn run_jobs(settings: &Settings, partials: &[PartialResult]) -> Jobs {
+    let actions = &settings.actions;
+    if !actions.actions {
+        return Jobs::NotChecked;
+    }
+    let event = actions.event_payload();
+    let triggering = event
+        .as_ref()
+        .filter(|_| actions.event_name.as_deref() == Some("workflow_run"))
+        .and_then(|e| e.get("workflow_run"));
+    let run_id = match triggering {
+        Some(run) => run.get("id").map(|id| match id {
+            serde_json::Value::String(s) => s.clone(),
+            other => other.to_string(),
+        }),
+        None => actions.run_id.clone(),
+    };
+    let (Some(repo), Some(run_id)) = (actions.repository.clone(), run_id) else {
+        return Jobs::Unavailable(
+            "the run or its repository is not known (GITHUB_REPOSITORY, GITHUB_RUN_ID)".to_owned(),
+        );
+    };
+    if !crate::results::source::is_repository(&repo) || !run_id.bytes().all(|b| b.is_ascii_digit())
+    {
+        return Jobs::Unavailable(format!("`{repo}` run `{run_id}` cannot be asked for"));
+    }
+    let Some(raw) = actions.token.clone() else {
+        return Jobs::Unavailable(
+            "no token to read them with: give the step GITHUB_TOKEN (with `actions: read`)"
+                .to_owned(),
+        );
+    };
+    // The attempts the legs came from (a re-run's legs are a later attempt).
+    let mut attempts: Vec<u32> = partials
+        .iter()
+        .filter(|p| p.source.run_id.as_deref() == Some(run_id.as_str()))
+        .filter_map(|p| p.source.run_attempt)
+        .collect();
+    attempts.sort_unstable();
+    attempts.dedup();
+    if attempts.is_empty() {
+        let current = triggering
+            .and_then(|r| r.get("run_attempt"))
+            .and_then(serde_json::Value::as_u64)
+            .and_then(|a| u32::try_from(a).ok())
+            .or_else(|| actions.run_attempt.as_deref().and_then(|a| a.parse().ok()))
+            .unwrap_or(1);
+        attempts.push(current);
+    }
+    let api = actions
+        .api_url
+        .clone()
+        .unwrap_or_else(|| "https://api.github.com".to_owned());
+    let listed = (|| -> Result<Vec<RunJob>, String> {
+        let token = Token::new(&raw).map_err(|e| e.to_string())?;
+        let runtime = super::runtime().map_err(|e| e.to_string())?;
+        let github = {
+            let _entered = runtime.enter();
+            GitHub::new(&api, token, RetryPolicy::default()).map_err(|e| e.to_string())?
+        };
+        runtime
+            .block_on(crate::publish::jobs::run_jobs(
+                &github, &repo, &run_id, &attempts,
+            ))
+            .map_err(|e| github.redact(&e.to_string()))
+    })();
+    match listed {
+        Ok(jobs) => Jobs::Listed { run_id, jobs },
+        Err(why) => Jobs::Unavailable(why),
+    }
 }
 
 /// What the report is compared with.

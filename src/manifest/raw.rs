@@ -69,11 +69,14 @@ pub struct RawEnvironment {
     /// The environment's name; `ALL` is reserved.
     #[schemars(extend("pattern" = NAME_PATTERN, "maxLength" = super::model::MAX_NAME_CHARS))]
     pub name: String,
-    /// The runner label, or list of labels, `plan --format github` gives the job.
+    /// The runner label, or list of labels, `plan --format github` gives the job. A
+    /// GitHub-hosted label (`ubuntu-latest`, `windows-2022`, `macos-15`, …) also says
+    /// what machine the environment is: its results must come from one.
     #[serde(default)]
     #[schemars(schema_with = "runs_on_schema")]
     pub runs_on: Option<serde_json::Value>,
-    /// The job's container: an image name, or a mapping with `image`.
+    /// The job's container: an image name, or a mapping with `image`. The checks must
+    /// then run inside a container.
     #[serde(default)]
     #[schemars(schema_with = "container_schema")]
     pub container: Option<serde_json::Value>,
@@ -83,7 +86,9 @@ pub struct RawEnvironment {
     /// The default shell in this environment.
     #[serde(default)]
     pub shell: Option<Shell>,
-    /// How `run` recognises this environment; all conditions given must hold.
+    /// How `run` recognises this environment; all conditions given must hold, on any
+    /// machine that runs it. An environment without `runs-on`, `container` or `detect`
+    /// is a variant: any machine may be it.
     #[serde(default)]
     pub detect: Option<RawDetect>,
 }
@@ -94,8 +99,11 @@ pub struct RawEnvironment {
 pub struct RawDetect {
     /// The operating system: `linux`, `macos` or `windows`.
     #[serde(default)]
+    #[schemars(extend("enum" = ["linux", "macos", "windows"]))]
     pub os: Option<String>,
-    /// The CPU architecture, e.g. `x86_64` or `aarch64`.
+    /// The CPU architecture, as Rust names it (`x86_64`, `aarch64`, `x86`, `arm`,
+    /// `riscv64`, `powerpc64`, `s390x`, `loongarch64`); `x64`/`amd64` mean `x86_64`,
+    /// `arm64` means `aarch64`.
     #[serde(default)]
     pub arch: Option<String>,
     /// Variables that must equal these values (`"*"`: be set).

@@ -107,7 +107,7 @@ fn head(report: &Quoted, out: &mut String, reasons: usize) {
     for place in super::places::mismatched(report) {
         let _ = writeln!(
             out,
-            "<p class=\"verdict not-verified\">⚠️ {}: its results came from another machine and were not taken: {}</p>",
+            "<p class=\"verdict not-verified\">⚠️ {}: its results were not taken: {}</p>",
             esc(&place.environment),
             esc(place.mismatch.as_deref().unwrap_or_default())
         );

@@ -167,7 +167,7 @@ fn render_shape(report: &Report, options: &RenderOptions, tails: &Tails, shape: 
     for place in super::places::mismatched(report) {
         let _ = writeln!(
             out,
-            "> ⚠️ **{}**: its results came from another machine and were not taken: {}\n",
+            "> ⚠️ **{}**: its results were not taken: {}\n",
             place.environment,
             escape_markdown(place.mismatch.as_deref().unwrap_or_default())
         );

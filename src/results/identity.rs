@@ -4,6 +4,7 @@
 
 use rustc_hash::FxHashMap;
 
+use super::jobs::{Jobs, Leg, match_legs};
 use super::report::Place;
 use super::schema::{PartialResult, Runner};
 use crate::manifest::Manifest;
@@ -28,7 +29,7 @@ pub fn machine_of(format_version: u32, runner: &Runner) -> Machine {
 /// its facts, and why the result does not stand for its environment when it does not —
 /// its facts contradict its identity (or were not recorded), or it came from the same
 /// machine as the results of an environment that could not be the same machine.
-pub fn places(manifest: &Manifest, partials: &[PartialResult]) -> Vec<Place> {
+pub fn places(manifest: &Manifest, partials: &[PartialResult], jobs: &Jobs) -> Vec<Place> {
     let mut places: Vec<(Option<Identity>, Place)> = partials
         .iter()
         .map(|partial| {
@@ -83,6 +84,24 @@ pub fn places(manifest: &Manifest, partials: &[PartialResult]) -> Vec<Place> {
     }
     for (i, why) in clashes {
         places[i].1.mismatch.get_or_insert(why);
+    }
+    // Each leg was a job of the run, as GitHub lists them.
+    let legs: Vec<Leg<'_>> = partials
+        .iter()
+        .map(|p| Leg {
+            environment: &p.environment,
+            run_id: p.source.run_id.as_deref(),
+            attempt: p.source.run_attempt,
+            runner: p.runner.actions.as_ref().and_then(|a| a.name.as_deref()),
+        })
+        .collect();
+    for (i, matched) in match_legs(manifest, &legs, jobs).into_iter().enumerate() {
+        match matched {
+            Ok(job) => places[i].1.job = job,
+            Err(why) => {
+                places[i].1.mismatch.get_or_insert(why);
+            }
+        }
     }
     places.into_iter().map(|(_, place)| place).collect()
 }

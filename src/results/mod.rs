@@ -5,6 +5,7 @@ mod confine;
 pub mod duration;
 pub mod identity;
 pub mod io;
+pub mod jobs;
 pub mod journal;
 pub mod logs;
 pub mod merge;

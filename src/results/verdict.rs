@@ -9,6 +9,7 @@ use std::collections::HashSet;
 use compact_str::CompactString;
 use rustc_hash::FxHashMap;
 
+use super::jobs::Jobs;
 use super::report::{
     Contradiction, Disagreement, InfraBlocked, ManifestTrust, Manual, Missing, MissingKind,
     PartialRun, Report, Row, RowResult, Verdict,
@@ -30,7 +31,8 @@ impl Report {
         partials: &[PartialResult],
         environments: &[EnvName],
     ) -> Report {
-        let (mut report, judged) = Report::judge(manifest, partials, environments);
+        let (mut report, judged) =
+            Report::judge(manifest, partials, environments, &Jobs::NotChecked);
         report.rows = judged
             .into_iter()
             .map(|j| match j.detail {
@@ -45,8 +47,14 @@ impl Report {
     /// rather than copied, and each partial result is let go once its rows have theirs,
     /// so a merge of GitHub's largest matrices holds each result once.
     pub fn build_from(manifest: &Manifest, partials: Vec<PartialResult>) -> Report {
+        Report::build_checked(manifest, partials, &Jobs::NotChecked)
+    }
+
+    /// [`Report::build_from`], each leg also checked against the run's `jobs` as GitHub
+    /// lists them: a leg that no job fits is not taken.
+    pub fn build_checked(manifest: &Manifest, partials: Vec<PartialResult>, jobs: &Jobs) -> Report {
         let environments = plan::environment_names(manifest);
-        let (mut report, judged) = Report::judge(manifest, &partials, &environments);
+        let (mut report, judged) = Report::judge(manifest, &partials, &environments, jobs);
         let mut details: Vec<Option<Box<CheckResult>>> = vec![None; judged.len()];
         // The row of each result as reported, by partial and check.
         let mut rows: Vec<Vec<Option<usize>>> = partials
@@ -86,8 +94,9 @@ impl Report {
         manifest: &Manifest,
         partials: &[PartialResult],
         environments: &[EnvName],
+        jobs: &Jobs,
     ) -> (Report, Vec<Judged>) {
-        let places = super::identity::places(manifest, partials);
+        let places = super::identity::places(manifest, partials, jobs);
         let taken: Vec<bool> = places.iter().map(|p| p.mismatch.is_none()).collect();
         let results = Results::new(manifest, environments, partials, &taken);
         let mut judging = Judging::new(manifest, partials, environments, &taken);
@@ -549,7 +558,7 @@ impl<'a> Judging<'a> {
             // and not an unavailable environment either.
             if plan::runnable_checks(manifest, env).any(|c| c.required) {
                 self.gaps.push(format!(
-                    "{env}: not verified: its results came from another machine: {why}"
+                    "{env}: not verified: its results were not taken: {why}"
                 ));
             }
             return;
@@ -701,7 +710,7 @@ pub(super) const NO_RESULTS: &str = "no results";
 
 /// The start of the reason of a missing pair whose environment's results came from a
 /// machine that is not it.
-pub(super) const FROM_ANOTHER_MACHINE: &str = "its results came from another machine: ";
+pub(super) const FROM_ANOTHER_MACHINE: &str = "its results were not taken: ";
 
 /// The start of the reason of a missing pair whose environment has other results.
 pub(super) const NO_RESULT_IN: &str = "no result for this check in the ";

@@ -98,3 +98,28 @@ pub async fn check_runs_on(server: &MockServer, sha: &str, runs: Value) {
         .mount(server)
         .await;
 }
+
+/// A job of a run as GitHub lists it (`…/attempts/N/jobs`): completed, of `attempt`,
+/// labelled `labels`.
+pub fn job(name: &str, labels: &[&str], attempt: u32) -> Value {
+    json!({
+        "id": 7000 + attempt, "run_id": 501, "name": name, "status": "completed",
+        "conclusion": "success", "labels": labels, "run_attempt": attempt,
+        "runner_name": format!("runner for {name}"), "runner_group_name": "GitHub Actions",
+        "html_url": format!("https://github.com/o/r/actions/runs/501/job/{attempt}"),
+    })
+}
+
+/// The jobs of attempt `attempt` of run `run`: `jobs`.
+pub async fn run_jobs(server: &MockServer, run: u64, attempt: u32, jobs: Vec<Value>) {
+    Mock::given(method("GET"))
+        .and(path(format!(
+            "/repos/o/r/actions/runs/{run}/attempts/{attempt}/jobs"
+        )))
+        .respond_with(
+            ResponseTemplate::new(200)
+                .set_body_json(json!({"total_count": jobs.len(), "jobs": jobs})),
+        )
+        .mount(server)
+        .await;
+}
