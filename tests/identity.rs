@@ -222,7 +222,7 @@ fn merge_never_takes_results_that_claim_another_machine() {
         place["mismatch"]
             .as_str()
             .unwrap()
-            .contains(&format!("this machine is {HERE}"))
+            .contains(&format!("the results' machine is {HERE}"))
     );
     // Every format says so, and none says VERIFIED.
     for format in ["markdown", "table", "html"] {
@@ -340,5 +340,41 @@ fn detect_rules_no_machine_could_meet_are_manifest_errors() {
             "unknown arch `sparc`: no machine could ever be it",
             "`detect.os: linux` contradicts `runs-on: windows-latest`, a windows machine",
         ],
+    );
+}
+
+/// Facts missing or malformed in an artifact are unknown: the result is read, and not
+/// taken for an environment with an identity (a variant's still is).
+#[test]
+fn malformed_facts_are_unknown_never_an_error() {
+    let project = Project::new(&format!(
+        "version: 1\nenvironments:\n  - {{ name: here, detect: {{ os: {HERE} }} }}\n  - {{ name: v }}\nchecks:\n  - {{ id: hello, run: \"true\" }}\n"
+    ));
+    project.run_env("here", "results/here");
+    project.run_env("v", "results/v");
+    for (env, runner) in [
+        ("here", serde_json::json!("a laptop")),
+        ("v", serde_json::json!({"os": 7})),
+    ] {
+        let path = format!("results/{env}/verify-matrix-{env}.json");
+        let mut result = project.json(&path);
+        result["runner"] = runner;
+        project.write(&path, &result.to_string());
+    }
+    let out = project
+        .std_cmd()
+        .args(["merge", "--out", "report.json", "results"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(3), "{out:?}");
+    let report = project.json("report.json");
+    assert_eq!(report["environments_tested"], serde_json::json!(["v"]));
+    let here = &report["places"][0];
+    assert!(
+        here["mismatch"]
+            .as_str()
+            .unwrap()
+            .ends_with("; the results' machine is an unknown OS"),
+        "{here}"
     );
 }

@@ -137,6 +137,15 @@ impl Identity {
     /// machine is); `None` when nothing known contradicts it. A fact the machine does
     /// not record is not a match: an environment with an identity needs its facts.
     pub fn mismatch(&self, machine: &Machine) -> Option<String> {
+        self.mismatch_as(machine, "this machine")
+    }
+
+    /// [`Identity::mismatch`] of a result's machine (as its facts say).
+    pub fn results_mismatch(&self, machine: &Machine) -> Option<String> {
+        self.mismatch_as(machine, "the results' machine")
+    }
+
+    fn mismatch_as(&self, machine: &Machine, whose: &str) -> Option<String> {
         let mut wrong = Vec::new();
         for (what, want, have) in [
             ("os", &self.os, &machine.os),
@@ -157,7 +166,7 @@ impl Identity {
             None
         } else {
             Some(format!(
-                "it {}; this machine is {}",
+                "it {}; {whose} is {}",
                 self.describe(),
                 machine.describe()
             ))

@@ -39,7 +39,7 @@ pub fn places(manifest: &Manifest, partials: &[PartialResult], jobs: &Jobs) -> V
                 .filter(|i| !i.is_variant());
             let mismatch = identity.as_ref().and_then(|identity| {
                 let machine = machine_of(partial.format_version, &partial.runner);
-                let why = identity.mismatch(&machine)?;
+                let why = identity.results_mismatch(&machine)?;
                 Some(if partial.format_version < 2 {
                     format!("{why} (the result is of format {}, which records none of the facts an identity is checked against)", partial.format_version)
                 } else {

@@ -166,6 +166,12 @@ pub struct Runner {
     pub actions: Option<ActionsRunner>,
 }
 
+/// A result's `runner`, or unknown facts when it is not one.
+fn facts_or_unknown<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Runner, D::Error> {
+    let value = serde_json::Value::deserialize(deserializer)?;
+    Ok(serde_json::from_value(value).unwrap_or_default())
+}
+
 /// What a GitHub Actions runner says of itself (its `RUNNER_*` and image variables).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ActionsRunner {
@@ -203,6 +209,9 @@ pub struct PartialResult {
     pub manifest: ManifestRef,
     pub environment: String,
     pub source: Source,
+    /// The machine's facts; missing or malformed, they are unknown (which no
+    /// environment with an identity accepts), never an unreadable file.
+    #[serde(default, deserialize_with = "facts_or_unknown")]
     pub runner: Runner,
     pub started_at: String,
     pub finished_at: Option<String>,
