@@ -194,6 +194,34 @@ fn pytest_with_a_junit_report_records_each_test_and_where_it_failed() {
     );
 }
 
+/// pytest with an expected failure, an unexpected pass and deselected tests: its log
+/// (`1 passed, 1 skipped, 2 deselected, 1 xfailed, 1 xpassed`) and its JUnit report
+/// agree once each outcome is counted as pytest's report counts it, and a `min-tests`
+/// equal to the tests that ran is met.
+#[test]
+fn pytest_xfail_xpass_and_deselected_tests_are_counted_as_its_report_counts_them() {
+    let project = Project::new(&manifest_with(concat!(
+        "  - id: unit\n",
+        "    test: python3 -m pytest -p no:cacheprovider -k 'not stress' --junitxml=out/junit.xml tests\n",
+        "    reports: out/junit.xml\n",
+        "    min-tests: 2\n",
+    )));
+    let source = fixtures().join("pytest/tests/test_outcomes.py");
+    project.write(
+        "tests/test_outcomes.py",
+        &std::fs::read_to_string(source).unwrap(),
+    );
+    project.cmd().assert().success();
+    let unit = check_result(&project, "local", "unit");
+    assert_eq!(unit["status"], "PASS", "{unit}");
+    assert_eq!(unit["tests_executed"], 2);
+    assert_eq!(
+        unit["test_counts"],
+        json!({"passed": 2, "failed": 0, "skipped": 2, "runner": "junit"})
+    );
+    assert_eq!(unit["tests"]["log_counts"]["runner"], "pytest");
+}
+
 #[test]
 fn a_report_that_disagrees_with_the_log_is_never_green() {
     // The log claims 12 passing tests; the report lists 5 (one of them failed).
