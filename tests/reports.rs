@@ -222,6 +222,33 @@ fn pytest_xfail_xpass_and_deselected_tests_are_counted_as_its_report_counts_them
     assert_eq!(unit["tests"]["log_counts"]["runner"], "pytest");
 }
 
+/// README's own `go test -json > report.json`: the log is empty, and a cached package
+/// (its tests replayed, then `(cached)`) is a no-op: the gate ran no test.
+#[test]
+fn a_cached_go_test_json_report_is_no_evidence() {
+    let project = Project::new(&manifest_with(concat!(
+        "  - id: unit\n",
+        "    test: cat cached.json > report.json\n",
+        "    reports: report.json\n",
+    )));
+    project.write(
+        "cached.json",
+        concat!(
+            "{\"Action\":\"run\",\"Package\":\"example.com/calc\",\"Test\":\"TestAdd\"}\n",
+            "{\"Action\":\"pass\",\"Package\":\"example.com/calc\",\"Test\":\"TestAdd\",\"Elapsed\":0}\n",
+            "{\"Action\":\"output\",\"Package\":\"example.com/calc\",\"Output\":\"ok  \\texample.com/calc\\t(cached)\\n\"}\n",
+            "{\"Action\":\"pass\",\"Package\":\"example.com/calc\",\"Elapsed\":0}\n",
+        ),
+    );
+    project.cmd().assert().code(1);
+    let unit = check_result(&project, "local", "unit");
+    assert_eq!(unit["status"], "FAIL", "{unit}");
+    assert_eq!(
+        unit["ineffective_reason"],
+        "no-op: the report says `ok   example.com/calc (cached)`: its tests were not run by this check"
+    );
+}
+
 #[test]
 fn a_report_that_disagrees_with_the_log_is_never_green() {
     // The log claims 12 passing tests; the report lists 5 (one of them failed).

@@ -578,6 +578,13 @@ impl CheckJob {
         if let Some(reason) = disagreement {
             result.gate_effective = Some(false);
             result.ineffective_reason = Some(reason.into());
+        } else if let Some(said) = &reading.noop {
+            // The report shows what the log would have: a cached result, no test run.
+            result.gate_effective = Some(false);
+            result.ineffective_reason = Some(
+                format!("no-op: the report says `{said}`: its tests were not run by this check")
+                    .into(),
+            );
         } else if executed == 0 && self.check.gate == Gate::Test {
             result.gate_effective = Some(false);
             result.ineffective_reason = Some(

@@ -50,7 +50,16 @@ pub(super) fn read(mut source: impl BufRead, sink: &mut Collector<'_>) -> Result
         }
         let event: Event = serde_json::from_slice(text)
             .map_err(|e| ReadError::at_line(format!("not a `go test -json` event: {e}"), number))?;
-        let Some(test) = event.test else { continue };
+        let Some(test) = event.test else {
+            // A package's own line: `ok  pkg  (cached)` says its tests were not run now.
+            if let Some(output) = event.output.as_deref()
+                && output.contains("(cached)")
+                && sink.noop.is_none()
+            {
+                sink.noop = Some(output.trim().replace('\t', " "));
+            }
+            continue;
+        };
         let package = event.package.unwrap_or_default();
         let outcome = match event.action.as_str() {
             "output" => {

@@ -77,6 +77,9 @@ pub enum Problem {
 pub struct Reading {
     pub report: TestReport,
     pub counts: TestCounts,
+    /// A no-op the report shows (a `go test` package result `(cached)`): its tests
+    /// were not run by this attempt.
+    pub noop: Option<String>,
 }
 
 /// Whether a log's counts and a report's tell different stories. Failures must agree,
@@ -309,6 +312,7 @@ struct Parsed {
     cases: Vec<TestResult>,
     tally: Tally,
     left_out: u64,
+    noop: Option<String>,
 }
 
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
@@ -383,6 +387,7 @@ fn parse_file(file: &Path, ctx: &Context, locator: &Locator) -> Result<Parsed, P
         cases: sink.cases,
         tally: sink.tally,
         left_out: sink.left_out,
+        noop: sink.noop,
     })
 }
 
@@ -482,6 +487,8 @@ struct Collector<'l> {
     cases: Vec<TestResult>,
     tally: Tally,
     left_out: u64,
+    /// A no-op the report showed (its first).
+    noop: Option<String>,
     locator: &'l Locator,
     redactor: &'l Redactor,
     located: usize,
@@ -496,6 +503,7 @@ impl<'l> Collector<'l> {
             cases: Vec::new(),
             tally: Tally::default(),
             left_out: 0,
+            noop: None,
             locator,
             redactor,
             located: 0,
@@ -570,7 +578,9 @@ fn combine(files: &[PathBuf], ctx: &Context, parsed: Vec<Parsed>) -> Reading {
     let mut tally = Tally::default();
     let mut cases = Vec::with_capacity(parsed.iter().map(|p| p.cases.len()).sum());
     let mut left_out = 0;
+    let mut noop = None;
     for part in parsed {
+        noop = noop.or(part.noop);
         tally.passed += part.tally.passed;
         tally.failed += part.tally.failed;
         tally.skipped += part.tally.skipped;
@@ -595,6 +605,7 @@ fn combine(files: &[PathBuf], ctx: &Context, parsed: Vec<Parsed>) -> Reading {
             runner: format.as_str().to_owned(),
             flaky: tally.flaky,
         },
+        noop,
     }
 }
 

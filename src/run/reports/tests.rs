@@ -402,3 +402,29 @@ fn repeated_names_are_tests_unless_the_runner_counts_them_as_reruns() {
     let reading = read_one(counted_once).unwrap();
     assert_eq!((reading.counts.passed, reading.counts.flaky), (1, 1));
 }
+
+/// `go test -json` of a cached package replays its tests, then says `(cached)`: the
+/// reading says so, since its tests were not run now.
+#[test]
+fn a_cached_go_package_is_a_no_op_of_the_report() {
+    let events = concat!(
+        r#"{"Action":"start","Package":"example.com/calc"}"#,
+        "\n",
+        r#"{"Action":"run","Package":"example.com/calc","Test":"TestAdd"}"#,
+        "\n",
+        r#"{"Action":"pass","Package":"example.com/calc","Test":"TestAdd","Elapsed":0}"#,
+        "\n",
+        r#"{"Action":"output","Package":"example.com/calc","Output":"ok  \texample.com/calc\t(cached)\n"}"#,
+        "\n",
+        r#"{"Action":"pass","Package":"example.com/calc","Elapsed":0}"#,
+        "\n",
+    );
+    let reading = read_one(events).unwrap();
+    assert_eq!(reading.counts.passed, 1);
+    assert_eq!(
+        reading.noop.as_deref(),
+        Some("ok   example.com/calc (cached)")
+    );
+    let fresh = events.replace("(cached)", "0.012s");
+    assert_eq!(read_one(&fresh).unwrap().noop, None);
+}
