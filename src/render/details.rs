@@ -13,7 +13,6 @@ use super::view::Tails;
 use super::{Quoted, RenderOptions};
 use crate::results::baseline::{Baseline, PairRef};
 use crate::results::{CheckResult, Report, RowResult, TestOutcome};
-use crate::untrusted::cut;
 
 /// The failure details alone (a check run's text), within `max_bytes`: log tails are
 /// shortened, then dropped, then whole blocks left out with a count of what is missing.
@@ -152,9 +151,9 @@ fn failing_tests(d: &CheckResult, listed: usize, blob: Option<&str>, out: &mut S
             }
             None => {}
         }
-        let message = tests_view::first_line(case);
+        let message = tests_view::message_line(case);
         if !message.is_empty() {
-            let _ = write!(line, ": {}", escape_markdown(&cut(message, 200)));
+            let _ = write!(line, ": {}", escape_markdown(&message));
         }
         let _ = writeln!(out, "{line}");
     }

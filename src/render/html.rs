@@ -401,9 +401,9 @@ fn test_item(case: &TestResult, blob: Option<&str>, output: bool, out: &mut Stri
     if let Some(ms) = case.duration_ms {
         let _ = write!(out, " <span class=\"ms\">{ms} ms</span>");
     }
-    let message = tests_view::first_line(case);
+    let message = tests_view::message_line(case);
     if !message.is_empty() {
-        let _ = write!(out, ": {}", esc(message));
+        let _ = write!(out, ": {}", esc(&message));
     }
     if output && let Some(text) = tests_view::output(case) {
         let _ = write!(out, "<pre><code>{}</code></pre>", esc(&text));

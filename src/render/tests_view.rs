@@ -84,12 +84,64 @@ pub fn is_safe_path(path: &str) -> bool {
             .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'/' | b'.' | b'_' | b'-' | b'+'))
 }
 
-/// The first line of a failure's message.
-pub fn first_line(case: &TestResult) -> &str {
-    case.message
+/// The most characters of a failure's message shown on its line.
+const MESSAGE_CHARS: usize = 300;
+
+/// A failure's message on one line, with the values an assertion printed after its
+/// first line (jest's `Expected:`/`Received:`, Rust's `left:`/`right:`), joined by
+/// ` · `: what a place already says is left out (a Rust panic's `thread '…' panicked
+/// at FILE:LINE:COL:` line, Go's `FILE:LINE: ` before its message). At most
+/// [`MESSAGE_CHARS`] characters.
+pub fn message_line(case: &TestResult) -> String {
+    let Some(message) = case.message.as_deref() else {
+        return String::new();
+    };
+    let file_name = case
+        .file
         .as_deref()
-        .and_then(|m| m.lines().find(|l| !l.trim().is_empty()))
-        .map_or("", str::trim)
+        .and_then(|f| f.rsplit('/').next())
+        .filter(|f| !f.is_empty());
+    let lines: Vec<&str> = message
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect();
+    let several = lines.len() > 1;
+    let parts: Vec<&str> = lines
+        .into_iter()
+        .filter(|l| !(several && is_panic_place(l)))
+        .map(|l| match file_name {
+            // `calc_test.go:12: got 3, want 4` → `got 3, want 4`.
+            Some(name) => l
+                .strip_prefix(name)
+                .and_then(|rest| rest.strip_prefix(':'))
+                .and_then(|rest| {
+                    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+                    (digits > 0).then(|| rest[digits..].trim_start_matches(':').trim_start())
+                })
+                .filter(|rest| !rest.is_empty())
+                .unwrap_or(l),
+            None => l,
+        })
+        .collect();
+    cut_chars(&parts.join(" · "), MESSAGE_CHARS)
+}
+
+/// `thread 'tests::x' (5950) panicked at src/lib.rs:21:9:`: a place, which the failure's
+/// own place shows.
+fn is_panic_place(line: &str) -> bool {
+    line.starts_with("thread '")
+        && line.contains("' ")
+        && line.contains(" panicked at ")
+        && line.ends_with(':')
+}
+
+/// At most `max` characters of `text`, marked `…` when cut.
+fn cut_chars(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        Some((at, _)) => format!("{}…", &text[..at]),
+        None => text.to_owned(),
+    }
 }
 
 /// `118 passed (1 flaky), 2 failed, 1 skipped`.
@@ -129,4 +181,54 @@ pub fn manifest_folder(manifest_path: &str) -> String {
     manifest_path
         .rsplit_once('/')
         .map_or(String::new(), |(dir, _)| format!("{dir}/"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn failed(message: &str, file: Option<&str>) -> TestResult {
+        TestResult {
+            suite: "s".into(),
+            name: "t".into(),
+            outcome: TestOutcome::Failed,
+            duration_ms: None,
+            message: Some(message.into()),
+            output: None,
+            file: file.map(Into::into),
+            line: Some(12),
+            id: None,
+        }
+    }
+
+    #[test]
+    fn a_message_shows_the_values_and_not_the_place_twice() {
+        assert_eq!(
+            message_line(&failed(
+                "expect(received).toBe(expected) // Object.is equality\n\nExpected: 4\nReceived: 5",
+                Some("sum.test.js")
+            )),
+            "expect(received).toBe(expected) // Object.is equality · Expected: 4 · Received: 5"
+        );
+        assert_eq!(
+            message_line(&failed(
+                "thread 'tests::sub' (5950) panicked at src/lib.rs:21:9:\nassertion `left == right` failed\n  left: 1\n right: 2",
+                Some("src/lib.rs")
+            )),
+            "assertion `left == right` failed · left: 1 · right: 2"
+        );
+        assert_eq!(
+            message_line(&failed(
+                "calc_test.go:12: Add(1, 2) = 3; want 4",
+                Some("calc/calc_test.go")
+            )),
+            "Add(1, 2) = 3; want 4"
+        );
+        assert_eq!(
+            message_line(&failed(&"x".repeat(400), None))
+                .chars()
+                .count(),
+            301
+        );
+    }
 }

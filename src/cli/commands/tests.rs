@@ -100,9 +100,9 @@ fn table(reading: &reports::Reading, quoter: &Quoter) -> String {
         if let Some((place, _)) = tests_view::place(case, None) {
             let _ = write!(line, " at {}", quoter.quote(&place));
         }
-        let message = tests_view::first_line(case);
+        let message = tests_view::message_line(case);
         if !message.is_empty() {
-            let _ = write!(line, ": {}", quoter.quote(message));
+            let _ = write!(line, ": {}", quoter.quote(&message));
         }
         let _ = writeln!(out, "{line}");
     }

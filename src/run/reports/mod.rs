@@ -627,8 +627,10 @@ fn one_line(text: &str, max: usize) -> CompactString {
     out
 }
 
-/// A failure's message: the report's message, else the first line of its output;
-/// at most three lines, [`MAX_MESSAGE_CHARS`] characters.
+/// A failure's message: the report's message, else the first lines of its output;
+/// at most six lines (an assertion's values come after its first: jest's `Expected:`
+/// and `Received:`, a Rust panic's `left` and `right`), [`MAX_MESSAGE_CHARS`]
+/// characters.
 fn first_lines(message: &str, output: &str) -> CompactString {
     let source = if message.trim().is_empty() {
         output
@@ -639,7 +641,7 @@ fn first_lines(message: &str, output: &str) -> CompactString {
         .lines()
         .map(str::trim_end)
         .filter(|l| !l.trim().is_empty())
-        .take(3)
+        .take(6)
         .collect();
     let joined = lines.join("\n");
     let mut out = CompactString::default();
