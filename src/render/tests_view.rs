@@ -91,7 +91,7 @@ const MESSAGE_CHARS: usize = 300;
 /// first line (jest's `Expected:`/`Received:`, Rust's `left:`/`right:`), joined by
 /// ` · `: what a place already says is left out (a Rust panic's `thread '…' panicked
 /// at FILE:LINE:COL:` line, Go's `FILE:LINE: ` before its message). At most
-/// [`MESSAGE_CHARS`] characters.
+/// 300 characters.
 pub fn message_line(case: &TestResult) -> String {
     let Some(message) = case.message.as_deref() else {
         return String::new();

@@ -8,6 +8,7 @@
 
 pub mod neutralise;
 pub mod redact;
+pub mod redacting;
 pub mod seal;
 
 use std::borrow::Cow;

@@ -33,12 +33,18 @@ static SHAPES: LazyLock<Regex> = LazyLock::new(|| {
         // GitHub: personal, OAuth, user-to-server, server-to-server and refresh tokens.
         r"gh[pousr]_[A-Za-z0-9]{20,255}",
         r"github_pat_[A-Za-z0-9_]{20,255}",
-        // npm, GitLab, Slack, Google API keys, Stripe live keys.
+        // npm (`npm_` + 36), PyPI (`pypi-` + a macaroon, whose first bytes are always
+        // `AgEIcHlwaS5vcmc`: "pypi.org"), GitLab, Slack, Google API keys, Stripe secret
+        // and restricted keys (live and test).
         r"npm_[A-Za-z0-9]{30,}",
+        r"pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{40,}",
         r"glpat-[A-Za-z0-9_-]{20,}",
         r"xox[abposr]-[A-Za-z0-9-]{10,}",
         r"AIza[0-9A-Za-z_-]{35}",
-        r"[sr]k_live_[0-9A-Za-z]{16,}",
+        r"[sr]k_(?:live|test)_[0-9A-Za-z]{16,}",
+        // JSON Web Tokens: a base64url header and payload (both JSON objects, `eyJ`), and
+        // a signature.
+        r"\beyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}",
         // AWS access key ids, and secret keys where they are named.
         r"\b(?:AKIA|ASIA)[A-Z0-9]{16}\b",
         r#"(?i:aws_?secret_?access_?key)["']?\s*[:=]\s*["']?(?P<s1>[A-Za-z0-9/+=]{40})"#,
@@ -64,6 +70,9 @@ static SHAPE_MARKERS: LazyLock<AhoCorasick> = LazyLock::new(|| {
             "ghr_",
             "github_pat_",
             "npm_",
+            "pypi-",
+            "eyj",
+            "k_test_",
             "glpat-",
             "xox",
             "aiza",
@@ -94,6 +103,8 @@ pub struct Redactor {
     /// All of `values` as one search, the longest match first, so that a secret
     /// containing another is masked whole.
     search: Option<AhoCorasick>,
+    /// The manifest's own patterns (`redact: { patterns: [...] }`).
+    patterns: Vec<Regex>,
 }
 
 impl Redactor {
@@ -115,9 +126,30 @@ impl Redactor {
     }
 
     /// Adds a secret value (ignored when shorter than [`MIN_SECRET_CHARS`] characters).
+    /// A value of several lines is masked line by line.
     pub fn add(&mut self, value: &str) {
+        for line in value.lines() {
+            self.add_value(line, MIN_SECRET_CHARS);
+        }
+    }
+
+    /// Adds a value a check declared with `::add-mask::` (GitHub masks any; a single
+    /// character would mask everything, so at least two).
+    pub fn add_declared(&mut self, value: &str) {
+        for line in value.lines() {
+            self.add_value(line, 2);
+        }
+    }
+
+    /// Adds a pattern whose every match is masked (validated by the manifest: it never
+    /// matches the empty string).
+    pub fn add_pattern(&mut self, pattern: Regex) {
+        self.patterns.push(pattern);
+    }
+
+    fn add_value(&mut self, value: &str, min_chars: usize) {
         let value = value.trim();
-        if value.chars().count() < MIN_SECRET_CHARS || self.values.iter().any(|v| v == value) {
+        if value.chars().count() < min_chars || self.values.iter().any(|v| v == value) {
             return;
         }
         self.values.push(value.to_owned());
@@ -181,6 +213,11 @@ impl Redactor {
         }
         if SHAPE_MARKERS.is_match(out.as_ref()) && SHAPES.is_match(&out) {
             out = Cow::Owned(mask_shapes(&out));
+        }
+        for pattern in &self.patterns {
+            if pattern.is_match(&out) {
+                out = Cow::Owned(pattern.replace_all(&out, MASK).into_owned());
+            }
         }
         out
     }
@@ -273,6 +310,109 @@ mod tests {
         ] {
             assert_eq!(r.redact(&text), want, "{text}");
         }
+    }
+
+    /// Each token format, from its vendor's documentation of the format: a sample of
+    /// the real shape must be masked, and a near miss must not be.
+    #[test]
+    fn each_token_format_is_caught_and_its_near_miss_is_not() {
+        let r = Redactor::default();
+        let b = |n: usize| "aB3".repeat(n).chars().take(n).collect::<String>();
+        let formats: Vec<(&str, String, String)> = vec![
+            (
+                "GitHub personal",
+                format!("ghp_{}", b(36)),
+                format!("ghp_{}", b(10)),
+            ),
+            (
+                "GitHub OAuth",
+                format!("gho_{}", b(36)),
+                format!("gho-{}", b(36)),
+            ),
+            (
+                "GitHub user-to-server",
+                format!("ghu_{}", b(36)),
+                format!("ghx_{}", b(36)),
+            ),
+            (
+                "GitHub server-to-server",
+                format!("ghs_{}", b(36)),
+                format!("ghs_{}", b(8)),
+            ),
+            (
+                "GitHub refresh",
+                format!("ghr_{}", b(36)),
+                "ghr_".to_owned(),
+            ),
+            (
+                "GitHub fine-grained",
+                format!("github_pat_{}_{}", b(22), b(59)),
+                "github_pat_short".to_owned(),
+            ),
+            ("npm", format!("npm_{}", b(36)), format!("npm_{}", b(12))),
+            (
+                "PyPI",
+                format!("pypi-AgEIcHlwaS5vcmc{}", b(60)),
+                "pypi-package-name".to_owned(),
+            ),
+            (
+                "AWS access key id",
+                "AKIAIOSFODNN7EXAMPLE".to_owned(),
+                "AKIAIOSFODNN7EXAMPL".to_owned(),
+            ),
+            (
+                "Slack",
+                format!("xoxb-{}-{}", "1234567890", b(24)),
+                "xoxo-hugs".to_owned(),
+            ),
+            (
+                "Stripe live",
+                format!("sk_live_{}", b(24)),
+                "sk_live_short".to_owned(),
+            ),
+            (
+                "Stripe test",
+                format!("sk_test_{}", b(24)),
+                "sk_test_run".to_owned(),
+            ),
+            (
+                "Google API key",
+                format!("AIza{}", b(35)),
+                format!("AIza{}", b(20)),
+            ),
+            ("GitLab", format!("glpat-{}", b(20)), "glpat-x".to_owned()),
+            (
+                "JWT",
+                format!("eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.{}", b(43)),
+                "eyJhbGciOiJIUzI1NiJ9 only a header".to_owned(),
+            ),
+            (
+                "private key block",
+                "-----BEGIN EC PRIVATE KEY-----\nMHcCAQEE\n-----END EC PRIVATE KEY-----".to_owned(),
+                "-----BEGIN PUBLIC KEY-----\nMFkwEwYH\n-----END PUBLIC KEY-----".to_owned(),
+            ),
+        ];
+        for (format, sample, near) in formats {
+            assert_eq!(
+                r.redact(&format!("x {sample} y")),
+                "x *** y",
+                "{format}: {sample}"
+            );
+            let line = format!("x {near} y");
+            assert_eq!(r.redact(&line), line, "{format}'s near miss: {near}");
+        }
+    }
+
+    #[test]
+    fn declared_values_and_patterns_and_values_of_several_lines() {
+        let mut r = Redactor::default();
+        r.add_declared("ab");
+        r.add("line-one-secret\nline-two-secret");
+        r.add_pattern(Regex::new(r"session=[0-9a-f]{8}").unwrap());
+        assert_eq!(
+            r.redact("ab line-one-secret, line-two-secret session=deadbeef abc"),
+            "*** ***, *** *** ***c"
+        );
     }
 
     #[test]
