@@ -83,6 +83,7 @@ pub(crate) fn run_here(
         run_timeout: args.run_timeout,
         echo: live.echo(),
         machine: machine.clone(),
+        masks: crate::run::secrets::run_masks(manifest),
     };
     let on_event = |event: crate::run::RunEvent<'_>| live.event(event);
     // Every environment's lock before the first check: a run never finishes one

@@ -159,9 +159,18 @@ fn use_color(flag: Option<ColorChoice>) -> bool {
 /// Quotes untrusted text, masking the values of this process's secret-looking
 /// variables, `token` (the tool's own, when given) and token shapes.
 pub(crate) fn quoter(token: Option<&str>) -> Quoter {
-    let vars = std::env::vars_os()
-        .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)));
-    let mut redactor = Redactor::from_vars(vars);
+    let vars: Vec<(String, String)> = std::env::vars_os()
+        .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
+        .collect();
+    let mut redactor = Redactor::from_vars(vars.iter().map(|(k, v)| (k.as_str(), v.as_str())));
+    // The variables the Action's `mask-env` names, whatever their names say.
+    let named = std::env::var(crate::run::secrets::MASK_ENV_VAR).unwrap_or_default();
+    let named: Vec<&str> = named.split([' ', ',', '\n']).map(str::trim).collect();
+    for (name, value) in &vars {
+        if named.contains(&name.as_str()) {
+            redactor.add(value);
+        }
+    }
     if let Some(token) = token {
         redactor.add(token);
     }

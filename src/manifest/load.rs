@@ -342,6 +342,7 @@ fn build(path: &Path, content: Value, spans: &Spans) -> Result<Manifest, Vec<Dia
         defaults: valid.defaults,
         run_timeout: valid.run_timeout,
         policy: valid.policy,
+        redact: valid.redact,
         skip: valid.skip,
         fail_on: valid.fail_on,
         hook: valid.hook,

@@ -73,6 +73,8 @@ pub struct Manifest {
     pub defaults: Defaults,
     pub run_timeout: Option<Duration>,
     pub policy: Policy,
+    /// More secrets to mask (`redact:`).
+    pub redact: Redact,
     pub skip: bool,
     /// Which failures fail the run when compared with a baseline.
     pub fail_on: FailOn,
@@ -140,6 +142,15 @@ impl Default for Hook {
 pub struct Defaults {
     pub shell: Option<Shell>,
     pub env: BTreeMap<String, String>,
+}
+
+/// The manifest's `redact:` section.
+#[derive(Debug, Clone, Default)]
+pub struct Redact {
+    /// Variables whose values are masked.
+    pub env: Vec<String>,
+    /// Patterns whose every match is masked.
+    pub patterns: Vec<regex::Regex>,
 }
 
 /// What commands may do.

@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use super::diagnostic::{Diagnostic, did_you_mean, humanize_serde_message};
 use super::raw::{
-    RawCheck, RawDefaults, RawDuration, RawEnvironment, RawHook, RawManifest, RawPolicy,
+    RawCheck, RawDefaults, RawDuration, RawEnvironment, RawHook, RawManifest, RawPolicy, RawRedact,
     TOP_LEVEL_KEYS,
 };
 use super::spans::{Spans, join_index, join_key};
@@ -75,6 +75,7 @@ pub fn deserialize(value: &Value, spans: &Spans) -> (Option<Parsed>, Vec<Diagnos
             "skip" => salvage.skip = part::<bool>(key, v, spans, d),
             "fail-on" => salvage.fail_on = part::<super::model::FailOn>(key, v, spans, d),
             "hook" => salvage.hook = part::<RawHook>(key, v, spans, d),
+            "redact" => salvage.redact = part::<RawRedact>(key, v, spans, d),
             other => d.push(unknown_key("", other, TOP_LEVEL_KEYS, spans)),
         }
     }
@@ -106,6 +107,7 @@ struct Salvage {
     skip: Option<bool>,
     fail_on: Option<super::model::FailOn>,
     hook: Option<RawHook>,
+    redact: Option<RawRedact>,
 }
 
 impl Salvage {
@@ -124,6 +126,7 @@ impl Salvage {
                 skip: self.skip.unwrap_or_default(),
                 fail_on: self.fail_on,
                 hook: self.hook,
+                redact: self.redact,
                 checks,
             },
             check_indices,

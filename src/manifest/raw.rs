@@ -44,6 +44,10 @@ pub struct RawManifest {
     /// What the coding-agent Stop hook (`hook claude-code`, `hook codex`) runs.
     #[serde(default)]
     pub hook: Option<RawHook>,
+    /// More secrets to mask in everything written, besides the variables whose names say
+    /// so and the known token formats.
+    #[serde(default)]
+    pub redact: Option<RawRedact>,
     /// The checks, in the order they run and are shown.
     #[serde(default)]
     pub checks: Vec<RawCheck>,
@@ -59,6 +63,7 @@ pub const TOP_LEVEL_KEYS: &[&str] = &[
     "skip",
     "fail-on",
     "hook",
+    "redact",
     "checks",
 ];
 
@@ -190,6 +195,18 @@ pub struct RawPolicy {
     /// `true` lets development servers and watch modes run.
     #[serde(default)]
     pub allow_watch: bool,
+}
+
+/// More secrets to mask: variables whose values are secrets, and patterns.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct RawRedact {
+    /// Names of variables whose values are masked (whatever the names say).
+    #[serde(default)]
+    pub env: Vec<String>,
+    /// Regular expressions whose every match is masked.
+    #[serde(default)]
+    pub patterns: Vec<String>,
 }
 
 /// The Stop hook's share of the manifest: a fast subset for an agent's every stop.

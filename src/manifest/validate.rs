@@ -6,7 +6,7 @@ use std::time::Duration;
 use super::diagnostic::{Diagnostic, did_you_mean};
 use super::model::{
     Check, CheckId, CheckKind, DEFAULT_GRACE, DEFAULT_TIMEOUT, Defaults, Detect, EnvName, EnvScope,
-    Environment, ExpectExit, FailOn, Gate, Hook, MAX_NAME_CHARS, Policy, Shell, TestSpec,
+    Environment, ExpectExit, FailOn, Gate, Hook, MAX_NAME_CHARS, Policy, Redact, Shell, TestSpec,
     is_valid_name, report_pattern_problem,
 };
 use super::parse::Parsed;
@@ -47,6 +47,7 @@ pub struct Validated {
     pub defaults: Defaults,
     pub run_timeout: Option<Duration>,
     pub policy: Policy,
+    pub redact: Redact,
     pub skip: bool,
     pub fail_on: FailOn,
     pub hook: Hook,
@@ -84,6 +85,7 @@ pub fn validate(
     v.percent("defaults.tests-may-drop", defaults.tests_may_drop);
     v.env_vars("defaults.env", &defaults.env);
     let policy = v.policy(raw);
+    let redact = v.redact(raw);
 
     // Judged on the manifest's text, so a duplicate is reported with everything else,
     // even when either check has problems of its own (and did not parse).
@@ -119,6 +121,7 @@ pub fn validate(
         },
         run_timeout: raw.run_timeout.map(|d| d.0),
         policy,
+        redact,
         skip: raw.skip,
         fail_on: raw.fail_on.unwrap_or_default(),
         hook,
@@ -369,6 +372,53 @@ impl Validator<'_> {
         Policy {
             deny,
             allow_watch: raw.policy.allow_watch,
+        }
+    }
+
+    /// `redact:`: variable names, and patterns that compile and mask something but
+    /// not everything (a pattern matching the empty string, or every line, is refused).
+    fn redact(&mut self, raw: &RawManifest) -> Redact {
+        let Some(redact) = &raw.redact else {
+            return Redact::default();
+        };
+        for (i, name) in redact.env.iter().enumerate() {
+            if name.trim().is_empty() || name.contains('=') {
+                self.error(
+                    &join_index("redact.env", i),
+                    format!("`{name}` is not a variable's name"),
+                );
+            }
+        }
+        let mut patterns = Vec::new();
+        for (i, pattern) in redact.patterns.iter().enumerate() {
+            let at = join_index("redact.patterns", i);
+            match regex::Regex::new(pattern) {
+                Ok(re) if re.is_match("") => self.error(
+                    &at,
+                    format!("`{pattern}` matches the empty string: it would mask between every two characters"),
+                ),
+                Ok(re)
+                    if ["x", "hello world", "12345", "  indented", "ERROR: it failed"]
+                        .iter()
+                        .all(|line| re.is_match(line)) =>
+                {
+                    self.error(
+                        &at,
+                        format!("`{pattern}` matches every line: it would mask the whole log"),
+                    )
+                }
+                Ok(re) => patterns.push(re),
+                Err(e) => {
+                    let detail = e.to_string();
+                    let last = detail.lines().last().unwrap_or("").trim();
+                    let last = last.strip_prefix("error: ").unwrap_or(last);
+                    self.error(&at, format!("invalid regex `{pattern}`: {last}"))
+                }
+            }
+        }
+        Redact {
+            env: redact.env.clone(),
+            patterns,
         }
     }
 

@@ -22,6 +22,7 @@ use super::kinds;
 use super::policy;
 use super::process::{self, Execution, Spec, StopReason, StopReceiver};
 use super::reports;
+use crate::untrusted::redacting::Masks;
 
 /// Everything needed to run one check, owned so it can move to a task.
 #[derive(Debug, Clone)]
@@ -45,6 +46,8 @@ pub struct CheckJob {
     /// Where each execution's token is recorded for the environment's next run (none
     /// for `exec`, which has no environment folder).
     pub running: Option<PathBuf>,
+    /// The run's secrets: what is written (the log, the result) is redacted with them.
+    pub masks: Masks,
 }
 
 /// The future of [`CheckJob::run`], boxed because groups run their items recursively.
@@ -75,6 +78,7 @@ impl CheckJob {
             echo: None,
             out_dir: out_dir.to_path_buf(),
             running: Some(super::runner::running_path(out_dir, env.name.as_str())),
+            masks: Masks::default(),
         }
     }
 
@@ -277,6 +281,7 @@ impl CheckJob {
             echo: self.echo.clone(),
             out_dir: self.out_dir.clone(),
             running: self.running.clone(),
+            masks: self.masks.clone(),
         }
     }
 
@@ -314,6 +319,7 @@ impl CheckJob {
                 append: attempt > 1,
                 echo: self.echo.clone(),
                 running: self.running.clone(),
+                masks: self.masks.clone(),
             };
             if attempt > 1 {
                 append_banner(&self.log_file, attempt, max_attempts)?;
@@ -537,12 +543,11 @@ impl CheckJob {
     /// left-over report makes the gate ineffective, an unreadable one the check an
     /// ERROR.
     fn apply_reports(&self, result: &mut CheckResult, started: &reports::Started, noop: bool) {
-        let vars = std::env::vars().chain(self.env.iter().map(|(k, v)| (k.clone(), v.clone())));
         let context = reports::Context {
             cwd: self.cwd.clone(),
             root: self.root.clone(),
             started: started.clone(),
-            redactor: std::sync::Arc::new(crate::untrusted::Redactor::from_vars(vars)),
+            redactor: std::sync::Arc::new(self.masks.snapshot()),
         };
         let reading = match reports::read(&self.check.reports, &context) {
             Ok(reading) => reading,

@@ -12,6 +12,7 @@ pub mod policy;
 pub mod process;
 pub mod reports;
 pub mod runner;
+pub mod secrets;
 pub mod session;
 pub mod watchdog;
 

@@ -3,6 +3,7 @@
 //! memory), a timeout that terminates the whole group (SIGTERM, grace, SIGKILL), and a
 //! look at what is left of the group once the main process has exited.
 
+use crate::untrusted::redacting::{Masks, RedactingWriter};
 use std::collections::{BTreeMap, HashMap};
 use std::ffi::{OsStr, OsString};
 use std::fs::File;
@@ -80,6 +81,9 @@ pub struct Spec {
     /// Where the execution's token is appended once it starts, so that a later run can
     /// find what a killed run left behind.
     pub running: Option<PathBuf>,
+    /// The run's secrets: the output is redacted with them before the log (and the
+    /// echo) gets it.
+    pub masks: Masks,
 }
 
 /// What happened.
@@ -135,7 +139,8 @@ pub async fn execute(spec: &Spec, stop: &mut StopReceiver) -> io::Result<Executi
     // Listed until the group is gone and every leak is killed (the guard's drop).
     let _watched = pgid.and_then(|pid| Some(Watchdog::get()?.watch(pid)));
     let echo = spec.echo.clone();
-    let copier = tokio::task::spawn_blocking(move || copy_to_log(reader, log, echo));
+    let masks = spec.masks.clone();
+    let copier = tokio::task::spawn_blocking(move || copy_to_log(reader, log, echo, masks));
 
     let mut execution = Execution::default();
     let outcome = tokio::select! {
@@ -373,25 +378,50 @@ fn open_log(spec: &Spec) -> io::Result<File> {
         .open(&spec.log_path)
 }
 
-/// Copies the pipe into the log in fixed chunks, unbuffered, so memory stays flat
-/// however much the command prints, and nothing read is held back if the copy is
-/// abandoned. A failing echo (a closed terminal) never fails the log.
-fn copy_to_log(mut reader: io::PipeReader, mut log: File, echo: Option<Echo>) -> io::Result<()> {
+/// Copies the pipe into the log in fixed chunks through the redacting writer, so
+/// memory stays flat however much the command prints and no secret reaches the disk;
+/// what was read is written before the copy ends, even if it is abandoned. A failing
+/// echo (a closed terminal) never fails the log; the echo gets the redacted output too.
+fn copy_to_log(
+    mut reader: io::PipeReader,
+    log: File,
+    echo: Option<Echo>,
+    masks: Masks,
+) -> io::Result<()> {
+    let mut out = RedactingWriter::new(Tee { log, echo }, masks);
     let mut buf = vec![0u8; 64 * 1024];
     loop {
         match reader.read(&mut buf) {
-            Ok(0) => return Ok(()),
-            Ok(n) => {
-                log.write_all(&buf[..n])?;
-                if let Some(echo) = &echo
-                    && let Ok(mut out) = echo.0.lock()
-                {
-                    let _ = out.write_all(&buf[..n]).and_then(|()| out.flush());
-                }
-            }
+            Ok(0) => return out.finish().map(|_| ()),
+            Ok(n) => out.write_all(&buf[..n])?,
             Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
+            Err(e) => {
+                out.finish()?;
+                return Err(e);
+            }
         }
+    }
+}
+
+/// The log, and the live echo beside it.
+struct Tee {
+    log: File,
+    echo: Option<Echo>,
+}
+
+impl Write for Tee {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.log.write_all(buf)?;
+        if let Some(echo) = &self.echo
+            && let Ok(mut out) = echo.0.lock()
+        {
+            let _ = out.write_all(buf).and_then(|()| out.flush());
+        }
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.log.flush()
     }
 }
 

@@ -38,6 +38,9 @@ pub struct RunOptions {
     pub echo: Option<super::process::Echo>,
     /// This machine's facts, recorded in each result ([`super::facts::this_machine`]).
     pub machine: Runner,
+    /// The run's secrets ([`super::secrets::run_masks`]): the logs and the results are
+    /// redacted with them as they are written.
+    pub masks: crate::untrusted::redacting::Masks,
 }
 
 /// What the run reports as it goes.
@@ -210,6 +213,7 @@ fn jobs(manifest: &Manifest, env: &Environment, options: &RunOptions) -> Vec<Che
         .filter(|c| options.only.is_empty() || options.only.contains(&c.id))
         .map(|c| CheckJob {
             echo: options.echo.clone(),
+            masks: options.masks.clone(),
             ..CheckJob::new(manifest, c, env, &options.out_dir)
         })
         .collect()
@@ -329,10 +333,13 @@ pub async fn run_environment(
             break;
         };
         let (index, result) = joined.map_err(|e| RunError::Task(e.to_string()))?;
-        let result = result.map_err(|source| RunError::Log {
+        let mut result = result.map_err(|source| RunError::Log {
             check: jobs[index].check.id.to_string(),
             source,
         })?;
+        // What is shown and written of the result is redacted as its log was (a test's
+        // message, a leaked process's command line, a summary).
+        super::secrets::redact_result(&mut result, &options.masks.snapshot());
         on_event(RunEvent::Finished { result: &result });
         let failed = result.required && matches!(result.status, Status::Fail | Status::Error);
         if options.fail_fast && failed && stop_reason.is_none() {

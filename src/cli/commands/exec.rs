@@ -67,6 +67,9 @@ pub(super) fn run(args: &ExecArgs) -> Result<i32, Error> {
             allow_watch: args.allow_watch,
         },
         echo: None,
+        masks: crate::untrusted::redacting::Masks::new(crate::untrusted::Redactor::from_vars(
+            std::env::vars(),
+        )),
         out_dir: args
             .log_path
             .parent()
@@ -76,7 +79,8 @@ pub(super) fn run(args: &ExecArgs) -> Result<i32, Error> {
     };
     let mut session = session()?;
     let result = session.block_on(announce, job.run(session.stop()));
-    let result = result.unwrap_or_else(|e| unwritable_log(&job, &args.log_path, &e));
+    let mut result = result.unwrap_or_else(|e| unwritable_log(&job, &args.log_path, &e));
+    crate::run::secrets::redact_result(&mut result, &job.masks.snapshot());
     let mut json = serde_json::to_string(&result).unwrap_or_default();
     json.push('\n');
     print_stdout(&json)?;
