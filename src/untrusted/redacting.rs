@@ -39,11 +39,11 @@ impl Masks {
         Masks(Arc::new(RwLock::new(redactor)))
     }
 
-    /// `text` redacted with what is known now.
-    pub fn redact(&self, text: &str) -> String {
+    /// `text` redacted with what is known now (borrowed when nothing was masked).
+    pub fn redact<'a>(&self, text: &'a str) -> std::borrow::Cow<'a, str> {
         match self.0.read() {
-            Ok(r) => r.redact(text).into_owned(),
-            Err(poisoned) => poisoned.into_inner().redact(text).into_owned(),
+            Ok(r) => r.redact(text),
+            Err(poisoned) => poisoned.into_inner().redact(text),
         }
     }
 
@@ -92,16 +92,24 @@ impl<W: Write> RedactingWriter<W> {
         Ok(self.inner)
     }
 
-    /// Redacts `block` (whole lines, or a line past [`MAX_LINE`]) and writes it.
+    /// Redacts `block` (whole lines, or a line past [`MAX_LINE`]) and writes it: as it
+    /// is when nothing in it is a secret (most output), without a copy.
     fn emit(&mut self, block: &[u8]) -> io::Result<()> {
         if block.is_empty() {
             return Ok(());
         }
+        if let Ok(text) = std::str::from_utf8(block) {
+            let mut out = Vec::new();
+            return match self.text(text, &mut out) {
+                None => self.inner.write_all(block),
+                Some(()) => self.inner.write_all(&out),
+            };
+        }
         let mut out = Vec::with_capacity(block.len());
         for chunk in block.utf8_chunks() {
             let text = chunk.valid();
-            if !text.is_empty() {
-                self.text(text, &mut out);
+            if !text.is_empty() && self.text(text, &mut out).is_none() {
+                out.extend_from_slice(text.as_bytes());
             }
             // Bytes that are not UTF-8 hold no secret a redactor knows: kept as they are.
             out.extend_from_slice(chunk.invalid());
@@ -109,9 +117,13 @@ impl<W: Write> RedactingWriter<W> {
         self.inner.write_all(&out)
     }
 
-    fn text(&mut self, mut text: &str, out: &mut Vec<u8>) {
+    /// Redacts `text` into `out`; `None` (and nothing in `out`) when it is to be
+    /// written as it is.
+    fn text(&mut self, mut text: &str, out: &mut Vec<u8>) -> Option<()> {
+        let mut changed = false;
         if self.in_key {
             // The rest of a private key an earlier block began: masked to its end.
+            changed = true;
             match KEY_END.find(text) {
                 Some(end) => {
                     self.in_key = false;
@@ -123,11 +135,12 @@ impl<W: Write> RedactingWriter<W> {
                         out.extend_from_slice(MASK.as_bytes());
                         out.push(b'\n');
                     }
-                    return;
+                    return Some(());
                 }
             }
         }
-        if text.contains("::add-mask::") {
+        let bytes = text.as_bytes();
+        if memchr::memmem::find(bytes, b"::add-mask::").is_some() {
             for caps in ADD_MASK.captures_iter(text) {
                 if let Some(value) = caps.get(1) {
                     self.masks.declare(value.as_str());
@@ -135,29 +148,52 @@ impl<W: Write> RedactingWriter<W> {
             }
         }
         // A key that begins here and does not end here goes on in the next block.
-        if let Some(begin) = KEY_BEGIN.find_iter(text).last()
+        if memchr::memmem::find(bytes, b"PRIVATE KEY-----").is_some()
+            && let Some(begin) = KEY_BEGIN.find_iter(text).last()
             && !KEY_END.is_match(&text[begin.end()..])
         {
             self.in_key = true;
         }
-        out.extend_from_slice(self.masks.redact(text).as_bytes());
+        match self.masks.redact(text) {
+            std::borrow::Cow::Borrowed(_) if !changed => None,
+            redacted => {
+                out.extend_from_slice(redacted.as_bytes());
+                Some(())
+            }
+        }
     }
 }
 
 impl<W: Write> Write for RedactingWriter<W> {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        self.pending.extend_from_slice(buf);
-        match memchr::memrchr(b'\n', &self.pending) {
-            Some(last) => {
-                let rest = self.pending.split_off(last + 1);
-                let block = std::mem::replace(&mut self.pending, rest);
-                self.emit(&block)?;
+        if self.pending.is_empty() {
+            // Most reads: their whole lines go out at once, the rest waits.
+            match memchr::memrchr(b'\n', buf) {
+                Some(last) => {
+                    self.emit(&buf[..=last])?;
+                    self.pending.extend_from_slice(&buf[last + 1..]);
+                }
+                None => self.pending.extend_from_slice(buf),
             }
-            None if self.pending.len() > MAX_LINE => {
-                let block = std::mem::take(&mut self.pending);
-                self.emit(&block)?;
+        } else {
+            self.pending.extend_from_slice(buf);
+            let cut = match memchr::memrchr(b'\n', &self.pending) {
+                Some(last) => Some(last + 1),
+                None if self.pending.len() > MAX_LINE => Some(self.pending.len()),
+                None => None,
+            };
+            if let Some(cut) = cut {
+                let pending = std::mem::take(&mut self.pending);
+                self.emit(&pending[..cut])?;
+                self.pending = pending;
+                self.pending.drain(..cut);
             }
-            None => {}
+        }
+        if self.pending.len() > MAX_LINE {
+            let pending = std::mem::take(&mut self.pending);
+            self.emit(&pending)?;
+            self.pending = pending;
+            self.pending.clear();
         }
         Ok(buf.len())
     }
