@@ -27,7 +27,8 @@ fn the_markdown_opens_with_a_summary_and_shows_counts_names_and_advisories() {
     let text = rendered(MANIFEST, "markdown");
     let summary = text.lines().nth(3).unwrap();
     assert!(
-        summary.starts_with("2 of 3 pairs passed · 1 optional failed · 6 tests · "),
+        summary
+            .starts_with("2 of 3 pairs passed · 1 optional failed · 3 tests × 2 environments · "),
         "{text}"
     );
     assert!(
@@ -55,7 +56,7 @@ fn the_markdown_opens_with_a_summary_and_shows_counts_names_and_advisories() {
 fn the_html_grid_keeps_optional_names_and_counts() {
     let html = rendered(MANIFEST, "html");
     assert!(
-        html.contains("<p class=\"summary\">2 of 3 pairs passed · 1 optional failed · 6 tests · "),
+        html.contains("<p class=\"summary\">2 of 3 pairs passed · 1 optional failed · 3 tests × 2 environments · "),
         "{html}"
     );
     assert!(

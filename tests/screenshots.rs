@@ -152,7 +152,9 @@ fn the_comment_renders_as_github_shows_it() {
         "{body}"
     );
     assert!(
-        body.contains("3 of 5 pairs passed · 1 failed · 1 optional failed · 436 tests"),
+        body.contains(
+            "3 of 5 pairs passed · 1 failed · 1 optional failed · 218 tests × 2 environments"
+        ),
         "{body}"
     );
     // The summaries inside <summary> read as written: no markdown escapes showing.

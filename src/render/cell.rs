@@ -156,17 +156,30 @@ pub fn summary_line(report: &Report) -> Option<String> {
             line.push_str(&format!(" · {n} {what}"));
         }
     }
-    let counted: Vec<u64> = report
-        .rows
-        .iter()
-        .filter_map(|r| r.detail.tests_executed)
-        .collect();
-    if !counted.is_empty() {
-        let tests: u64 = counted.iter().sum();
-        line.push_str(&format!(
-            " · {tests} {}",
-            if tests == 1 { "test" } else { "tests" }
-        ));
+    // Tests, not test runs: a suite of 1,991 tests run in 2 environments is "1,991
+    // tests × 2 environments", never 3,982 tests.
+    let mut tests_in: HashMap<&str, u64> = HashMap::new();
+    for row in &report.rows {
+        if let Some(n) = row.detail.tests_executed {
+            *tests_in.entry(row.environment.as_str()).or_default() += n;
+        }
+    }
+    let mut totals: Vec<u64> = tests_in.values().copied().collect();
+    totals.sort_unstable();
+    let tests = |n: u64| format!("{} {}", thousands(n), if n == 1 { "test" } else { "tests" });
+    match totals.as_slice() {
+        [] => {}
+        [one] => line.push_str(&format!(" · {}", tests(*one))),
+        [first, .., last] if first == last => line.push_str(&format!(
+            " · {} × {} environments",
+            tests(*first),
+            totals.len()
+        )),
+        all => line.push_str(&format!(
+            " · {} test runs in {} environments",
+            thousands(all.iter().sum()),
+            all.len()
+        )),
     }
     // Each environment's time, in one pass over the rows.
     let mut per_environment: HashMap<&str, u64> = HashMap::new();
@@ -186,4 +199,30 @@ pub fn summary_line(report: &Report) -> Option<String> {
         ));
     }
     Some(line)
+}
+
+/// `n` with its thousands separated: `1,991`.
+pub fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::thousands;
+
+    #[test]
+    fn thousands_are_separated() {
+        assert_eq!(thousands(0), "0");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(1_991), "1,991");
+        assert_eq!(thousands(1_234_567), "1,234,567");
+    }
 }

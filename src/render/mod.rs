@@ -93,7 +93,7 @@ impl RenderOptions {
     /// Options for `report`'s manifest, without logs, colour or a size limit.
     pub fn for_report(report: &Report) -> RenderOptions {
         RenderOptions {
-            key: report.manifest.path.clone(),
+            key: sticky_key(&report.manifest.path),
             log_root: None,
             tail_lines: 40,
             color: false,
@@ -126,6 +126,23 @@ impl RenderOptions {
 }
 
 /// Why a format cannot be produced for a report.
+/// The sticky comment's key for a manifest at `path`: the path as the repository names
+/// it. A path given absolute (`--manifest /home/me/repo/verify-matrix.yml`) would put
+/// the machine's folders in the comment and make another comment for each checkout: its
+/// file name is the key (with `.github/` when it lives there).
+pub fn sticky_key(path: &str) -> String {
+    let normal = path.replace('\\', "/");
+    if !(normal.starts_with('/') || normal.get(1..3) == Some(":/")) {
+        return path.to_owned();
+    }
+    let mut parts = normal.rsplit('/');
+    let name = parts.next().unwrap_or_default();
+    match parts.next() {
+        Some(".github") => format!(".github/{name}"),
+        _ => name.to_owned(),
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum RenderError {
     /// AUDIT_PASSED for a report that is not VERIFIED.
@@ -215,4 +232,27 @@ pub fn render_quoted(
         | Format::Html => own::sealed(report, text),
         Format::Markdown | Format::Json | Format::Steps | Format::Aot => text,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::sticky_key;
+
+    #[test]
+    fn an_absolute_manifest_path_is_keyed_by_its_name_in_the_repository() {
+        assert_eq!(sticky_key("verify-matrix.yml"), "verify-matrix.yml");
+        assert_eq!(sticky_key("ci/verify-matrix.yml"), "ci/verify-matrix.yml");
+        assert_eq!(
+            sticky_key("/home/me/repo/verify-matrix.yml"),
+            "verify-matrix.yml"
+        );
+        assert_eq!(
+            sticky_key("/home/me/repo/.github/verify-matrix.yml"),
+            ".github/verify-matrix.yml"
+        );
+        assert_eq!(
+            sticky_key("C:\\work\\repo\\verify-matrix.yml"),
+            "verify-matrix.yml"
+        );
+    }
 }
