@@ -109,6 +109,31 @@ hyperfine $runs -N --export-markdown "$work/throughput.md" \
 cat "$work/throughput.md"
 
 echo
+echo "## a check printing $bytes bytes of log lines, a token-shaped word in each: peak RSS and throughput"
+# Text a test run prints: short lines, each with a near miss for the redactor's rules
+# ("ghp_1234" is too short to be a token), so every line is scanned where a marker is.
+# Written once; the check and its baseline both cat it.
+yes 'test tests::parse_ok ... ok (ghp_1234 is not a token) 0.01s' | head -c "$bytes" >"$work/lines.txt" || true
+[ "$(stat -c %s "$work/lines.txt")" = "$bytes" ] || { echo "error: lines.txt is short" >&2; exit 1; }
+cat >"$work/loud/lines.yml" <<YAML
+version: 1
+environments: [{name: bench}]
+checks:
+  - id: lines
+    run: cat $work/lines.txt
+    timeout: 10m
+YAML
+( cd "$work/loud" && /usr/bin/time -v "$bin" -q run --manifest lines.yml --out lines >/dev/null 2>"$work/time.txt" ) || { cat "$work/time.txt"; exit 1; }
+rss_kb=$(awk -F: '/Maximum resident set size/ {gsub(/ /, "", $2); print $2}' "$work/time.txt")
+echo "peak RSS of cargo-verify-matrix: $((rss_kb / 1024)) MiB ($rss_kb KiB)"
+cmp -s "$work/lines.txt" "$work/loud/lines/logs/bench/lines.log" \
+    || { echo "error: the log is not the output byte for byte" >&2; exit 1; }
+hyperfine $runs -N --export-markdown "$work/lines.md" \
+    -n "cmd > file" "bash --noprofile --norc -eo pipefail -c 'cat $work/lines.txt > $work/direct.log'" \
+    -n "cargo-verify-matrix run" "$bin -q run --manifest $work/loud/lines.yml --out $work/loud/lines" >/dev/null
+cat "$work/lines.md"
+
+echo
 echo "## per-check overhead: $checks sequential \`true\` checks"
 many_true_checks "$work/many" "$checks"
 hyperfine $runs -N --export-json "$work/overhead.json" --export-markdown "$work/overhead.md" \

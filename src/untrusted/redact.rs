@@ -6,6 +6,7 @@ use std::borrow::Cow;
 use std::sync::LazyLock;
 
 use aho_corasick::{AhoCorasick, MatchKind};
+use memchr::memmem;
 use regex::Regex;
 
 /// What replaces a secret.
@@ -57,34 +58,33 @@ static SHAPES: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(&shapes.join("|")).expect("valid token shapes")
 });
 
-/// Literals one of which every token shape contains (compared without regard to ASCII
-/// case): text with none of them skips the shapes' regular expression.
-static SHAPE_MARKERS: LazyLock<AhoCorasick> = LazyLock::new(|| {
-    AhoCorasick::builder()
-        .ascii_case_insensitive(true)
-        .build([
-            "ghp_",
-            "gho_",
-            "ghu_",
-            "ghs_",
-            "ghr_",
-            "github_pat_",
-            "npm_",
-            "pypi-",
-            "eyj",
-            "k_test_",
-            "glpat-",
-            "xox",
-            "aiza",
-            "_live_",
-            "akia",
-            "asia",
-            "secret",
-            "://",
-            "authorization",
-            "private key",
-        ])
-        .expect("valid markers")
+/// Literals one of which every token shape contains, in the case the shape has them
+/// (the two words the shapes match in any case, in any case): text with none of them
+/// skips the shapes' regular expression. One regular expression of literals (searched
+/// by their bytes, vectorised) is many times faster than an automaton over every byte.
+static SHAPE_MARKERS: LazyLock<Regex> = LazyLock::new(|| {
+    let exact = [
+        "ghp_",
+        "gho_",
+        "ghu_",
+        "ghs_",
+        "ghr_",
+        "github_pat_",
+        "npm_",
+        "pypi-",
+        "eyJ",
+        "k_test_",
+        "glpat-",
+        "xox",
+        "AIza",
+        "_live_",
+        "AKIA",
+        "ASIA",
+        "://",
+        "PRIVATE KEY",
+    ];
+    let exact: Vec<String> = exact.iter().map(|w| regex::escape(w)).collect();
+    Regex::new(&format!("{}|(?i:secret|authorization)", exact.join("|"))).expect("valid markers")
 });
 
 /// The end of a private key block whose start a tail cut off.
@@ -94,6 +94,15 @@ static KEY_END: LazyLock<Regex> =
 /// `::add-mask::VALUE` lines: GitHub's way for a step to mark a value as a secret.
 static ADD_MASK: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"(?m)::add-mask::([^\r\n]*)").expect("valid regex"));
+
+/// The literals the checks above begin with, searched for before any regular expression
+/// (text is mostly free of them; `str::contains` is several times slower).
+static ADD_MASK_MARK: LazyLock<memmem::Finder<'static>> =
+    LazyLock::new(|| memmem::Finder::new("::add-mask::"));
+static KEY_END_MARK: LazyLock<memmem::Finder<'static>> =
+    LazyLock::new(|| memmem::Finder::new("-----END "));
+static KEY_BEGIN_MARK: LazyLock<memmem::Finder<'static>> =
+    LazyLock::new(|| memmem::Finder::new("-----BEGIN "));
 
 /// Replaces secrets in text with [`MASK`].
 #[derive(Debug, Clone, Default)]
@@ -187,7 +196,7 @@ impl Redactor {
         };
         // GitHub masks these whatever their length; a single character would mask
         // everything. Longest first, so that a value containing another goes whole.
-        let declared = if text.contains("::add-mask::") {
+        let declared = if ADD_MASK_MARK.find(text.as_bytes()).is_some() {
             ADD_MASK.captures_iter(text).collect()
         } else {
             Vec::new()
@@ -200,18 +209,18 @@ impl Redactor {
             .collect();
         masked.sort_by_key(|v| std::cmp::Reverse(v.len()));
         for value in masked {
-            if out.contains(value) {
+            if memmem::find(out.as_bytes(), value.as_bytes()).is_some() {
                 out = Cow::Owned(out.replace(value, MASK));
             }
         }
-        if out.contains("-----END ")
+        if KEY_END_MARK.find(out.as_bytes()).is_some()
             && let Some(end) = KEY_END.find(&out)
-            && !out[..end.start()].contains("-----BEGIN ")
+            && KEY_BEGIN_MARK.find(out[..end.start()].as_bytes()).is_none()
         {
             // A tail that starts inside a private key: everything up to its end.
             out = Cow::Owned(format!("{MASK}{}", &out[end.end()..]));
         }
-        if SHAPE_MARKERS.is_match(out.as_ref()) && SHAPES.is_match(&out) {
+        if SHAPE_MARKERS.is_match(&out) && SHAPES.is_match(&out) {
             out = Cow::Owned(mask_shapes(&out));
         }
         for pattern in &self.patterns {

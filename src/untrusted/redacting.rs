@@ -166,28 +166,22 @@ impl<W: Write> RedactingWriter<W> {
 
 impl<W: Write> Write for RedactingWriter<W> {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        if self.pending.is_empty() {
+        // `pending` never holds a line's end: only what came now is searched for one.
+        match memchr::memrchr(b'\n', buf) {
             // Most reads: their whole lines go out at once, the rest waits.
-            match memchr::memrchr(b'\n', buf) {
-                Some(last) => {
-                    self.emit(&buf[..=last])?;
-                    self.pending.extend_from_slice(&buf[last + 1..]);
-                }
-                None => self.pending.extend_from_slice(buf),
+            Some(last) if self.pending.is_empty() => {
+                self.emit(&buf[..=last])?;
+                self.pending.extend_from_slice(&buf[last + 1..]);
             }
-        } else {
-            self.pending.extend_from_slice(buf);
-            let cut = match memchr::memrchr(b'\n', &self.pending) {
-                Some(last) => Some(last + 1),
-                None if self.pending.len() > MAX_LINE => Some(self.pending.len()),
-                None => None,
-            };
-            if let Some(cut) = cut {
-                let pending = std::mem::take(&mut self.pending);
-                self.emit(&pending[..cut])?;
-                self.pending = pending;
-                self.pending.drain(..cut);
+            Some(last) => {
+                self.pending.extend_from_slice(&buf[..=last]);
+                let block = std::mem::take(&mut self.pending);
+                self.emit(&block)?;
+                self.pending = block;
+                self.pending.clear();
+                self.pending.extend_from_slice(&buf[last + 1..]);
             }
+            None => self.pending.extend_from_slice(buf),
         }
         if self.pending.len() > MAX_LINE {
             let pending = std::mem::take(&mut self.pending);
@@ -275,6 +269,23 @@ mod tests {
         for _ in 0..64 {
             w.write_all(&chunk).unwrap();
             assert!(w.pending.len() <= MAX_LINE + chunk.len());
+        }
+    }
+
+    #[test]
+    fn every_way_of_cutting_the_output_gives_the_same_log() {
+        let text: &[u8] =
+            b"a ghp_abcdefghijklmnopqrstuvwxyz0123 b\nno line end yet, s3cr3t-npm-value \
+            then\n\n\xff tail s3cr3t-npm-value";
+        let masks = Masks::new(Redactor::from_vars([("NPM_TOKEN", "s3cr3t-npm-value")]));
+        let whole = through(&masks, &[text]);
+        assert!(!whole.windows(8).any(|w| w == b"s3cr3t-n"), "{whole:?}");
+        assert!(!whole.windows(4).any(|w| w == b"abcd"), "{whole:?}");
+        for first in 0..text.len() {
+            for second in first..text.len() {
+                let cut = [&text[..first], &text[first..second], &text[second..]];
+                assert_eq!(through(&masks, &cut), whole, "cut at {first} and {second}");
+            }
         }
     }
 }

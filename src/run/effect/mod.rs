@@ -238,15 +238,49 @@ const NOTHING_MARKERS: &[&str] = &[
 
 /// Every word a line must contain one of to matter: the parsers' triggers and the
 /// nothing-to-run markers, matched in one pass over the bytes.
-static TRIGGER: LazyLock<aho_corasick::AhoCorasick> = LazyLock::new(|| {
-    let mut words: Vec<&str> = parsers()
-        .iter()
-        .flat_map(|p| p.triggers())
-        .copied()
-        .collect();
-    words.extend(NOTHING_MARKERS);
-    aho_corasick::AhoCorasick::new(words).expect("valid patterns")
+static TRIGGER: LazyLock<Trigger> = LazyLock::new(|| {
+    let mut words: Vec<&str> = Vec::new();
+    let mut owners = Vec::new();
+    let parsers = parsers();
+    assert!(
+        parsers.len() < 31,
+        "one bit per parser, below the nothing bit"
+    );
+    for (i, parser) in parsers.iter().enumerate() {
+        for word in parser.triggers() {
+            words.push(word);
+            owners.push(1u32 << i);
+        }
+    }
+    for word in NOTHING_MARKERS {
+        words.push(word);
+        owners.push(NOTHING_BIT);
+    }
+    Trigger {
+        words: aho_corasick::AhoCorasick::new(words).expect("valid patterns"),
+        owners,
+    }
 });
+
+/// The bit of the nothing-to-run markers in a line's [`Trigger::owners_of`] (the
+/// parsers have the bits below it, one each, in their order).
+const NOTHING_BIT: u32 = 1 << 31;
+
+/// The trigger words, each with its owner's bit.
+struct Trigger {
+    words: aho_corasick::AhoCorasick,
+    owners: Vec<u32>,
+}
+
+impl Trigger {
+    /// Whose words `line` holds: a parser is offered only lines with one of its own
+    /// words (every line it reads holds one; tests compare with offering every line).
+    fn owners_of(&self, line: &[u8]) -> u32 {
+        self.words
+            .find_overlapping_iter(line)
+            .fold(0, |bits, m| bits | self.owners[m.pattern().as_usize()])
+    }
+}
 
 /// The running state of one log's scan.
 struct Scan {
@@ -291,12 +325,23 @@ impl Scan {
                 }
             }
         }
-        if self.untriggered || TRIGGER.is_match(raw) {
-            self.line(&String::from_utf8_lossy(raw));
+        let owners = if self.untriggered {
+            u32::MAX
+        } else {
+            TRIGGER.owners_of(raw)
+        };
+        if owners != 0 {
+            self.line_for(&String::from_utf8_lossy(raw), owners);
         }
     }
 
     fn line(&mut self, raw: &str) {
+        self.line_for(raw, u32::MAX);
+    }
+
+    /// Reads a line, offered to the parsers whose bits are in `owners` (and to the
+    /// nothing-to-run markers when theirs is).
+    fn line_for(&mut self, raw: &str, owners: u32) {
         let stripped;
         let line = if raw.contains('\u{1b}') {
             stripped = strip_ansi(raw);
@@ -312,14 +357,26 @@ impl Scan {
             .unwrap_or(line);
         let found = &mut self.found;
         if found.nothing.is_none()
+            && owners & NOTHING_BIT != 0
             && let Some(marker) = NOTHING_MARKERS.iter().find(|m| line.contains(*m))
         {
             found.nothing = Some((*marker).to_owned());
         }
-        for parser in &mut self.parsers {
+        let offered = |i: &usize| owners & (1 << i) != 0;
+        for (_, parser) in self
+            .parsers
+            .iter_mut()
+            .enumerate()
+            .filter(|(i, _)| offered(i))
+        {
             parser.observe(line, found);
         }
-        for parser in &mut self.parsers {
+        for (_, parser) in self
+            .parsers
+            .iter_mut()
+            .enumerate()
+            .filter(|(i, _)| offered(i))
+        {
             if parser.line(line, found) {
                 // Each parser's own words cover what it reads (the trigger is made of them).
                 #[cfg(test)]
