@@ -109,6 +109,7 @@ pub async fn execute(spec: &Spec, stop: &mut StopReceiver) -> io::Result<Executi
     let mut log = open_log(spec)?;
     let started = Instant::now();
     let (reader, writer) = io::pipe()?;
+    widen(&reader);
     let token = leaks::new_token();
     let mut command = command(spec, &token, writer)?;
     if let Some(running) = &spec.running {
@@ -401,6 +402,19 @@ fn copy_to_log(
             }
         }
     }
+}
+
+/// Lets a check print up to 1 MiB ahead of the log's writing (Linux; a pipe holds
+/// 64 KiB by default): a loud check is not held up while a block is redacted and
+/// written. Best effort: a smaller limit leaves the pipe as it was.
+fn widen(pipe: &io::PipeReader) {
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    {
+        use nix::fcntl::{FcntlArg, fcntl};
+        let _ = fcntl(pipe, FcntlArg::F_SETPIPE_SZ(1024 * 1024));
+    }
+    #[cfg(not(any(target_os = "linux", target_os = "android")))]
+    let _ = pipe;
 }
 
 /// The log, and the live echo beside it.
