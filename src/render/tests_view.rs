@@ -37,10 +37,9 @@ pub fn flaky(d: &CheckResult) -> impl Iterator<Item = &TestResult> {
 /// long as a run keeps it (a forged result may carry more).
 pub fn test_name(case: &TestResult) -> String {
     let name = cut(&case.name, NAME_BYTES);
-    if case.suite.is_empty() || case.name.starts_with(case.suite.as_str()) {
-        name
-    } else {
-        format!("{} › {name}", cut(&case.suite, NAME_BYTES))
+    match crate::results::suite_shown(&case.suite, &case.name) {
+        "" => name,
+        suite => format!("{} › {name}", cut(suite, NAME_BYTES)),
     }
 }
 

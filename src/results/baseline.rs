@@ -386,7 +386,7 @@ pub fn compare(head: &Report, base: &Base<'_>, manifest: &Manifest) -> Baseline 
 struct Gone {
     /// How many distinct tests vanished.
     count: u64,
-    /// The first of them, `suite › name`.
+    /// The first of them, as people name them ([`super::test_label`]).
     named: Vec<String>,
     /// The base's distinct tests.
     base_distinct: u64,
@@ -402,7 +402,7 @@ fn vanished(now: &TestReport, base: &[BaseTest<'_>]) -> Gone {
     let mut note = |test: &BaseTest<'_>| {
         count += 1;
         if named.len() < VANISHED_LISTED {
-            named.push(format!("{} › {}", test.suite, test.name));
+            named.push(super::test_label(&test.suite, &test.name));
         }
     };
     if by_identity {

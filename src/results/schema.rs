@@ -297,6 +297,21 @@ pub struct TestResult {
     pub id: Option<CompactString>,
 }
 
+/// A test as people name it: `suite › name`, or the name alone when there is no suite
+/// or the name already begins with it (jest-junit's default classname is the title:
+/// `X › X` would say it twice).
+pub fn test_label(suite: &str, name: &str) -> String {
+    match suite_shown(suite, name) {
+        "" => name.to_owned(),
+        suite => format!("{suite} › {name}"),
+    }
+}
+
+/// The suite as [`test_label`] shows it beside `name`: empty when it says nothing more.
+pub fn suite_shown<'a>(suite: &'a str, name: &str) -> &'a str {
+    if name.starts_with(suite) { "" } else { suite }
+}
+
 impl TestResult {
     /// What the test is, whatever it is displayed as: a digest of the runner's suite
     /// and name. Baselines compare these, never display names.
@@ -445,6 +460,14 @@ mod tests {
         let s = one_line_summary(&long);
         assert_eq!(s.chars().count(), 80);
         assert!(s.ends_with('…'));
+    }
+
+    #[test]
+    fn a_test_is_named_without_its_suite_said_twice() {
+        assert_eq!(test_label("calc", "adds"), "calc › adds");
+        assert_eq!(test_label("", "adds"), "adds");
+        // jest-junit's default classname is the title itself.
+        assert_eq!(test_label("sum › adds", "sum › adds"), "sum › adds");
     }
 
     #[test]

@@ -81,23 +81,50 @@ struct SuiteCount {
     reruns_repeat: bool,
     /// Its own `tests` count.
     declared: Option<u64>,
-    /// The cases it listed so far.
+    /// Its own `skipped` count.
+    declared_skipped: Option<u64>,
+    /// The cases it (and the suites inside it) listed so far.
     cases: u64,
+    /// How many of them were skipped.
+    skipped: u64,
 }
 
 impl Cases<'_, '_> {
-    /// A suite opens, named `name`, saying it holds `declared` tests.
-    fn enter(&mut self, name: &str, declared: Option<u64>) {
+    /// A suite opens, named `name`, saying it holds `declared` tests of which
+    /// `declared_skipped` were skipped.
+    fn enter(&mut self, name: &str, declared: Option<u64>, declared_skipped: Option<u64>) {
         let outer = self.suites.last().is_some_and(|s| s.reruns_repeat);
         self.suites.push(SuiteCount {
             reruns_repeat: outer || name == "pytest" || name == "pytest tests",
             declared,
+            declared_skipped,
             cases: 0,
+            skipped: 0,
         });
     }
 
+    /// A suite closes. Skipped tests it counts but does not list (libtest's JUnit counts
+    /// its ignored tests in `tests` and `skipped` and lists only those that ran) are
+    /// counted as skipped: exactly the difference, and only when its `tests` count
+    /// accounts for them.
     fn leave(&mut self) {
-        self.suites.pop();
+        let Some(suite) = self.suites.pop() else {
+            return;
+        };
+        let unlisted = match (suite.declared, suite.declared_skipped) {
+            (Some(tests), Some(skipped))
+                if skipped > suite.skipped && tests == suite.cases + (skipped - suite.skipped) =>
+            {
+                skipped - suite.skipped
+            }
+            _ => 0,
+        };
+        self.sink.unlisted_skipped(unlisted);
+        // The suite around it counts them as listed: never counted twice.
+        if let Some(outer) = self.suites.last_mut() {
+            outer.cases += suite.cases + unlisted;
+            outer.skipped += suite.skipped + unlisted;
+        }
     }
 
     /// Whether a repeated case here is a rerun of the one before.
@@ -113,6 +140,7 @@ impl Cases<'_, '_> {
         }
         if let Some(suite) = self.suites.last_mut() {
             suite.cases += 1;
+            suite.skipped += u64::from(case.skipped && !case.failed && !case.errored);
         }
         case.attempts = 1;
         if let Some(previous) = self.pending.take() {
@@ -281,8 +309,10 @@ fn open(
         b"testsuite" | b"testsuites" => {
             if !empty {
                 let suite = attribute(e, b"name", at)?.unwrap_or_default();
-                let declared = attribute(e, b"tests", at)?.and_then(|n| n.trim().parse().ok());
-                sink.enter(&suite, declared);
+                let count = |key: &[u8]| -> Result<Option<u64>, ReadError> {
+                    Ok(attribute(e, key, at)?.and_then(|n| n.trim().parse().ok()))
+                };
+                sink.enter(&suite, count(b"tests")?, count(b"skipped")?);
                 if name.as_ref() == b"testsuite" {
                     suites.push(suite);
                 }

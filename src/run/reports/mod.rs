@@ -510,6 +510,11 @@ impl<'l> Collector<'l> {
         }
     }
 
+    /// Skipped tests a report counts without listing them.
+    fn unlisted_skipped(&mut self, n: u64) {
+        self.tally.skipped += n;
+    }
+
     fn add(&mut self, found: Found<'_>) {
         let outcome = found.outcome.unwrap_or(TestOutcome::Passed);
         match outcome {

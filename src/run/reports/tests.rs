@@ -428,3 +428,30 @@ fn a_cached_go_package_is_a_no_op_of_the_report() {
     let fresh = events.replace("(cached)", "0.012s");
     assert_eq!(read_one(&fresh).unwrap().noop, None);
 }
+
+#[test]
+fn skipped_tests_a_suite_counts_but_does_not_list_are_counted_once() {
+    // libtest's JUnit: ignored tests only in `tests` and `skipped`.
+    let libtest = r#"<?xml version="1.0" encoding="UTF-8"?><testsuites><testsuite name="test" package="test" id="0" errors="0" failures="0" tests="3" skipped="2" ><testcase classname="tests" name="a" time="0"/></testsuite></testsuites>"#;
+    let c = read_one(libtest).unwrap().counts;
+    assert_eq!((c.passed, c.failed, c.skipped), (1, 0, 2));
+    // Listed skipped cases are not counted again, at any level of nesting.
+    let listed = r#"<testsuites tests="3" skipped="2"><testsuite name="s" tests="3" skipped="2">
+        <testcase classname="a" name="one"/>
+        <testcase classname="a" name="two"><skipped/></testcase>
+        <testcase classname="a" name="three"><skipped/></testcase>
+    </testsuite></testsuites>"#;
+    let c = read_one(listed).unwrap().counts;
+    assert_eq!((c.passed, c.failed, c.skipped), (1, 0, 2));
+    // Unlisted in the inner suite, declared again by the outer one: once.
+    let nested = r#"<testsuites tests="4" skipped="2"><testsuite name="s" tests="4" skipped="2">
+        <testcase classname="a" name="one"/>
+        <testcase classname="a" name="two"/>
+    </testsuite></testsuites>"#;
+    let c = read_one(nested).unwrap().counts;
+    assert_eq!((c.passed, c.failed, c.skipped), (2, 0, 2));
+    // A `skipped` count that the `tests` count does not account for adds nothing.
+    let odd = r#"<testsuite name="s" tests="2" skipped="5"><testcase classname="a" name="one"/></testsuite>"#;
+    let c = read_one(odd).unwrap().counts;
+    assert_eq!((c.passed, c.failed, c.skipped), (1, 0, 0));
+}
