@@ -543,7 +543,8 @@ fn the_tests_command_reads_reports_as_a_check_does() {
         String::from_utf8(out.stdout).unwrap(),
         concat!(
             "junit (junit.xml): 3 passed (1 flaky), 1 failed, 0 skipped\n",
-            "  ✗ sample › tests::subtract_is_wrong at src/lib.rs:21: thread 'tests::subtract_is_wrong' (5950) panicked at src/lib.rs:21:9\n",
+            // The panic's place is the test's place: its values are what is shown.
+            "  ✗ sample › tests::subtract_is_wrong at src/lib.rs:21: assertion `left == right` failed: adding a negative number · left: 1 · right: 3\n",
             "  ~ sample › tests::passes_second_time (flaky: failed, then passed)\n",
         )
     );

@@ -574,22 +574,23 @@ impl<'l> Collector<'l> {
     }
 }
 
-/// The reports' tests and counts, together.
+/// The reports' tests and counts, together. Reports in different formats whose counts
+/// agree (as many tests in all, as many failed) are one run written twice — jest with
+/// jest-junit and a CTRF reporter — and are counted once: in the format named first.
+/// Reports of one format are always added up (one file per package, per binary).
 fn combine(files: &[PathBuf], ctx: &Context, parsed: Vec<Parsed>) -> Reading {
     let format = parsed
         .iter()
         .find_map(|p| p.format)
         .unwrap_or(Format::Junit);
+    let parsed = one_reading_per_run(parsed);
     let mut tally = Tally::default();
     let mut cases = Vec::with_capacity(parsed.iter().map(|p| p.cases.len()).sum());
     let mut left_out = 0;
     let mut noop = None;
     for part in parsed {
         noop = noop.or(part.noop);
-        tally.passed += part.tally.passed;
-        tally.failed += part.tally.failed;
-        tally.skipped += part.tally.skipped;
-        tally.flaky += part.tally.flaky;
+        tally.add(&part.tally);
         left_out += part.left_out;
         let room = MAX_CASES.saturating_sub(cases.len());
         left_out += part.cases.len().saturating_sub(room) as u64;
@@ -614,6 +615,47 @@ fn combine(files: &[PathBuf], ctx: &Context, parsed: Vec<Parsed>) -> Reading {
     }
 }
 
+/// The files of each format, less the formats that only repeat an earlier one's counts
+/// (the same run read through another reporter).
+fn one_reading_per_run(parsed: Vec<Parsed>) -> Vec<Parsed> {
+    let mut formats: Vec<(Option<Format>, Tally)> = Vec::new();
+    for part in &parsed {
+        match formats.iter_mut().find(|(f, _)| *f == part.format) {
+            Some((_, tally)) => tally.add(&part.tally),
+            None => formats.push((part.format, part.tally)),
+        }
+    }
+    if formats.len() < 2 {
+        return parsed;
+    }
+    let mut kept: Vec<(Option<Format>, Tally)> = Vec::new();
+    for (format, tally) in formats {
+        if !kept.iter().any(|(_, k)| k.same_run_as(&tally)) {
+            kept.push((format, tally));
+        }
+    }
+    parsed
+        .into_iter()
+        .filter(|p| kept.iter().any(|(f, _)| *f == p.format))
+        .collect()
+}
+
+impl Tally {
+    fn add(&mut self, other: &Tally) {
+        self.passed += other.passed;
+        self.failed += other.failed;
+        self.skipped += other.skipped;
+        self.flaky += other.flaky;
+    }
+
+    /// Whether two readings count the same tests: as many in all, as many failed (a
+    /// reporter may sort a Jest `todo` as passed where another calls it skipped).
+    fn same_run_as(&self, other: &Tally) -> bool {
+        let total = |t: &Tally| t.passed + t.failed + t.skipped;
+        total(self) > 0 && total(self) == total(other) && self.failed == other.failed
+    }
+}
+
 /// `text` on one line (control characters as spaces), at most `max` characters.
 fn one_line(text: &str, max: usize) -> CompactString {
     let text = text.trim();
@@ -635,9 +677,13 @@ fn one_line(text: &str, max: usize) -> CompactString {
 /// A failure's message: the report's message, else the first lines of its output;
 /// at most six lines (an assertion's values come after its first: jest's `Expected:`
 /// and `Received:`, a Rust panic's `left` and `right`), [`MAX_MESSAGE_CHARS`]
-/// characters.
+/// characters. A message that is only the first line of the output (nextest's, a Rust panic's
+/// place) gives way to the output's first lines; a Rust backtrace ends them.
 fn first_lines(message: &str, output: &str) -> CompactString {
-    let source = if message.trim().is_empty() {
+    let message = message.trim();
+    let source = if message.is_empty()
+        || (!message.contains('\n') && output.trim_start().starts_with(message))
+    {
         output
     } else {
         message
@@ -645,6 +691,9 @@ fn first_lines(message: &str, output: &str) -> CompactString {
     let lines: Vec<&str> = source
         .lines()
         .map(str::trim_end)
+        .take_while(|l| {
+            *l != "stack backtrace:" && !l.starts_with("note: run with `RUST_BACKTRACE")
+        })
         .filter(|l| !l.trim().is_empty())
         .take(6)
         .collect();

@@ -455,3 +455,67 @@ fn skipped_tests_a_suite_counts_but_does_not_list_are_counted_once() {
     let c = read_one(odd).unwrap().counts;
     assert_eq!((c.passed, c.failed, c.skipped), (1, 0, 0));
 }
+
+#[test]
+fn one_run_written_by_two_reporters_is_counted_once() {
+    // jest with jest-junit and jest-ctrf-json-reporter, one run (a real capture): the
+    // todo is a passed case to one, skipped to the other; six tests either way.
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/reports/jest");
+    let ctx = context(&fixture);
+    let both = |patterns: &[&str]| {
+        let patterns: Vec<String> = patterns.iter().map(|p| p.to_string()).collect();
+        read(&patterns, &ctx).unwrap()
+    };
+    let junit = both(&["junit.xml"]);
+    let together = both(&["junit.xml", "ctrf.json"]);
+    assert_eq!(together.counts, junit.counts);
+    assert_eq!(together.report.cases, junit.report.cases);
+    assert_eq!(together.report.files, vec!["junit.xml", "ctrf.json"]);
+    // Named the other way round, the CTRF reading is the one kept.
+    let ctrf = both(&["ctrf.json", "junit.xml"]);
+    assert_eq!(ctrf.counts.runner, "ctrf");
+    assert_eq!((ctrf.counts.passed, ctrf.counts.skipped), (3, 2));
+    assert_eq!(ctrf.report.cases.len(), 6);
+
+    // Different runs in one check (two runners, different counts) are added up, and
+    // so are the files of one format.
+    let dir = folder(&[
+        ("a.xml", SMALL),
+        (
+            "b.json",
+            r#"{"results":{"tests":[{"name":"x","status":"passed","duration":1}]}}"#,
+        ),
+    ]);
+    let reading = read(
+        &["a.xml".to_owned(), "b.json".to_owned()],
+        &context(dir.path()),
+    )
+    .unwrap();
+    assert_eq!((reading.counts.passed, reading.counts.failed), (2, 1));
+    let dir = folder(&[("a.xml", SMALL), ("b.xml", SMALL)]);
+    let reading = read(&["*.xml".to_owned()], &context(dir.path())).unwrap();
+    assert_eq!(reading.counts.failed, 2);
+}
+
+#[test]
+fn a_panics_values_follow_its_place_and_its_backtrace_is_left_out() {
+    // nextest's message is the panic's first line; the values are in the text below it.
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/reports/nextest");
+    let reading = read(&["junit.xml".to_owned()], &context(&fixture)).unwrap();
+    let failed = reading
+        .report
+        .cases
+        .iter()
+        .find(|c| c.name == "tests::subtract_is_wrong")
+        .unwrap();
+    assert_eq!(
+        failed.message.as_deref(),
+        Some(
+            "thread 'tests::subtract_is_wrong' (5950) panicked at src/lib.rs:21:9:\n\
+             assertion `left == right` failed: adding a negative number\n  left: 1\n right: 3"
+        )
+    );
+    // A message of its own is kept as it is (pytest's, beside a traceback).
+    assert_eq!(first_lines("boom", "trace\nmore"), "boom");
+    assert_eq!(first_lines("", "trace\nmore"), "trace\nmore");
+}
