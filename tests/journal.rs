@@ -5,8 +5,12 @@
 
 mod common;
 
-use common::{Project, alive, manifest_with, wait_until_alive};
+use common::Project;
+#[cfg(unix)]
+use common::{alive, manifest_with, wait_until_alive};
+#[cfg(unix)]
 use predicates::prelude::*;
+#[cfg(unix)]
 use serde_json::Value;
 
 const RESULTS: &str = "verify-matrix-results";
@@ -14,6 +18,7 @@ const JOURNAL: &str = "verify-matrix-results/verify-matrix-local.journal.jsonl";
 
 /// Two checks that finish, then one that runs `sleep SECONDS` (a number no other test
 /// uses, as tests run at once) until the tool is killed.
+#[cfg(unix)]
 fn killed_run(seconds: &str) -> Project {
     let project = Project::new(&manifest_with(&format!(
         "  - id: first\n    run: echo one\n  - id: second\n    run: echo two\n  - id: stuck\n    run: sleep {seconds}\n"

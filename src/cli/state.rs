@@ -24,7 +24,7 @@ const MAX_STATE_BYTES: u64 = 64 * 1024;
 
 /// The state folder for the repository at `root` (which it must lie outside of).
 pub(crate) fn dir(root: &Path) -> Result<PathBuf, Error> {
-    let base = platform_dir().ok_or_else(|| {
+    let base = crate::run::platform::state_home().ok_or_else(|| {
         Error::Usage(
             "no folder for the gate's state: set HOME (or XDG_STATE_HOME) for the agent's client"
                 .to_owned(),
@@ -41,24 +41,6 @@ pub(crate) fn dir(root: &Path) -> Result<PathBuf, Error> {
         )));
     }
     Ok(dir)
-}
-
-#[cfg(windows)]
-fn platform_dir() -> Option<PathBuf> {
-    absolute_var("LOCALAPPDATA")
-}
-
-#[cfg(not(windows))]
-fn platform_dir() -> Option<PathBuf> {
-    absolute_var("XDG_STATE_HOME").or_else(|| absolute_var("HOME").map(|h| h.join(".local/state")))
-}
-
-/// An environment variable holding an absolute path (the XDG rule: a relative one is
-/// ignored).
-fn absolute_var(name: &str) -> Option<PathBuf> {
-    std::env::var_os(name)
-        .map(PathBuf::from)
-        .filter(|p| p.is_absolute())
 }
 
 /// `path` with its deepest existing ancestor resolved (symbolic links followed), so that

@@ -16,6 +16,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
+use super::platform::{self, Signal};
 use crate::results::Leaked;
 
 /// The variable that marks a check's processes.
@@ -38,32 +39,26 @@ pub fn new_token() -> String {
     )
 }
 
-/// Kills every live process that carries one of `tokens` (SIGKILL: they belong to a run
-/// that no longer exists) and returns them. Only Linux can read other processes'
-/// environments; elsewhere nothing is found.
-#[cfg(target_os = "linux")]
+/// Kills every live process that carries one of `tokens` (they belong to a run that no
+/// longer exists) and returns them. Only where other processes' environments can be
+/// read (Linux) is anything found.
 pub fn kill_tokens(tokens: &[String]) -> Vec<Leaked> {
     if tokens.is_empty() {
         return Vec::new();
     }
     let own = std::process::id();
-    let found: Vec<Leaked> = all_pids()
-        .filter(|pid| *pid != own && is_alive(*pid))
+    let found: Vec<Leaked> = platform::all_pids()
+        .filter(|pid| *pid != own && platform::is_alive(*pid))
         .filter(|pid| environ_token(*pid).is_some_and(|t| tokens.contains(&t)))
         .map(|pid| Leaked {
             pid,
-            command: command_line(pid),
+            command: platform::command_line(pid),
         })
         .collect();
     for leaked in &found {
-        signal(leaked.pid, Sig::Kill);
+        platform::signal_process(leaked.pid, Signal::Kill);
     }
     found
-}
-
-#[cfg(not(target_os = "linux"))]
-pub fn kill_tokens(_tokens: &[String]) -> Vec<Leaked> {
-    Vec::new()
 }
 
 /// The main processes of the checks running now: tokio waits for these, so they are
@@ -101,14 +96,10 @@ impl Running {
     }
 }
 
-/// Makes this process a child subreaper (Linux), so orphans of checks are adopted by it
-/// rather than by init. Elsewhere there is no such thing, and nothing happens.
+/// Makes this process a child subreaper where the system has such a thing (Linux), so
+/// orphans of checks are adopted by it rather than by init.
 pub fn become_subreaper() {
-    #[cfg(target_os = "linux")]
-    {
-        // Without it, escaped processes are found through their token alone.
-        let _ = nix::sys::prctl::set_child_subreaper(true);
-    }
+    platform::become_subreaper();
 }
 
 /// Live processes that escaped the check identified by `token`: adopted by this process
@@ -117,38 +108,38 @@ pub fn become_subreaper() {
 pub fn escaped(token: &str) -> Vec<Leaked> {
     let mut found: Vec<Leaked> = adopted_children()
         .into_iter()
-        .filter(|pid| !Running::contains(*pid) && is_alive(*pid))
+        .filter(|pid| !Running::contains(*pid) && platform::is_alive(*pid))
         .filter(|pid| match environ_token(*pid) {
             Some(t) => t == token,
             None => Running::count() == 0,
         })
         .map(|pid| Leaked {
             pid,
-            command: command_line(pid),
+            command: platform::command_line(pid),
         })
         .collect();
     found.sort_by_key(|l| l.pid);
     found
 }
 
-/// Terminates `leaked` processes (and the groups they lead): SIGTERM, up to `grace`,
-/// SIGKILL; then reaps those that were adopted.
+/// Terminates `leaked` processes (and the groups they lead): asked, up to `grace`, then
+/// made to; then reaps those that were adopted.
 pub async fn kill(leaked: &[Leaked], grace: Duration) {
     if leaked.is_empty() {
         return;
     }
     for l in leaked {
-        signal(l.pid, Sig::Term);
+        platform::signal_process(l.pid, Signal::Term);
     }
     let deadline = Instant::now() + grace;
-    while Instant::now() < deadline && leaked.iter().any(|l| is_alive(l.pid)) {
+    while Instant::now() < deadline && leaked.iter().any(|l| platform::is_alive(l.pid)) {
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
-    for l in leaked.iter().filter(|l| is_alive(l.pid)) {
-        signal(l.pid, Sig::Kill);
+    for l in leaked.iter().filter(|l| platform::is_alive(l.pid)) {
+        platform::signal_process(l.pid, Signal::Kill);
     }
     for _ in 0..100 {
-        if !leaked.iter().any(|l| is_alive(l.pid)) {
+        if !leaked.iter().any(|l| platform::is_alive(l.pid)) {
             break;
         }
         tokio::time::sleep(Duration::from_millis(10)).await;
@@ -159,192 +150,24 @@ pub async fn kill(leaked: &[Leaked], grace: Duration) {
 /// Reaps adopted processes that have died (zombies whose parent is this process),
 /// except the checks' own main processes, which tokio waits for.
 pub fn reap_adopted() {
-    #[cfg(target_os = "linux")]
     for pid in adopted_children() {
-        if !Running::contains(pid) && state(pid) == Some('Z') {
-            use nix::sys::wait::{WaitPidFlag, waitpid};
-            use nix::unistd::Pid;
-            if let Ok(raw) = i32::try_from(pid) {
-                let _ = waitpid(Pid::from_raw(raw), Some(WaitPidFlag::WNOHANG));
-            }
+        if !Running::contains(pid) {
+            platform::reap_if_dead(pid);
         }
     }
 }
 
-#[derive(Clone, Copy)]
-enum Sig {
-    Term,
-    Kill,
-}
-
-#[cfg(unix)]
-fn signal(pid: u32, sig: Sig) {
-    use nix::sys::signal::{Signal, kill, killpg};
-    use nix::unistd::Pid;
-    let Ok(raw) = i32::try_from(pid) else { return };
-    let sig = match sig {
-        Sig::Term => Signal::SIGTERM,
-        Sig::Kill => Signal::SIGKILL,
-    };
-    let _ = kill(Pid::from_raw(raw), sig);
-    // A `setsid` escaper leads its own group; its children go with it.
-    if process_group(pid) == Some(pid) {
-        let _ = killpg(Pid::from_raw(raw), sig);
-    }
-}
-
-#[cfg(not(unix))]
-fn signal(_pid: u32, _sig: Sig) {}
-
-/// The children of this process (adopted orphans included), from
-/// `/proc/self/task/*/children`, else by scanning `/proc` for our parent id.
-#[cfg(target_os = "linux")]
+/// The children of this process (adopted orphans included), less the watchdog: it is
+/// the tool's own child, not something a check left behind.
 fn adopted_children() -> Vec<u32> {
-    let mut pids = BTreeSet::new();
-    let mut listed = false;
-    if let Ok(tasks) = std::fs::read_dir("/proc/self/task") {
-        for task in tasks.filter_map(Result::ok) {
-            if let Ok(text) = std::fs::read_to_string(task.path().join("children")) {
-                listed = true;
-                pids.extend(
-                    text.split_whitespace()
-                        .filter_map(|p| p.parse::<u32>().ok()),
-                );
-            }
-        }
-    }
-    if !listed {
-        let me = std::process::id();
-        pids.extend(all_pids().filter(|pid| parent(*pid) == Some(me)));
-    }
-    // The watchdog is the tool's own child, not something a check left behind.
+    let mut pids = platform::children();
     if let Some(watchdog) = super::watchdog::Watchdog::pid() {
-        pids.remove(&watchdog);
+        pids.retain(|p| *p != watchdog);
     }
-    pids.into_iter().collect()
-}
-
-#[cfg(not(target_os = "linux"))]
-fn adopted_children() -> Vec<u32> {
-    Vec::new()
-}
-
-/// Every process id on the system.
-#[cfg(target_os = "linux")]
-pub fn all_pids() -> impl Iterator<Item = u32> {
-    std::fs::read_dir("/proc")
-        .into_iter()
-        .flatten()
-        .filter_map(Result::ok)
-        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
-}
-
-/// Fields of `/proc/<pid>/stat` after the command name (which may hold spaces).
-#[cfg(target_os = "linux")]
-fn stat_fields(pid: u32) -> Option<Vec<String>> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    let rest = stat.get(stat.rfind(')')? + 2..)?;
-    Some(rest.split_whitespace().map(str::to_owned).collect())
-}
-
-/// The process state letter (`R`, `S`, `Z`, …).
-#[cfg(target_os = "linux")]
-pub fn state(pid: u32) -> Option<char> {
-    stat_fields(pid)?.first()?.chars().next()
-}
-
-#[cfg(target_os = "linux")]
-fn parent(pid: u32) -> Option<u32> {
-    stat_fields(pid)?.get(1)?.parse().ok()
-}
-
-#[cfg(target_os = "linux")]
-fn process_group(pid: u32) -> Option<u32> {
-    stat_fields(pid)?.get(2)?.parse().ok()
-}
-
-#[cfg(not(target_os = "linux"))]
-fn process_group(_pid: u32) -> Option<u32> {
-    None
-}
-
-/// Whether `pid` exists and is not a zombie.
-#[cfg(target_os = "linux")]
-pub fn is_alive(pid: u32) -> bool {
-    state(pid).is_some_and(live_state)
-}
-
-/// A state letter of a process that still runs (not a zombie, not dead).
-#[cfg(target_os = "linux")]
-fn live_state(state: char) -> bool {
-    state != 'Z' && state != 'X'
-}
-
-/// The live members of process group `pgid`, sorted by pid: one read of each
-/// process's `stat` gives both its group and its state.
-#[cfg(target_os = "linux")]
-pub fn live_members_of_group(pgid: u32) -> Vec<Leaked> {
-    let mut members: Vec<Leaked> = all_pids()
-        .filter(|pid| {
-            stat_fields(*pid).is_some_and(|fields| {
-                let live = fields
-                    .first()
-                    .and_then(|s| s.chars().next())
-                    .is_some_and(live_state);
-                live && fields.get(2).and_then(|g| g.parse::<u32>().ok()) == Some(pgid)
-            })
-        })
-        .map(|pid| Leaked {
-            pid,
-            command: command_line(pid),
-        })
-        .collect();
-    members.sort_by_key(|m| m.pid);
-    members
-}
-
-#[cfg(not(target_os = "linux"))]
-pub fn is_alive(_pid: u32) -> bool {
-    false
+    pids
 }
 
 /// The check token in `pid`'s environment, if any.
-#[cfg(target_os = "linux")]
 fn environ_token(pid: u32) -> Option<String> {
-    let environ = std::fs::read(format!("/proc/{pid}/environ")).ok()?;
-    let prefix = format!("{TOKEN_VAR}=");
-    environ
-        .split(|b| *b == 0)
-        .find_map(|entry| entry.strip_prefix(prefix.as_bytes()))
-        .map(|value| String::from_utf8_lossy(value).into_owned())
-}
-
-#[cfg(not(target_os = "linux"))]
-fn environ_token(_pid: u32) -> Option<String> {
-    None
-}
-
-/// The command line of `pid`, arguments joined by spaces. A process that is exiting
-/// has an empty command line; then its name is given in brackets, as `ps` does.
-#[cfg(target_os = "linux")]
-pub fn command_line(pid: u32) -> String {
-    let raw = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
-    let line = raw
-        .split(|b| *b == 0)
-        .filter(|part| !part.is_empty())
-        .map(|part| String::from_utf8_lossy(part).into_owned())
-        .collect::<Vec<_>>()
-        .join(" ");
-    if !line.is_empty() {
-        return line;
-    }
-    match std::fs::read_to_string(format!("/proc/{pid}/comm")) {
-        Ok(name) if !name.trim().is_empty() => format!("[{}]", name.trim()),
-        _ => "(exited)".to_owned(),
-    }
-}
-
-#[cfg(not(target_os = "linux"))]
-pub fn command_line(_pid: u32) -> String {
-    String::new()
+    platform::environ_var(pid, TOKEN_VAR)
 }

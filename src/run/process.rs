@@ -19,6 +19,7 @@ use crate::results::Leaked;
 
 use super::argv::Argv;
 use super::leaks::{self, Running};
+use super::platform::{self, Signal};
 use super::watchdog::Watchdog;
 
 /// Exit code recorded for a command killed by its timeout (as coreutils' `timeout`).
@@ -109,7 +110,7 @@ pub async fn execute(spec: &Spec, stop: &mut StopReceiver) -> io::Result<Executi
     let mut log = open_log(spec)?;
     let started = Instant::now();
     let (reader, writer) = io::pipe()?;
-    widen(&reader);
+    platform::widen(&reader);
     let token = leaks::new_token();
     let mut command = command(spec, &token, writer)?;
     if let Some(running) = &spec.running {
@@ -137,6 +138,9 @@ pub async fn execute(spec: &Spec, stop: &mut StopReceiver) -> io::Result<Executi
     if let Some(pid) = pgid {
         Running::add(pid);
     }
+    // Windows: the check's job, closed (killing what is left in it) when this returns.
+    platform::adopt(&child);
+    let _job = pgid.map(Release);
     // Listed until the group is gone and every leak is killed (the guard's drop).
     let _watched = pgid.and_then(|pid| Some(Watchdog::get()?.watch(pid)));
     let echo = spec.echo.clone();
@@ -190,6 +194,15 @@ pub async fn execute(spec: &Spec, stop: &mut StopReceiver) -> io::Result<Executi
     Ok(execution)
 }
 
+/// Lets go of what [`platform::adopt`] holds for a check, once it is over.
+struct Release(u32);
+
+impl Drop for Release {
+    fn drop(&mut self) {
+        platform::release(self.0);
+    }
+}
+
 /// The command of `spec`: its own process group, stdout and stderr into `writer`, no
 /// stdin, the hidden variables removed and the leak token set.
 fn command(
@@ -207,16 +220,12 @@ fn command(
         .shell
         .then(|| on_path(&spec.argv.program, path.as_deref()))
         .flatten();
-    let mut command = match found {
-        Some(found) => {
-            let mut command = tokio::process::Command::new(found);
-            // The name the shell knows itself by (`bash: line 1: …`), as when searched.
-            #[cfg(unix)]
-            command.arg0(&spec.argv.program);
-            command
-        }
+    let mut command = match &found {
+        Some(found) => tokio::process::Command::new(found),
         None => tokio::process::Command::new(&spec.argv.program),
     };
+    // Searched here, the shell is still named as the check wrote it (`bash: line 1: …`).
+    platform::isolate(&mut command, found.is_some().then_some(&*spec.argv.program));
     for name in HIDDEN_FROM_CHECKS {
         command.env_remove(name);
     }
@@ -230,13 +239,10 @@ fn command(
         .stdout(writer.try_clone()?)
         .stderr(writer)
         .kill_on_drop(true);
-    #[cfg(unix)]
-    command.process_group(0);
     // The watchdog kills the check's group if this process dies; without it, the
     // check's main process gets a parent-death signal (which costs a full fork).
-    #[cfg(target_os = "linux")]
     if Watchdog::get().is_none() {
-        die_with_this_process(&mut command);
+        platform::die_with_this_process(&mut command);
     }
     Ok(command)
 }
@@ -264,21 +270,9 @@ fn on_path(program: &OsStr, path: Option<&OsStr>) -> Option<PathBuf> {
             }
             dirs.into_iter()
                 .map(|d| d.join(program))
-                .find(|candidate| is_executable(candidate))
+                .find(|candidate| platform::is_executable(candidate))
         })
         .clone()
-}
-
-#[cfg(unix)]
-fn is_executable(path: &Path) -> bool {
-    use std::os::unix::fs::PermissionsExt as _;
-    std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-}
-
-#[cfg(not(unix))]
-fn is_executable(_path: &Path) -> bool {
-    // Windows searches with its own rules (extensions, the current folder first).
-    false
 }
 
 /// Kills whatever is left of a check, which outlived it: first its process group, then
@@ -302,28 +296,6 @@ async fn clean_up(pgid: Option<u32>, token: &str, grace: Duration) -> Vec<Leaked
         }
     }
     leaked
-}
-
-/// Linux, when the [`Watchdog`] could not be started: the check's main process gets
-/// SIGKILL when this process dies, however it dies (even by SIGKILL, which no handler
-/// sees). Its own children are found by their token at the next start of the
-/// environment ([`record_token`]). The hook makes every spawn a full `fork`.
-#[cfg(target_os = "linux")]
-fn die_with_this_process(command: &mut tokio::process::Command) {
-    let parent = nix::unistd::getpid();
-    // SAFETY: the closure runs in the child between fork and exec, and makes only
-    // async-signal-safe system calls (prctl, getppid, kill).
-    unsafe {
-        command.pre_exec(move || {
-            nix::sys::prctl::set_pdeathsig(nix::sys::signal::Signal::SIGKILL)
-                .map_err(io::Error::from)?;
-            // The parent may have died before the prctl: then nobody will tell us.
-            if nix::unistd::getppid() != parent {
-                let _ = nix::sys::signal::raise(nix::sys::signal::Signal::SIGKILL);
-            }
-            Ok(())
-        });
-    }
 }
 
 /// Appends `token` to the environment's list of running executions.
@@ -404,19 +376,6 @@ fn copy_to_log(
     }
 }
 
-/// Lets a check print up to 1 MiB ahead of the log's writing (Linux; a pipe holds
-/// 64 KiB by default): a loud check is not held up while a block is redacted and
-/// written. Best effort: a smaller limit leaves the pipe as it was.
-fn widen(pipe: &io::PipeReader) {
-    #[cfg(any(target_os = "linux", target_os = "android"))]
-    {
-        use nix::fcntl::{FcntlArg, fcntl};
-        let _ = fcntl(pipe, FcntlArg::F_SETPIPE_SZ(1024 * 1024));
-    }
-    #[cfg(not(any(target_os = "linux", target_os = "android")))]
-    let _ = pipe;
-}
-
 /// The log, and the live echo beside it.
 struct Tee {
     log: File,
@@ -439,16 +398,11 @@ impl Write for Tee {
     }
 }
 
-/// The exit code of `status`; a signal N is reported as 128+N, as shells do.
+/// The exit code of `status`: a signal N is reported as 128+N, as shells do; on Windows
+/// the code as the system reports it (an NTSTATUS such as `0xC000013A`, a Ctrl-Break,
+/// reads as the negative number it is as an `i32`).
 pub fn exit_code_of(status: ExitStatus) -> i32 {
-    #[cfg(unix)]
-    {
-        use std::os::unix::process::ExitStatusExt;
-        if let Some(signal) = status.signal() {
-            return 128 + signal;
-        }
-    }
-    status.code().unwrap_or(1)
+    platform::exit_code_of(status)
 }
 
 /// SIGTERM to the group, up to `grace` for the main process to exit (cut short by an
@@ -511,62 +465,11 @@ async fn kill_group_and_wait(pgid: Option<u32>, grace: Duration) {
     }
 }
 
-#[derive(Clone, Copy)]
-enum Signal {
-    Term,
-    Kill,
-}
-
-#[cfg(unix)]
 fn signal_group(pgid: Option<u32>, signal: Signal) {
-    use nix::sys::signal::{Signal as Sig, killpg};
-    use nix::unistd::Pid;
-    let Some(pgid) = pgid.and_then(|p| i32::try_from(p).ok()) else {
-        return;
-    };
-    let sig = match signal {
-        Signal::Term => Sig::SIGTERM,
-        Signal::Kill => Sig::SIGKILL,
-    };
-    // ESRCH (group already gone) is the normal end, not an error.
-    let _ = killpg(Pid::from_raw(pgid), sig);
+    platform::signal_group(pgid, signal);
 }
 
-#[cfg(not(unix))]
-fn signal_group(_pgid: Option<u32>, _signal: Signal) {}
-
-/// Whether process group `pgid` still has any member (zombies included): one syscall.
-#[cfg(unix)]
-fn group_exists(pgid: u32) -> bool {
-    use nix::sys::signal::killpg;
-    use nix::unistd::Pid;
-    i32::try_from(pgid).is_ok_and(|p| killpg(Pid::from_raw(p), None).is_ok())
-}
-
-/// The live (non-zombie) members of process group `pgid`.
-#[cfg(target_os = "linux")]
+/// The live members of the check's process group (Windows: of its job).
 pub fn group_members(pgid: Option<u32>) -> Vec<Leaked> {
-    let Some(pgid) = pgid else { return Vec::new() };
-    // The common case, a group already gone, costs one syscall instead of a /proc scan.
-    if !group_exists(pgid) {
-        return Vec::new();
-    }
-    leaks::live_members_of_group(pgid)
-}
-
-/// Other Unix systems: whether the group still exists, without a process list.
-#[cfg(all(unix, not(target_os = "linux")))]
-pub fn group_members(pgid: Option<u32>) -> Vec<Leaked> {
-    match pgid {
-        Some(p) if group_exists(p) => vec![Leaked {
-            pid: p,
-            command: "(a process of the check's group)".to_owned(),
-        }],
-        _ => Vec::new(),
-    }
-}
-
-#[cfg(not(unix))]
-pub fn group_members(_pgid: Option<u32>) -> Vec<Leaked> {
-    Vec::new()
+    platform::group_members(pgid)
 }

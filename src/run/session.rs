@@ -8,6 +8,7 @@ use tokio::sync::watch;
 
 use super::check::signal_name;
 use super::leaks::become_subreaper;
+use super::platform::Signals;
 use super::process::{Stop, StopReason, StopReceiver};
 
 /// The async runtime of running and publishing: one thread, as the work is waiting on
@@ -112,47 +113,5 @@ async fn forward(
             reason: StopReason::Interrupted(signal),
             immediate: count > 1,
         }));
-    }
-}
-
-/// The signals that stop a run.
-#[cfg(unix)]
-struct Signals(Option<[tokio::signal::unix::Signal; 3]>);
-
-#[cfg(unix)]
-impl Signals {
-    fn new() -> Signals {
-        use tokio::signal::unix::{SignalKind, signal};
-        let all = (|| {
-            Some([
-                signal(SignalKind::interrupt()).ok()?,
-                signal(SignalKind::terminate()).ok()?,
-                signal(SignalKind::hangup()).ok()?,
-            ])
-        })();
-        Signals(all)
-    }
-
-    async fn next(&mut self) -> Option<i32> {
-        let [int, term, hup] = self.0.as_mut()?;
-        tokio::select! {
-            _ = int.recv() => Some(2),
-            _ = term.recv() => Some(15),
-            _ = hup.recv() => Some(1),
-        }
-    }
-}
-
-#[cfg(not(unix))]
-struct Signals;
-
-#[cfg(not(unix))]
-impl Signals {
-    fn new() -> Signals {
-        Signals
-    }
-
-    async fn next(&mut self) -> Option<i32> {
-        tokio::signal::ctrl_c().await.ok().map(|()| 2)
     }
 }

@@ -18,10 +18,6 @@
 use std::io::Write;
 use std::sync::{Mutex, OnceLock};
 
-/// How many process groups the watchdog can list at once; more than that many checks
-/// running at once are not watched (each still has its own timeout).
-const SLOTS: usize = 4096;
-
 /// The tool's end of the watchdog.
 pub struct Watchdog {
     pid: u32,
@@ -77,111 +73,10 @@ impl Drop for Watched {
     }
 }
 
-#[cfg(target_os = "linux")]
 fn start() -> Option<Watchdog> {
-    use nix::fcntl::OFlag;
-    use nix::unistd::{ForkResult, fork, pipe2};
-    use std::os::fd::AsRawFd;
-
-    let (read, write) = pipe2(OFlag::O_CLOEXEC).ok()?;
-    // SAFETY: the child calls only async-signal-safe system calls (see `serve`) and
-    // never returns to Rust code that could allocate or take a lock.
-    match unsafe { fork() }.ok()? {
-        ForkResult::Child => serve(read.as_raw_fd()),
-        ForkResult::Parent { child } => {
-            drop(read);
-            Some(Watchdog {
-                pid: u32::try_from(child.as_raw()).ok()?,
-                pipe: Mutex::new(std::fs::File::from(write)),
-            })
-        }
-    }
-}
-
-#[cfg(not(target_os = "linux"))]
-fn start() -> Option<Watchdog> {
-    None
-}
-
-/// The watchdog's whole life, in the forked child: only raw system calls, no allocation.
-#[cfg(target_os = "linux")]
-fn serve(fd: std::os::fd::RawFd) -> ! {
-    use nix::libc;
-    // SAFETY: plain system calls on this process's own descriptors and signals.
-    unsafe {
-        libc::setsid();
-        for signal in [
-            libc::SIGINT,
-            libc::SIGTERM,
-            libc::SIGHUP,
-            libc::SIGQUIT,
-            libc::SIGPIPE,
-            libc::SIGUSR1,
-            libc::SIGUSR2,
-        ] {
-            libc::signal(signal, libc::SIG_IGN);
-        }
-        // Nothing of the tool's is held open here (its output, the checks' pipes): only
-        // the read end, as standard input.
-        if fd != 0 {
-            libc::dup2(fd, 0);
-        }
-        if libc::syscall(libc::SYS_close_range, 1u32, u32::MAX, 0u32) != 0 {
-            for open in 1..65_536 {
-                libc::close(open);
-            }
-        }
-    }
-    let mut live = [0i32; SLOTS];
-    let mut buffer = [0u8; 5 * 64];
-    let mut have = 0usize;
-    loop {
-        let free = &mut buffer[have..];
-        // SAFETY: reads into the free part of a buffer this function owns.
-        let read = unsafe { libc::read(0, free.as_mut_ptr().cast(), free.len()) };
-        if read < 0 {
-            if nix::errno::Errno::last() == nix::errno::Errno::EINTR {
-                continue;
-            }
-            break;
-        }
-        if read == 0 {
-            break;
-        }
-        have += read.unsigned_abs();
-        let mut at = 0;
-        while have - at >= 5 {
-            let pgid = i32::from_le_bytes([
-                buffer[at + 1],
-                buffer[at + 2],
-                buffer[at + 3],
-                buffer[at + 4],
-            ]);
-            match buffer[at] {
-                b'+' => {
-                    if let Some(slot) = live.iter_mut().find(|slot| **slot == 0) {
-                        *slot = pgid;
-                    }
-                }
-                _ => {
-                    if let Some(slot) = live.iter_mut().find(|slot| **slot == pgid) {
-                        *slot = 0;
-                    }
-                }
-            }
-            at += 5;
-        }
-        buffer.copy_within(at..have, 0);
-        have -= at;
-    }
-    for pgid in live {
-        if pgid > 0 {
-            // SAFETY: a signal to a process group this tool started.
-            unsafe {
-                libc::kill(-pgid, libc::SIGKILL);
-            }
-        }
-    }
-    // SAFETY: ends this process without running anything of the tool's.
-    unsafe { libc::_exit(0) }
+    let (pid, pipe) = crate::run::platform::start_watchdog()?;
+    Some(Watchdog {
+        pid,
+        pipe: Mutex::new(pipe),
+    })
 }

@@ -38,3 +38,64 @@ pub fn hostname() -> String {
         .and_then(|h| h.into_string().ok())
         .unwrap_or_default()
 }
+
+pub use super::unix::{
+    Signals, adopt, exit_code_of, is_executable, isolate, release, signal_group, signal_process,
+    state_home,
+};
+
+use crate::results::Leaked;
+
+/// A pipe's size is the system's own.
+pub fn widen(_pipe: &std::io::PipeReader) {}
+
+/// No parent-death signal: a check outlives a tool killed by SIGKILL until its timeout
+/// would have ended it (see the table in `run::platform`).
+pub fn die_with_this_process(_command: &mut tokio::process::Command) {}
+
+/// No watchdog: see [`die_with_this_process`].
+pub fn start_watchdog() -> Option<(u32, std::fs::File)> {
+    None
+}
+
+/// Whether the group still exists, without a process list: one entry for the group.
+pub fn group_members(pgid: Option<u32>) -> Vec<Leaked> {
+    match pgid {
+        Some(p) if super::unix::group_exists(p) => vec![Leaked {
+            pid: p,
+            command: "(a process of the check's group)".to_owned(),
+        }],
+        _ => Vec::new(),
+    }
+}
+
+/// No subreaper on macOS.
+pub fn become_subreaper() {}
+
+/// Adopted orphans cannot be told from the tool's own children here: none are listed.
+pub fn children() -> Vec<u32> {
+    Vec::new()
+}
+
+/// Nothing is adopted (see [`children`]), so nothing is reaped.
+pub fn reap_if_dead(_pid: u32) {}
+
+/// Other processes are not listed here.
+pub fn all_pids() -> std::iter::Empty<u32> {
+    std::iter::empty()
+}
+
+/// Only processes found through a listing are asked about, and none are listed.
+pub fn is_alive(_pid: u32) -> bool {
+    false
+}
+
+/// Other processes' environments are not read here.
+pub fn environ_var(_pid: u32, _name: &str) -> Option<String> {
+    None
+}
+
+/// Other processes' command lines are not read here.
+pub fn command_line(_pid: u32) -> String {
+    String::new()
+}

@@ -19,3 +19,58 @@ pub fn machine_id(_root: &Path) -> Option<String> {
 pub fn hostname() -> String {
     String::new()
 }
+
+use crate::results::Leaked;
+
+pub fn isolate(_command: &mut tokio::process::Command, _arg0: Option<&std::ffi::OsStr>) {}
+pub fn adopt(_child: &tokio::process::Child) {}
+pub fn release(_pgid: u32) {}
+pub fn signal_group(_pgid: Option<u32>, _signal: super::Signal) {}
+pub fn signal_process(_pid: u32, _signal: super::Signal) {}
+pub fn exit_code_of(status: std::process::ExitStatus) -> i32 {
+    status.code().unwrap_or(1)
+}
+pub fn is_executable(_path: &std::path::Path) -> bool {
+    false
+}
+pub fn state_home() -> Option<std::path::PathBuf> {
+    super::absolute_var("HOME").map(|h| h.join(".local/state"))
+}
+pub fn widen(_pipe: &std::io::PipeReader) {}
+pub fn die_with_this_process(_command: &mut tokio::process::Command) {}
+pub fn start_watchdog() -> Option<(u32, std::fs::File)> {
+    None
+}
+pub fn group_members(_pgid: Option<u32>) -> Vec<Leaked> {
+    Vec::new()
+}
+pub fn become_subreaper() {}
+pub fn children() -> Vec<u32> {
+    Vec::new()
+}
+pub fn reap_if_dead(_pid: u32) {}
+pub fn all_pids() -> std::iter::Empty<u32> {
+    std::iter::empty()
+}
+pub fn is_alive(_pid: u32) -> bool {
+    false
+}
+pub fn environ_var(_pid: u32, _name: &str) -> Option<String> {
+    None
+}
+pub fn command_line(_pid: u32) -> String {
+    String::new()
+}
+
+#[derive(Default)]
+pub struct Signals;
+
+impl Signals {
+    pub fn new() -> Signals {
+        Signals
+    }
+
+    pub async fn next(&mut self) -> Option<i32> {
+        tokio::signal::ctrl_c().await.ok().map(|()| 2)
+    }
+}

@@ -50,3 +50,260 @@ pub fn machine_id(_root: &Path) -> Option<String> {
 pub fn hostname() -> String {
     std::env::var("COMPUTERNAME").unwrap_or_default()
 }
+
+use std::collections::HashMap;
+use std::ffi::OsStr;
+use std::sync::Mutex;
+
+use windows_sys::Win32::Foundation::{CloseHandle, HANDLE};
+use windows_sys::Win32::System::Console::{CTRL_BREAK_EVENT, GenerateConsoleCtrlEvent};
+use windows_sys::Win32::System::JobObjects::{
+    AssignProcessToJobObject, CreateJobObjectW, JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE,
+    JOBOBJECT_EXTENDED_LIMIT_INFORMATION, JobObjectBasicProcessIdList,
+    JobObjectExtendedLimitInformation, QueryInformationJobObject, SetInformationJobObject,
+    TerminateJobObject,
+};
+use windows_sys::Win32::System::Threading::{
+    CREATE_NEW_PROCESS_GROUP, OpenProcess, PROCESS_NAME_WIN32, PROCESS_QUERY_LIMITED_INFORMATION,
+    QueryFullProcessImageNameW,
+};
+
+use super::Signal;
+use crate::results::Leaked;
+
+/// A job object's handle, closed when dropped: with `KILL_ON_JOB_CLOSE`, whatever is
+/// still in the job dies then — and when the tool dies, however it dies, since the
+/// system closes its handles.
+struct Job(HANDLE);
+
+// SAFETY: a job handle is a kernel object's handle, usable from any thread.
+unsafe impl Send for Job {}
+
+impl Drop for Job {
+    fn drop(&mut self) {
+        // SAFETY: a handle this process opened and owns alone.
+        unsafe { CloseHandle(self.0) };
+    }
+}
+
+/// Each running check's job, by its main process's id.
+static JOBS: Mutex<Option<HashMap<u32, Job>>> = Mutex::new(None);
+
+fn with_job<T>(pid: u32, f: impl FnOnce(HANDLE) -> T) -> Option<T> {
+    let jobs = JOBS.lock().unwrap_or_else(|e| e.into_inner());
+    jobs.as_ref()?.get(&pid).map(|job| f(job.0))
+}
+
+/// Starts the check as the leader of a console process group of its own (so that a
+/// Ctrl-Break reaches it and its children, and not the tool).
+pub fn isolate(command: &mut tokio::process::Command, _arg0: Option<&OsStr>) {
+    command.creation_flags(CREATE_NEW_PROCESS_GROUP);
+}
+
+/// Puts the check's main process into a job object of its own, which its children join
+/// as they start: they cannot leave it, and closing it kills them all. A process the
+/// check starts in the instant between its start and this call stays outside the job
+/// (as with every tool that assigns after `CreateProcess`); nested jobs (Windows 8 and
+/// later) let this work under a runner that puts the tool itself in a job.
+pub fn adopt(child: &tokio::process::Child) {
+    let (Some(pid), Some(process)) = (child.id(), child.raw_handle()) else {
+        return;
+    };
+    // SAFETY: plain calls on a new job and the child's own process handle; the
+    // structure is fully initialised and its size is given.
+    let job = unsafe {
+        let job = CreateJobObjectW(std::ptr::null(), std::ptr::null());
+        if job.is_null() {
+            return;
+        }
+        let job = Job(job);
+        let mut limits: JOBOBJECT_EXTENDED_LIMIT_INFORMATION = std::mem::zeroed();
+        limits.BasicLimitInformation.LimitFlags = JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE;
+        let set = SetInformationJobObject(
+            job.0,
+            JobObjectExtendedLimitInformation,
+            (&raw const limits).cast(),
+            size_of::<JOBOBJECT_EXTENDED_LIMIT_INFORMATION>() as u32,
+        );
+        if set == 0 || AssignProcessToJobObject(job.0, process as HANDLE) == 0 {
+            return;
+        }
+        job
+    };
+    JOBS.lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .get_or_insert_with(HashMap::new)
+        .insert(pid, job);
+}
+
+/// Closes the check's job: whatever is still in it dies.
+pub fn release(pid: u32) {
+    let job = JOBS
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .as_mut()
+        .and_then(|jobs| jobs.remove(&pid));
+    drop(job);
+}
+
+/// Asks the check's process group to stop (Ctrl-Break), or makes every process of its
+/// job stop (`TerminateJobObject`, exit code 1).
+pub fn signal_group(pgid: Option<u32>, signal: Signal) {
+    let Some(pid) = pgid else { return };
+    match signal {
+        Signal::Term => {
+            // SAFETY: a console event to the group the check leads; fails harmlessly
+            // without a console.
+            unsafe { GenerateConsoleCtrlEvent(CTRL_BREAK_EVENT, pid) };
+        }
+        Signal::Kill => {
+            // SAFETY: terminates the processes of a job this process created.
+            with_job(pid, |job| unsafe { TerminateJobObject(job, 1) });
+        }
+    }
+}
+
+/// Processes outside a job are not signalled one by one: the job holds them all.
+pub fn signal_process(_pid: u32, _signal: Signal) {}
+
+/// The processes still in the check's job, each with its program's path.
+pub fn group_members(pgid: Option<u32>) -> Vec<Leaked> {
+    let Some(pid) = pgid else { return Vec::new() };
+    let pids = with_job(pid, job_pids).unwrap_or_default();
+    pids.into_iter()
+        .map(|pid| Leaked {
+            pid,
+            command: image(pid),
+        })
+        .collect()
+}
+
+/// The ids of the processes in `job`.
+fn job_pids(job: HANDLE) -> Vec<u32> {
+    // Two counts, then the ids (each a `usize`).
+    let mut room = 64usize;
+    loop {
+        let mut buffer = vec![0usize; 2 + room];
+        // SAFETY: the buffer is as large as the length given.
+        let ok = unsafe {
+            QueryInformationJobObject(
+                job,
+                JobObjectBasicProcessIdList,
+                buffer.as_mut_ptr().cast(),
+                (buffer.len() * size_of::<usize>()) as u32,
+                std::ptr::null_mut(),
+            )
+        };
+        // SAFETY: the first eight bytes are the two `u32` counts.
+        let (assigned, listed) = unsafe {
+            let counts = buffer.as_ptr().cast::<u32>();
+            (*counts, *counts.add(1))
+        };
+        if ok != 0 && assigned <= listed {
+            return buffer[2..2 + listed as usize]
+                .iter()
+                .map(|p| *p as u32)
+                .collect();
+        }
+        if room >= 65_536 || (ok == 0 && assigned == 0) {
+            return Vec::new();
+        }
+        room *= 4;
+    }
+}
+
+/// The path of `pid`'s program, or `(exited)`.
+fn image(pid: u32) -> String {
+    // SAFETY: a handle opened, read and closed here; the buffer's length is given.
+    unsafe {
+        let process = OpenProcess(PROCESS_QUERY_LIMITED_INFORMATION, 0, pid);
+        if process.is_null() {
+            return "(exited)".to_owned();
+        }
+        let mut name = [0u16; 1024];
+        let mut len = name.len() as u32;
+        let ok =
+            QueryFullProcessImageNameW(process, PROCESS_NAME_WIN32, name.as_mut_ptr(), &mut len);
+        CloseHandle(process);
+        if ok == 0 {
+            return "(exited)".to_owned();
+        }
+        String::from_utf16_lossy(&name[..len as usize])
+    }
+}
+
+/// The exit code as Windows reports it.
+pub fn exit_code_of(status: std::process::ExitStatus) -> i32 {
+    status.code().unwrap_or(1)
+}
+
+/// Windows searches for programs by its own rules (extensions, the current folder).
+pub fn is_executable(_path: &Path) -> bool {
+    false
+}
+
+/// `%LOCALAPPDATA%`.
+pub fn state_home() -> Option<std::path::PathBuf> {
+    super::absolute_var("LOCALAPPDATA")
+}
+
+/// A pipe's size is the system's own.
+pub fn widen(_pipe: &std::io::PipeReader) {}
+
+/// The job dies with the tool (`KILL_ON_JOB_CLOSE`): nothing to add.
+pub fn die_with_this_process(_command: &mut tokio::process::Command) {}
+
+/// No watchdog: jobs do its work.
+pub fn start_watchdog() -> Option<(u32, std::fs::File)> {
+    None
+}
+
+/// No subreaper: a check's processes cannot leave its job.
+pub fn become_subreaper() {}
+
+/// Nothing is adopted.
+pub fn children() -> Vec<u32> {
+    Vec::new()
+}
+
+/// Nothing is adopted, so nothing is reaped.
+pub fn reap_if_dead(_pid: u32) {}
+
+/// Other processes are not listed: a check's are in its job.
+pub fn all_pids() -> std::iter::Empty<u32> {
+    std::iter::empty()
+}
+
+/// Only processes found through a listing are asked about, and none are listed.
+pub fn is_alive(_pid: u32) -> bool {
+    false
+}
+
+/// Other processes' environments are not read.
+pub fn environ_var(_pid: u32, _name: &str) -> Option<String> {
+    None
+}
+
+/// See [`image`] for a job's processes.
+pub fn command_line(pid: u32) -> String {
+    image(pid)
+}
+
+/// Ctrl-C and Ctrl-Break stop a run (as SIGINT does).
+#[derive(Default)]
+pub struct Signals;
+
+impl Signals {
+    pub fn new() -> Signals {
+        Signals
+    }
+
+    /// The next event, as a signal number: 2 for Ctrl-C, 21 for Ctrl-Break.
+    pub async fn next(&mut self) -> Option<i32> {
+        let mut brk = tokio::signal::windows::ctrl_break().ok()?;
+        tokio::select! {
+            c = tokio::signal::ctrl_c() => c.ok().map(|()| 2),
+            b = brk.recv() => b.map(|()| 21),
+        }
+    }
+}
