@@ -2,6 +2,7 @@
 //! never panics, quoted text is never a command, and a trailing `&` always is.
 
 use cargo_verify_matrix::manifest::Policy;
+use cargo_verify_matrix::manifest::Shell;
 use cargo_verify_matrix::run::policy::refusal;
 use cargo_verify_matrix::shell::lexer::{lex, simple_commands};
 use proptest::prelude::*;
@@ -72,7 +73,7 @@ proptest! {
     fn the_lexer_never_panics(input in "\\PC{0,80}") {
         let tokens = lex(&input);
         let _ = simple_commands(&tokens);
-        let _ = refusal(&input, &Policy::default());
+        let _ = refusal(&input, Shell::Bash, &Policy::default());
     }
 
     #[test]
@@ -89,7 +90,7 @@ proptest! {
             cmd.push_str(c);
         }
         cmd.push_str(redirect);
-        prop_assert_eq!(refusal(&cmd, &Policy::default()), None, "{}", cmd);
+        prop_assert_eq!(refusal(&cmd, Shell::Bash, &Policy::default()), None, "{}", cmd);
     }
 
     #[test]
@@ -105,13 +106,13 @@ proptest! {
         if wrap {
             cmd = format!("({cmd})");
         }
-        prop_assert!(refusal(&cmd, &Policy::default()).is_some(), "{}", cmd);
+        prop_assert!(refusal(&cmd, Shell::Bash, &Policy::default()).is_some(), "{}", cmd);
     }
 
     #[test]
     fn anything_inside_quotes_is_an_argument(text in "[^'\\x00]{0,40}") {
         let single = format!("echo '{text}'");
-        prop_assert_eq!(refusal(&single, &Policy::default()), None, "{}", single);
+        prop_assert_eq!(refusal(&single, Shell::Bash, &Policy::default()), None, "{}", single);
         let escaped: String = text
             .chars()
             .flat_map(|c| match c {
@@ -120,7 +121,7 @@ proptest! {
             })
             .collect();
         let double = format!("echo \"{escaped}\"");
-        prop_assert_eq!(refusal(&double, &Policy::default()), None, "{}", double);
+        prop_assert_eq!(refusal(&double, Shell::Bash, &Policy::default()), None, "{}", double);
     }
 
     #[test]
@@ -133,6 +134,6 @@ proptest! {
             Some(b) => format!("{b} && {detacher} {rest}"),
             None => format!("{detacher} {rest}"),
         };
-        prop_assert!(refusal(&cmd, &Policy::default()).is_some(), "{}", cmd);
+        prop_assert!(refusal(&cmd, Shell::Bash, &Policy::default()).is_some(), "{}", cmd);
     }
 }

@@ -16,7 +16,17 @@ pub struct Argv {
     /// check's own search ([`super::process`]); a `shell: none` program is searched for
     /// by each check, as it may be one an earlier check built.
     pub shell: bool,
+    /// `cmd /D /S /C CMD`: on Windows the command goes to cmd.exe as written, in one
+    /// pair of quotes that `/S` strips (cmd.exe does not read the backslash escapes
+    /// other programs' arguments are quoted with).
+    pub cmd_exe: bool,
 }
+
+/// Before a `pwsh` check's command: errors stop it (`$ErrorActionPreference`).
+pub const PWSH_PROLOGUE: &str = "$ErrorActionPreference = 'Stop'\n";
+/// After a `pwsh` check's command: the last program's exit code is the check's.
+pub const PWSH_EPILOGUE: &str =
+    "\nif ((Test-Path -LiteralPath variable:\\LASTEXITCODE)) { exit $LASTEXITCODE }";
 
 /// The argv that runs `cmd` under `shell` (DESIGN.md §4).
 pub fn argv(shell: Shell, cmd: &str) -> Result<Argv, CheckError> {
@@ -24,6 +34,7 @@ pub fn argv(shell: Shell, cmd: &str) -> Result<Argv, CheckError> {
         program: program.into(),
         args: args.iter().map(OsString::from).collect(),
         shell: true,
+        cmd_exe: false,
     };
     Ok(match shell {
         // As GitHub Actions runs `shell: bash` steps.
@@ -32,11 +43,22 @@ pub fn argv(shell: Shell, cmd: &str) -> Result<Argv, CheckError> {
             &["--noprofile", "--norc", "-eo", "pipefail", "-c", cmd],
         ),
         Shell::Sh => make("sh", &["-ec", cmd]),
+        // As GitHub Actions runs `shell: pwsh` steps: a failing cmdlet stops the script,
+        // and a failing last program's exit code is the check's.
         Shell::Pwsh => make(
             "pwsh",
-            &["-NoLogo", "-NoProfile", "-NonInteractive", "-Command", cmd],
+            &[
+                "-NoLogo",
+                "-NoProfile",
+                "-NonInteractive",
+                "-Command",
+                &format!("{PWSH_PROLOGUE}{cmd}{PWSH_EPILOGUE}"),
+            ],
         ),
-        Shell::Cmd => make("cmd", &["/D", "/S", "/C", cmd]),
+        Shell::Cmd => Argv {
+            cmd_exe: true,
+            ..make("cmd", &["/D", "/S", "/C", cmd])
+        },
         Shell::None => {
             if let Some(syntax) = words::shell_syntax(cmd) {
                 return Err(format!("`shell: none` cannot run shell syntax `{syntax}`").into());
@@ -49,6 +71,7 @@ pub fn argv(shell: Shell, cmd: &str) -> Result<Argv, CheckError> {
                 program: program.into(),
                 args: parts.map(OsString::from).collect(),
                 shell: false,
+                cmd_exe: false,
             }
         }
     })

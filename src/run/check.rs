@@ -294,7 +294,7 @@ impl CheckJob {
 
     /// A command check, retrying retryable failures up to `retries` times.
     async fn run_command(&self, cmd: &str, mut stop: StopReceiver) -> std::io::Result<CheckResult> {
-        let argv = policy::refusal(cmd, &self.policy)
+        let argv = policy::refusal(cmd, self.shell, &self.policy)
             .map_or_else(|| argv::argv(self.shell, cmd), |r| Err(r.into()));
         let argv = match argv {
             Ok(argv) => argv,

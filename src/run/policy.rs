@@ -1,7 +1,7 @@
 //! Refusals before running: background execution, long-lived watch/dev commands, and
 //! the manifest's `policy.deny` patterns. A refused command is never spawned.
 
-use crate::manifest::Policy;
+use crate::manifest::{Policy, Shell};
 
 use crate::shell::lexer::{SimpleCommand, lex, simple_commands};
 
@@ -10,8 +10,10 @@ const DETACHERS: &[&str] = &["nohup", "disown", "setsid"];
 /// Commands that run the next word as the command (so `exec nohup x` is still nohup).
 const WRAPPERS: &[&str] = &["exec", "command", "builtin", "env", "nice", "sudo", "time"];
 
-/// Why `cmd` must not run, or `None` when it may.
-pub fn refusal(cmd: &str, policy: &Policy) -> Option<String> {
+/// Why `cmd` must not run under `shell`, or `None` when it may. POSIX shells' commands
+/// are read by the shell lexer; cmd.exe's and PowerShell's by their own separators
+/// (`&` separates commands in cmd.exe; `start` is how it runs one apart).
+pub fn refusal(cmd: &str, shell: Shell, policy: &Policy) -> Option<String> {
     for pattern in &policy.deny {
         if pattern.is_match(cmd) {
             return Some(format!(
@@ -20,12 +22,24 @@ pub fn refusal(cmd: &str, policy: &Policy) -> Option<String> {
             ));
         }
     }
-    let commands = simple_commands(&lex(cmd));
-    if let Some(reason) = background(&commands) {
-        return Some(reason);
-    }
+    let commands: Vec<Vec<String>> = match shell {
+        Shell::Bash | Shell::Sh | Shell::None => {
+            let commands = simple_commands(&lex(cmd));
+            if let Some(reason) = background(&commands) {
+                return Some(reason);
+            }
+            commands.into_iter().map(|c| c.words).collect()
+        }
+        Shell::Cmd | Shell::Pwsh => {
+            let commands = windows_commands(cmd);
+            if let Some(reason) = windows_background(&commands, shell) {
+                return Some(reason);
+            }
+            commands
+        }
+    };
     if !policy.allow_watch
-        && let Some(what) = commands.iter().find_map(|c| watch(&c.words))
+        && let Some(what) = commands.iter().find_map(|words| watch(words))
     {
         return Some(format!(
             "`{what}` is a long-lived watch/dev command that never exits; set `policy.allow-watch: true` to run it anyway"
@@ -46,6 +60,42 @@ pub fn background(commands: &[SimpleCommand]) -> Option<String> {
         if let Some(word) = command_name(&command.words).filter(|w| DETACHERS.contains(w)) {
             return Some(format!(
                 "`{word}` detaches a process from the check; a check must not leave processes behind"
+            ));
+        }
+    }
+    None
+}
+
+/// A cmd.exe or PowerShell command line's commands (split at `&`, `|`, `;` and
+/// newlines), each as its blank-separated words, quotes removed.
+fn windows_commands(cmd: &str) -> Vec<Vec<String>> {
+    cmd.split(['&', '|', ';', '\n'])
+        .map(|part| {
+            part.split_whitespace()
+                .map(|w| w.trim_matches(['"', '\'']).to_owned())
+                .filter(|w| !w.is_empty())
+                .collect::<Vec<_>>()
+        })
+        .filter(|words| !words.is_empty())
+        .collect()
+}
+
+/// cmd.exe's `start` and PowerShell's `Start-Process`/`Start-Job` (or a trailing `&`)
+/// run a program apart from the check.
+fn windows_background(commands: &[Vec<String>], shell: Shell) -> Option<String> {
+    for words in commands {
+        let name = words[0].to_ascii_lowercase();
+        let detaches = match shell {
+            Shell::Cmd => name == "start",
+            _ => matches!(
+                name.as_str(),
+                "start-process" | "start-job" | "saps" | "sajb"
+            ),
+        };
+        if detaches {
+            return Some(format!(
+                "`{}` runs a program apart from the check; a check must not leave processes behind",
+                words[0]
             ));
         }
     }
@@ -140,7 +190,23 @@ mod tests {
     use super::*;
 
     fn refused(cmd: &str) -> Option<String> {
-        refusal(cmd, &Policy::default())
+        refusal(cmd, Shell::Bash, &Policy::default())
+    }
+
+    #[test]
+    fn cmd_and_powershell_are_read_by_their_own_separators() {
+        let under = |shell, cmd| refusal(cmd, shell, &Policy::default());
+        // `&` separates commands in cmd.exe: nothing runs in the background.
+        assert_eq!(under(Shell::Cmd, "echo \"a & b\" & echo second"), None);
+        assert_eq!(under(Shell::Cmd, "cargo test && exit /b 0"), None);
+        assert!(under(Shell::Cmd, "build & start /b server.exe").is_some());
+        assert!(under(Shell::Cmd, "START notepad").is_some());
+        assert!(under(Shell::Pwsh, "Start-Process server.exe; exit 0").is_some());
+        assert_eq!(under(Shell::Pwsh, "cargo test; exit $LASTEXITCODE"), None);
+        // Watch commands are refused whatever the shell.
+        assert!(under(Shell::Cmd, "npm run dev").is_some());
+        // The same text under bash: `&` is the background.
+        assert!(under(Shell::Bash, "echo a & echo b").is_some());
     }
 
     #[test]
@@ -220,7 +286,7 @@ mod tests {
             allow_watch: true,
             ..Policy::default()
         };
-        assert_eq!(refusal("npm run dev", &allow), None);
+        assert_eq!(refusal("npm run dev", Shell::Bash, &allow), None);
     }
 
     #[test]
@@ -230,9 +296,9 @@ mod tests {
             allow_watch: false,
         };
         assert_eq!(
-            refusal("make && git push origin", &policy).unwrap(),
+            refusal("make && git push origin", Shell::Bash, &policy).unwrap(),
             "matches policy.deny pattern `git push`"
         );
-        assert_eq!(refusal("git status", &policy), None);
+        assert_eq!(refusal("git status", Shell::Bash, &policy), None);
     }
 }

@@ -229,8 +229,8 @@ fn command(
     for name in HIDDEN_FROM_CHECKS {
         command.env_remove(name);
     }
+    platform::set_args(&mut command, &spec.argv.args, spec.argv.cmd_exe);
     command
-        .args(&spec.argv.args)
         .current_dir(&spec.cwd)
         // The manifest's own variables may set a hidden one again: it asked for it.
         .envs(&spec.env)
@@ -268,9 +268,9 @@ fn on_path(program: &OsStr, path: Option<&OsStr>) -> Option<PathBuf> {
             if dirs.iter().any(|d| !d.is_absolute()) {
                 return None;
             }
-            dirs.into_iter()
-                .map(|d| d.join(program))
-                .find(|candidate| platform::is_executable(candidate))
+            dirs.iter()
+                .find_map(|dir| platform::executable_in(dir, program))
+                .or_else(|| platform::shell_fallback(program))
         })
         .clone()
 }

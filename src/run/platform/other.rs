@@ -30,8 +30,21 @@ pub fn signal_process(_pid: u32, _signal: super::Signal) {}
 pub fn exit_code_of(status: std::process::ExitStatus) -> i32 {
     status.code().unwrap_or(1)
 }
-pub fn is_executable(_path: &std::path::Path) -> bool {
-    false
+pub fn set_args(
+    command: &mut tokio::process::Command,
+    args: &[std::ffi::OsString],
+    _cmd_exe: bool,
+) {
+    command.args(args);
+}
+pub fn executable_in(
+    _dir: &std::path::Path,
+    _program: &std::ffi::OsStr,
+) -> Option<std::path::PathBuf> {
+    None
+}
+pub fn shell_fallback(_program: &std::ffi::OsStr) -> Option<std::path::PathBuf> {
+    None
 }
 pub fn state_home() -> Option<std::path::PathBuf> {
     super::absolute_var("HOME").map(|h| h.join(".local/state"))

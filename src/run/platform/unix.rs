@@ -63,8 +63,28 @@ pub fn exit_code_of(status: ExitStatus) -> i32 {
     status.code().unwrap_or(1)
 }
 
+/// The arguments, as they are: `execve` takes them one by one.
+pub fn set_args(
+    command: &mut tokio::process::Command,
+    args: &[std::ffi::OsString],
+    _cmd_exe: bool,
+) {
+    command.args(args);
+}
+
+/// `dir/program`, when it is a file anyone may execute (as `execvp` looks).
+pub fn executable_in(dir: &Path, program: &OsStr) -> Option<PathBuf> {
+    let candidate = dir.join(program);
+    is_executable(&candidate).then_some(candidate)
+}
+
+/// No shell is looked for outside `PATH`.
+pub fn shell_fallback(_program: &OsStr) -> Option<PathBuf> {
+    None
+}
+
 /// Whether `path` is a file anyone may execute.
-pub fn is_executable(path: &Path) -> bool {
+fn is_executable(path: &Path) -> bool {
     use std::os::unix::fs::PermissionsExt as _;
     std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
 }

@@ -180,10 +180,10 @@ pub fn group_members(pgid: Option<u32>) -> Vec<Leaked> {
 
 /// The ids of the processes in `job`.
 fn job_pids(job: HANDLE) -> Vec<u32> {
-    // Two counts, then the ids (each a `usize`).
+    // Two `u32` counts (one `usize`), then the ids (each a `usize`).
     let mut room = 64usize;
     loop {
-        let mut buffer = vec![0usize; 2 + room];
+        let mut buffer = vec![0usize; 1 + room];
         // SAFETY: the buffer is as large as the length given.
         let ok = unsafe {
             QueryInformationJobObject(
@@ -200,7 +200,7 @@ fn job_pids(job: HANDLE) -> Vec<u32> {
             (*counts, *counts.add(1))
         };
         if ok != 0 && assigned <= listed {
-            return buffer[2..2 + listed as usize]
+            return buffer[1..1 + listed as usize]
                 .iter()
                 .map(|p| *p as u32)
                 .collect();
@@ -237,9 +237,75 @@ pub fn exit_code_of(status: std::process::ExitStatus) -> i32 {
     status.code().unwrap_or(1)
 }
 
-/// Windows searches for programs by its own rules (extensions, the current folder).
-pub fn is_executable(_path: &Path) -> bool {
-    false
+/// The arguments; cmd.exe's command goes as written, in the one pair of quotes `/S`
+/// strips.
+pub fn set_args(command: &mut tokio::process::Command, args: &[std::ffi::OsString], cmd_exe: bool) {
+    match (cmd_exe, args) {
+        (true, [d, s, c, line]) => {
+            let mut raw = std::ffi::OsString::new();
+            for flag in [d, s, c] {
+                raw.push(flag);
+                raw.push(" ");
+            }
+            raw.push("\"");
+            raw.push(line);
+            raw.push("\"");
+            command.raw_arg(raw);
+        }
+        _ => {
+            command.args(args);
+        }
+    }
+}
+
+/// `dir\program.exe` (or `.com`, or the name as it is when it has an extension), when it
+/// is a file. Windows' own search would look in the system folder first, where
+/// `bash.exe` is WSL's launcher, not a shell: `bash` is never taken from there.
+pub fn executable_in(dir: &Path, program: &OsStr) -> Option<std::path::PathBuf> {
+    let name = program.to_string_lossy();
+    if is_wsl_launcher(dir, &name) {
+        return None;
+    }
+    let candidates: Vec<std::path::PathBuf> = if Path::new(program).extension().is_some() {
+        vec![dir.join(program)]
+    } else {
+        ["exe", "com"]
+            .iter()
+            .map(|ext| dir.join(format!("{name}.{ext}")))
+            .collect()
+    };
+    candidates.into_iter().find(|c| c.is_file())
+}
+
+/// `bash` in the system folder, or in the Store's alias folder: WSL.
+fn is_wsl_launcher(dir: &Path, program: &str) -> bool {
+    let program = program.to_ascii_lowercase();
+    if program != "bash" && program != "bash.exe" {
+        return false;
+    }
+    let dir = dir
+        .to_string_lossy()
+        .to_ascii_lowercase()
+        .replace('/', "\\");
+    let system = std::env::var("SystemRoot")
+        .unwrap_or_else(|_| r"C:\Windows".to_owned())
+        .to_ascii_lowercase();
+    dir.starts_with(&format!("{system}\\system32"))
+        || dir.starts_with(&format!("{system}\\sysnative"))
+        || dir.ends_with("\\microsoft\\windowsapps")
+}
+
+/// `bash` not on `PATH`: Git for Windows' (`%ProgramFiles%\Git\bin\bash.exe`), where
+/// GitHub's Windows images have it.
+pub fn shell_fallback(program: &OsStr) -> Option<std::path::PathBuf> {
+    if !program.eq_ignore_ascii_case("bash") {
+        return None;
+    }
+    ["ProgramFiles", "ProgramW6432"]
+        .iter()
+        .filter_map(std::env::var_os)
+        .map(|base| Path::new(&base).join(r"Git\bin\bash.exe"))
+        .find(|p| p.is_file())
 }
 
 /// `%LOCALAPPDATA%`.
