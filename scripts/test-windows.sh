@@ -16,7 +16,9 @@ if [ "${1:-}" = "--install" ]; then
     export DEBIAN_FRONTEND=noninteractive
     sudo=""
     [ "$(id -u)" = 0 ] || sudo=sudo
-    $sudo apt-get install -y -q --no-install-recommends gcc-mingw-w64-x86-64 wine64 wine >/dev/null
+    packages=(gcc-mingw-w64-x86-64 wine64 wine)
+    $sudo apt-get install -y -q --no-install-recommends "${packages[@]}" >/dev/null \
+        || { $sudo apt-get update -q >/dev/null && $sudo apt-get install -y -q --no-install-recommends "${packages[@]}" >/dev/null; }
 fi
 rustup target list --installed | grep -qx "$target" || rustup target add "$target"
 command -v x86_64-w64-mingw32-gcc >/dev/null || { echo "error: x86_64-w64-mingw32-gcc is needed (Debian: gcc-mingw-w64-x86-64)" >&2; exit 1; }
