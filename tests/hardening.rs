@@ -380,7 +380,7 @@ fn every_environments_lock_is_taken_before_the_first_check_runs() {
 }
 
 /// Waits (up to 30 s) until no live process's command line contains `needle`.
-#[cfg(unix)]
+#[cfg(target_os = "linux")]
 fn wait_until_gone(needle: &str) -> bool {
     let deadline = Instant::now() + Duration::from_secs(30);
     while !alive(needle).is_empty() {
