@@ -111,7 +111,9 @@ pub fn escaped(token: &str) -> Vec<Leaked> {
         .filter(|pid| !Running::contains(*pid) && platform::is_alive(*pid))
         .filter(|pid| match environ_token(*pid) {
             Some(t) => t == token,
-            None => Running::count() == 0,
+            // An adopted orphan is a check's when only one could have left it; where
+            // orphans are not adopted, the token alone says whose a process is.
+            None => platform::ADOPTS_ORPHANS && Running::count() == 0,
         })
         .map(|pid| Leaked {
             pid,
@@ -150,6 +152,9 @@ pub async fn kill(leaked: &[Leaked], grace: Duration) {
 /// Reaps adopted processes that have died (zombies whose parent is this process),
 /// except the checks' own main processes, which tokio waits for.
 pub fn reap_adopted() {
+    if !platform::ADOPTS_ORPHANS {
+        return;
+    }
     for pid in adopted_children() {
         if !Running::contains(pid) {
             platform::reap_if_dead(pid);

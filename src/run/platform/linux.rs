@@ -326,3 +326,6 @@ fn serve(fd: std::os::fd::RawFd) -> ! {
     // SAFETY: ends this process without running anything of the tool's.
     unsafe { libc::_exit(0) }
 }
+
+/// Orphans of checks are adopted by the tool (a subreaper): its children are candidates.
+pub const ADOPTS_ORPHANS: bool = true;

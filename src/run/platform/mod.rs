@@ -19,8 +19,8 @@
 //! | a check's processes together | its own process group | its own process group | its own process group (`CREATE_NEW_PROCESS_GROUP`) in its own job object |
 //! | asked to stop | `SIGTERM` to the group | `SIGTERM` to the group | Ctrl-Break to the group |
 //! | made to stop | `SIGKILL` to the group | `SIGKILL` to the group | `TerminateJobObject` |
-//! | what is still alive | `/proc`: the group's members, with command lines | whether the group still exists | the job's processes, with their images |
-//! | escaped the group (`setsid`) | adopted by the tool (a subreaper), known by the token in their environment | – | cannot escape the job |
+//! | what is still alive | `/proc`: the group's members, with command lines | libproc: the group's members; `KERN_PROCARGS2`: command lines | the job's processes, with their images |
+//! | escaped the group (`setsid`) | adopted by the tool (a subreaper), known by the token in their environment | launchd's orphans of this user, known by the token in their environment | cannot escape the job |
 //! | die with the tool | a watchdog process that kills the listed groups | – (each check has its timeout) | the job closes with the tool (`KILL_ON_JOB_CLOSE`) |
 //!
 //! A function a system has nothing for answers "nothing" (no members, no adopted
@@ -28,6 +28,10 @@
 
 #[cfg(unix)]
 mod unix;
+
+// macOS reads it from the kernel; every system tests the parsing.
+#[cfg_attr(not(target_os = "macos"), allow(dead_code))]
+mod procargs;
 
 #[cfg(target_os = "linux")]
 mod linux;

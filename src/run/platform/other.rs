@@ -87,3 +87,6 @@ impl Signals {
         tokio::signal::ctrl_c().await.ok().map(|()| 2)
     }
 }
+
+/// Nothing is adopted.
+pub const ADOPTS_ORPHANS: bool = false;

@@ -373,3 +373,6 @@ impl Signals {
         }
     }
 }
+
+/// Nothing escapes a job: nothing is adopted.
+pub const ADOPTS_ORPHANS: bool = false;
