@@ -51,3 +51,54 @@ fn every_runner_log_gives_its_expected_counts() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
     assert!(checked >= 39, "only {checked} logs checked");
 }
+
+/// Windows runners end lines with CRLF: every log read with `\r\n` line ends gives what
+/// it gives with `\n`.
+#[test]
+fn every_runner_log_reads_the_same_with_crlf_line_ends() {
+    let root = repo_root().join("fixtures/runner-logs");
+    let dir = tempfile::tempdir().unwrap();
+    let mut checked = 0;
+    let mut failures = Vec::new();
+    for runner in std::fs::read_dir(&root).unwrap() {
+        let runner = runner.unwrap().path();
+        if !runner.is_dir() {
+            continue;
+        }
+        for entry in std::fs::read_dir(&runner).unwrap() {
+            let log = entry.unwrap().path();
+            if log.extension().is_none_or(|e| e != "log") {
+                continue;
+            }
+            let bytes = std::fs::read(&log).unwrap();
+            let mut crlf = Vec::with_capacity(bytes.len() * 2);
+            for b in bytes {
+                if b == b'\n' {
+                    crlf.push(b'\r');
+                }
+                crlf.push(b);
+            }
+            let copy = dir.path().join(format!("{checked}.log"));
+            std::fs::write(&copy, crlf).unwrap();
+            let view = |a: cargo_verify_matrix::run::effect::Assessment| {
+                json!({
+                    "test_counts": a.test_counts,
+                    "gate_effective": a.gate_effective,
+                    "ineffective_reason": a.ineffective_reason,
+                    "packages": a.packages,
+                })
+            };
+            let lf = view(assess_file(Gate::Test, &log));
+            let with_cr = view(assess_file(Gate::Test, &copy));
+            if lf != with_cr {
+                failures.push(format!(
+                    "{}:\n  LF   {lf}\n  CRLF {with_cr}",
+                    log.display()
+                ));
+            }
+            checked += 1;
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert!(checked >= 39, "only {checked} logs checked");
+}
