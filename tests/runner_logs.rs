@@ -91,10 +91,7 @@ fn every_runner_log_reads_the_same_with_crlf_line_ends() {
             let lf = view(assess_file(Gate::Test, &log));
             let with_cr = view(assess_file(Gate::Test, &copy));
             if lf != with_cr {
-                failures.push(format!(
-                    "{}:\n  LF   {lf}\n  CRLF {with_cr}",
-                    log.display()
-                ));
+                failures.push(format!("{}:\n  LF   {lf}\n  CRLF {with_cr}", log.display()));
             }
             checked += 1;
         }
