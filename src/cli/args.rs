@@ -445,6 +445,7 @@ pub(crate) enum ShellArg {
     Bash,
     Sh,
     Pwsh,
+    Powershell,
     Cmd,
     None,
 }

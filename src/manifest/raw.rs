@@ -380,9 +380,14 @@ pub enum Shell {
     Bash,
     /// `sh -ec CMD`.
     Sh,
-    /// `pwsh -NoLogo -NoProfile -NonInteractive -Command CMD`.
+    /// `pwsh -NoLogo -NoProfile -NonInteractive -Command CMD` (PowerShell 7), as GitHub
+    /// Actions wraps it: errors stop the command, the last program's exit code is the
+    /// check's.
     Pwsh,
-    /// `cmd /D /S /C CMD`.
+    /// `powershell -NoLogo -NoProfile -NonInteractive -Command CMD` (Windows PowerShell
+    /// 5.1), wrapped as `pwsh` is.
+    Powershell,
+    /// `cmd /D /S /C "CMD"`, the command passed to cmd.exe as written.
     Cmd,
     /// No shell: the command is split into words and executed directly.
     None,
@@ -395,6 +400,7 @@ impl Shell {
             Shell::Bash => "bash",
             Shell::Sh => "sh",
             Shell::Pwsh => "pwsh",
+            Shell::Powershell => "powershell",
             Shell::Cmd => "cmd",
             Shell::None => "none",
         }

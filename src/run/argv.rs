@@ -45,8 +45,12 @@ pub fn argv(shell: Shell, cmd: &str) -> Result<Argv, CheckError> {
         Shell::Sh => make("sh", &["-ec", cmd]),
         // As GitHub Actions runs `shell: pwsh` steps: a failing cmdlet stops the script,
         // and a failing last program's exit code is the check's.
-        Shell::Pwsh => make(
-            "pwsh",
+        Shell::Pwsh | Shell::Powershell => make(
+            if shell == Shell::Pwsh {
+                "pwsh"
+            } else {
+                "powershell"
+            },
             &[
                 "-NoLogo",
                 "-NoProfile",

@@ -30,7 +30,7 @@ pub fn refusal(cmd: &str, shell: Shell, policy: &Policy) -> Option<String> {
             }
             commands.into_iter().map(|c| c.words).collect()
         }
-        Shell::Cmd | Shell::Pwsh => {
+        Shell::Cmd | Shell::Pwsh | Shell::Powershell => {
             let commands = windows_commands(cmd);
             if let Some(reason) = windows_background(&commands, shell) {
                 return Some(reason);

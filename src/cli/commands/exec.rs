@@ -118,6 +118,7 @@ fn shell(arg: ShellArg) -> Shell {
         ShellArg::Bash => Shell::Bash,
         ShellArg::Sh => Shell::Sh,
         ShellArg::Pwsh => Shell::Pwsh,
+        ShellArg::Powershell => Shell::Powershell,
         ShellArg::Cmd => Shell::Cmd,
         ShellArg::None => Shell::None,
     }
