@@ -7,6 +7,9 @@
 //! (`scripts/test-windows.sh`). Wine (8.0) cannot deliver a Ctrl-Break to another
 //! process's console group, so there a check is always ended by its job being
 //! terminated after the grace; everything else here runs under wine as on Windows.
+//! Not here, because wine has neither: `shell: bash` (Git for Windows' bash, which a
+//! wine prefix does not have) and `shell: pwsh`/`powershell` (PowerShell does not run
+//! under wine 8); their command lines are the ones `run::argv` builds on every system.
 #![cfg(windows)]
 
 use std::path::Path;
