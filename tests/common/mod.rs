@@ -228,6 +228,17 @@ pub fn std_bin() -> std::process::Command {
         "CARGO_TERM_COLOR",
         "CLAUDE_PROJECT_DIR",
         "XDG_STATE_HOME",
+        // The caller's cargo settings must not reach the temporary crates the checks
+        // build: a shared target folder would mix their test binaries.
+        "CARGO_TARGET_DIR",
+        "CARGO_BUILD_TARGET_DIR",
+        "CARGO_BUILD_TARGET",
+        "RUSTFLAGS",
+        "CARGO_ENCODED_RUSTFLAGS",
+        "CARGO_BUILD_RUSTFLAGS",
+        "RUSTDOCFLAGS",
+        "RUSTC_WRAPPER",
+        "CARGO_BUILD_RUSTC_WRAPPER",
     ] {
         cmd.env_remove(var);
     }
