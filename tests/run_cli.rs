@@ -357,6 +357,42 @@ fn environment_selection_errors_list_the_choices() {
 }
 
 #[test]
+fn a_mistyped_environment_or_check_gets_a_did_you_mean() {
+    let project = Project::new(
+        "version: 1\nenvironments: [{name: linux}, {name: windows}]\nchecks: [{id: unit, run: 'true'}, {id: lint, run: 'true'}]\n",
+    );
+    project
+        .cmd()
+        .args(["run", "--env", "linx"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "unknown environment `linx` (from --env) (did you mean `linux`?); the manifest declares: linux, windows",
+        ));
+    project
+        .cmd()
+        .args(["run", "--env", "linux", "--check", "unti"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "unknown check `unti` (did you mean `unit`?); the manifest defines: unit, lint",
+        ));
+    project
+        .cmd()
+        .args(["plan", "--env", "windos"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("(did you mean `windows`?)"));
+    // Nothing close: no guess.
+    project
+        .cmd()
+        .args(["run", "--env", "mac"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("did you mean").not());
+}
+
+#[test]
 fn several_environments_run_in_one_invocation() {
     let project = Project::new(
         "version: 1\nenvironments:\n  - { name: a, env: { V: '1' } }\n  - { name: b, env: { V: '2' } }\nchecks: [{id: v, run: 'test \"$V\" = 1'}]\n",

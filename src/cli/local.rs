@@ -167,7 +167,8 @@ pub(crate) fn only_checks(manifest: &Manifest, named: &[String]) -> Result<Vec<C
         if !manifest.checks.iter().any(|c| c.id == *id) {
             let known: Vec<&str> = manifest.checks.iter().map(|c| c.id.as_str()).collect();
             return Err(Error::Usage(format!(
-                "unknown check `{id}`; the manifest defines: {}",
+                "unknown check `{id}`{}; the manifest defines: {}",
+                crate::manifest::diagnostic::suggestion(id.as_str(), known.iter().copied()),
                 known.join(", ")
             )));
         }

@@ -173,6 +173,13 @@ fn with_suggestion(message: String, name: &str, candidates: &[String]) -> String
     }
 }
 
+/// ` (did you mean `NAME`?)` when one of `candidates` is close to `name`, else nothing:
+/// for messages about a name given on the command line.
+pub fn suggestion<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> String {
+    did_you_mean(name, candidates)
+        .map_or_else(String::new, |best| format!(" (did you mean `{best}`?)"))
+}
+
 /// The candidate closest to `name`, when it is close enough to be a likely typo.
 pub fn did_you_mean<'a>(
     name: &str,

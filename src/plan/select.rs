@@ -8,11 +8,13 @@ use crate::manifest::{Detect, Environment, Manifest};
 /// Why no environment could be chosen.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum SelectError {
-    #[error("unknown environment `{name}` (from {from}); the manifest declares: {declared}")]
+    #[error("unknown environment `{name}` (from {from}){hint}; the manifest declares: {declared}")]
     Unknown {
         name: String,
         from: &'static str,
         declared: String,
+        /// ` (did you mean `x`?)`, or nothing.
+        hint: String,
     },
     #[error(
         "several environments match this machine ({matched}); choose one with --env NAME or VERIFY_MATRIX_ENV"
@@ -63,6 +65,10 @@ pub fn select<'m>(
                 name: name.to_owned(),
                 from,
                 declared: manifest.environment_list(),
+                hint: crate::manifest::diagnostic::suggestion(
+                    name,
+                    manifest.environments.iter().map(|e| e.name.as_str()),
+                ),
             })
     };
     if !flags.is_empty() {

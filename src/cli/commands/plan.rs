@@ -15,7 +15,11 @@ pub(super) fn run(settings: &Settings, args: &PlanArgs) -> Result<i32, Error> {
                 .map(|e| e.name.clone())
                 .ok_or_else(|| {
                     Error::Usage(format!(
-                        "unknown environment `{name}`; the manifest declares: {}",
+                        "unknown environment `{name}`{}; the manifest declares: {}",
+                        crate::manifest::diagnostic::suggestion(
+                            name,
+                            manifest.environments.iter().map(|e| e.name.as_str())
+                        ),
                         manifest.environment_list()
                     ))
                 })?,
