@@ -41,7 +41,7 @@ pub fn new_token() -> String {
 
 /// Kills every live process that carries one of `tokens` (they belong to a run that no
 /// longer exists) and returns them. Only where other processes' environments can be
-/// read (Linux) is anything found.
+/// read (Linux; this user's processes on macOS) is anything found.
 pub fn kill_tokens(tokens: &[String]) -> Vec<Leaked> {
     if tokens.is_empty() {
         return Vec::new();

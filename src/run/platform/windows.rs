@@ -200,10 +200,8 @@ fn job_pids(job: HANDLE) -> Vec<u32> {
             (*counts, *counts.add(1))
         };
         if ok != 0 && assigned <= listed {
-            return buffer[1..1 + listed as usize]
-                .iter()
-                .map(|p| *p as u32)
-                .collect();
+            let listed = (listed as usize).min(room);
+            return buffer[1..1 + listed].iter().map(|p| *p as u32).collect();
         }
         if room >= 65_536 || (ok == 0 && assigned == 0) {
             return Vec::new();
