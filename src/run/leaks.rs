@@ -106,22 +106,17 @@ pub fn become_subreaper() {
 /// (or found anywhere, on systems without a subreaper) and carrying the token. An
 /// adopted process without any token is counted too when no other check is running.
 pub fn escaped(token: &str) -> Vec<Leaked> {
-    let mut found: Vec<Leaked> = adopted_children()
-        .into_iter()
-        .filter(|pid| !Running::contains(*pid) && platform::is_alive(*pid))
-        .filter(|pid| match environ_token(*pid) {
-            Some(t) => t == token,
-            // An adopted orphan is a check's when only one could have left it; where
-            // orphans are not adopted, the token alone says whose a process is.
-            None => platform::ADOPTS_ORPHANS && Running::count() == 0,
-        })
-        .map(|pid| Leaked {
-            pid,
-            command: platform::command_line(pid),
-        })
-        .collect();
-    found.sort_by_key(|l| l.pid);
-    found
+    platform::with_command_lines(
+        adopted_children()
+            .into_iter()
+            .filter(|pid| !Running::contains(*pid) && platform::is_alive(*pid))
+            .filter(|pid| match environ_token(*pid) {
+                Some(t) => t == token,
+                // An adopted orphan is a check's when only one could have left it; where
+                // orphans are not adopted, the token alone says whose a process is.
+                None => platform::ADOPTS_ORPHANS && Running::count() == 0,
+            }),
+    )
 }
 
 /// Terminates `leaked` processes (and the groups they lead): asked, up to `grace`, then

@@ -170,24 +170,16 @@ fn live_state(state: char) -> bool {
 
 /// The live members of process group `pgid`, sorted by pid: one read of each
 /// process's `stat` gives both its group and its state.
-pub fn live_members_of_group(pgid: u32) -> Vec<Leaked> {
-    let mut members: Vec<Leaked> = all_pids()
-        .filter(|pid| {
-            stat_fields(*pid).is_some_and(|fields| {
-                let live = fields
-                    .first()
-                    .and_then(|s| s.chars().next())
-                    .is_some_and(live_state);
-                live && fields.get(2).and_then(|g| g.parse::<u32>().ok()) == Some(pgid)
-            })
+fn live_members_of_group(pgid: u32) -> Vec<Leaked> {
+    super::with_command_lines(all_pids().filter(|pid| {
+        stat_fields(*pid).is_some_and(|fields| {
+            let live = fields
+                .first()
+                .and_then(|s| s.chars().next())
+                .is_some_and(live_state);
+            live && fields.get(2).and_then(|g| g.parse::<u32>().ok()) == Some(pgid)
         })
-        .map(|pid| Leaked {
-            pid,
-            command: command_line(pid),
-        })
-        .collect();
-    members.sort_by_key(|m| m.pid);
-    members
+    }))
 }
 
 /// The value of `name` in `pid`'s environment, if it is readable and set.

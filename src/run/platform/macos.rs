@@ -68,17 +68,9 @@ pub fn group_members(pgid: Option<u32>) -> Vec<Leaked> {
     if !super::unix::group_exists(pgid) {
         return Vec::new();
     }
-    let mut members: Vec<Leaked> = all_pids()
-        .filter(|pid| {
-            bsd_info(*pid).is_some_and(|i| i.pbi_pgid == pgid && i.pbi_status != libc::SZOMB)
-        })
-        .map(|pid| Leaked {
-            pid,
-            command: command_line(pid),
-        })
-        .collect();
-    members.sort_by_key(|m| m.pid);
-    members
+    super::with_command_lines(all_pids().filter(|pid| {
+        bsd_info(*pid).is_some_and(|i| i.pbi_pgid == pgid && i.pbi_status != libc::SZOMB)
+    }))
 }
 
 /// No subreaper on macOS: an orphan goes to launchd.

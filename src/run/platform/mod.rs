@@ -62,6 +62,18 @@ pub enum Signal {
     Kill,
 }
 
+/// `pids` as leaked processes, each with its command line, in pid order.
+pub fn with_command_lines(pids: impl Iterator<Item = u32>) -> Vec<crate::results::Leaked> {
+    let mut leaked: Vec<crate::results::Leaked> = pids
+        .map(|pid| crate::results::Leaked {
+            pid,
+            command: command_line(pid),
+        })
+        .collect();
+    leaked.sort_by_key(|l| l.pid);
+    leaked
+}
+
 /// The output of `program ARGS` (trimmed), when it runs and succeeds.
 #[allow(dead_code)]
 fn output_of(program: &str, args: &[&str]) -> Option<String> {

@@ -169,13 +169,7 @@ pub fn signal_process(_pid: u32, _signal: Signal) {}
 /// The processes still in the check's job, each with its program's path.
 pub fn group_members(pgid: Option<u32>) -> Vec<Leaked> {
     let Some(pid) = pgid else { return Vec::new() };
-    let pids = with_job(pid, job_pids).unwrap_or_default();
-    pids.into_iter()
-        .map(|pid| Leaked {
-            pid,
-            command: image(pid),
-        })
-        .collect()
+    super::with_command_lines(with_job(pid, job_pids).unwrap_or_default().into_iter())
 }
 
 /// The ids of the processes in `job`.
