@@ -1,5 +1,9 @@
 //! macOS.
 
+pub use super::absent::{
+    become_subreaper, die_with_this_process, reap_if_dead, start_watchdog, widen,
+};
+
 use std::path::Path;
 
 use super::output_of;
@@ -49,18 +53,6 @@ use nix::libc;
 use super::procargs::ProcArgs;
 use crate::results::Leaked;
 
-/// A pipe's size is the system's own.
-pub fn widen(_pipe: &std::io::PipeReader) {}
-
-/// No parent-death signal: a check outlives a tool killed by SIGKILL until its timeout
-/// would have ended it (see the table in `run::platform`).
-pub fn die_with_this_process(_command: &mut tokio::process::Command) {}
-
-/// No watchdog: see [`die_with_this_process`].
-pub fn start_watchdog() -> Option<(u32, std::fs::File)> {
-    None
-}
-
 /// The live (non-zombie) members of process group `pgid`, with their command lines.
 pub fn group_members(pgid: Option<u32>) -> Vec<Leaked> {
     let Some(pgid) = pgid else { return Vec::new() };
@@ -72,9 +64,6 @@ pub fn group_members(pgid: Option<u32>) -> Vec<Leaked> {
         bsd_info(*pid).is_some_and(|i| i.pbi_pgid == pgid && i.pbi_status != libc::SZOMB)
     }))
 }
-
-/// No subreaper on macOS: an orphan goes to launchd.
-pub fn become_subreaper() {}
 
 /// Orphans are not adopted by the tool: escapers are found by their token alone.
 pub const ADOPTS_ORPHANS: bool = false;
@@ -92,9 +81,6 @@ pub fn children() -> Vec<u32> {
         })
         .collect()
 }
-
-/// Nothing is adopted, so nothing is reaped.
-pub fn reap_if_dead(_pid: u32) {}
 
 /// Every process id on the system (`proc_listallpids`).
 pub fn all_pids() -> std::vec::IntoIter<u32> {

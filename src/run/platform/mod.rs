@@ -29,6 +29,9 @@
 #[cfg(unix)]
 mod unix;
 
+#[cfg(not(target_os = "linux"))]
+mod absent;
+
 // macOS reads it from the kernel; every system tests the parsing.
 #[cfg_attr(not(target_os = "macos"), allow(dead_code))]
 mod procargs;

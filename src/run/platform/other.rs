@@ -1,5 +1,10 @@
 //! Other systems: the facts every build knows.
 
+pub use super::absent::{
+    all_pids, become_subreaper, children, die_with_this_process, environ_var, is_alive,
+    reap_if_dead, start_watchdog, widen,
+};
+
 use std::path::Path;
 
 use crate::run::facts::OsFacts;
@@ -49,27 +54,8 @@ pub fn shell_fallback(_program: &std::ffi::OsStr) -> Option<std::path::PathBuf> 
 pub fn state_home() -> Option<std::path::PathBuf> {
     super::absolute_var("HOME").map(|h| h.join(".local/state"))
 }
-pub fn widen(_pipe: &std::io::PipeReader) {}
-pub fn die_with_this_process(_command: &mut tokio::process::Command) {}
-pub fn start_watchdog() -> Option<(u32, std::fs::File)> {
-    None
-}
 pub fn group_members(_pgid: Option<u32>) -> Vec<Leaked> {
     Vec::new()
-}
-pub fn become_subreaper() {}
-pub fn children() -> Vec<u32> {
-    Vec::new()
-}
-pub fn reap_if_dead(_pid: u32) {}
-pub fn all_pids() -> std::iter::Empty<u32> {
-    std::iter::empty()
-}
-pub fn is_alive(_pid: u32) -> bool {
-    false
-}
-pub fn environ_var(_pid: u32, _name: &str) -> Option<String> {
-    None
 }
 pub fn command_line(_pid: u32) -> String {
     String::new()

@@ -1,5 +1,12 @@
 //! Windows.
 
+// A job does the watchdog's and the subreaper's work: it dies with the tool, and
+// nothing a check starts can leave it.
+pub use super::absent::{
+    all_pids, become_subreaper, children, die_with_this_process, environ_var, is_alive,
+    reap_if_dead, start_watchdog, widen,
+};
+
 use std::path::Path;
 
 use super::output_of;
@@ -303,43 +310,6 @@ pub fn shell_fallback(program: &OsStr) -> Option<std::path::PathBuf> {
 /// `%LOCALAPPDATA%`.
 pub fn state_home() -> Option<std::path::PathBuf> {
     super::absolute_var("LOCALAPPDATA")
-}
-
-/// A pipe's size is the system's own.
-pub fn widen(_pipe: &std::io::PipeReader) {}
-
-/// The job dies with the tool (`KILL_ON_JOB_CLOSE`): nothing to add.
-pub fn die_with_this_process(_command: &mut tokio::process::Command) {}
-
-/// No watchdog: jobs do its work.
-pub fn start_watchdog() -> Option<(u32, std::fs::File)> {
-    None
-}
-
-/// No subreaper: a check's processes cannot leave its job.
-pub fn become_subreaper() {}
-
-/// Nothing is adopted.
-pub fn children() -> Vec<u32> {
-    Vec::new()
-}
-
-/// Nothing is adopted, so nothing is reaped.
-pub fn reap_if_dead(_pid: u32) {}
-
-/// Other processes are not listed: a check's are in its job.
-pub fn all_pids() -> std::iter::Empty<u32> {
-    std::iter::empty()
-}
-
-/// Only processes found through a listing are asked about, and none are listed.
-pub fn is_alive(_pid: u32) -> bool {
-    false
-}
-
-/// Other processes' environments are not read.
-pub fn environ_var(_pid: u32, _name: &str) -> Option<String> {
-    None
 }
 
 /// See [`image`] for a job's processes.
