@@ -67,7 +67,7 @@ case "$1" in
             [ "${VERIFY_MATRIX_BASELINE:-auto}" = auto ] && trust+=(--baseline-from "history${base_ref:+:$base_ref}" --history "$db")
         fi
         status=0
-        cargo-verify-matrix ${manifest[@]+"${manifest[@]}"} report --to "${VERIFY_MATRIX_POST:-summary}" --comment "${VERIFY_MATRIX_COMMENT:-always}" ${trust[@]+"${trust[@]}"} --out "$report" "$artifacts" || status=$?
+        cargo-verify-matrix ${manifest[@]+"${manifest[@]}"} report --to "${VERIFY_MATRIX_POST:-summary}" --comment "${VERIFY_MATRIX_COMMENT:-always}" --strict-table "${VERIFY_MATRIX_STRICT_TABLE:-folded}" ${trust[@]+"${trust[@]}"} --out "$report" "$artifacts" || status=$?
         # The workflow_run recipe reports another (a fork's) run: not this branch's own.
         if $history && [ -f "$report" ] && [ "${GITHUB_EVENT_NAME:-}" != workflow_run ]; then
             cargo-verify-matrix history --history "$db" add "$report" \

@@ -31,6 +31,8 @@ pub struct ActionsEnv {
     pub run_id: Option<String>,
     /// `GITHUB_RUN_ATTEMPT`, as written.
     pub run_attempt: Option<String>,
+    /// `GITHUB_RUN_NUMBER`, as written.
+    pub run_number: Option<String>,
     /// `GITHUB_JOB`.
     pub job: Option<String>,
     /// `GITHUB_SERVER_URL`.
@@ -82,6 +84,7 @@ impl ActionsEnv {
             event_path: var("GITHUB_EVENT_PATH").map(PathBuf::from),
             run_id: var("GITHUB_RUN_ID"),
             run_attempt: var("GITHUB_RUN_ATTEMPT"),
+            run_number: var("GITHUB_RUN_NUMBER"),
             job: var("GITHUB_JOB"),
             server_url: var("GITHUB_SERVER_URL"),
             api_url: var("GITHUB_API_URL"),

@@ -117,9 +117,11 @@ fn the_head_is_compared_with_the_base_pair_by_pair() {
         markdown.contains("- vanished tests: unit in local: 2 (m › d, m › e)"),
         "{markdown}"
     );
-    // Each failed pair's details say whether it is new.
+    // Each required failure's line in the answer says whether it is new.
     assert!(
-        markdown.contains("- baseline: new: it passed on the baseline"),
+        markdown.contains(
+            "- ❌ **lint failed in local (exit 1)** · **new**: it passed on the baseline\n"
+        ),
         "{markdown}"
     );
 }
@@ -342,7 +344,9 @@ fn fail_on_new_accepts_only_failures_the_base_has_too() {
         "{markdown}"
     );
     assert!(
-        markdown.contains("- baseline: pre-existing: it fails on the baseline"),
+        markdown.contains(
+            "- ❌ **lint failed in local (exit 1)** · pre-existing: it fails on the baseline too\n"
+        ),
         "{markdown}"
     );
     let table = project.stdout_of(&["render", "r.json", "--format", "table"]);
@@ -623,12 +627,15 @@ fn fail_on_new_compares_failing_tests() {
                 "why": "`m › b` fails, and did not on the base"}])
     );
     let markdown = project.stdout_of(&["render", "r.json"]);
+    // The answer says it, under the verdict: the failure, its first test, and why new.
     let line = markdown
         .lines()
-        .find(|l| l.starts_with("- baseline: "))
+        .find(|l| l.starts_with("- ❌ **unit failed in local"))
         .unwrap_or_default();
-    assert_eq!(
-        line, "- baseline: new against the baseline: \\`m › b\\` fails, and did not on the base",
+    assert!(
+        line.ends_with(
+            " · **new** against the baseline: \\`m › b\\` fails, and did not on the base"
+        ),
         "{markdown}"
     );
     // The build breaks: a failure of another kind, new.

@@ -486,6 +486,12 @@ async fn a_check_run_sends_120_annotations_in_three_requests() {
             .unwrap()
             .contains("<details><summary>❌ c00 in a")
     );
+    // The summary answers and shows the grid; the failure details are the text only.
+    assert!(
+        !summary.contains("<details><summary>❌ c00 in a"),
+        "said twice: {summary}"
+    );
+    assert!(summary.contains("- ❌ **c00 failed in a"), "{summary}");
     let annotations = output["annotations"].as_array().unwrap();
     assert_eq!(annotations.len(), 50);
     // c00 is defined on line 4 of the manifest, c59 on line 122.
@@ -1119,7 +1125,7 @@ async fn a_run_cancelled_after_plan_leaves_an_in_progress_check_and_a_pending_co
     assert!(
         body.starts_with(&format!(
             "{MARKER}\n## ⏳ Environment Verification Matrix: verifying `1111111`\n\n\
-             Commit [`1111111`](https://github.com/o/r/commit/{HEAD}) · run [#78](https://github.com/o/r/actions/runs/78): \
+             Commit [`1111111`](https://github.com/o/r/commit/{HEAD}) · run [id 78](https://github.com/o/r/actions/runs/78): \
              the checks are running; no verdict yet.\n\
              The result below is for `0123456`, an earlier commit: it is not a verdict for `1111111`.\n"
         )),
@@ -1205,7 +1211,7 @@ async fn the_report_completes_the_pending_check_run_and_names_the_commit_and_run
     let summary = body["output"]["summary"].as_str().unwrap();
     assert!(
         summary.contains(&format!(
-            "\nCommit [`1111111`](https://github.com/o/r/commit/{HEAD}) · run [#77](https://github.com/o/r/actions/runs/77)\n"
+            "\nCommit [`1111111`](https://github.com/o/r/commit/{HEAD}) · run [id 77](https://github.com/o/r/actions/runs/77)\n"
         )),
         "{summary}"
     );

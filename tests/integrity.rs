@@ -455,8 +455,9 @@ fn a_weakened_manifest_is_not_verified_unless_allowed() {
     for line in [
         "Manifest: `verify-matrix.yml` from the checked-out tree (sha256:",
         "- ⚠️ check \\`lint\\` was made optional (weakens; not allowed)",
-        "- the manifest is weaker than the trusted one: check \\`unit\\`: exit code 0 became 3 \
+        "- ❌ the manifest is weaker than the trusted one: check \\`unit\\`: exit code 0 became 3 \
          (not allowed; see --allow-weakening)",
+        "- To accept a weaker manifest: a maintainer adds the `verify-matrix:allow-weakening` label",
         "All Required Environments: NOT VERIFIED",
     ] {
         assert!(markdown.contains(line), "no `{line}` in:\n{markdown}");

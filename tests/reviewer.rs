@@ -25,10 +25,18 @@ fn rendered(manifest: &str, format: &str) -> String {
 #[test]
 fn the_markdown_opens_with_a_summary_and_shows_counts_names_and_advisories() {
     let text = rendered(MANIFEST, "markdown");
-    let summary = text.lines().nth(3).unwrap();
+    // Under the verdict, the advisory (it never blocks), then the counts: required and
+    // optional pairs apart, tests (not test runs), the duration labelled.
+    assert_eq!(
+        text.lines().nth(3).unwrap(),
+        "- 🟡 Optional, does not block: readme in a failed",
+        "{text}"
+    );
+    let summary = text.lines().nth(5).unwrap();
     assert!(
-        summary
-            .starts_with("2 of 3 pairs passed · 1 optional failed · 3 tests × 2 environments · "),
+        summary.starts_with(
+            "2 of 2 required pairs passed · optional: 1 failed · 3 tests × 2 environments · longest environment "
+        ),
         "{text}"
     );
     assert!(
@@ -36,7 +44,7 @@ fn the_markdown_opens_with_a_summary_and_shows_counts_names_and_advisories() {
         "{text}"
     );
     assert!(
-        text.contains("\n| readme (optional) | ❕ optional | – |\n"),
+        text.contains("\n| readme (optional) | 🟡 optional | – |\n"),
         "{text}"
     );
     // The optional failure stands under a VERIFIED banner, as advisory.
@@ -46,7 +54,7 @@ fn the_markdown_opens_with_a_summary_and_shows_counts_names_and_advisories() {
     );
     assert!(
         text.contains(
-            "<details><summary>❕ readme (optional) in a: no match for `README.md` in .</summary>"
+            "<details><summary>🟡 readme (optional) in a: no match for `README.md` in .</summary>"
         ),
         "the summary must show its backticks as written:\n{text}"
     );
@@ -56,7 +64,7 @@ fn the_markdown_opens_with_a_summary_and_shows_counts_names_and_advisories() {
 fn the_html_grid_keeps_optional_names_and_counts() {
     let html = rendered(MANIFEST, "html");
     assert!(
-        html.contains("<p class=\"summary\">2 of 3 pairs passed · 1 optional failed · 3 tests × 2 environments · "),
+        html.contains("<p class=\"summary\">2 of 2 required pairs passed · optional: 1 failed · 3 tests × 2 environments · longest environment "),
         "{html}"
     );
     assert!(
@@ -68,10 +76,10 @@ fn the_html_grid_keeps_optional_names_and_counts() {
         html.contains("<tr><th>readme (optional)</th><td class=\"advisory\""),
         "{html}"
     );
-    assert!(html.contains("❕ FAIL (optional)"), "{html}");
+    assert!(html.contains("🟡 FAIL (optional)"), "{html}");
     assert!(
         html.contains(
-            "<summary>❕ readme (optional) in a: no match for `README.md` in .</summary>"
+            "<summary>🟡 readme (optional) in a: no match for `README.md` in .</summary>"
         ),
         "{html}"
     );

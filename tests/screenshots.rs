@@ -117,19 +117,73 @@ fn keep(png: &Path, name: &str) {
     }
 }
 
-#[test]
-fn the_comment_renders_as_github_shows_it() {
-    let project = project();
-    let markdown = render(&project, "markdown");
-    project.write("comment.md", &markdown);
+/// The reviewer's scenario: 3 checks × 3 environments, one test failing on macos (new
+/// against the base), an optional check failing, windows' leg lost, and a test deleted
+/// since the base.
+const REVIEW_MANIFEST: &str = r#"version: 1
+environments: [{name: linux}, {name: macos}, {name: windows}]
+checks:
+  - id: unit
+    name: Unit tests
+    test: |
+      { echo '<testsuite name="s">'; while read t; do if [ "$t" = parse_dates ] && [ "$VERIFY_MATRIX_ENV" = macos ] && [ -e fail.on ]; then echo "<testcase classname=\"tests.dates\" name=\"$t\" file=\"tests/dates.rs\" line=\"42\"><failure message=\"assertion failed: left == right (2024-02-29 vs 2024-03-01)\">boom</failure></testcase>"; else echo "<testcase classname=\"tests.dates\" name=\"$t\"/>"; fi; done < tests.txt; echo '</testsuite>'; } > junit.xml
+      ! grep -q failure junit.xml
+    reports: junit.xml
+  - { id: lint, name: Clippy, run: 'true' }
+  - { id: docs, run: 'echo "3 broken links"; exit 1', required: false }
+"#;
+
+/// The reviewer's scenario, merged against its base: the markdown comment.
+fn review_comment() -> (Project, String) {
+    let project = Project::new(REVIEW_MANIFEST);
+    project.write("tests.txt", "a\nb\nparse_dates\nd\ne\nf\n");
+    project.write("tests/dates.rs", &"// the dates tests\n".repeat(50));
+    for env in ["linux", "macos", "windows"] {
+        project.run_env(env, &format!("base/{env}"));
+    }
+    project.merge_into("base", "base.json");
+    project.commit_all("base");
+    project.write("tests.txt", "a\nb\nparse_dates\nd\ne\n");
+    project.write("fail.on", "");
+    for env in ["linux", "macos"] {
+        project.run_env(env, &format!("head/{env}"));
+    }
+    let merged = project
+        .std_cmd()
+        .args([
+            "merge",
+            "--baseline",
+            "base.json",
+            "--out",
+            "head.json",
+            "head",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(merged.status.code(), Some(1), "{merged:?}");
+    let markdown = project.stdout_of(&["render", "--format", "markdown", "head.json"]);
+    (project, markdown)
+}
+
+/// `markdown` as GitHub renders it: comments with single newlines as line breaks
+/// (`hard_breaks`), job and check-run summaries as documents (without).
+fn github_html(project: &Project, markdown: &str, hard_breaks: bool) -> String {
+    project.write("comment.md", markdown);
+    let options = if hard_breaks {
+        "Options.CMARK_OPT_UNSAFE | Options.CMARK_OPT_HARDBREAKS"
+    } else {
+        "Options.CMARK_OPT_UNSAFE"
+    };
     // cmark-gfm with GitHub's extensions; raw HTML kept, as GitHub keeps <details>.
     let out = Command::new("python3")
         .args([
             "-c",
-            "import sys, cmarkgfm\n\
-             from cmarkgfm.cmark import Options\n\
-             text = open(sys.argv[1], encoding='utf-8').read()\n\
-             sys.stdout.write(cmarkgfm.github_flavored_markdown_to_html(text, options=Options.CMARK_OPT_UNSAFE | Options.CMARK_OPT_HARDBREAKS))",
+            &format!(
+                "import sys, cmarkgfm\n\
+                 from cmarkgfm.cmark import Options\n\
+                 text = open(sys.argv[1], encoding='utf-8').read()\n\
+                 sys.stdout.write(cmarkgfm.github_flavored_markdown_to_html(text, options={options}))"
+            ),
         ])
         .arg(project.path().join("comment.md"))
         .output()
@@ -139,45 +193,108 @@ fn the_comment_renders_as_github_shows_it() {
         "cmarkgfm must be installed (scripts/test.sh does): {}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let body = String::from_utf8(out.stdout).unwrap();
-    assert_eq!(
-        body.matches("<table>").count(),
-        2,
-        "grid and strict table:\n{body}"
-    );
-    assert!(body.contains("<td>unit_tests · Unit tests</td>"), "{body}");
-    assert!(body.contains("<td align=\"center\">✅ 218</td>"), "{body}");
+    String::from_utf8(out.stdout).unwrap()
+}
+
+#[test]
+fn the_comment_answers_first_in_both_of_githubs_modes() {
+    let (project, markdown) = review_comment();
+    // The answer in the first lines under the verdict: what failed (the test and its
+    // message), since when, the missing leg, the dropped test and how to allow it.
+    let top: Vec<&str> = markdown.lines().skip(1).take(8).collect();
+    let top = top.join("\n");
     assert!(
-        body.contains("<td align=\"center\">❕ optional</td>"),
-        "{body}"
+        top.starts_with("## ❌ Environment Verification Matrix: NOT VERIFIED\n"),
+        "{markdown}"
+    );
+    let first = markdown.lines().nth(3).unwrap();
+    assert!(
+        first.starts_with("- ❌ **unit failed in macos (exit 1)**: `tests.dates › parse_dates` at tests/dates.rs:42 — assertion failed: left == right (2024-02-29 vs 2024-03-01) · **new**"),
+        "{markdown}"
     );
     assert!(
-        body.contains(
-            "3 of 5 pairs passed · 1 failed · 1 optional failed · 218 tests × 2 environments"
-        ),
-        "{body}"
+        top.contains("- ⚠️ **No result from the windows leg**"),
+        "{markdown}"
     );
-    // The summaries inside <summary> read as written: no markdown escapes showing.
-    let summaries: Vec<&str> = body
-        .split("<summary>")
-        .skip(1)
-        .map(|s| s.split("</summary>").next().unwrap())
-        .collect();
-    assert_eq!(summaries.len(), 2, "{body}");
-    assert!(summaries.iter().all(|s| !s.contains('\\')), "{summaries:?}");
-    let page = project.write(
-        "comment.html",
-        &format!(
-            "<!DOCTYPE html><html><head><meta charset=\"utf-8\"><style>{GITHUB_CSS}</style></head>\
-             <body>{body}</body></html>"
-        ),
+    assert!(
+        top.contains("↓ **unit in linux ran 5 tests; "),
+        "{markdown}"
     );
-    let png = project.path().join("comment.png");
-    let (rgba, _) = screenshot(&page, &png);
-    // Text and tables drawn, and the strict table's striped rows.
-    assert!(ink(&rgba) > 5_000, "the comment rendered nearly blank");
-    assert!(pixels_of(&rgba, 0xf6f8fa) > 5_000, "no table rows drawn");
-    keep(&png, "comment.png");
+    assert!(top.contains("`tests.dates › f` vanished"), "{markdown}");
+    assert!(
+        top.contains("`verify-matrix:allow-weakening` label"),
+        "{markdown}"
+    );
+    // Per-cell signs, and a legend for them.
+    assert!(
+        markdown.contains("| unit · Unit tests | ✅ 5 ↓1 | ❌ 1 of 5 | ⚠️ no result |"),
+        "{markdown}"
+    );
+    assert!(markdown.contains("⚠️ no result (blocks)"), "{markdown}");
+    // Said once: the missing environment is not blamed on infrastructure outside the
+    // folded strict block, and the strict table is folded.
+    let strict = markdown
+        .find("<details><summary>Strict matrix")
+        .expect("the strict table is folded");
+    assert!(!markdown[..strict].contains("INFRA_BLOCKED"), "{markdown}");
+    assert!(
+        !markdown[..strict].contains("| Check | Environment |"),
+        "{markdown}"
+    );
+    for (mode, hard_breaks) in [("comment", true), ("document", false)] {
+        let body = github_html(&project, &markdown, hard_breaks);
+        assert_eq!(
+            body.matches("<table>").count(),
+            1,
+            "{mode}: the grid only:\n{body}"
+        );
+        assert!(
+            body.contains("<td>unit · Unit tests</td>"),
+            "{mode}: {body}"
+        );
+        assert!(
+            body.contains("<td align=\"center\">🟡 optional</td>"),
+            "{mode}: {body}"
+        );
+        // The lines that stand alone do in both modes: the counts and the commit.
+        let summary = body
+            .find("3 of 6 required pairs passed")
+            .expect("the counts");
+        let commit = body.find("Commit ").expect("the commit line");
+        assert!(
+            body[summary..commit].contains("<br />"),
+            "{mode}: the counts and the commit run together:\n{body}"
+        );
+        // The strict lines keep their lines (a code block) for people and regexes.
+        assert!(
+            body.contains(
+                "Environments Tested: linux, macos\nAll Required Environments: NOT VERIFIED\n"
+            ),
+            "{mode}: {body}"
+        );
+        // The summaries inside <summary> read as written: no markdown escapes showing.
+        let summaries: Vec<&str> = body
+            .split("<summary>")
+            .skip(1)
+            .map(|s| s.split("</summary>").next().unwrap())
+            .collect();
+        assert!(summaries.iter().all(|s| !s.contains('\\')), "{summaries:?}");
+        let page = project.write(
+            &format!("{mode}.html"),
+            &format!(
+                "<!DOCTYPE html><html><head><meta charset=\"utf-8\"><style>{GITHUB_CSS}</style></head>\
+                 <body>{body}</body></html>"
+            ),
+        );
+        let png = project.path().join(format!("{mode}.png"));
+        let (rgba, _) = screenshot(&page, &png);
+        assert!(ink(&rgba) > 5_000, "{mode}: rendered nearly blank");
+        assert!(
+            pixels_of(&rgba, 0xf6f8fa) > 2_000,
+            "{mode}: no table rows drawn"
+        );
+        keep(&png, &format!("{mode}.png"));
+    }
 }
 
 #[test]

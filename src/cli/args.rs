@@ -128,7 +128,7 @@ pub(crate) struct ColorArg {
 /// `--quiet`.
 #[derive(Debug, Args, Default)]
 pub(crate) struct QuietArg {
-    /// Print less: only the final table
+    /// Print less: no progress or notes on stderr, only the command's output and errors
     #[arg(short, long)]
     pub quiet: bool,
 }

@@ -123,4 +123,15 @@ pub(crate) struct MatrixFlags {
     /// The key in the markdown's hidden marker (default: the manifest path)
     #[arg(long, value_name = "KEY")]
     pub key: Option<String>,
+    /// The strict table (one row per pair, the lines coordinators' regexes read):
+    /// `folded` in a collapsed block under the grid, or `open`
+    #[arg(long, value_enum, value_name = "HOW", default_value = "folded")]
+    pub strict_table: StrictTable,
+}
+
+/// How the markdown shows its strict table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum StrictTable {
+    Folded,
+    Open,
 }

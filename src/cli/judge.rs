@@ -2,6 +2,7 @@
 //! artifacts) and the manifest they are judged against. Shared by `merge`, `render`,
 //! `report`, `publish` and `validate-signal`.
 
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use super::Error;
@@ -356,6 +357,14 @@ pub(crate) fn probed_report(path: &Path, bytes: &[u8], probe: &Probe) -> Result<
 /// be (a report holds every pair of the matrix) is parsed as it is read, never held
 /// whole beside its parsed form.
 pub(crate) fn report_file(path: &Path) -> Result<Report, Error> {
+    if path.is_dir() {
+        return Err(Error::Usage(format!(
+            "`{}` is a folder; a report file is expected here: make one from a folder of \
+             results with `cargo verify-matrix merge --out report.json {}`",
+            path.display(),
+            path.display()
+        )));
+    }
     match read_bounded(path) {
         Ok(bytes) => checked_report(path, &bytes),
         Err(ResultFileError::TooLarge { .. }) => streamed_report(path),
@@ -429,6 +438,40 @@ fn judged_manifest(
         ..ManifestTrust::default()
     };
     if used.digest != results.digest {
+        // A manifest with none of the results' checks is not theirs: judged by it, every
+        // result would fall away unseen (a failure read as nothing to judge).
+        let ids: HashSet<&str> = results.checks.iter().map(|c| c.id.as_str()).collect();
+        if !results.checks.is_empty() && !used.checks.iter().any(|c| ids.contains(c.id.as_str())) {
+            let list = |m: &Manifest| -> String {
+                let mut ids: Vec<&str> = m.checks.iter().map(|c| c.id.as_str()).take(6).collect();
+                if m.checks.len() > 6 {
+                    ids.push("…");
+                }
+                if ids.is_empty() {
+                    "none".to_owned()
+                } else {
+                    ids.join(", ")
+                }
+            };
+            let fix = match origin {
+                ManifestOrigin::Given => {
+                    "leave out --manifest to judge them by the manifest they embed, or give the \
+                     manifest of the repository they came from"
+                }
+                _ => {
+                    "give the manifest of the repository they came from with --manifest, or run \
+                     outside this repository to judge them by the manifest they embed"
+                }
+            };
+            return Err(Error::Usage(format!(
+                "`{}` ({}) shares no check with the results (its checks: {}; the results': {}): \
+                 it is not the manifest they were produced from; {fix}",
+                used.path.display(),
+                origin.describe(),
+                list(&used),
+                list(&results)
+            )));
+        }
         trust.results_digest = Some(results.digest.clone());
         if !settings.quiet {
             eprintln!(

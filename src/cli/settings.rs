@@ -109,6 +109,7 @@ impl Settings {
             key: flags.key.clone().unwrap_or(defaults.key),
             log_root: Some(log_root),
             tail_lines: flags.tail_lines,
+            strict_open: flags.strict_table == super::flags::StrictTable::Open,
             link: flags.link.clone().or_else(|| self.actions.run_url()),
             web: self.actions.server_url.clone(),
             quoter,

@@ -143,15 +143,31 @@ fn environments(
     spans: &Spans,
     out: &mut Vec<Diagnostic>,
 ) -> Option<Vec<RawEnvironment>> {
+    let first = out.len();
     let items = seq_part::<RawEnvironment>(key, value, spans, out)?;
     let raw = value.as_array()?;
+    // `environments: [linux, macos]`: each is a mapping with a `name`; say how to write
+    // it (and go on with the names, so nothing else is said wrongly of them).
+    for (i, item) in raw.iter().enumerate() {
+        if let Some(name) = item.as_str() {
+            let path = join_index(key, i);
+            for d in out[first..].iter_mut().filter(|d| d.path == path) {
+                d.message = format!(
+                    "an environment is a mapping with a `name`: write `{{name: {name}}}`, not `{name}`"
+                );
+            }
+        }
+    }
     Some(
         items
             .into_iter()
             .zip(raw)
             .filter_map(|(env, raw)| {
                 env.or_else(|| {
-                    let name = raw.get("name")?.as_str()?.to_owned();
+                    let name = match raw.as_str() {
+                        Some(name) => name.to_owned(),
+                        None => raw.get("name")?.as_str()?.to_owned(),
+                    };
                     Some(RawEnvironment {
                         name,
                         ..RawEnvironment::default()

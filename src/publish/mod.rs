@@ -409,7 +409,19 @@ fn check_run_plan(
                 .to_owned(),
         )
     })?;
-    let summary = within(report, tails, options, Some(check_run::OUTPUT_LIMIT), None)?;
+    // The summary answers and shows the grid; the failure details are the text, not
+    // said twice.
+    let summary_options = RenderOptions {
+        details: false,
+        ..options.clone()
+    };
+    let summary = within(
+        report,
+        tails,
+        &summary_options,
+        Some(check_run::OUTPUT_LIMIT),
+        None,
+    )?;
     let external_id = external_id(context, &options.key);
     Ok(CheckRunPlan {
         repository: context.require_repository()?.to_owned(),

@@ -113,7 +113,7 @@ mod tests {
     fn result(commit: &str, verdict: &str) -> String {
         format!(
             "<!-- cargo-verify-matrix:m.yml -->\n## ✅ Environment Verification Matrix: {verdict}\n\n\
-             Commit [`{}`](https://github.com/o/r/commit/{commit}) · run [#7](https://github.com/o/r/actions/runs/7)\n\n\
+             Commit [`{}`](https://github.com/o/r/commit/{commit}) · run [id 7](https://github.com/o/r/actions/runs/7)\n\n\
              | unit | linux | 0 | PASS |\n\nEnvironments Tested: linux\nAll Required Environments: {verdict}\n",
             &commit[..7]
         )

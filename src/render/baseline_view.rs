@@ -68,7 +68,12 @@ pub fn lines(report: &Report) -> Vec<(&'static str, String)> {
                 d.check, d.environment, d.head, d.base, d.allowed_percent
             )
         });
-        out.push(("fewer tests", listed(drops, b.test_drops.len())));
+        let what = if report.weakening_allowed {
+            "fewer tests (allowed: --allow-weakening)"
+        } else {
+            "fewer tests"
+        };
+        out.push((what, listed(drops, b.test_drops.len())));
     }
     if !b.vanished.is_empty() {
         let vanished = b.vanished.iter().map(|v| {

@@ -12,10 +12,16 @@ use crate::results::{Report, Row, RowResult};
 /// One cell of a grid.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Cell {
-    /// The pair passed; its test count when the log or report gave one.
-    Pass { tests: Option<u64>, flaky: bool },
-    /// A required check failed.
-    Fail,
+    /// The pair passed; its test count when the log or report gave one, and how many
+    /// tests fewer than the base it ran (vanished, or its count dropped), if any.
+    Pass {
+        tests: Option<u64>,
+        flaky: bool,
+        dropped: Option<u64>,
+    },
+    /// A required check failed; how many of its tests failed, of how many, when its
+    /// runner's report said.
+    Fail { failed: Option<(u64, u64)> },
     /// An optional check failed: advisory, never a blocker.
     Advisory,
     /// The check errored before it had an exit code (no row; the result says ERROR).
@@ -32,7 +38,14 @@ impl Cell {
     /// The state of `check` in `environment`.
     pub fn of(report: &Report, index: &PairIndex<'_>, check: &str, environment: &str) -> Cell {
         match index.row(check, environment) {
-            Some(row) => Cell::of_row(row),
+            Some(row) => match Cell::of_row(row) {
+                Cell::Pass { tests, flaky, .. } => Cell::Pass {
+                    tests,
+                    flaky,
+                    dropped: dropped(report, check, environment),
+                },
+                cell => cell,
+            },
             None => match index.missing(check, environment) {
                 Some(m) => Cell::of_missing(report, m),
                 None => Cell::NotRequired,
@@ -55,38 +68,58 @@ impl Cell {
             RowResult::Pass => Cell::Pass {
                 tests: row.detail.tests_executed,
                 flaky: row.detail.flaky,
+                dropped: None,
             },
-            RowResult::Fail if row.required => Cell::Fail,
+            RowResult::Fail if row.required => Cell::Fail {
+                failed: row
+                    .detail
+                    .tests
+                    .as_ref()
+                    .and(row.detail.test_counts.as_ref())
+                    .filter(|c| c.failed > 0)
+                    .map(|c| (c.failed, row.detail.tests_executed.unwrap_or(c.failed))),
+            },
             RowResult::Fail => Cell::Advisory,
         }
     }
 
-    /// How a failed row's block is marked: `❌`, or for an optional check `❕` and
+    /// How a failed row's block is marked: `❌`, or for an optional check `🟡` and
     /// ` (optional)` (advisory, as in the grid).
     pub fn failure_mark(row: &Row) -> (&'static str, &'static str) {
         match Cell::of_row(row) {
-            Cell::Advisory => ("❕", " (optional)"),
+            Cell::Advisory => (ADVISORY, " (optional)"),
             _ => ("❌", ""),
         }
     }
 
-    /// The markdown grid's text: `✅ 218`, `✅ flaky`, `❌`, `❕ optional`, `⚠️`, `–`.
+    /// The markdown grid's text: `✅ 218`, `✅ 5 ↓1` (one test fewer than the base),
+    /// `✅ flaky`, `❌ 2 of 40`, `❌`, `🟡 optional`, `⚠️ no result`, `–`.
     pub fn markdown(self) -> String {
         match self {
-            Cell::Pass { tests, flaky } => {
+            Cell::Pass {
+                tests,
+                flaky,
+                dropped,
+            } => {
                 let mut text = "✅".to_owned();
                 if let Some(n) = tests {
-                    text.push_str(&format!(" {n}"));
+                    text.push_str(&format!(" {}", thousands(n)));
+                }
+                if let Some(n) = dropped {
+                    text.push_str(&format!(" ↓{}", thousands(n)));
                 }
                 if flaky {
                     text.push_str(" flaky");
                 }
                 text
             }
-            Cell::Fail => "❌".to_owned(),
+            Cell::Fail {
+                failed: Some((failed, of)),
+            } => format!("❌ {} of {}", thousands(failed), thousands(of)),
+            Cell::Fail { failed: None } => "❌".to_owned(),
             Cell::Error => "❌ error".to_owned(),
-            Cell::Advisory => "❕ optional".to_owned(),
-            Cell::Missing => "⚠️".to_owned(),
+            Cell::Advisory => format!("{ADVISORY} optional"),
+            Cell::Missing => "⚠️ no result".to_owned(),
             Cell::NotRun => "⚠️ not run".to_owned(),
             Cell::NotRequired => "–".to_owned(),
         }
@@ -95,19 +128,32 @@ impl Cell {
     /// The HTML grid's CSS class and text.
     pub fn html(self) -> (&'static str, String) {
         match self {
-            Cell::Pass { tests, flaky } => {
+            Cell::Pass {
+                tests,
+                flaky,
+                dropped,
+            } => {
                 let mut text = "✅ PASS".to_owned();
                 if let Some(n) = tests {
-                    text.push_str(&format!(" · {n} tests"));
+                    text.push_str(&format!(" · {} tests", thousands(n)));
+                }
+                if let Some(n) = dropped {
+                    text.push_str(&format!(" · ↓{} against the base", thousands(n)));
                 }
                 if flaky {
                     text.push_str(" · flaky");
                 }
                 ("pass", text)
             }
-            Cell::Fail => ("fail", "❌ FAIL".to_owned()),
+            Cell::Fail {
+                failed: Some((failed, of)),
+            } => (
+                "fail",
+                format!("❌ FAIL · {} of {} tests", thousands(failed), thousands(of)),
+            ),
+            Cell::Fail { failed: None } => ("fail", "❌ FAIL".to_owned()),
             Cell::Error => ("fail", "❌ ERROR".to_owned()),
-            Cell::Advisory => ("advisory", "❕ FAIL (optional)".to_owned()),
+            Cell::Advisory => ("advisory", format!("{ADVISORY} FAIL (optional)")),
             Cell::Missing => ("missing", "⚠️ MISSING".to_owned()),
             Cell::NotRun => ("missing", "⚠️ NOT RUN".to_owned()),
             Cell::NotRequired => ("na", "–".to_owned()),
@@ -120,6 +166,73 @@ impl Cell {
     }
 }
 
+/// What the symbols of the cells in `cells` mean, each said once, in a fixed order:
+/// `✅ passed (tests run) · ❌ failed (tests failed of run) · …`.
+pub fn legend(cells: &[Cell]) -> String {
+    let has = |f: fn(&Cell) -> bool| cells.iter().any(f);
+    let mut parts = Vec::new();
+    if has(|c| matches!(c, Cell::Pass { .. })) {
+        parts.push(if has(|c| matches!(c, Cell::Pass { tests: Some(_), .. })) {
+            "✅ passed (tests run)"
+        } else {
+            "✅ passed"
+        });
+    }
+    if has(|c| {
+        matches!(
+            c,
+            Cell::Pass {
+                dropped: Some(_),
+                ..
+            }
+        )
+    }) {
+        parts.push("↓ tests fewer than the base");
+    }
+    if has(|c| matches!(c, Cell::Fail { failed: Some(_) })) {
+        parts.push("❌ failed (tests failed of run)");
+    } else if has(|c| matches!(c, Cell::Fail { .. } | Cell::Error)) {
+        parts.push("❌ failed");
+    }
+    if has(|c| *c == Cell::Advisory) {
+        parts.push("🟡 optional check failed (does not block)");
+    }
+    if has(|c| *c == Cell::Missing) {
+        parts.push("⚠️ no result (blocks)");
+    }
+    if has(|c| *c == Cell::NotRun) {
+        parts.push("⚠️ not run (blocks)");
+    }
+    if has(|c| *c == Cell::NotRequired) {
+        parts.push("– not required there");
+    }
+    parts.join(" · ")
+}
+
+/// The mark of an optional check that failed: advisory, never a blocker (a glyph that
+/// reads on white and on dark backgrounds).
+pub const ADVISORY: &str = "🟡";
+
+/// How many tests fewer than its base `check` ran in `environment`: the tests that
+/// vanished, else how far its count dropped; `None` when nothing did (or no base).
+fn dropped(report: &Report, check: &str, environment: &str) -> Option<u64> {
+    let b = report.baseline.as_ref()?;
+    let is = |c: &str, e: &str| c == check && e == environment;
+    let vanished = b
+        .vanished
+        .iter()
+        .find(|v| is(&v.check, &v.environment))
+        .map(|v| v.count)
+        .filter(|n| *n > 0);
+    vanished.or_else(|| {
+        b.test_drops
+            .iter()
+            .find(|d| is(&d.check, &d.environment))
+            .map(|d| d.base.saturating_sub(d.head))
+            .filter(|n| *n > 0)
+    })
+}
+
 /// Whether `check` is optional, as its executed pairs say.
 pub fn is_optional(report: &Report, index: &PairIndex<'_>, check: &str) -> bool {
     report
@@ -129,32 +242,68 @@ pub fn is_optional(report: &Report, index: &PairIndex<'_>, check: &str) -> bool 
         .is_some_and(|r| !r.required)
 }
 
-/// The line at the top of a matrix: pairs passed of expected, failed, optional failures,
-/// missing, tests run (summed), and how long the longest environment took. `None` when
-/// no pair was expected.
+/// The line at the top of a matrix: required pairs passed of expected, failed and
+/// missing, then the optional pairs apart (they never block), tests run (tests, not test
+/// runs), and how long the longest environment took. `None` when no pair was expected.
 pub fn summary_line(report: &Report) -> Option<String> {
     let expected = report.rows.len() + report.missing.len();
     if expected == 0 {
         return None;
     }
-    let count =
-        |cell: fn(Cell) -> bool| report.rows.iter().filter(|r| cell(Cell::of_row(r))).count();
+    let index = report.index();
+    // A missing pair of an optional check is optional; of a check with no row at all,
+    // counted as required (nothing says otherwise).
+    let optional_missing = |m: &&Missing| is_optional(report, &index, &m.check);
+    let required_rows = report.rows.iter().filter(|r| r.required);
+    let count = |cell: fn(Cell) -> bool| {
+        report
+            .rows
+            .iter()
+            .filter(|r| r.required && cell(Cell::of_row(r)))
+            .count()
+    };
     let passed = count(|c| matches!(c, Cell::Pass { .. }));
     // A pair that errored before it had an exit code failed; it is not missing.
-    let errored = report
+    let (errored, missing): (Vec<&Missing>, Vec<&Missing>) = report
         .missing
         .iter()
-        .filter(|m| report.missing_kind(m) == MissingKind::FailedToRun)
-        .count();
-    let mut line = format!("{passed} of {expected} pairs passed");
+        .filter(|m| !optional_missing(m))
+        .partition(|m| report.missing_kind(m) == MissingKind::FailedToRun);
+    let required = required_rows.count() + errored.len() + missing.len();
+    let optional = expected - required;
+    let mut line = format!(
+        "{passed} of {required} {}{} passed",
+        if optional > 0 { "required " } else { "" },
+        plural_word(required, "pair", "pairs")
+    );
     for (n, what) in [
-        (count(|c| c == Cell::Fail) + errored, "failed"),
-        (count(|c| c == Cell::Advisory), "optional failed"),
-        (report.missing.len() - errored, "missing"),
+        (
+            count(|c| matches!(c, Cell::Fail { .. })) + errored.len(),
+            "failed",
+        ),
+        (missing.len(), "missing"),
     ] {
         if n > 0 {
             line.push_str(&format!(" · {n} {what}"));
         }
+    }
+    if optional > 0 {
+        let optional_rows = report.rows.iter().filter(|r| !r.required);
+        let (ok, failed): (Vec<&Row>, Vec<&Row>) =
+            optional_rows.partition(|r| r.result == RowResult::Pass);
+        let parts: Vec<String> = [
+            (ok.len(), "passed"),
+            (failed.len(), "failed"),
+            (
+                report.missing.iter().filter(optional_missing).count(),
+                "missing",
+            ),
+        ]
+        .into_iter()
+        .filter(|(n, _)| *n > 0)
+        .map(|(n, what)| format!("{n} {what}"))
+        .collect();
+        line.push_str(&format!(" · optional: {}", parts.join(", ")));
     }
     // Tests, not test runs: a suite of 1,991 tests run in 2 environments is "1,991
     // tests × 2 environments", never 3,982 tests.
@@ -194,11 +343,15 @@ pub fn summary_line(report: &Report) -> Option<String> {
         .unwrap_or(0);
     if !report.rows.is_empty() {
         line.push_str(&format!(
-            " · {}",
+            " · longest environment {}",
             format_duration(Duration::from_millis(longest))
         ));
     }
     Some(line)
+}
+
+fn plural_word(n: usize, one: &'static str, many: &'static str) -> &'static str {
+    if n == 1 { one } else { many }
 }
 
 /// `n` with its thousands separated: `1,991`.

@@ -92,9 +92,12 @@ pub(super) fn details(
             // Raw HTML: markdown escapes would show, so entities (and no @mention).
             escape_html(&d.summary).replace('@', "&#64;")
         );
-        let _ = writeln!(out, "- duration: {} ms", d.duration_ms);
-        let _ = writeln!(out, "- attempts: {}", d.attempts);
-        if let Some(base) = &base {
+        // The summary says how long it took; attempts only when it was retried.
+        if d.attempts > 1 {
+            let _ = writeln!(out, "- attempts: {}", d.attempts);
+        }
+        // A required failure's standing is in the answer above the grid.
+        if let Some(base) = base.as_ref().filter(|_| !row.required) {
             let pair = (row.check.as_str(), row.environment.as_str());
             let standing = if let Some(why) = new.get(&pair) {
                 match why {

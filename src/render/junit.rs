@@ -14,9 +14,20 @@ use super::view::Tails;
 use crate::results::{MissingKind, Row, RowResult, TestOutcome};
 
 /// An executed pair: a success, or a failure with its summary, exit code and log tail.
+/// An optional check's failure is skipped with its message: it never blocks, and JUnit
+/// consumers fail a build on any `<failure>`.
 fn row_status(row: &Row, log: Option<&str>) -> TestCaseStatus {
     match row.result {
         RowResult::Pass => TestCaseStatus::success(),
+        RowResult::Fail if !row.required => {
+            let mut status = TestCaseStatus::skipped();
+            status.set_message(format!(
+                "optional check failed (does not block): {}",
+                row.detail.summary
+            ));
+            status.set_type("optional check failed");
+            status
+        }
         RowResult::Fail => {
             let mut status = TestCaseStatus::non_success(NonSuccessKind::Failure);
             status.set_message(row.detail.summary.as_str());
@@ -93,6 +104,22 @@ fn tests_suite(row: &Row, env: &str, out: &mut String) -> Added {
                 let _ = write!(
                     cases,
                     ">\n            <flakyFailure{message}/>\n        </testcase>\n"
+                );
+            }
+            // An optional check's failing tests do not fail the build either.
+            TestOutcome::Failed | TestOutcome::Error if !row.required => {
+                skipped += 1;
+                let _ = write!(
+                    cases,
+                    ">\n            <skipped message=\"{}\"/>\n        </testcase>\n",
+                    escape(
+                        format!(
+                            "optional check failed (does not block): {}",
+                            test.message.as_deref().unwrap_or("failed")
+                        )
+                        .as_str()
+                    )
+                    .replace('\n', "&#10;")
                 );
             }
             TestOutcome::Failed | TestOutcome::Error => {
@@ -198,14 +225,23 @@ pub fn render(report: &Quoted, tails: &Tails) -> String {
             let row = &report.rows[index];
             let d = &row.detail;
             total_ms += d.duration_ms;
+            if row.detail.tests.is_some() {
+                with_tests.push(index);
+            }
+            // A required failure is counted once: by its failing tests, in the suite
+            // `ENV.CHECK` that follows, when its runner's report lists any; by the
+            // check's own test case only when none does (a build break, a timeout).
+            if row.result == RowResult::Fail
+                && row.required
+                && crate::render::tests_view::failing(d).next().is_some()
+            {
+                continue;
+            }
             let status = row_status(row, tails.of(index));
             let mut case = TestCase::new(row.check.as_str(), status);
             case.set_classname(env.as_str());
             case.set_time(Duration::from_millis(d.duration_ms));
             suite.add_test_case(case);
-            if row.detail.tests.is_some() {
-                with_tests.push(index);
-            }
         }
         for &index in &missing_in[e] {
             let missing = &report.missing[index];

@@ -147,21 +147,11 @@ fn render_shape(report: &Report, options: &RenderOptions, tails: &Tails, shape: 
         (Verdict::Skipped, None) => "⏭️ Environment Verification Matrix: SKIPPED",
     };
     let _ = writeln!(out, "## {heading}\n");
-    // The summary at a glance, then the commit and run verified.
-    let summary = cell::summary_line(report);
-    let provenance = provenance(report, options);
-    if summary.is_some() || provenance.is_some() {
-        let lines: Vec<String> = summary.into_iter().chain(provenance).collect();
-        let _ = writeln!(out, "{}\n", lines.join("\n"));
-    }
     if report.verdict == Verdict::Skipped {
         let _ = writeln!(
             out,
             "**SKIPPED**: the manifest says `skip: true`; nothing was run or verified.\n"
         );
-    }
-    if !shape.is_full(options.tail_lines) {
-        cut_note(options, shape, &mut out);
     }
     // Results that claim a machine they did not come from: said before anything else.
     for place in super::places::mismatched(report) {
@@ -172,27 +162,51 @@ fn render_shape(report: &Report, options: &RenderOptions, tails: &Tails, shape: 
             escape_markdown(place.mismatch.as_deref().unwrap_or_default())
         );
     }
+    if !shape.is_full(options.tail_lines) {
+        cut_note(options, shape, &mut out);
+    }
     if shape.link_only {
-        verdict_lines(report, shape, &mut out);
+        let mut text = String::new();
+        verdict_lines(report, shape, &mut text, one_line);
+        fenced(text.trim_end(), &mut out);
+        out.push('\n');
         return out;
     }
-    grid(report, shape, &mut out);
-    where_ran(report, shape, &mut out);
-    reruns(report, &mut out);
-    strict(report, shape, &mut out);
-    manifest_section(report, shape, &mut out);
-    baseline_section(report, &mut out);
-    manual(report, &mut out);
-    if shape.details {
-        flaky_tests(report, &mut out);
-        details(
-            report,
-            tails,
-            shape,
-            super::provenance::blob_base(report, options).as_deref(),
-            &mut out,
-        );
+    // The answer: what failed, since when, and the way forward.
+    let blob = super::provenance::blob_base(report, options);
+    let run_url = super::provenance::run_url(report, options);
+    let bullets = super::answer::bullets(
+        report,
+        blob.as_deref(),
+        run_url.as_deref(),
+        shape.max_listed.min(20),
+    );
+    for bullet in &bullets {
+        let _ = writeln!(out, "- {bullet}");
     }
+    if !bullets.is_empty() {
+        out.push('\n');
+    }
+    // The counts at a glance, then the commit and run verified: lines that stand alone
+    // in both of GitHub's modes (a backslash before the newline breaks the line).
+    let lines: Vec<String> = cell::summary_line(report)
+        .into_iter()
+        .chain(provenance(report, options))
+        .collect();
+    if !lines.is_empty() {
+        let _ = writeln!(out, "{}\n", lines.join("\\\n"));
+    }
+    grid(report, shape, &mut out);
+    reruns(report, &mut out);
+    manual(report, &mut out);
+    if shape.details && options.details {
+        flaky_tests(report, &mut out);
+        details(report, tails, shape, blob.as_deref(), &mut out);
+    }
+    baseline_section(report, &mut out);
+    where_ran(report, shape, &mut out);
+    manifest_section(report, shape, &mut out);
+    strict(report, shape, options.strict_open, &mut out);
     out
 }
 
@@ -206,12 +220,15 @@ fn where_ran(report: &Report, shape: Shape, out: &mut String) {
     if taken.is_empty() {
         return;
     }
-    let _ = writeln!(out, "Where each environment ran:\n");
+    let _ = writeln!(
+        out,
+        "<details><summary>Where each environment ran</summary>\n"
+    );
     for place in taken.iter().take(shape.max_listed) {
         let _ = writeln!(out, "- {}", escape_markdown(&super::places::line(place)));
     }
     more(taken.len(), shape.max_listed, "environments", out);
-    out.push('\n');
+    out.push_str("\n</details>\n\n");
 }
 
 /// Says what was left out to fit the budget, and where the whole report is.
@@ -265,6 +282,7 @@ fn grid(report: &Report, shape: Shape, out: &mut String) {
     out.push('\n');
     let index = report.index();
     let mut folded = 0;
+    let mut seen = Vec::new();
     for check in checks {
         let cells: Vec<Cell> = report
             .environments
@@ -292,6 +310,7 @@ fn grid(report: &Report, shape: Shape, out: &mut String) {
         );
         for cell in cells {
             let _ = write!(out, " {} |", cell.markdown());
+            seen.push(cell);
         }
         out.push('\n');
     }
@@ -301,6 +320,10 @@ fn grid(report: &Report, shape: Shape, out: &mut String) {
             "\n_{folded} {} passed in every environment that reported (folded)._",
             plural(folded, "check", "checks")
         );
+    }
+    let legend = cell::legend(&seen);
+    if !legend.is_empty() {
+        let _ = writeln!(out, "\n<sub>{legend}</sub>");
     }
     out.push('\n');
 }
@@ -327,18 +350,17 @@ fn baseline_section(report: &Report, out: &mut String) {
     let Some(b) = &report.baseline else {
         return;
     };
-    let _ = writeln!(
-        out,
-        "{}\n",
-        escape_markdown(&super::baseline_view::heading(b))
-    );
+    let heading = super::text::escape_html(&super::baseline_view::heading(b)).replace('@', "&#64;");
     let lines = super::baseline_view::lines(report);
+    if lines.is_empty() {
+        let _ = writeln!(out, "{heading}\n");
+        return;
+    }
+    let _ = writeln!(out, "<details><summary>{heading}</summary>\n");
     for (what, list) in &lines {
         let _ = writeln!(out, "- {what}: {}", escape_markdown(list));
     }
-    if !lines.is_empty() {
-        out.push('\n');
-    }
+    out.push_str("\n</details>\n\n");
 }
 
 /// The pairs that passed with flaky tests (failed, then passed on a rerun), named.
@@ -374,22 +396,25 @@ fn flaky_tests(report: &Report, out: &mut String) {
     );
 }
 
-/// The strict table and the lines below it, exactly as docs/formats.md §5 gives them.
-fn strict(report: &Report, shape: Shape, out: &mut String) {
-    out.push_str("| Check | Environment | Exit Code | Result |\n");
-    out.push_str("|-------|-------------|-----------|--------|\n");
+/// The strict table and the lines below it, exactly as docs/formats.md §5 gives them,
+/// in a collapsed block (`open` shows it) as plain text: what coordinators' regexes
+/// read, with every line standing alone in both of GitHub's modes.
+fn strict(report: &Report, shape: Shape, open: bool, out: &mut String) {
+    let mut text = String::new();
+    text.push_str("| Check | Environment | Exit Code | Result |\n");
+    text.push_str("|-------|-------------|-----------|--------|\n");
     let mut folded = 0;
     for row in &report.rows {
         if shape.fold_rows && row.result == RowResult::Pass {
             folded += 1;
             continue;
         }
-        strict_row(row, out);
+        strict_row(row, &mut text);
     }
-    out.push('\n');
+    text.push('\n');
     if folded > 0 {
         let _ = writeln!(
-            out,
+            text,
             "{folded} passing {} folded; the full report lists every row.\n",
             plural(folded, "row", "rows")
         );
@@ -399,24 +424,42 @@ fn strict(report: &Report, shape: Shape, out: &mut String) {
     if !partial.is_empty() {
         for m in partial.iter().take(shape.max_listed) {
             let _ = writeln!(
-                out,
+                text,
                 "Missing: {} in {} ({})",
                 m.check,
                 m.environment,
-                escape_markdown(&m.reason)
+                one_line(&m.reason)
             );
         }
-        more(partial.len(), shape.max_listed, "missing pairs", out);
-        out.push('\n');
+        more(partial.len(), shape.max_listed, "missing pairs", &mut text);
+        text.push('\n');
     }
     for blocked in &report.infra_blocked {
         let _ = writeln!(
-            out,
+            text,
             "{}",
             infra_blocked_block(&run_label(report), blocked, shape.max_listed)
         );
     }
-    verdict_lines(report, shape, out);
+    verdict_lines(report, shape, &mut text, one_line);
+    let _ = writeln!(
+        out,
+        "<details{}><summary>Strict matrix: one row per pair, the lines coordinators read</summary>\n",
+        if open { " open" } else { "" }
+    );
+    fenced(text.trim_end(), out);
+    out.push_str("\n</details>\n\n");
+}
+
+/// `text` in a code fence longer than any backtick run inside it.
+fn fenced(text: &str, out: &mut String) {
+    let fence = super::text::fence_for(text);
+    let _ = writeln!(out, "{fence}text\n{text}\n{fence}");
+}
+
+/// Text from the results on one line, as a code block shows it (no markdown escapes).
+fn one_line(text: &str) -> String {
+    text.replace(['\n', '\r'], " ")
 }
 
 /// One row of the strict table.
@@ -440,7 +483,7 @@ fn more(total: usize, shown: usize, what: &str, out: &mut String) {
 
 /// `Environments Tested:`, `All Required Environments:` (or, for a partial run, what
 /// it covered) and the reasons.
-fn verdict_lines(report: &Report, shape: Shape, out: &mut String) {
+fn verdict_lines(report: &Report, shape: Shape, out: &mut String, quote: fn(&str) -> String) {
     let _ = writeln!(out, "Environments Tested: {}", report.tested_list());
     match report.partial {
         Some(partial) => {
@@ -458,7 +501,7 @@ fn verdict_lines(report: &Report, shape: Shape, out: &mut String) {
     if report.verdict != Verdict::Verified && !report.reasons.is_empty() {
         out.push('\n');
         for reason in report.reasons.iter().take(shape.max_listed) {
-            let _ = writeln!(out, "- {}", escape_markdown(reason));
+            let _ = writeln!(out, "- {}", quote(reason));
         }
         more(report.reasons.len(), shape.max_listed, "reasons", out);
     }

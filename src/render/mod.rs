@@ -1,5 +1,6 @@
 //! Rendering a report: one function per format, all over the same [`Report`].
 
+mod answer;
 pub mod aot;
 pub mod baseline_view;
 pub mod budget;
@@ -70,6 +71,10 @@ pub struct RenderOptions {
     pub log_root: Option<PathBuf>,
     /// Lines of log shown per failure.
     pub tail_lines: usize,
+    /// The strict table shown open instead of folded.
+    pub strict_open: bool,
+    /// Failure details in the markdown (a check run shows them in its text instead).
+    pub details: bool,
     /// ANSI colours in the terminal table.
     pub color: bool,
     /// The size limit of the markdown matrix.
@@ -96,6 +101,8 @@ impl RenderOptions {
             key: sticky_key(&report.manifest.path),
             log_root: None,
             tail_lines: 40,
+            strict_open: false,
+            details: true,
             color: false,
             budget: Budget::UNLIMITED,
             link: None,

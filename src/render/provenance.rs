@@ -7,47 +7,78 @@ use crate::results::Report;
 use crate::results::source::is_repository;
 
 /// The commit the report is about and the run that produced it, linked when the
-/// repository is known: ``Commit [`abc1234`](…/commit/SHA) · run [#78](…)``.
+/// repository is known: ``Commit [`abc1234`](…/commit/SHA) · run [#78](…), attempt 2``
+/// (the run's number when the results record it, else its id).
 /// The values come from the results, so only well-formed ones are linked or shown.
 pub fn provenance(report: &Report, options: &RenderOptions) -> Option<String> {
     let source = &report.source;
     let commit = source.commit.as_deref().filter(|c| is_commit(c))?;
-    let repository = source
-        .repository
-        .as_deref()
-        .filter(|r| is_linkable_repository(r));
-    let web = options
-        .web
-        .as_deref()
-        .unwrap_or("https://github.com")
-        .trim_end_matches('/');
+    let web = web(options);
     let short = short_commit(commit);
-    let mut line = match repository {
+    let mut line = match repository(report) {
         Some(repo) if is_link_safe(web) => {
             format!("Commit [`{short}`]({web}/{repo}/commit/{commit})")
         }
         _ => format!("Commit `{short}`"),
     };
-    if let Some(run) = source
-        .run_id
-        .as_deref()
-        .filter(|id| !id.is_empty() && id.len() <= 20 && id.bytes().all(|b| b.is_ascii_digit()))
-    {
-        let url = options
-            .link
-            .clone()
-            .filter(|link| is_link_safe(link))
-            .or_else(|| {
-                repository
-                    .filter(|_| is_link_safe(web))
-                    .map(|repo| format!("{web}/{repo}/actions/runs/{run}"))
-            });
-        match url {
-            Some(url) => line.push_str(&format!(" · run [#{run}]({url})")),
-            None => line.push_str(&format!(" · run #{run}")),
+    if let Some(run) = run_id(report) {
+        // People know a run by its number (`#128`); the id only names it in links.
+        let label = match source.run_number {
+            Some(number) => format!("#{number}"),
+            None => format!("id {run}"),
+        };
+        match run_url(report, options) {
+            Some(url) => line.push_str(&format!(" · run [{label}]({url})")),
+            None => line.push_str(&format!(" · run {label}")),
+        }
+        if let Some(attempt) = source.run_attempt.filter(|a| *a > 1) {
+            line.push_str(&format!(", attempt {attempt}"));
         }
     }
     Some(line)
+}
+
+/// The workflow run the results came from, as a link: `options.link` when given, else
+/// the run's page under the repository; `None` when neither is known or safe.
+pub fn run_url(report: &Report, options: &RenderOptions) -> Option<String> {
+    options
+        .link
+        .clone()
+        .filter(|link| is_link_safe(link))
+        .or_else(|| {
+            let web = web(options);
+            let run = run_id(report)?;
+            repository(report)
+                .filter(|_| is_link_safe(web))
+                .map(|repo| format!("{web}/{repo}/actions/runs/{run}"))
+        })
+}
+
+/// The results' run id, when well-formed (digits).
+fn run_id(report: &Report) -> Option<&str> {
+    report
+        .source
+        .run_id
+        .as_deref()
+        .filter(|id| !id.is_empty() && id.len() <= 20 && id.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// The results' repository, when it can be linked.
+fn repository(report: &Report) -> Option<&str> {
+    report
+        .source
+        .repository
+        .as_deref()
+        .filter(|r| is_linkable_repository(r))
+}
+
+/// The GitHub web root, without its trailing slash.
+fn web(options: &RenderOptions) -> &str {
+    options
+        .web
+        .as_deref()
+        .unwrap_or("https://github.com")
+        .trim_end_matches('/')
 }
 
 /// Where files of the verified commit are shown: `{web}/{repo}/blob/{commit}/` and the
@@ -56,15 +87,8 @@ pub fn provenance(report: &Report, options: &RenderOptions) -> Option<String> {
 pub fn blob_base(report: &Report, options: &RenderOptions) -> Option<String> {
     let source = &report.source;
     let commit = source.commit.as_deref().filter(|c| is_commit(c))?;
-    let repository = source
-        .repository
-        .as_deref()
-        .filter(|r| is_linkable_repository(r))?;
-    let web = options
-        .web
-        .as_deref()
-        .unwrap_or("https://github.com")
-        .trim_end_matches('/');
+    let repository = repository(report)?;
+    let web = web(options);
     let folder = super::tests_view::manifest_folder(&report.manifest.path);
     let base = format!("{web}/{repository}/blob/{commit}/{folder}");
     is_link_safe(&base).then_some(base)

@@ -513,12 +513,16 @@ fn describe_failure(status: Option<Status>, exit_code: Option<i32>) -> String {
 
 impl Report {
     /// Records the comparison with the baseline; a test gate that ran fewer tests than
-    /// the base allowed makes the verdict NOT VERIFIED. Under `fail-on: new`, a report
+    /// the base allowed makes the verdict NOT VERIFIED, unless weakenings are allowed
+    /// (`--allow-weakening`, call [`Report::apply_trust`] first). Under `fail-on: new`, a report
     /// whose only problems are failures the base had too is accepted (exit 0, a neutral
     /// check run) while its verdict stays NOT VERIFIED.
     pub fn apply_baseline(&mut self, mut baseline: Baseline) {
         let base = baseline.label();
-        for drop in &baseline.test_drops {
+        // A maintainer's `--allow-weakening` (the pull request's label) accepts a smaller
+        // suite: the drops stay listed, they do not fail the verdict.
+        let drops_allowed = self.weakening_allowed;
+        for drop in baseline.test_drops.iter().filter(|_| !drops_allowed) {
             let fewer = drop.head < drop.base;
             let ran = format!(
                 "ran {} test{}; {base} ran {}",
@@ -540,7 +544,7 @@ impl Report {
                 drop.check, drop.environment, drop.allowed_percent
             ));
         }
-        if !baseline.test_drops.is_empty() && self.verdict != Verdict::Skipped {
+        if !baseline.test_drops.is_empty() && !drops_allowed && self.verdict != Verdict::Skipped {
             self.verdict = Verdict::NotVerified;
         }
         baseline.accepted = baseline.fail_on == FailOn::New && self.only_pre_existing(&baseline);
@@ -575,7 +579,7 @@ impl Report {
             && !self.failed_to_run
             && self.partial.is_none()
             && !self.blocked_by_weakening()
-            && baseline.test_drops.is_empty()
+            && (baseline.test_drops.is_empty() || self.weakening_allowed)
             && baseline.newly_missing.is_empty()
             && self.missing.is_empty()
             && self.infra_blocked.is_empty()

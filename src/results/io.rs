@@ -326,6 +326,18 @@ impl Report {
         bytes: &[u8],
         probe: &Probe,
     ) -> Result<Report, ResultFileError> {
+        if probe.rows.is_none() && probe.environment.is_some() && probe.checks.is_some() {
+            return Err(ResultFileError::Invalid {
+                path: path.to_path_buf(),
+                message: format!(
+                    "it is one environment's result (what `run` writes), not a report: make \
+                     the report first with `cargo verify-matrix merge --out report.json {}`",
+                    path.parent()
+                        .filter(|p| !p.as_os_str().is_empty())
+                        .map_or_else(|| ".".to_owned(), |p| p.display().to_string())
+                ),
+            });
+        }
         let mut report: Report = probe.parse_versioned(path, bytes, &[1, REPORT_FORMAT_VERSION])?;
         if report.format_version == 1 {
             report.upgrade_from_v1();

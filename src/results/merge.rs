@@ -402,10 +402,10 @@ fn confine_logs(
     let dir = file.parent().unwrap_or(Path::new("."));
     let mut logs = Logs {
         file,
-        report_dir,
         confined: Confined::new(dir),
         canonical_report: std::fs::canonicalize(report_dir).ok(),
         notes,
+        outside: 0,
     };
     for check in &mut result.checks {
         let id = check.command_id.clone();
@@ -414,15 +414,28 @@ fn confine_logs(
             item.log_path = logs.rebase(item.log_path.take(), path);
         });
     }
+    // One note for the file, not one per log.
+    if logs.outside > 0 {
+        let n = logs.outside;
+        logs.notes.push(format!(
+            "{n} {} of `{}` {} outside the report's folder `{}`; {} not linked (write the report beside the results to link them)",
+            if n == 1 { "log" } else { "logs" },
+            file.display(),
+            if n == 1 { "is" } else { "are" },
+            report_dir.display(),
+            if n == 1 { "it is" } else { "they are" },
+        ));
+    }
 }
 
 /// Log paths of one result file, made relative to the report's folder.
 struct Logs<'a> {
     file: &'a Path,
-    report_dir: &'a Path,
     confined: Confined,
     canonical_report: Option<PathBuf>,
     notes: &'a mut Vec<String>,
+    /// Logs outside the report's folder, said once for the file.
+    outside: usize,
 }
 
 impl Logs<'_> {
@@ -446,11 +459,7 @@ impl Logs<'_> {
                     .map(|r| r.to_string_lossy().replace('\\', "/").into())
             });
         if rebased.is_none() {
-            self.notes.push(format!(
-                "log of {id} in `{}` is outside the report's folder `{}`; it is not linked",
-                self.file.display(),
-                self.report_dir.display()
-            ));
+            self.outside += 1;
         }
         rebased
     }

@@ -114,6 +114,10 @@ pub struct Source {
     pub commit: Option<String>,
     pub pr: Option<u64>,
     pub run_id: Option<String>,
+    /// The run's number in its workflow (`GITHUB_RUN_NUMBER`: `#128`), which people
+    /// read; the id is what links and the API use.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run_number: Option<u64>,
     pub run_attempt: Option<u32>,
     pub job: Option<String>,
     /// What started the workflow run (`GITHUB_EVENT_NAME`: `push`, `pull_request`,

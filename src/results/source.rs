@@ -39,6 +39,7 @@ pub fn detect_source(repo_dir: &Path, env: &ActionsEnv) -> Source {
             .or_else(|| git_head(repo_dir)),
         pr,
         run_id: env.run_id.clone(),
+        run_number: env.run_number.as_ref().and_then(|n| n.parse().ok()),
         run_attempt: env.run_attempt.as_ref().and_then(|a| a.parse().ok()),
         job: env.job.clone(),
         event: env.event_name.clone(),
