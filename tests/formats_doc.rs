@@ -112,6 +112,7 @@ fn ran() -> Project {
             .args(["run", "--env", env, "--out", &format!("artifacts/{env}")])
             .env("GITHUB_ACTIONS", "true")
             .env("GITHUB_RUN_ID", "5")
+            .env("GITHUB_RUN_NUMBER", "128")
             .env("GITHUB_RUN_ATTEMPT", "1")
             .env("GITHUB_EVENT_NAME", "push")
             .env("GITHUB_REF_NAME", "main")

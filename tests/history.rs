@@ -358,15 +358,21 @@ fn the_dashboard_shows_verdicts_the_heat_map_and_the_failures() {
     assert_eq!(page.matches("<td class=\"c fail\"").count(), 2, "{page}");
     assert_eq!(page.matches("<td class=\"c flaky\"").count(), 1, "{page}");
     assert!(
-        page.contains("<details><summary>unit in macos: passed 4 of 6 runs</summary>"),
+        page.contains("<details><summary>unit in macos: failed in 2 of 6 runs</summary>"),
         "{page}"
     );
     assert!(
         page.contains("<h2>Flakiest</h2>") && page.contains("<td>17%</td>"),
         "{page}"
     );
-    // Self-contained: no script, nothing fetched.
-    assert!(!page.contains("<script") && !page.contains("src=") && !page.contains("href="));
+    // Self-contained: no script, nothing fetched (links to the runs are only links).
+    assert!(!page.contains("<script") && !page.contains("src=") && !page.contains("<link"));
+    // Each run's column is labelled with its commit and linked to its run.
+    assert!(
+        page.contains("<th class=\"r\" title=\"0000000 · ")
+            && page.contains("<a href=\"https://github.com/o/r/actions/runs/2\">0000000</a></th>"),
+        "{page}"
+    );
     // Another branch has none of them.
     let other = String::from_utf8(history(&project, &["html", "--branch", "dev"]).stdout).unwrap();
     assert!(other.contains("No runs recorded match."), "{other}");
@@ -509,4 +515,99 @@ fn eight_first_writers_never_see_a_half_made_file() {
             }
         });
     }
+}
+
+#[test]
+fn the_dashboard_dates_runs_when_they_ran_names_failing_tests_and_leaves_out_pull_requests() {
+    let project = reported();
+    let report = project.json("report.json");
+    // Three runs of the branch, one of a pull request; the third lost its macos leg.
+    for (run, at, pr) in [
+        (1u64, "2026-01-02T03:04:05Z", None),
+        (2, "2026-01-03T03:04:05Z", None),
+        (3, "2026-01-04T03:04:05Z", Some(7u64)),
+        (4, "2026-01-05T03:04:05Z", None),
+    ] {
+        let mut r = report.clone();
+        r["source"]["repository"] = "o/r".into();
+        r["source"]["run_id"] = run.to_string().into();
+        r["source"]["commit"] = format!("{run}{}", "a".repeat(39)).into();
+        r["finished_at"] = at.into();
+        // unit's first test is the one that fails in macos.
+        for row in r["rows"].as_array_mut().unwrap() {
+            if row["check"] == "unit" && row["environment"] == "macos" {
+                row["detail"]["tests"]["cases"][0]["outcome"] = "failed".into();
+            }
+        }
+        if let Some(pr) = pr {
+            r["source"]["pr"] = pr.into();
+            r["source"]["event"] = "pull_request".into();
+        }
+        if run == 4 {
+            let rows = r["rows"].as_array_mut().unwrap();
+            rows.retain(|row| row["environment"] != "macos");
+            r["missing"] = serde_json::json!([
+                {"check": "unit", "environment": "macos", "kind": "no_result", "reason": "no results"},
+                {"check": "lint", "environment": "macos", "kind": "no_result", "reason": "no results"}
+            ]);
+        }
+        project.write(&format!("run{run}.json"), &r.to_string());
+        let out = history(
+            &project,
+            &["add", "--branch", "main", &format!("run{run}.json")],
+        );
+        assert_eq!(out.status.code(), Some(0), "{out:?}");
+    }
+    let out = history(&project, &["html", "--out", "dashboard.html"]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let page = project.read("dashboard.html");
+    // When the runs ran (their reports say), not when they were imported; the pull
+    // request's run is left out.
+    assert!(
+        page.contains("<p>3 runs, 2026-01-02T03:04:05Z → 2026-01-05T03:04:05Z: "),
+        "{page}"
+    );
+    assert!(!page.contains("3aaaaaa"), "{page}");
+    // unit failed in macos in runs 1 and 2 (its failing test named, the commit and the
+    // run linked); run 4 had no result there, which is not a failure.
+    assert!(
+        page.contains(
+            "<details><summary>unit in macos: failed in 2 of 3 runs (1 with no result)</summary>"
+        ),
+        "{page}"
+    );
+    assert!(
+        page.contains("<a href=\"https://github.com/o/r/commit/2aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\"><code>2aaaaaa</code></a> (<a href=\"https://github.com/o/r/actions/runs/2\">run</a>) 2026-01-03T03:04:05Z — FAIL: "),
+        "{page}"
+    );
+    assert!(
+        page.contains("<ul class=\"tests\"><li><code>test_0</code></li>"),
+        "{page}"
+    );
+    assert!(!page.contains("lint in macos: failed"), "{page}");
+    // With the pull requests: four runs.
+    let out = history(&project, &["html", "--include-prs"]);
+    let page = String::from_utf8(out.stdout).unwrap();
+    assert!(page.contains("<p>4 runs, "), "{page}");
+    // `history show` leaves them out too.
+    let out = history(&project, &["show", "--format", "json"]);
+    let shown: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let unit_linux = shown
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["check"] == "unit" && s["environment"] == "linux")
+        .unwrap();
+    assert_eq!(unit_linux["runs"], 3, "{shown:#}");
+    let out = history(&project, &["show", "--format", "json", "--include-prs"]);
+    let shown: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        shown
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["check"] == "unit" && s["environment"] == "linux")
+            .unwrap()["runs"],
+        4
+    );
 }

@@ -199,3 +199,36 @@ checks:
     );
     assert!(!text.contains("gate failed in a (exit 0)"), "{text}");
 }
+
+#[test]
+fn the_html_report_says_what_run_verified_what_and_when_in_one_form_of_duration() {
+    let project = Project::new(MANIFEST);
+    for env in ["a", "b"] {
+        let out = project
+            .std_cmd()
+            .args(["run", "--env", env, "--out", &format!("results/{env}")])
+            .env("GITHUB_REPOSITORY", "o/r")
+            .env("GITHUB_SHA", "0123456789abcdef0123456789abcdef01234567")
+            .env("GITHUB_RUN_ID", "9000002")
+            .env("GITHUB_RUN_NUMBER", "41")
+            .output()
+            .unwrap();
+        assert!(out.status.code().is_some(), "{out:?}");
+    }
+    project.merge_into("results", "report.json");
+    let finished = project.json("report.json")["finished_at"]
+        .as_str()
+        .expect("the report says when its legs finished")
+        .to_owned();
+    let html = project.stdout_of(&["render", "--format", "html", "report.json"]);
+    assert!(
+        html.contains(&format!(
+            "<p class=\"provenance\">Commit <code><a href=\"https://github.com/o/r/commit/0123456789abcdef0123456789abcdef01234567\">0123456</a></code> · run <a href=\"https://github.com/o/r/actions/runs/9000002\">#41</a> · finished {} UTC</p>",
+            finished.trim_end_matches('Z').replacen('T', " ", 1)
+        )),
+        "{html}"
+    );
+    // Durations in the summaries' form (`4ms`), not seconds with a decimal beside them.
+    assert!(!html.contains("0.0 s"), "{html}");
+    assert!(!html.contains(" ms, "), "{html}");
+}

@@ -248,6 +248,10 @@ pub(crate) struct HistoryHtmlArgs {
     /// How many of the most recent runs
     #[arg(long, value_name = "N", default_value_t = 50, value_parser = clap::value_parser!(u32).range(1..=1000))]
     pub last: u32,
+    /// Count pull requests' runs too (by default only the runs of pushes and schedules:
+    /// a branch's history is its own runs')
+    #[arg(long)]
+    pub include_prs: bool,
 }
 
 /// `history add`.
@@ -277,6 +281,10 @@ pub(crate) struct HistoryShowArgs {
     /// How many of the most recent runs
     #[arg(long, value_name = "N", default_value_t = 20, value_parser = clap::value_parser!(u32).range(1..))]
     pub last: u32,
+    /// Count pull requests' runs too (by default only the runs of pushes and schedules:
+    /// a branch's history is its own runs')
+    #[arg(long)]
+    pub include_prs: bool,
     /// What to print
     #[arg(long, value_enum, default_value = "table")]
     pub format: ShowFormat,

@@ -8,8 +8,10 @@ use std::fmt::Write as _;
 use rusqlite::params;
 
 use super::show::{Stats, StatsQuery, stats};
-use super::{History, HistoryError, LAST_RUNS, sqlite};
+use super::{History, HistoryError, last_runs, sqlite};
+use crate::render::provenance::{is_commit, is_link_safe};
 use crate::render::text::{escape_html as esc, short_commit};
+use crate::results::source::is_repository;
 
 /// Which runs the page covers.
 #[derive(Debug, Clone, Default)]
@@ -17,11 +19,16 @@ pub struct PageQuery {
     pub branch: Option<String>,
     /// The most recent runs shown.
     pub last: u32,
+    /// Pull requests' runs shown too (left out by default).
+    pub pull_requests: bool,
+    /// The GitHub web root runs and commits are linked under (`https://github.com`).
+    pub web: Option<String>,
 }
 
 /// One run, oldest first on the page.
 struct Run {
     id: i64,
+    repository: Option<String>,
     recorded_at: String,
     commit: Option<String>,
     run_id: Option<String>,
@@ -49,6 +56,9 @@ table{border-collapse:collapse;margin:.5rem 0}
 th,td{border:1px solid #d0d7de;padding:.25rem .5rem;text-align:left}
 th{background:#f6f8fa;font-weight:600}
 table.heat td.c{width:1.1rem;height:1.1rem;padding:0}
+table.heat th.r{writing-mode:vertical-rl;transform:rotate(180deg);font-weight:400;font-size:.75rem;padding:.3rem 0;white-space:nowrap}
+table.heat th.r a{color:#0969da;text-decoration:none}
+ul.tests{margin:.2rem 0 .4rem;color:#a40e26}
 td.pass{background:#2da44e}td.fail{background:#cf222e}td.flaky{background:#d4a72c}
 td.missing{background:#8c959f}td.none{background:#fff}
 .legend span{display:inline-block;width:.9rem;height:.9rem;margin:0 .3rem 0 1rem;vertical-align:middle}
@@ -69,6 +79,7 @@ pub fn page(history: &History, query: &PageQuery) -> Result<String, HistoryError
             environment: None,
             branch: query.branch.clone(),
             last: query.last,
+            pull_requests: query.pull_requests,
         },
     )?;
     let mut out = String::new();
@@ -98,20 +109,28 @@ pub fn page(history: &History, query: &PageQuery) -> Result<String, HistoryError
     );
     verdicts(&runs, &mut out);
     trends(&runs, &cells, &mut out);
-    heat_map(&runs, &cells, &summary, &mut out);
+    let links = Links {
+        web: query
+            .web
+            .as_deref()
+            .unwrap_or("https://github.com")
+            .trim_end_matches('/'),
+    };
+    heat_map(&runs, &cells, &summary, &links, &mut out);
     rankings(&summary, &mut out);
-    failures(&runs, &cells, &summary, &mut out);
+    failures(history, &runs, &cells, &summary, &links, &mut out)?;
     out.push_str("</body>\n</html>\n");
     Ok(out)
 }
 
 fn runs(history: &History, query: &PageQuery) -> Result<Vec<Run>, HistoryError> {
     let path = history.path();
+    let runs = last_runs(query.pull_requests);
     let mut statement = history
         .connection()
         .prepare(&format!(
-            "SELECT id, recorded_at, commit_sha, run_id, branch, verdict FROM runs
-             WHERE id IN ({LAST_RUNS})
+            "SELECT id, recorded_at, commit_sha, run_id, branch, verdict, repository FROM runs
+             WHERE id IN ({runs})
              ORDER BY recorded_at, id"
         ))
         .map_err(|e| sqlite(path, e))?;
@@ -124,6 +143,7 @@ fn runs(history: &History, query: &PageQuery) -> Result<Vec<Run>, HistoryError> 
                 run_id: r.get(3)?,
                 branch: r.get(4)?,
                 verdict: r.get(5)?,
+                repository: r.get(6)?,
             })
         })
         .map_err(|e| sqlite(path, e))?;
@@ -136,12 +156,13 @@ fn cells(
     query: &PageQuery,
 ) -> Result<HashMap<(String, String, i64), Cell>, HistoryError> {
     let path = history.path();
+    let runs = last_runs(query.pull_requests);
     let mut statement = history
         .connection()
         .prepare(&format!(
             "SELECT p.run, p.check_id, p.environment, p.result, p.retried_flaky,
                     p.tests_flaky, p.tests_passed, p.tests_failed, p.summary
-             FROM pairs p WHERE p.run IN ({LAST_RUNS})"
+             FROM pairs p WHERE p.run IN ({runs})"
         ))
         .map_err(|e| sqlite(path, e))?;
     let rows = statement
@@ -321,13 +342,28 @@ fn heat_map(
     runs: &[Run],
     cells: &HashMap<(String, String, i64), Cell>,
     pairs: &[Stats],
+    links: &Links<'_>,
     out: &mut String,
 ) {
     out.push_str(
         "<h2>Check × run</h2>\n<table class=\"heat\">\n<tr><th>Check</th><th>Environment</th>",
     );
+    // Each run's column is labelled with its commit (or run), linked to the run.
     for run in runs {
-        let _ = write!(out, "<th title=\"{}\"></th>", esc(&tooltip(run)));
+        let text = esc(&label(run));
+        let _ = match links.run(run) {
+            Some(url) => write!(
+                out,
+                "<th class=\"r\" title=\"{}\"><a href=\"{}\">{text}</a></th>",
+                esc(&tooltip(run)),
+                esc(&url)
+            ),
+            None => write!(
+                out,
+                "<th class=\"r\" title=\"{}\">{text}</th>",
+                esc(&tooltip(run))
+            ),
+        };
     }
     out.push_str("</tr>\n");
     for pair in pairs {
@@ -407,31 +443,63 @@ fn rankings(pairs: &[Stats], out: &mut String) {
     out.push_str("</table>\n");
 }
 
-/// Each pair that failed in these runs, folded, with its failures newest first.
+/// Each pair that failed in these runs, folded, with its failures newest first: the
+/// run (linked), its commit (linked), when, the summary and the failing tests. A run
+/// where the pair had no result is counted as missing, not as a failure.
 fn failures(
+    history: &History,
     runs: &[Run],
     cells: &HashMap<(String, String, i64), Cell>,
     pairs: &[Stats],
+    links: &Links<'_>,
     out: &mut String,
-) {
-    let failing: Vec<&Stats> = pairs.iter().filter(|s| s.passed < s.runs).collect();
+) -> Result<(), HistoryError> {
+    let failed = |pair: &Stats, run: &Run| {
+        cells
+            .get(&(pair.check.clone(), pair.environment.clone(), run.id))
+            .filter(|c| c.result != "PASS" && c.result != "MISSING")
+    };
+    let failing: Vec<(&Stats, usize)> = pairs
+        .iter()
+        .map(|p| (p, runs.iter().filter(|r| failed(p, r).is_some()).count()))
+        .filter(|(_, n)| *n > 0)
+        .collect();
     if failing.is_empty() {
-        return;
+        return Ok(());
     }
+    let path = history.path();
+    let mut tests = history
+        .connection()
+        .prepare(
+            "SELECT suite, name FROM tests WHERE run = ?1 AND check_id = ?2 AND environment = ?3
+               AND outcome IN ('failed', 'error') ORDER BY rowid LIMIT ?4",
+        )
+        .map_err(|e| sqlite(path, e))?;
     out.push_str("<h2>Failures</h2>\n");
-    for pair in failing {
+    for (pair, failed_runs) in failing {
+        let missing = runs
+            .iter()
+            .filter(|r| {
+                cells
+                    .get(&(pair.check.clone(), pair.environment.clone(), r.id))
+                    .is_some_and(|c| c.result == "MISSING")
+            })
+            .count();
         let _ = writeln!(
             out,
-            "<details><summary>{} in {}: passed {} of {} runs</summary>\n<ul>",
+            "<details><summary>{} in {}: failed in {failed_runs} of {} runs{}</summary>\n<ul>",
             esc(&pair.check),
             esc(&pair.environment),
-            pair.passed,
-            pair.runs
+            pair.runs,
+            if missing > 0 {
+                format!(" ({missing} with no result)")
+            } else {
+                String::new()
+            }
         );
         let mut listed = 0;
         for run in runs.iter().rev() {
-            let key = (pair.check.clone(), pair.environment.clone(), run.id);
-            let Some(cell) = cells.get(&key).filter(|c| c.result != "PASS") else {
+            let Some(cell) = failed(pair, run) else {
                 continue;
             };
             if listed == FAILURES_LISTED {
@@ -439,15 +507,93 @@ fn failures(
                 break;
             }
             listed += 1;
-            let _ = writeln!(
+            let names: Vec<String> = tests
+                .query_map(
+                    params![
+                        run.id,
+                        pair.check,
+                        pair.environment,
+                        TESTS_LISTED as i64 + 1
+                    ],
+                    |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)),
+                )
+                .map_err(|e| sqlite(path, e))?
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(|e| sqlite(path, e))?
+                .into_iter()
+                .map(
+                    |(suite, name)| match crate::results::suite_shown(&suite, &name) {
+                        "" => name,
+                        suite => format!("{suite} › {name}"),
+                    },
+                )
+                .collect();
+            let _ = write!(
                 out,
-                "<li><code>{}</code> {} — {}: {}</li>",
-                esc(&label(run)),
+                "<li>{} {} — {}: {}",
+                links.run_html(run),
                 esc(&run.recorded_at),
                 esc(&cell.result),
                 esc(cell.summary.as_deref().unwrap_or_default())
             );
+            if !names.is_empty() {
+                out.push_str("<ul class=\"tests\">");
+                for name in names.iter().take(TESTS_LISTED) {
+                    let _ = write!(out, "<li><code>{}</code></li>", esc(name));
+                }
+                if names.len() > TESTS_LISTED {
+                    out.push_str("<li>… and more</li>");
+                }
+                out.push_str("</ul>");
+            }
+            out.push_str("</li>\n");
         }
         out.push_str("</ul>\n</details>\n");
+    }
+    Ok(())
+}
+
+/// The most failing tests named under one failure.
+const TESTS_LISTED: usize = 5;
+
+/// Where runs and commits are linked.
+struct Links<'a> {
+    web: &'a str,
+}
+
+impl Links<'_> {
+    /// The run's page, when its repository and id are known and safe to link.
+    fn run(&self, run: &Run) -> Option<String> {
+        let repo = run.repository.as_deref().filter(|r| is_repository(r))?;
+        let id = run.run_id.as_deref().filter(|id| {
+            !id.is_empty() && id.len() <= 20 && id.bytes().all(|b| b.is_ascii_digit())
+        })?;
+        let url = format!("{}/{repo}/actions/runs/{id}", self.web);
+        is_link_safe(&url).then_some(url)
+    }
+
+    /// The run's commit, linked to it, and a link to the run: `<a>abc1234</a> (run)`.
+    fn run_html(&self, run: &Run) -> String {
+        let commit = run.commit.as_deref().filter(|c| is_commit(c));
+        let repo = run.repository.as_deref().filter(|r| is_repository(r));
+        let mut html = match (commit, repo) {
+            (Some(commit), Some(repo)) => {
+                let url = format!("{}/{repo}/commit/{commit}", self.web);
+                if is_link_safe(&url) {
+                    format!(
+                        "<a href=\"{}\"><code>{}</code></a>",
+                        esc(&url),
+                        esc(short_commit(commit))
+                    )
+                } else {
+                    format!("<code>{}</code>", esc(&label(run)))
+                }
+            }
+            _ => format!("<code>{}</code>", esc(&label(run))),
+        };
+        if let Some(url) = self.run(run) {
+            let _ = write!(html, " (<a href=\"{}\">run</a>)", esc(&url));
+        }
+        html
     }
 }

@@ -21,10 +21,21 @@ pub use html::{PageQuery, page};
 pub use schema::{APPLICATION_ID, SCHEMA_VERSION};
 pub use show::{Stats, StatsQuery, stats};
 
-/// The ids of the last `?2` runs, on branch `?1` when it is not null: the runs `show`
-/// and `html` look at (a query's `WHERE … IN (…)`).
-const LAST_RUNS: &str = "SELECT id FROM runs WHERE ?1 IS NULL OR branch = ?1
-    ORDER BY recorded_at DESC, id DESC LIMIT ?2";
+/// The ids of the last `?2` runs, on branch `?1` when it is not null, and without the
+/// runs of pull requests unless `pull_requests`: the runs `show` and `html` look at (a
+/// query's `WHERE … IN (…)`). A pull request's run is one that records its pull request
+/// or was started by a pull-request event.
+fn last_runs(pull_requests: bool) -> String {
+    let prs = if pull_requests {
+        ""
+    } else {
+        " AND pr IS NULL AND COALESCE(event, '') NOT IN ('pull_request', 'pull_request_target')"
+    };
+    format!(
+        "SELECT id FROM runs WHERE (?1 IS NULL OR branch = ?1){prs}
+    ORDER BY recorded_at DESC, id DESC LIMIT ?2"
+    )
+}
 
 /// The database file used when none is named.
 pub const DEFAULT_PATH: &str = ".verify-matrix/history.sqlite";
@@ -66,7 +77,8 @@ pub struct Origin {
     /// The branch the run is recorded on (`history add`: `GITHUB_REF_NAME`; `history
     /// sync`: the run's head branch).
     pub branch: Option<String>,
-    /// When the run happened (RFC 3339); the time of the import when unknown.
+    /// When the run happened (RFC 3339); when unknown, when the report's legs finished,
+    /// else the time of the import.
     pub recorded_at: Option<String>,
 }
 
@@ -155,9 +167,11 @@ impl History {
             return Ok(Added::AlreadyRecorded);
         }
         let source = &report.source;
+        // When the run happened: as its origin says, else as its results say, else now.
         let recorded_at = origin
             .recorded_at
             .clone()
+            .or_else(|| report.finished_at.clone())
             .unwrap_or_else(crate::results::source::now_rfc3339);
         tx.execute(
             "INSERT INTO runs (key, repository, branch, commit_sha, pr, run_id, run_attempt,

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use rusqlite::params;
 use serde::Serialize;
 
-use super::{History, HistoryError, LAST_RUNS, sqlite};
+use super::{History, HistoryError, last_runs, sqlite};
 
 /// Which runs and pairs to summarise.
 #[derive(Debug, Clone, Default)]
@@ -17,6 +17,9 @@ pub struct StatsQuery {
     pub branch: Option<String>,
     /// The most recent runs looked at.
     pub last: u32,
+    /// Pull requests' runs counted too (left out by default: a branch's history is its
+    /// own runs').
+    pub pull_requests: bool,
 }
 
 /// One check in one environment over the runs looked at.
@@ -55,6 +58,7 @@ pub struct Failure {
 /// order the checks and environments were first seen.
 pub fn stats(history: &History, query: &StatsQuery) -> Result<Vec<Stats>, HistoryError> {
     let path = history.path();
+    let runs = last_runs(query.pull_requests);
     let mut statement = history
         .connection()
         .prepare(&format!(
@@ -62,7 +66,7 @@ pub fn stats(history: &History, query: &StatsQuery) -> Result<Vec<Stats>, Histor
                     p.tests_failed, p.tests_flaky, p.retried_flaky, p.summary,
                     r.recorded_at, r.commit_sha, r.run_id
              FROM pairs p JOIN runs r ON r.id = p.run
-             WHERE r.id IN ({LAST_RUNS})
+             WHERE r.id IN ({runs})
                AND (?3 IS NULL OR p.check_id = ?3)
                AND (?4 IS NULL OR p.environment = ?4)
              ORDER BY r.recorded_at, r.id, p.position"

@@ -60,6 +60,7 @@ pub fn render(report: &Quoted, options: &RenderOptions) -> String {
         let blob = super::provenance::blob_base(report, options);
         full(
             report,
+            options,
             &Tails::load(report, options, Tails::LONG),
             blob.as_deref(),
         )
@@ -68,9 +69,9 @@ pub fn render(report: &Quoted, options: &RenderOptions) -> String {
 
 /// The page of a small report: the grid, every executed pair, every failure's log and
 /// failing tests, and the tests of every pair with a runner report.
-fn full(report: &Quoted, tails: &Tails, blob: Option<&str>) -> String {
+fn full(report: &Quoted, options: &RenderOptions, tails: &Tails, blob: Option<&str>) -> String {
     let mut out = String::new();
-    head(report, &mut out, usize::MAX);
+    head(report, options, &mut out, usize::MAX);
     grid(report, &mut out);
     pairs(report, &mut out);
     blocked_and_manual(report, &mut out);
@@ -82,7 +83,7 @@ fn full(report: &Quoted, tails: &Tails, blob: Option<&str>) -> String {
 }
 
 /// The verdict and what it rests on; at most `reasons` of the reasons.
-fn head(report: &Quoted, out: &mut String, reasons: usize) {
+fn head(report: &Quoted, options: &RenderOptions, out: &mut String, reasons: usize) {
     let (class, verdict) = match (report.verdict, report.partial) {
         (_, Some(_)) => ("skipped", "PARTIAL RUN, not a verdict"),
         (Verdict::Verified, None) => ("verified", "VERIFIED"),
@@ -103,6 +104,10 @@ fn head(report: &Quoted, out: &mut String, reasons: usize) {
     );
     if let Some(line) = super::cell::summary_line(report) {
         let _ = writeln!(out, "<p class=\"summary\">{}</p>", esc(&line));
+    }
+    // What was verified, by which run, and when.
+    if let Some(line) = super::provenance::provenance_html(report, options) {
+        let _ = writeln!(out, "<p class=\"provenance\">{line}</p>");
     }
     for place in super::places::mismatched(report) {
         let _ = writeln!(
@@ -236,13 +241,16 @@ fn pairs(report: &Report, out: &mut String) {
         let (class, _) = Cell::of_row(row).html();
         let _ = writeln!(
             out,
-            "<tr><td>{}{}</td><td>{}</td><td>{}</td><td class=\"{class}\">{}</td><td>{:.1} s</td><td>{}</td></tr>",
+            "<tr><td>{}{}</td><td>{}</td><td>{}</td><td class=\"{class}\">{}</td><td>{}</td><td>{}</td></tr>",
             esc(&row.check),
             if row.required { "" } else { " (optional)" },
             esc(&row.environment),
             row.exit_code,
             row.result.as_str(),
-            row.detail.duration_ms as f64 / 1000.0,
+            // The same form as the summaries beside it (`70ms`, `1.2s`, `1m 12s`).
+            crate::results::format_duration(std::time::Duration::from_millis(
+                row.detail.duration_ms
+            )),
             esc(&row.detail.summary)
         );
     }
@@ -338,13 +346,18 @@ fn failure(row: &Row, log: Option<&str>, blob: Option<&str>, out: &mut String) {
     let (symbol, optional) = Cell::failure_mark(row);
     let _ = writeln!(
         out,
-        "<details>\n<summary>{symbol} {}{optional} in {}: {}</summary>\n<p>Exit code {}, {} ms, {} attempt(s).</p>",
+        "<details>\n<summary>{symbol} {}{optional} in {}: {}</summary>\n<p>Exit code {}, {}, {} {}.</p>",
         esc(&row.check),
         esc(&row.environment),
         esc(&d.summary),
         row.exit_code,
-        d.duration_ms,
-        d.attempts
+        crate::results::format_duration(std::time::Duration::from_millis(d.duration_ms)),
+        d.attempts,
+        if d.attempts == 1 {
+            "attempt"
+        } else {
+            "attempts"
+        }
     );
     if let Some(line) = tests_view::counts_line(d) {
         let _ = writeln!(out, "<p>Tests: {}.</p>", esc(&line));
@@ -513,7 +526,7 @@ pub fn folded(report: &Quoted, options: &RenderOptions, limit: usize) -> String 
     let missing_until = eighth * 5;
     let checks_until = eighth * 7;
     let mut out = String::new();
-    head(report, &mut out, 100);
+    head(report, options, &mut out, 100);
     let _ = writeln!(
         out,
         "<p class=\"folded\">This matrix has {} pairs, too many to show whole: the failures come first, \

@@ -12,7 +12,7 @@ pub mod junit;
 pub mod markdown;
 mod own;
 pub mod places;
-mod provenance;
+pub mod provenance;
 pub mod quoted;
 pub mod signal;
 pub mod steps;

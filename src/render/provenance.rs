@@ -6,36 +6,94 @@ use super::text::short_commit;
 use crate::results::Report;
 use crate::results::source::is_repository;
 
+/// The commit a report is about and the run that produced it, each with its link when
+/// safe: what [`provenance`] and [`provenance_html`] write.
+struct Parts {
+    /// The commit as people read it (7 characters), and its page.
+    commit: (String, Option<String>),
+    /// `#128` (the run's number) or `id 9000002`, and its page.
+    run: Option<(String, Option<String>)>,
+    /// The attempt, when the run was re-run.
+    attempt: Option<u32>,
+}
+
+fn parts(report: &Report, options: &RenderOptions) -> Option<Parts> {
+    let source = &report.source;
+    let commit = source.commit.as_deref().filter(|c| is_commit(c))?;
+    let web = web(options);
+    let commit_url = repository(report)
+        .filter(|_| is_link_safe(web))
+        .map(|repo| format!("{web}/{repo}/commit/{commit}"));
+    // People know a run by its number (`#128`); the id only names it in links.
+    let run = run_id(report).map(|id| {
+        let label = match source.run_number {
+            Some(number) => format!("#{number}"),
+            None => format!("id {id}"),
+        };
+        (label, run_url(report, options))
+    });
+    Some(Parts {
+        commit: (short_commit(commit).to_owned(), commit_url),
+        run,
+        attempt: source.run_attempt.filter(|a| *a > 1),
+    })
+}
+
 /// The commit the report is about and the run that produced it, linked when the
 /// repository is known: ``Commit [`abc1234`](…/commit/SHA) · run [#78](…), attempt 2``
 /// (the run's number when the results record it, else its id).
 /// The values come from the results, so only well-formed ones are linked or shown.
 pub fn provenance(report: &Report, options: &RenderOptions) -> Option<String> {
-    let source = &report.source;
-    let commit = source.commit.as_deref().filter(|c| is_commit(c))?;
-    let web = web(options);
-    let short = short_commit(commit);
-    let mut line = match repository(report) {
-        Some(repo) if is_link_safe(web) => {
-            format!("Commit [`{short}`]({web}/{repo}/commit/{commit})")
-        }
-        _ => format!("Commit `{short}`"),
+    let parts = parts(report, options)?;
+    let mut line = match &parts.commit {
+        (short, Some(url)) => format!("Commit [`{short}`]({url})"),
+        (short, None) => format!("Commit `{short}`"),
     };
-    if let Some(run) = run_id(report) {
-        // People know a run by its number (`#128`); the id only names it in links.
-        let label = match source.run_number {
-            Some(number) => format!("#{number}"),
-            None => format!("id {run}"),
-        };
-        match run_url(report, options) {
-            Some(url) => line.push_str(&format!(" · run [{label}]({url})")),
-            None => line.push_str(&format!(" · run {label}")),
-        }
-        if let Some(attempt) = source.run_attempt.filter(|a| *a > 1) {
-            line.push_str(&format!(", attempt {attempt}"));
-        }
+    match &parts.run {
+        Some((label, Some(url))) => line.push_str(&format!(" · run [{label}]({url})")),
+        Some((label, None)) => line.push_str(&format!(" · run {label}")),
+        None => {}
+    }
+    if let Some(attempt) = parts.attempt {
+        line.push_str(&format!(", attempt {attempt}"));
     }
     Some(line)
+}
+
+/// [`provenance`] as HTML, with when the run finished (`finished_at`) when known:
+/// `Commit <a>abc1234</a> · run <a>#78</a> · finished 2026-11-26 10:01:02 UTC`.
+pub fn provenance_html(report: &Report, options: &RenderOptions) -> Option<String> {
+    use super::text::escape_html as esc;
+    let link = |text: &str, url: &Option<String>| match url {
+        Some(url) => format!("<a href=\"{}\">{}</a>", esc(url), esc(text)),
+        None => esc(text),
+    };
+    let parts = parts(report, options);
+    let mut items = Vec::new();
+    if let Some(parts) = &parts {
+        items.push(format!(
+            "Commit <code>{}</code>",
+            link(&parts.commit.0, &parts.commit.1)
+        ));
+        if let Some((label, url)) = &parts.run {
+            let mut run = format!("run {}", link(label, url));
+            if let Some(attempt) = parts.attempt {
+                run.push_str(&format!(", attempt {attempt}"));
+            }
+            items.push(run);
+        }
+    }
+    if let Some(at) = report
+        .finished_at
+        .as_deref()
+        .filter(|t| crate::results::source::is_rfc3339_utc(t))
+    {
+        items.push(format!(
+            "finished {} UTC",
+            esc(&at.trim_end_matches('Z').replacen('T', " ", 1))
+        ));
+    }
+    (!items.is_empty()).then(|| items.join(" · "))
 }
 
 /// The workflow run the results came from, as a link: `options.link` when given, else

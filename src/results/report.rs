@@ -262,6 +262,10 @@ pub struct Report {
     /// every environment whose results were not taken).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub places: Vec<Place>,
+    /// When the last of its legs finished (RFC 3339, from the results): when the run
+    /// happened, which a history records instead of the time of an import.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub finished_at: Option<String>,
 }
 
 impl Report {
@@ -298,6 +302,7 @@ impl Report {
             contradictions: Vec::new(),
             manifest_changes: Vec::new(),
             weakening_allowed: false,
+            finished_at: None,
             attempts: BTreeMap::new(),
             check_names: BTreeMap::new(),
             manual: Vec::new(),

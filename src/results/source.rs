@@ -62,3 +62,10 @@ fn git_head(dir: &Path) -> Option<String> {
 pub fn now_rfc3339() -> String {
     humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string()
 }
+
+/// Whether `text` is an RFC 3339 time in UTC as results write it
+/// (`2026-11-21T15:00:00Z`, with or without fractions of a second): a time from a
+/// result is shown and stored only when it is one.
+pub fn is_rfc3339_utc(text: &str) -> bool {
+    text.len() <= 40 && text.ends_with('Z') && humantime::parse_rfc3339_weak(text).is_ok()
+}

@@ -362,6 +362,12 @@ impl<'a> Judging<'a> {
                 .iter()
                 .filter_map(|p| Some((p.environment.clone(), p.source.run_attempt?)))
                 .collect(),
+            // RFC 3339 UTC times of one form sort as text.
+            finished_at: partials
+                .iter()
+                .filter_map(|p| p.finished_at.clone())
+                .filter(|t| crate::results::source::is_rfc3339_utc(t))
+                .max(),
             check_order: manifest
                 .checks
                 .iter()

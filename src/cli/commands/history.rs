@@ -51,6 +51,10 @@ fn html(path: &std::path::Path, args: &HistoryHtmlArgs) -> Result<i32, Error> {
         &history::PageQuery {
             branch: args.branch.clone(),
             last: args.last,
+            pull_requests: args.include_prs,
+            web: std::env::var("GITHUB_SERVER_URL")
+                .ok()
+                .filter(|w| !w.is_empty()),
         },
     )?;
     match &args.out {
@@ -124,6 +128,7 @@ fn show(path: &std::path::Path, args: &HistoryShowArgs) -> Result<i32, Error> {
             environment: args.env.clone(),
             branch: args.branch.clone(),
             last: args.last,
+            pull_requests: args.include_prs,
         },
     )?;
     // The strings come from imported reports (pull-request code wrote them): cleaned
