@@ -248,3 +248,32 @@ fn a_maintainer_accepts_a_smaller_suite_with_allow_weakening() {
         "{markdown}"
     );
 }
+
+#[test]
+fn the_run_link_is_the_verified_runs_even_when_another_run_publishes() {
+    let project = Project::new(MANIFEST);
+    project.write("tests.txt", "a\n");
+    for env in ["linux", "macos"] {
+        let out = project
+            .std_cmd()
+            .args(["run", "--env", env, "--out", &format!("results/{env}")])
+            .env("GITHUB_REPOSITORY", "o/r")
+            .env("GITHUB_SHA", "0123456789abcdef0123456789abcdef01234567")
+            .env("GITHUB_RUN_ID", "77")
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+    }
+    // The `workflow_run` recipe: the publishing run (99) is not the verified one (77).
+    let markdown = project.stdout_of(&[
+        "render",
+        "--link",
+        "https://github.com/o/r/actions/runs/99",
+        "results",
+    ]);
+    assert!(
+        markdown.contains(" · run [id 77](https://github.com/o/r/actions/runs/77)\n"),
+        "{markdown}"
+    );
+    assert!(!markdown.contains("runs/99)"), "{markdown}");
+}

@@ -117,3 +117,18 @@ fn the_demo_and_the_render_example_work_as_readme_gives_them() {
         "{text}"
     );
 }
+
+/// README's fork-safe recipe is the shipped one (which the act tests run), word for
+/// word: a recipe written beside it went stale once (its publish job never installed
+/// the tool).
+#[test]
+fn the_fork_safe_recipe_in_readme_is_the_shipped_workflow() {
+    let readme = read("README.md");
+    let fixture = read("fixtures/workflows/fork-safe/verify-matrix-publish.yml");
+    let head = "```yaml\n# .github/workflows/verify-matrix-publish.yml (shipped as fixtures/workflows/fork-safe/)\n";
+    let start = readme.find(head).expect("the recipe's block") + head.len();
+    let block = &readme[start..];
+    let block = &block[..block.find("```\n").expect("the block's end")];
+    assert_eq!(block, fixture);
+    assert!(fixture.contains("uses: verify-matrix/cargo-verify-matrix@v1"));
+}

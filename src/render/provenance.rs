@@ -96,20 +96,31 @@ pub fn provenance_html(report: &Report, options: &RenderOptions) -> Option<Strin
     (!items.is_empty()).then(|| items.join(" · "))
 }
 
-/// The workflow run the results came from, as a link: `options.link` when given, else
-/// the run's page under the repository; `None` when neither is known or safe.
+/// The workflow run the results came from, as a link: its page under the repository,
+/// else `options.link` when that is the same run (a link ending in its id) or the
+/// results name no run. Never another run's page: the `workflow_run` recipe publishes
+/// from a run that is not the one verified.
 pub fn run_url(report: &Report, options: &RenderOptions) -> Option<String> {
-    options
-        .link
-        .clone()
-        .filter(|link| is_link_safe(link))
-        .or_else(|| {
-            let web = web(options);
-            let run = run_id(report)?;
-            repository(report)
-                .filter(|_| is_link_safe(web))
-                .map(|repo| format!("{web}/{repo}/actions/runs/{run}"))
-        })
+    let web = web(options);
+    let run = run_id(report);
+    let own = run.and_then(|id| {
+        repository(report)
+            .filter(|_| is_link_safe(web))
+            .map(|repo| format!("{web}/{repo}/actions/runs/{id}"))
+    });
+    own.or_else(|| {
+        options
+            .link
+            .clone()
+            .filter(|link| is_link_safe(link))
+            .filter(|link| {
+                run.is_none_or(|id| {
+                    let link = link.trim_end_matches('/');
+                    link.strip_suffix(id)
+                        .is_some_and(|rest| rest.ends_with('/'))
+                })
+            })
+    })
 }
 
 /// The results' run id, when well-formed (digits).
