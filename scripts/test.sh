@@ -15,24 +15,28 @@
 # - target/github-openapi, GitHub's OpenAPI description of its REST API (npm package
 #   @octokit/openapi, pinned and checked by SHA-256): every request the publishing tests
 #   record is checked against it;
+# - target/tools/mdbook, mdBook from crates.io (`cargo install --locked`, pinned): the
+#   book in docs/ is built and every link in it checked (tests/book.rs);
 # - Debian's chromium and fonts-noto-color-emoji packages, with apt-get, when missing:
 #   the comment and the HTML report are screenshotted in Chromium.
 #
 # The tests run with the virtual environment first on PATH (to run `cargo test` by
-# hand: `PATH=$PWD/target/tools/venv/bin:$PATH cargo test`). A missing tool fails the
-# run; no test skips itself.
+# hand: `PATH=$PWD/target/tools/venv/bin:$PWD/target/tools/mdbook/bin:$PATH cargo test`).
+# A missing tool fails the run; no test skips itself.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 OPENAPI_VERSION=23.0.2
 OPENAPI_SHA256=71a18407dd5e8464f4e0525daf03deabbe65abd9287d6adc7b5d98f516cd0d0c
 OPENAPI_DIR=target/github-openapi
+MDBOOK_VERSION=0.4.52
+MDBOOK_DIR=target/tools/mdbook
 
 for tool in bash sh git node npm python3; do
     command -v "$tool" >/dev/null || { echo "error: $tool is required" >&2; exit 1; }
 done
 # Headless Chromium for the screenshot tests (tests/screenshots.rs), with an emoji font
-# (the matrix's ✅ ❌ ❕ ⚠️): Debian's packages, installed with apt-get when missing (as
+# (the matrix's ✅ ❌ 🟡 ⚠️): Debian's packages, installed with apt-get when missing (as
 # root, or through sudo).
 EMOJI_FONT=/usr/share/fonts/truetype/noto/NotoColorEmoji.ttf
 if ! command -v chromium >/dev/null || [ ! -f "$EMOJI_FONT" ]; then
@@ -68,5 +72,14 @@ if [[ ! -s "$OPENAPI_DIR/api.github.com.json" \
     rm -rf "$OPENAPI_DIR.tmp/package" "$tarball" "$OPENAPI_DIR"
     mv "$OPENAPI_DIR.tmp" "$OPENAPI_DIR"
 fi
+
+# mdBook, for the book's build and link check (tests/book.rs): its own build, once.
+if [[ "$("$MDBOOK_DIR/bin/mdbook" --version 2>/dev/null)" != "mdbook v$MDBOOK_VERSION" ]]; then
+    cargo install --quiet --locked --version "$MDBOOK_VERSION" --root "$MDBOOK_DIR" \
+        --no-default-features --features search mdbook \
+        || { echo "error: cannot install mdbook $MDBOOK_VERSION" >&2; exit 1; }
+fi
+PATH="$PWD/$MDBOOK_DIR/bin:$PATH"
+export PATH
 
 exec cargo test --locked "$@"

@@ -1,4 +1,5 @@
-//! The process exit codes, stable across releases and documented in README.
+//! The process exit codes, stable across releases and documented in the book
+//! (docs/configuration.md).
 //!
 //! Workflows and coordinators branch on these, so a value never changes meaning.
 

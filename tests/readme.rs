@@ -118,12 +118,12 @@ fn the_demo_and_the_render_example_work_as_readme_gives_them() {
     );
 }
 
-/// README's fork-safe recipe is the shipped one (which the act tests run), word for
+/// The book's fork-safe recipe is the shipped one (which the act tests run), word for
 /// word: a recipe written beside it went stale once (its publish job never installed
 /// the tool).
 #[test]
-fn the_fork_safe_recipe_in_readme_is_the_shipped_workflow() {
-    let readme = read("README.md");
+fn the_fork_safe_recipe_in_the_book_is_the_shipped_workflow() {
+    let readme = read("docs/github-actions.md");
     let fixture = read("fixtures/workflows/fork-safe/verify-matrix-publish.yml");
     let head = "```yaml\n# .github/workflows/verify-matrix-publish.yml (shipped as fixtures/workflows/fork-safe/)\n";
     let start = readme.find(head).expect("the recipe's block") + head.len();
@@ -131,4 +131,34 @@ fn the_fork_safe_recipe_in_readme_is_the_shipped_workflow() {
     let block = &block[..block.find("```\n").expect("the block's end")];
     assert_eq!(block, fixture);
     assert!(fixture.contains("uses: verify-matrix/cargo-verify-matrix@v1"));
+}
+
+/// README is a landing page: what it is, the comment, the three steps, the two
+/// commands, and the way into the book — at most 200 lines.
+#[test]
+fn readme_is_a_landing_page_into_the_book() {
+    let readme = read("README.md");
+    let lines = readme.lines().count();
+    assert!(lines <= 200, "README has {lines} lines");
+    assert!(readme.contains("docs/screenshots/comment.png"));
+    let setup = &readme[readme.find("## Set up in three steps").expect("the setup")..];
+    for step in ["1. **Install**", "2. **Write the manifest", "3. **Push"] {
+        assert!(setup.contains(step), "no step `{step}`");
+    }
+    assert!(setup.contains("cargo verify-matrix init"));
+    for chapter in [
+        "docs/getting-started.md",
+        "docs/configuration.md",
+        "docs/github-actions.md",
+        "docs/local-use.md",
+        "docs/agents.md",
+        "docs/formats.md",
+        "docs/security.md",
+        "BENCHMARKS.md",
+    ] {
+        assert!(
+            readme.contains(&format!("]({chapter})")),
+            "no link to {chapter}"
+        );
+    }
 }

@@ -231,6 +231,16 @@ fn the_comment_answers_first_in_both_of_githubs_modes() {
         "{markdown}"
     );
     assert!(markdown.contains("⚠️ no result (blocks)"), "{markdown}");
+    // Required and optional counted apart: the optional check's failures are not
+    // counted as if they blocked.
+    assert!(
+        markdown.contains(": 1 new failure, 2 (2 optional) pre-existing, 0 fixed, "),
+        "{markdown}"
+    );
+    assert!(
+        markdown.contains(" · 1 failed · 2 missing · optional: 2 failed, 1 missing · "),
+        "{markdown}"
+    );
     // Said once: the missing environment is not blamed on infrastructure outside the
     // folded strict block, and the strict table is folded.
     let strict = markdown

@@ -151,9 +151,12 @@ elif name == "history-pr":
     expect("| pytest | linux | 0 | PASS |" in comment, f"pytest's row is not PASS:\n{comment}")
     expect("All Required Environments: NOT VERIFIED" in comment,
            f"a shrunk suite is not NOT VERIFIED:\n{comment}")
-    # `@` is written `&#64;` in comments (no one is mentioned by a commit's name).
-    drop = f"pytest in linux ran 1 test; main &#64;{base[:7]} ran 2 (tests-may-drop: 0%)"
+    # `@` is written `&#64;` in comments (no one is mentioned by a commit's name). The
+    # answer under the verdict gives the drop and, once, how a maintainer accepts it.
+    drop = f"- ↓ **pytest in linux ran 1 test; main &#64;{base[:7]} ran 2** (tests-may-drop: 0%)"
     expect(drop in comment, f"the comment does not give the drop ({drop!r}):\n{comment}")
+    expect("a maintainer adds the `verify-matrix:allow-weakening` label" in comment,
+           f"the comment does not say how to accept the drop:\n{comment}")
     expect(f"Compared with main &#64;{base[:7]}" in comment,
            f"the comment does not name the baseline:\n{comment}")
     expect([r["conclusion"] for r in on_head] == ["failure"],

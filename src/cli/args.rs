@@ -110,9 +110,9 @@ pub(crate) struct ManifestArg {
     /// metadata)
     #[arg(long, value_name = "PATH")]
     pub manifest: Option<PathBuf>,
-    /// The contract the manifest is written in (default: told from its content): a
-    /// verify-matrix manifest, the hub's task (`verification_steps`) or the AoT loop's
-    /// `base_case`; a Markdown file is read by its front matter
+    /// The format the manifest is written in (default: told from its content): a
+    /// verify-matrix manifest, a task with a list of `verification_steps` (`steps`), or
+    /// a checklist `base_case` (`aot`); a Markdown file is read by its front matter
     #[arg(long, value_enum, value_name = "DIALECT")]
     pub dialect: Option<crate::manifest::Dialect>,
 }
@@ -487,9 +487,9 @@ pub(crate) enum PlanFormat {
 pub(crate) struct RunCommand {
     #[command(flatten)]
     pub run: RunArgs,
-    /// What is printed when the run ends: the table of every pair, only the AoT loop
-    /// verifier's answer (one JSON object, as `render --format aot`), or the
-    /// INFRA_BLOCKED report of the environments this machine is not (`signal`)
+    /// What is printed when the run ends: the table of every pair, only the checklist
+    /// answer (one JSON object, as `render --format aot`), or the INFRA_BLOCKED report of
+    /// the environments this machine is not (`signal`)
     #[arg(long, value_enum, default_value_t = RunFormat::Table)]
     pub format: RunFormat,
     #[command(flatten)]

@@ -123,7 +123,7 @@ pub(crate) struct MatrixFlags {
     /// The key in the markdown's hidden marker (default: the manifest path)
     #[arg(long, value_name = "KEY")]
     pub key: Option<String>,
-    /// The strict table (one row per pair, the lines coordinators' regexes read):
+    /// The strict table (one row per pair, the lines other programs' regexes read):
     /// `folded` in a collapsed block under the grid, or `open`
     #[arg(long, value_enum, value_name = "HOW", default_value = "folded")]
     pub strict_table: StrictTable,

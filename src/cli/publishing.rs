@@ -87,7 +87,7 @@ pub(crate) fn publish_settings(
 
 /// Explains a refused token, the usual case being a pull request from a fork.
 const DENIED_HELP: &str = "GitHub refused the token. On a pull request from a fork, workflows get a read-only \
-token: publish from a separate workflow triggered by `workflow_run` (README, \"Fork pull requests\"). \
+token: publish from a separate workflow triggered by `workflow_run` (docs/github-actions.md, \"Fork pull requests\"). \
 Otherwise give the job `permissions: pull-requests: write` (comment) and `checks: write` (check run).";
 
 /// Publishes `report` (read from, or written to, `path`); the exit code is the

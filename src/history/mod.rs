@@ -1,4 +1,4 @@
-//! The verification history: every report kept in one SQLite file (README "History"),
+//! The verification history: every report kept in one SQLite file (the book's "History"),
 //! queryable with `sqlite3`. Writes are transactions in WAL mode with a busy timeout, so
 //! a crash or a concurrent writer never corrupts or loses what was recorded; a file that
 //! is not a database, or another program's, is refused and never overwritten.

@@ -10,8 +10,8 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-/// The workflow `init` writes: the basic three-job workflow of README, the same file the
-/// repository keeps (and lints) under `fixtures/workflows/`.
+/// The workflow `init` writes: the basic three-job workflow of the book's GitHub Actions
+/// chapter, the same file the repository keeps (and lints) under `fixtures/workflows/`.
 pub const WORKFLOW: &str = include_str!("../../fixtures/workflows/verify-matrix.yml");
 
 /// Where `init` writes, relative to the repository.

@@ -69,5 +69,6 @@ fn job_of(v: &Value, attempt: u32) -> Option<RunJob> {
             .and_then(Value::as_u64)
             .and_then(|a| u32::try_from(a).ok())
             .unwrap_or(attempt),
+        html_url: text("html_url"),
     })
 }

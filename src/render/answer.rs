@@ -184,12 +184,13 @@ fn standing(b: &Baseline, check: &str, environment: &str) -> String {
 /// An environment with no result at all: the leg failed or was cancelled before it
 /// uploaded its results (what usually happens), with the checks it owed and the run.
 fn no_leg(report: &Report, env: &str, run_url: Option<&str>) -> String {
-    let checks: Vec<&str> = report
-        .infra_blocked
-        .iter()
-        .find(|b| b.environment == env)
+    let blocked = report.infra_blocked.iter().find(|b| b.environment == env);
+    let checks: Vec<&str> = blocked
         .map(|b| b.checks.iter().map(String::as_str).collect())
         .unwrap_or_default();
+    let job_url = blocked
+        .and_then(|b| b.job_url.as_deref())
+        .filter(|url| super::provenance::is_link_safe(url));
     let mut line = format!(
         "⚠️ **No result from the {env} leg**: it failed or was cancelled before it uploaded \
          its results, or it never ran ({} {} no result)",
@@ -200,9 +201,10 @@ fn no_leg(report: &Report, env: &str, run_url: Option<&str>) -> String {
             "checks have"
         }
     );
-    match run_url {
-        Some(url) => line.push_str(&format!("; see the {env} job in [the run]({url})")),
-        None => line.push_str(&format!("; see the {env} job's log")),
+    match (job_url, run_url) {
+        (Some(url), _) => line.push_str(&format!("; see [the {env} job]({url})")),
+        (None, Some(url)) => line.push_str(&format!("; see the {env} job in [the run]({url})")),
+        (None, None) => line.push_str(&format!("; see the {env} job's log")),
     }
     if let Some(b) = &report.baseline
         && b.newly_missing.iter().any(|p| p.environment == env)
@@ -303,7 +305,48 @@ fn pairs(list: &[PairRef]) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::is_about;
+    use super::{bullets, is_about};
+    use crate::results::Report;
+    use crate::results::report::InfraBlocked;
+
+    #[test]
+    fn a_missing_leg_is_no_result_from_it_linked_to_its_job_not_infrastructure() {
+        let mut report = Report::unjudged("verify-matrix.yml", "windows: no results");
+        report.infra_blocked.push(InfraBlocked {
+            environment: "windows".into(),
+            checks: vec!["unit".into(), "lint".into()],
+            job_url: Some("https://github.com/o/r/actions/runs/7/job/9".into()),
+        });
+        let lines = bullets(
+            &report,
+            None,
+            Some("https://github.com/o/r/actions/runs/7"),
+            20,
+        );
+        assert_eq!(
+            lines,
+            [
+                "⚠️ **No result from the windows leg**: it failed or was cancelled before it uploaded \
+              its results, or it never ran (2 checks have no result); see [the windows \
+              job](https://github.com/o/r/actions/runs/7/job/9)"
+            ]
+        );
+        assert!(!lines[0].contains("nfrastructure") && !lines[0].contains("unavailable"));
+        // Without the job, the run.
+        report.infra_blocked[0].job_url = None;
+        let lines = bullets(
+            &report,
+            None,
+            Some("https://github.com/o/r/actions/runs/7"),
+            20,
+        );
+        assert!(
+            lines[0].ends_with(
+                "; see the windows job in [the run](https://github.com/o/r/actions/runs/7)"
+            ),
+            "{lines:?}"
+        );
+    }
 
     #[test]
     fn a_reason_is_about_a_pair_when_it_names_both_as_whole_words() {

@@ -1,6 +1,8 @@
 //! The comparison with the baseline as renderers show it: one line of counts, then one
 //! line per kind of difference, each listing its first pairs.
 
+use std::collections::HashSet;
+
 use crate::manifest::FailOn;
 use crate::results::baseline::{Baseline, PairRef};
 use crate::results::{Report, Verdict};
@@ -8,15 +10,34 @@ use crate::results::{Report, Verdict};
 /// The most pairs (or tests) named per line.
 const LISTED: usize = 10;
 
-/// The heading line: `Compared with the baseline (abc1234): …`.
-pub fn heading(b: &Baseline) -> String {
+/// The heading line: `Compared with the baseline (abc1234): …`, each count of pairs
+/// saying how many of them are optional checks' (which never block).
+pub fn heading(report: &Report, b: &Baseline) -> String {
+    let optional: HashSet<(&str, &str)> = report
+        .rows
+        .iter()
+        .filter(|r| !r.required)
+        .map(|r| (r.check.as_str(), r.environment.as_str()))
+        .collect();
+    let count = |pairs: &[PairRef]| {
+        let n = pairs.len();
+        let of_optional = pairs
+            .iter()
+            .filter(|p| optional.contains(&(p.check.as_str(), p.environment.as_str())))
+            .count();
+        if of_optional == 0 {
+            n.to_string()
+        } else {
+            format!("{n} ({of_optional} optional)")
+        }
+    };
     format!(
         "Compared with {}: {} new failure{}, {} pre-existing, {} fixed, {} newly missing, {} with fewer tests",
         b.label(),
-        b.new_failures.len(),
+        count(&b.new_failures),
         if b.new_failures.len() == 1 { "" } else { "s" },
-        b.pre_existing.len(),
-        b.fixed.len(),
+        count(&b.pre_existing),
+        count(&b.fixed),
         b.newly_missing.len(),
         b.test_drops.len()
     )

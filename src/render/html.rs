@@ -311,7 +311,7 @@ fn baseline(report: &Report, out: &mut String) {
     let _ = writeln!(
         out,
         "<h2>Baseline</h2>\n<p>{}</p>",
-        esc(&super::baseline_view::heading(b))
+        esc(&super::baseline_view::heading(report, b))
     );
     let lines = super::baseline_view::lines(report);
     if !lines.is_empty() {

@@ -350,7 +350,8 @@ fn baseline_section(report: &Report, out: &mut String) {
     let Some(b) = &report.baseline else {
         return;
     };
-    let heading = super::text::escape_html(&super::baseline_view::heading(b)).replace('@', "&#64;");
+    let heading =
+        super::text::escape_html(&super::baseline_view::heading(report, b)).replace('@', "&#64;");
     let lines = super::baseline_view::lines(report);
     if lines.is_empty() {
         let _ = writeln!(out, "{heading}\n");
@@ -444,7 +445,7 @@ fn strict(report: &Report, shape: Shape, open: bool, out: &mut String) {
     verdict_lines(report, shape, &mut text, one_line);
     let _ = writeln!(
         out,
-        "<details{}><summary>Strict matrix: one row per pair, the lines coordinators read</summary>\n",
+        "<details{}><summary>Strict matrix: one row per pair, for programs that check the verdict</summary>\n",
         if open { " open" } else { "" }
     );
     fenced(text.trim_end(), out);

@@ -54,11 +54,11 @@ pub enum Format {
     Junit,
     /// One self-contained HTML page.
     Html,
-    /// The hub's verification report of a task's `verification_steps`; reads result
-    /// files (a run's folder), not a merged report.
+    /// A verification report, one entry per step of a task's `verification_steps`
+    /// (docs/formats.md §8); reads result files (a run's folder), not a merged report.
     Steps,
-    /// The AoT loop verifier's answer for the manifest's base case (docs/formats.md
-    /// §9); reads result files (a run's folder), not a merged report.
+    /// The checklist answer for the manifest's `base_case` (docs/formats.md §9); reads
+    /// result files (a run's folder), not a merged report.
     Aot,
 }
 

@@ -172,7 +172,10 @@ fn verdict_lines(report: &Quoted, paint: Paint, out: &mut String) {
         }
     }
     if let Some(baseline) = &report.baseline {
-        out.push_str(&format!("{}\n", super::baseline_view::heading(baseline)));
+        out.push_str(&format!(
+            "{}\n",
+            super::baseline_view::heading(report, baseline)
+        ));
         if baseline.accepted {
             out.push_str(&format!(
                 "  fail-on: new: every failure fails on {} too: accepted (exit 0)\n",

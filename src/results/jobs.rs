@@ -17,6 +17,34 @@ pub struct RunJob {
     /// `queued`, `in_progress`, `completed`, …
     pub status: String,
     pub run_attempt: u32,
+    /// The job's page, where its log is (not kept in reports).
+    #[serde(skip)]
+    pub html_url: Option<String>,
+}
+
+/// The page of the job that was `environment`'s leg, found by the leg's name as the
+/// workflow names it (`run (windows)`, `run (windows, 2)`, or `windows`), when the run's
+/// jobs were read: where a leg that left no result shows why.
+pub fn leg_job_url(jobs: &Jobs, environment: &str) -> Option<String> {
+    let Jobs::Listed { jobs, .. } = jobs else {
+        return None;
+    };
+    let is_leg = |name: &str| {
+        name == environment
+            || name.contains(&format!("({environment})"))
+            || name.contains(&format!("({environment},"))
+    };
+    jobs.iter()
+        .rev()
+        .find(|j| is_leg(&j.name))
+        .and_then(|j| j.html_url.clone())
+        .filter(|url| {
+            url.starts_with("https://")
+                && url.len() <= 500
+                && !url
+                    .chars()
+                    .any(|c| c.is_whitespace() || matches!(c, '(' | ')' | '<' | '>' | '"'))
+        })
 }
 
 /// What the cross-check with the run's jobs has to work with.
@@ -156,7 +184,34 @@ mod tests {
             runner_group_name: Some("GitHub Actions".into()),
             status: "completed".into(),
             run_attempt: 1,
+            html_url: Some(format!(
+                "https://github.com/o/r/actions/runs/7/job/{}",
+                name.len()
+            )),
         }
+    }
+
+    #[test]
+    fn a_missing_legs_job_is_found_by_its_name() {
+        let jobs = Jobs::Listed {
+            run_id: "7".into(),
+            jobs: vec![
+                job("plan", &["ubuntu-latest"], "r1"),
+                job("run (linux)", &["ubuntu-latest"], "r2"),
+                job("run (windows-arm, 2)", &["windows-latest"], "r3"),
+                job("run (windows)", &["windows-latest"], "r3"),
+            ],
+        };
+        assert_eq!(
+            leg_job_url(&jobs, "windows").as_deref(),
+            Some("https://github.com/o/r/actions/runs/7/job/13")
+        );
+        assert_eq!(
+            leg_job_url(&jobs, "windows-arm").as_deref(),
+            Some("https://github.com/o/r/actions/runs/7/job/20")
+        );
+        assert_eq!(leg_job_url(&jobs, "macos"), None);
+        assert_eq!(leg_job_url(&Jobs::NotChecked, "windows"), None);
     }
 
     #[test]

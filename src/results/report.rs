@@ -102,6 +102,10 @@ pub struct Place {
 pub struct InfraBlocked {
     pub environment: String,
     pub checks: Vec<String>,
+    /// The page of the job that was this environment's leg, when the run's jobs were
+    /// read: its log says why it left no result.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub job_url: Option<String>,
 }
 
 /// A check that passed in some environments and failed in others.

@@ -55,6 +55,9 @@ impl Report {
     pub fn build_checked(manifest: &Manifest, partials: Vec<PartialResult>, jobs: &Jobs) -> Report {
         let environments = plan::environment_names(manifest);
         let (mut report, judged) = Report::judge(manifest, &partials, &environments, jobs);
+        for blocked in &mut report.infra_blocked {
+            blocked.job_url = super::jobs::leg_job_url(jobs, &blocked.environment);
+        }
         let mut details: Vec<Option<Box<CheckResult>>> = vec![None; judged.len()];
         // The row of each result as reported, by partial and check.
         let mut rows: Vec<Vec<Option<usize>>> = partials
@@ -575,6 +578,7 @@ impl<'a> Judging<'a> {
         self.report.infra_blocked.push(InfraBlocked {
             environment: env.to_string(),
             checks,
+            job_url: None,
         });
     }
 
