@@ -15,6 +15,9 @@
 # - target/github-openapi, GitHub's OpenAPI description of its REST API (npm package
 #   @octokit/openapi, pinned and checked by SHA-256): every request the publishing tests
 #   record is checked against it;
+# - target/tools/mcp-client, the official MCP clients from npm (pinned): the TypeScript
+#   SDK's client and the inspector's CLI, which drive `cargo verify-matrix mcp`
+#   (tests/mcp.rs);
 # - target/tools/mdbook, mdBook from crates.io (`cargo install --locked`, pinned): the
 #   book in docs/ is built and every link in it checked (tests/book.rs);
 # - Debian's chromium and fonts-noto-color-emoji packages, with apt-get, when missing:
@@ -29,6 +32,8 @@ cd "$(dirname "$0")/.."
 OPENAPI_VERSION=23.0.2
 OPENAPI_SHA256=71a18407dd5e8464f4e0525daf03deabbe65abd9287d6adc7b5d98f516cd0d0c
 OPENAPI_DIR=target/github-openapi
+MCP_CLIENT_DIR=target/tools/mcp-client
+MCP_CLIENTS=("@modelcontextprotocol/sdk@1.32.2" "@modelcontextprotocol/inspector@2.12.0")
 MDBOOK_VERSION=0.4.52
 MDBOOK_DIR=target/tools/mdbook
 
@@ -72,6 +77,17 @@ if [[ ! -s "$OPENAPI_DIR/api.github.com.json" \
     rm -rf "$OPENAPI_DIR.tmp/package" "$tarball" "$OPENAPI_DIR"
     mv "$OPENAPI_DIR.tmp" "$OPENAPI_DIR"
 fi
+
+# The MCP clients, once per pinned set (a stamp records it).
+if [[ "$(cat "$MCP_CLIENT_DIR/installed" 2>/dev/null)" != "${MCP_CLIENTS[*]}" ]]; then
+    mkdir -p "$MCP_CLIENT_DIR"
+    [ -f "$MCP_CLIENT_DIR/package.json" ] || echo '{"private": true}' > "$MCP_CLIENT_DIR/package.json"
+    (cd "$MCP_CLIENT_DIR" && npm install --silent --no-audit --no-fund "${MCP_CLIENTS[@]}" >/dev/null) \
+        || { echo "error: cannot install ${MCP_CLIENTS[*]}" >&2; exit 1; }
+    echo "${MCP_CLIENTS[*]}" > "$MCP_CLIENT_DIR/installed"
+fi
+VERIFY_MATRIX_MCP_CLIENT="$PWD/$MCP_CLIENT_DIR"
+export VERIFY_MATRIX_MCP_CLIENT
 
 # mdBook, for the book's build and link check (tests/book.rs): its own build, once.
 if [[ "$("$MDBOOK_DIR/bin/mdbook" --version 2>/dev/null)" != "mdbook v$MDBOOK_VERSION" ]]; then

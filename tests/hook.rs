@@ -674,3 +674,143 @@ fn the_gate_runs_what_this_machine_is_and_names_the_rest_as_cis() {
         "{said}"
     );
 }
+
+/// Gemini CLI's AfterAgent input, as its hooks reference gives it (the base fields, the
+/// turn's prompt and response, and `stop_hook_active`).
+fn after_agent(session: &str, active: bool) -> String {
+    format!(
+        r#"{{"session_id":"{session}","transcript_path":"/tmp/t.json","cwd":".","hook_event_name":"AfterAgent","timestamp":"2026-11-26T10:00:00Z","prompt":"fix the bug","prompt_response":"Done: the bug is fixed.","stop_hook_active":{active}}}"#
+    )
+}
+
+/// Cursor's `stop` input, as its hooks documentation gives it (the conversation, the
+/// turn's status, and how many follow-ups this stop continues).
+fn cursor_stop(conversation: &str, status: &str, loop_count: u32) -> String {
+    format!(
+        r#"{{"conversation_id":"{conversation}","generation_id":"g-{loop_count}","model":"default","hook_event_name":"stop","cursor_version":"2.0.77","workspace_roots":["."],"user_email":null,"status":"{status}","loop_count":{loop_count}}}"#
+    )
+}
+
+#[test]
+fn gemini_clis_after_agent_is_denied_until_the_checks_pass_and_the_loop_ends() {
+    let gate = project("hook:\n  max-blocks: 2\n");
+    let deny =
+        |block, max| blocked(block, max).replace(r#""decision":"block""#, r#""decision":"deny""#);
+    // A failing check: the turn is denied and retried with the failure as its prompt.
+    assert_eq!(
+        hook(&gate, "gemini", &after_agent("g", false), &[]),
+        (0, deny(1, 2))
+    );
+    assert_eq!(
+        hook(&gate, "gemini", &after_agent("g", true), &[]),
+        (0, deny(2, 2))
+    );
+    // The loop cap: the third retry goes through, saying NOT VERIFIED.
+    let (code, through) = hook(&gate, "gemini", &after_agent("g", true), &[]);
+    assert_eq!(code, 0);
+    let through: serde_json::Value = serde_json::from_str(&through).unwrap();
+    assert!(through["decision"].is_null(), "{through}");
+    assert!(
+        through["systemMessage"]
+            .as_str()
+            .unwrap()
+            .starts_with("verify-matrix: NOT VERIFIED: unit failed in local (exit 1). The stop was blocked 2 times"),
+        "{through}"
+    );
+    // Passing: the response stands.
+    gate.write("fixed", "");
+    assert_eq!(
+        hook(&gate, "gemini", &after_agent("g2", false), &[]),
+        (0, VERIFIED.to_owned())
+    );
+    // Other events are not gated, and say so in JSON only.
+    let before_tool = r#"{"session_id":"g","hook_event_name":"BeforeTool","tool_name":"run_shell_command","tool_input":{}}"#;
+    assert_eq!(
+        hook(&gate, "gemini", before_tool, &[]),
+        (0, "{}\n".to_owned())
+    );
+}
+
+#[test]
+fn cursors_stop_gets_a_follow_up_until_the_checks_pass_and_the_loop_ends() {
+    let gate = project("hook:\n  max-blocks: 2\n");
+    let followup = |block, max| {
+        let blocked: serde_json::Value = serde_json::from_str(&blocked(block, max)).unwrap();
+        format!(
+            "{}\n",
+            serde_json::json!({ "followup_message": blocked["reason"] })
+        )
+    };
+    // A failing check: the failure is sent as the next user message.
+    assert_eq!(
+        hook(&gate, "cursor", &cursor_stop("c", "completed", 0), &[]),
+        (0, followup(1, 2))
+    );
+    assert_eq!(
+        hook(&gate, "cursor", &cursor_stop("c", "completed", 1), &[]),
+        (0, followup(2, 2))
+    );
+    // The loop cap: the agent may stop (`{}`); the person reads why in the hook's log.
+    let out = assert_cmd::Command::from_std(hook_cmd(&gate, "cursor", &[]))
+        .write_stdin(cursor_stop("c", "completed", 2))
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "{}\n");
+    assert!(
+        String::from_utf8_lossy(&out.stderr)
+            .contains("NOT VERIFIED: unit failed in local (exit 1)"),
+        "{out:?}"
+    );
+    // A turn the person aborted is not followed up, whatever the checks say.
+    assert_eq!(
+        hook(&gate, "cursor", &cursor_stop("c2", "aborted", 0), &[]),
+        (0, "{}\n".to_owned())
+    );
+    // Passing: the agent stops.
+    gate.write("fixed", "");
+    assert_eq!(
+        hook(&gate, "cursor", &cursor_stop("c3", "completed", 0), &[]),
+        (0, "{}\n".to_owned())
+    );
+}
+
+#[test]
+fn every_clients_gate_refuses_to_be_an_environment_this_machine_is_not() {
+    let other = if std::env::consts::OS == "windows" {
+        "ubuntu-latest"
+    } else {
+        "windows-latest"
+    };
+    let gate = project("");
+    gate.write(
+        "verify-matrix.yml",
+        &format!("version: 1\nenvironments:\n  - {{ name: ci, runs-on: {other} }}\nchecks:\n  - {{ id: ok, run: \"true\" }}\nhook:\n  environments: [ci]\n"),
+    );
+    gate.commit_all("the hook names ci");
+    for (client, input, field) in [
+        ("gemini", after_agent("r1", false), "reason"),
+        (
+            "cursor",
+            cursor_stop("r2", "completed", 0),
+            "followup_message",
+        ),
+    ] {
+        let (code, said) = hook(&gate, client, &input, &[]);
+        assert_eq!(code, 0);
+        let said: serde_json::Value = serde_json::from_str(&said).unwrap();
+        assert!(
+            said[field]
+                .as_str()
+                .unwrap_or_default()
+                .contains("the gate names environments this machine is not"),
+            "{client}: {said}"
+        );
+        assert!(
+            !gate
+                .path()
+                .join("verify-matrix-results/verify-matrix-ci.json")
+                .exists(),
+            "{client}"
+        );
+    }
+}

@@ -175,6 +175,9 @@ pub(crate) enum Command {
     Hook(HookArgs),
     /// Write a starter verify-matrix.yml and GitHub workflow detected from the repository
     Init(InitArgs),
+    /// Serve the tool to agents over the Model Context Protocol (stdio): plan, run,
+    /// verdict and failures as tools, the manifest as a resource
+    Mcp(McpArgs),
     /// Print the manifest's JSON Schema (for editors' YAML language servers)
     Schema,
     /// Read runner test reports (JUnit XML, CTRF JSON, `go test -json`) as `reports:`
@@ -338,6 +341,10 @@ pub(crate) enum HookCommand {
     ClaudeCode(GateArgs),
     /// OpenAI Codex's Stop hook (`.codex/hooks.json`)
     Codex(GateArgs),
+    /// Gemini CLI's AfterAgent hook (`.gemini/settings.json`)
+    Gemini(GateArgs),
+    /// Cursor's `stop` hook (`.cursor/hooks.json`)
+    Cursor(GateArgs),
     /// For a person: let the gate judge by the working copy's manifest as it is now,
     /// although it weakens the committed one (asks at the terminal)
     Allow(AllowArgs),
@@ -379,6 +386,17 @@ pub(crate) struct InitArgs {
     pub no_workflow: bool,
     #[command(flatten)]
     pub quiet: QuietArg,
+}
+
+/// `mcp`.
+#[derive(Debug, Args)]
+pub(crate) struct McpArgs {
+    /// Where runs write their results, under the repository root (each run replaces
+    /// `OUT/latest`)
+    #[arg(long, value_name = "DIR", default_value = "verify-matrix-results/mcp")]
+    pub out: PathBuf,
+    #[command(flatten)]
+    pub manifest: ManifestArg,
 }
 
 /// `exec`.

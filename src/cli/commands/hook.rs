@@ -1,4 +1,5 @@
-//! `hook claude-code` / `hook codex`: a coding agent's Stop hook. The agent's client
+//! `hook claude-code` / `hook codex` / `hook gemini` / `hook cursor`: a coding agent's
+//! Stop hook (Gemini CLI's AfterAgent, Cursor's `stop`). The agent's client
 //! sends the hook's JSON on stdin when the agent is about to stop; the manifest's checks
 //! for this machine run (the manifest's `hook:` subset, `--env`, `--check`), and the
 //! answer is the client's documented Stop-hook JSON on stdout, exit 0:
@@ -45,15 +46,52 @@ use crate::untrusted::{cut, read_at_most};
 /// The most bytes of hook input read.
 const MAX_INPUT_BYTES: u64 = 1024 * 1024;
 
-/// What the clients send (both speak the same hook input; unknown fields ignored).
+/// What the clients send (unknown fields ignored). Claude Code, Codex and Gemini CLI
+/// name the session `session_id` and say a stop continues a block with
+/// `stop_hook_active`; Cursor names it `conversation_id` and counts the continuations
+/// in `loop_count`, with the turn's `status`.
 #[derive(Debug, Default, Deserialize)]
 struct HookInput {
     #[serde(default)]
     session_id: Option<String>,
     #[serde(default)]
+    conversation_id: Option<String>,
+    #[serde(default)]
     hook_event_name: Option<String>,
     #[serde(default)]
     stop_hook_active: bool,
+    #[serde(default)]
+    loop_count: Option<u64>,
+    #[serde(default)]
+    status: Option<String>,
+}
+
+impl HookInput {
+    /// The session (Cursor: the conversation).
+    fn session(&self) -> String {
+        self.session_id
+            .clone()
+            .or_else(|| self.conversation_id.clone())
+            .unwrap_or_default()
+    }
+
+    /// Whether this stop is the continuation of a block.
+    fn continues_a_block(&self) -> bool {
+        self.stop_hook_active || self.loop_count.is_some_and(|n| n > 0)
+    }
+}
+
+/// The client a gate answers, each in its own documented words.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Client {
+    /// Claude Code's and Codex's Stop hook: `{"decision": "block", "reason"}`.
+    StopHook,
+    /// Gemini CLI's AfterAgent hook: `{"decision": "deny", "reason"}` retries the turn
+    /// with the reason as its prompt.
+    Gemini,
+    /// Cursor's `stop` hook: `{"followup_message"}` is sent as the next user message;
+    /// `{}` lets the agent stop.
+    Cursor,
 }
 
 /// The answer: a block with its reason, or a message for the person watching (or both).
@@ -72,6 +110,15 @@ impl Answer {
         Answer {
             decision: Some("block"),
             reason: Some(reason),
+            system_message: None,
+        }
+    }
+
+    /// No word: the event is not one the gate judges.
+    fn nothing() -> Answer {
+        Answer {
+            decision: None,
+            reason: None,
             system_message: None,
         }
     }
@@ -105,12 +152,17 @@ pub(super) fn run(settings: &Settings, args: &HookArgs) -> Result<i32, Error> {
     match &args.command {
         // Claude Code and Codex speak the same Stop-hook JSON; the name says which
         // client the settings snippet is for, and leaves room for one that differs.
-        HookCommand::ClaudeCode(gate) | HookCommand::Codex(gate) => gate_stop(settings, gate),
+        HookCommand::ClaudeCode(gate) | HookCommand::Codex(gate) => {
+            gate_stop(settings, gate, Client::StopHook)
+        }
+        HookCommand::Gemini(gate) => gate_stop(settings, gate, Client::Gemini),
+        HookCommand::Cursor(gate) => gate_stop(settings, gate, Client::Cursor),
         HookCommand::Allow(allow) => allow_manifest(settings, allow),
     }
 }
 
-fn gate_stop(settings: &Settings, args: &GateArgs) -> Result<i32, Error> {
+fn gate_stop(settings: &Settings, args: &GateArgs, client: Client) -> Result<i32, Error> {
+    let answer_with = |answer: &Answer| answer_in(client, answer);
     let input = match read_input() {
         Ok(input) => input,
         Err(message) => {
@@ -120,16 +172,34 @@ fn gate_stop(settings: &Settings, args: &GateArgs) -> Result<i32, Error> {
             return answer_with(&answer);
         }
     };
-    let event = input.hook_event_name.as_deref().unwrap_or("Stop");
-    if !matches!(event, "Stop" | "SubagentStop" | "SessionStart") {
+    let event = input.hook_event_name.as_deref().unwrap_or(match client {
+        Client::StopHook => "Stop",
+        Client::Gemini => "AfterAgent",
+        Client::Cursor => "stop",
+    });
+    let is_stop = match client {
+        Client::StopHook => matches!(event, "Stop" | "SubagentStop"),
+        Client::Gemini => event == "AfterAgent",
+        Client::Cursor => event == "stop",
+    };
+    let is_start = matches!(event, "SessionStart" | "sessionStart");
+    if !is_stop && !is_start {
         eprintln!("verify-matrix: `{event}` is not a Stop event; nothing to gate");
-        return Ok(crate::exit_code::OK);
+        return answer_with(&Answer::nothing());
+    }
+    // Cursor: a turn the person aborted, or that ended in an error, is theirs to see;
+    // no follow-up is forced on it.
+    if client == Client::Cursor
+        && let Some(status) = input.status.as_deref().filter(|s| *s != "completed")
+    {
+        eprintln!("verify-matrix: the turn ended `{status}`; nothing to gate");
+        return answer_with(&Answer::nothing());
     }
     let repo = match Repository::of_project() {
         Ok(repo) => repo,
         // Without the state folder no count is kept: the client's flag that this stop
         // continues a block is the only cap left.
-        Err(e) if input.stop_hook_active => {
+        Err(e) if input.continues_a_block() => {
             return answer_with(&Answer::allow(format!(
                 "verify-matrix: NOT VERIFIED (nothing could be checked: {}). The stop was blocked once already and no count of blocks can be kept, so it is let through.",
                 bounded(&e.to_string())
@@ -146,7 +216,7 @@ fn gate_stop(settings: &Settings, args: &GateArgs) -> Result<i32, Error> {
         context: format!("cannot enter the repository {}", repo.root.display()),
         source,
     })?;
-    let session = input.session_id.clone().unwrap_or_default();
+    let session = input.session();
     let state_path = repo.state.join("sessions").join(format!(
         "{}.json",
         state::key(&[&repo.root.to_string_lossy(), &session])
@@ -159,12 +229,12 @@ fn gate_stop(settings: &Settings, args: &GateArgs) -> Result<i32, Error> {
             commit: repo.head(),
             blocks: 0,
         });
-    if event == "SessionStart" {
+    if is_start {
         // The session's start: the commit its manifest is trusted at is now pinned.
         save_state(&state_path, &state);
-        return Ok(crate::exit_code::OK);
+        return answer_with(&Answer::nothing());
     }
-    if !input.stop_hook_active {
+    if !input.continues_a_block() {
         // Not the continuation of a block: a new run of blocks starts.
         state.blocks = 0;
     }
@@ -607,9 +677,36 @@ fn read_input() -> Result<HookInput, String> {
     })
 }
 
-/// Prints the answer as one line of JSON; exit 0 (the answer is in the JSON).
-fn answer_with(answer: &Answer) -> Result<i32, Error> {
-    let mut json = serde_json::to_string(answer).unwrap_or_default();
+/// Prints the answer as one line of JSON in `client`'s words; exit 0 (the answer is in
+/// the JSON).
+fn answer_in(client: Client, answer: &Answer) -> Result<i32, Error> {
+    let silent = answer.decision.is_none() && answer.system_message.is_none();
+    if silent && client == Client::StopHook {
+        // Claude Code and Codex read an empty answer as "go on".
+        return Ok(crate::exit_code::OK);
+    }
+    let value = match client {
+        Client::StopHook => serde_json::to_value(answer).unwrap_or_default(),
+        Client::Gemini => {
+            let mut value = serde_json::to_value(answer).unwrap_or_default();
+            if answer.decision.is_some() {
+                value["decision"] = "deny".into();
+            }
+            value
+        }
+        // Cursor's stop hook reads `followup_message` only; what the person should see
+        // goes to its hook log (stderr).
+        Client::Cursor => {
+            if let Some(message) = &answer.system_message {
+                eprintln!("{message}");
+            }
+            match (&answer.decision, &answer.reason) {
+                (Some(_), Some(reason)) => serde_json::json!({ "followup_message": reason }),
+                _ => serde_json::json!({}),
+            }
+        }
+    };
+    let mut json = serde_json::to_string(&value).unwrap_or_default();
     json.push('\n');
     print_stdout(&json)?;
     Ok(crate::exit_code::OK)

@@ -6,6 +6,8 @@ mod exec;
 mod history;
 mod hook;
 mod init;
+#[cfg(feature = "mcp")]
+mod mcp;
 mod merge;
 mod plan;
 mod publish;
@@ -85,7 +87,10 @@ pub(crate) fn dispatch(cli: Cli) -> Result<i32, Error> {
         Some(Command::Exec(args)) => exec::run(&args),
         Some(Command::Hook(args)) => {
             let global = match &args.command {
-                HookCommand::ClaudeCode(gate) | HookCommand::Codex(gate) => {
+                HookCommand::ClaudeCode(gate)
+                | HookCommand::Codex(gate)
+                | HookCommand::Gemini(gate)
+                | HookCommand::Cursor(gate) => {
                     global.with(Some(&gate.manifest), None, Some(&gate.quiet), None)
                 }
                 HookCommand::Allow(allow) => global.with(Some(&allow.manifest), None, None, None),
@@ -95,6 +100,18 @@ pub(crate) fn dispatch(cli: Cli) -> Result<i32, Error> {
         Some(Command::Init(args)) => {
             let settings = Settings::new(&global.with(None, None, Some(&args.quiet), None));
             init::run(&settings, &args)
+        }
+        Some(Command::Mcp(args)) => {
+            let settings = Settings::new(&global.with(Some(&args.manifest), None, None, None));
+            #[cfg(feature = "mcp")]
+            return mcp::run(&settings, &args);
+            #[cfg(not(feature = "mcp"))]
+            {
+                let _ = (settings, args);
+                Err(super::Error::Usage(
+                    "this build of cargo-verify-matrix has no MCP server: build it with the `mcp` feature (on by default)".to_owned(),
+                ))
+            }
         }
         Some(Command::Schema) => schema::run(),
         Some(Command::Tests(args)) => tests::run(&args),

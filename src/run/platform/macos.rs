@@ -44,8 +44,8 @@ pub fn hostname() -> String {
 }
 
 pub use super::unix::{
-    Signals, adopt, executable_in, exit_code_of, isolate, release, set_args, shell_fallback,
-    signal_group, signal_process, state_home,
+    SIGNALS_PROCESSES, Signals, adopt, executable_in, exit_code_of, isolate, release, set_args,
+    shell_fallback, signal_group, signal_process, state_home,
 };
 
 use nix::libc;

@@ -39,6 +39,9 @@ pub fn signal_group(pgid: Option<u32>, signal: Signal) {
     let _ = killpg(Pid::from_raw(pgid), sig(signal));
 }
 
+/// A process asked to stop gets SIGTERM and may clean up.
+pub const SIGNALS_PROCESSES: bool = true;
+
 /// Sends `signal` to `pid`, and to the group it leads (a `setsid` escaper's children
 /// go with it).
 pub fn signal_process(pid: u32, signal: Signal) {

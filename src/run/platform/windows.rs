@@ -170,6 +170,9 @@ pub fn signal_group(pgid: Option<u32>, signal: Signal) {
     }
 }
 
+/// A process is not asked to stop one by one (`signal_process` does nothing): stop it by its handle.
+pub const SIGNALS_PROCESSES: bool = false;
+
 /// Processes outside a job are not signalled one by one: the job holds them all.
 pub fn signal_process(_pid: u32, _signal: Signal) {}
 

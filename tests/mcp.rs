@@ -1,0 +1,326 @@
+//! `cargo verify-matrix mcp` with a real client: the official MCP TypeScript SDK
+//! (`@modelcontextprotocol/sdk`, which `scripts/test.sh` installs under
+//! `target/tools/mcp-client`) driving the server over stdio in Node — the tools listed
+//! with their schemas, each called, progress followed, a long run cancelled — on real
+//! runs of a real project. (Node and the SDK run where the suite runs: Linux in CI.)
+#![cfg(unix)]
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use common::{Project, alive, repo_root};
+use serde_json::Value;
+
+/// The folder with the SDK's `node_modules` (scripts/test.sh installs it).
+fn client_dir() -> PathBuf {
+    let dir = std::env::var_os("VERIFY_MATRIX_MCP_CLIENT")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| repo_root().join("target/tools/mcp-client"));
+    assert!(
+        dir.join("node_modules/@modelcontextprotocol/sdk/package.json")
+            .is_file(),
+        "the MCP SDK is not installed in {}: scripts/test.sh installs it",
+        dir.display()
+    );
+    dir
+}
+
+/// The client script run in `scenario` against the project: each answer it printed,
+/// by what it was.
+fn client(project: &Project, scenario: &str) -> Vec<(String, Value)> {
+    // The script beside the SDK's node_modules, so that its imports resolve.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(
+        repo_root().join("tests/mcp/client.mjs"),
+        dir.path().join("client.mjs"),
+    )
+    .unwrap();
+    link(
+        &client_dir().join("node_modules"),
+        &dir.path().join("node_modules"),
+    );
+    let out = Command::new("node")
+        .arg(dir.path().join("client.mjs"))
+        .arg(env!("CARGO_BIN_EXE_cargo-verify-matrix"))
+        .arg(project.path())
+        .arg(scenario)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "the client failed: {}\n{}",
+        String::from_utf8_lossy(&out.stderr),
+        String::from_utf8_lossy(&out.stdout)
+    );
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|line| {
+            let v: Value = serde_json::from_str(line).unwrap();
+            (v["what"].as_str().unwrap().to_owned(), v["value"].clone())
+        })
+        .collect()
+}
+
+fn link(target: &Path, at: &Path) {
+    std::os::unix::fs::symlink(target, at).unwrap();
+}
+
+fn get<'a>(answers: &'a [(String, Value)], what: &str) -> &'a Value {
+    &answers
+        .iter()
+        .find(|(w, _)| w == what)
+        .unwrap_or_else(|| panic!("no `{what}` answer: {answers:#?}"))
+        .1
+}
+
+/// `unit` runs the tests in tests.txt through a JUnit report, `parse_dates` failing with
+/// its place; `lint` passes.
+const MANIFEST: &str = r#"version: 1
+environments: [{name: local}]
+checks:
+  - id: unit
+    test: |
+      { echo '<testsuite name="s">'; while read t; do if [ "$t" = parse_dates ]; then echo "<testcase classname=\"tests.dates\" name=\"$t\" file=\"tests/dates.rs\" line=\"42\"><failure message=\"assertion failed: left == right\">boom</failure></testcase>"; else echo "<testcase classname=\"tests.dates\" name=\"$t\"/>"; fi; done < tests.txt; echo '</testsuite>'; } > junit.xml
+      ! grep -q failure junit.xml
+    reports: junit.xml
+  - { id: lint, run: 'echo linted' }
+"#;
+
+fn project() -> Project {
+    let project = Project::new(MANIFEST);
+    project.write("tests.txt", "a\nparse_dates\nb\n");
+    project.write("tests/dates.rs", &"// dates\n".repeat(50));
+    project.commit_all("tests");
+    project
+}
+
+#[test]
+fn the_sdk_client_lists_calls_and_follows_every_tool() {
+    let project = project();
+    let answers = client(&project, "tour");
+    let tools = get(&answers, "tools").as_array().unwrap();
+    let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["plan", "run", "verdict", "failures"]);
+    assert!(tools.iter().all(|t| t["inputSchema"]["type"] == "object"));
+
+    let plan = &get(&answers, "plan")["structuredContent"];
+    assert_eq!(plan["environments"][0]["name"], "local");
+    assert_eq!(plan["environments"][0]["runnable_here"], true);
+    assert_eq!(
+        plan["environments"][0]["checks"],
+        serde_json::json!(["unit", "lint"])
+    );
+
+    // One progress notification per finished check.
+    let progress = get(&answers, "progress").as_array().unwrap();
+    assert_eq!(progress.len(), 2, "{progress:#?}");
+    assert!(
+        progress[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("local unit")
+    );
+
+    let run = get(&answers, "run");
+    assert_eq!(run["isError"], false);
+    let result = &run["structuredContent"];
+    assert_eq!(result["verdict"], "NOT_VERIFIED");
+    assert_eq!(result["pairs"][0]["result"], "FAIL");
+    assert_eq!(result["pairs"][1]["result"], "PASS");
+    assert_eq!(result["pairs"][0]["tests"]["failed"], 1);
+    let text = run["content"][0]["text"].as_str().unwrap();
+    assert!(
+        text.starts_with("verdict: NOT_VERIFIED; reasons (quoted): "),
+        "{text}"
+    );
+
+    // The latest results without running, taken at HEAD, nothing changed since.
+    let verdict = &get(&answers, "verdict")["structuredContent"];
+    assert_eq!(verdict["verdict"], "NOT_VERIFIED");
+    assert_eq!(verdict["stale"], false, "{verdict:#}");
+    assert_eq!(
+        verdict["commit"],
+        project.git(&["rev-parse", "HEAD"]).trim()
+    );
+
+    // The failing test, with enough to act on; then no more.
+    let failures = &get(&answers, "failures")["structuredContent"];
+    assert_eq!(failures["total"], 1);
+    let first = &failures["failures"][0];
+    assert_eq!(first["test"], "tests.dates › parse_dates");
+    assert_eq!(first["message"], "assertion failed: left == right");
+    assert_eq!(first["file"], "tests/dates.rs");
+    assert_eq!(first["line"], 42);
+    assert!(
+        Path::new(first["log_path"].as_str().unwrap()).is_file(),
+        "{first:#}"
+    );
+    assert_eq!(failures["next_offset"], Value::Null);
+    assert_eq!(
+        get(&answers, "failures-next")["structuredContent"]["failures"],
+        serde_json::json!([])
+    );
+
+    let resources = get(&answers, "resources").as_array().unwrap();
+    assert_eq!(resources[0]["uri"], "verify-matrix://manifest");
+    let manifest = &get(&answers, "manifest")["contents"][0]["text"];
+    assert_eq!(manifest.as_str().unwrap(), MANIFEST);
+
+    // Bad input: a JSON-RPC error each, saying what is wrong; nothing runs.
+    for (what, says) in [
+        (
+            "bad-name",
+            "`checks` holds \"; rm -rf /\", which is not a name",
+        ),
+        (
+            "unknown-check",
+            "`checks` names `unti`, which the manifest does not declare (did you mean `unit`?); it declares: unit, lint",
+        ),
+        (
+            "unknown-argument",
+            "`plan` takes no argument `verbose`; it takes: none",
+        ),
+        (
+            "negative-page",
+            "`offset` must be a whole number from 0 to 4294967295, not -1",
+        ),
+        (
+            "unknown-tool",
+            "no tool `failrues` (did you mean `failures`?): plan, run, verdict, failures",
+        ),
+    ] {
+        let error = get(&answers, what)["error"].as_str().unwrap_or_default();
+        assert!(error.contains("MCP error -32602"), "{what}: {error}");
+        assert!(error.contains(says), "{what}: {error}");
+    }
+}
+
+#[test]
+fn a_verdict_taken_before_the_tree_changed_is_stale() {
+    let project = project();
+    client(&project, "tour");
+    // The agent edits a file after the run.
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    project.write("tests.txt", "a\nb\n");
+    let answers = client(&project, "stale");
+    let verdict = &get(&answers, "verdict")["structuredContent"];
+    assert_eq!(verdict["stale"], true, "{verdict:#}");
+    assert!(
+        verdict["stale_because"]
+            .as_str()
+            .unwrap()
+            .contains("tests.txt"),
+        "{verdict:#}"
+    );
+    let text = get(&answers, "verdict")["content"][0]["text"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(text.starts_with("STALE ("), "{text}");
+}
+
+#[test]
+fn a_cancelled_run_stops_keeps_what_finished_and_is_no_verdict() {
+    let project = Project::new(
+        "version: 1
+environments: [{name: local}]
+checks:
+  - { id: quick, run: 'true' }
+  - { id: slow, run: 'sleep 47.25' }
+",
+    );
+    let answers = client(&project, "cancel");
+    let second = get(&answers, "second-run");
+    assert!(
+        second["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("a run is going")),
+        "{second:#}"
+    );
+    let cancelled = get(&answers, "cancelled");
+    assert!(cancelled["aborted"].is_string(), "{cancelled:#}");
+    assert!(cancelled["ms"].as_u64().unwrap() < 30_000, "{cancelled:#}");
+    // The run was stopped: the slow check is gone, the quick one's result kept.
+    assert!(alive("sleep 47.25").is_empty(), "the slow check still runs");
+    let verdict = &get(&answers, "verdict")["structuredContent"];
+    assert_eq!(verdict["verdict"], "NOT_VERIFIED", "{verdict:#}");
+    let pairs = verdict["pairs"].as_array().unwrap();
+    assert!(
+        pairs
+            .iter()
+            .any(|p| p["check"] == "quick" && p["result"] == "PASS"),
+        "{verdict:#}"
+    );
+    assert!(
+        !pairs
+            .iter()
+            .any(|p| p["check"] == "slow" && p["result"] == "PASS"),
+        "{verdict:#}"
+    );
+}
+
+#[test]
+fn a_manifest_outside_the_repository_is_refused() {
+    let project = project();
+    let elsewhere = tempfile::tempdir().unwrap();
+    std::fs::write(elsewhere.path().join("verify-matrix.yml"), MANIFEST).unwrap();
+    let out = project
+        .std_cmd()
+        .arg("--manifest")
+        .arg(elsewhere.path().join("verify-matrix.yml"))
+        .arg("mcp")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("is outside the repository"), "{stderr}");
+}
+
+/// The official inspector's CLI mode lists the tools, calls one and reads the manifest.
+#[test]
+fn the_inspectors_cli_lists_calls_and_reads() {
+    let project = project();
+    let inspector = client_dir().join("node_modules/.bin/inspector");
+    assert!(
+        inspector.is_file(),
+        "no inspector: scripts/test.sh installs it"
+    );
+    let home = tempfile::tempdir().unwrap();
+    let ask = |method: &[&str]| -> Value {
+        let out = Command::new(&inspector)
+            .arg("--cli")
+            .arg("--cwd")
+            .arg(project.path())
+            .args(method)
+            .arg(env!("CARGO_BIN_EXE_cargo-verify-matrix"))
+            .arg("mcp")
+            // Its catalog of servers goes in a folder of its own.
+            .env("HOME", home.path())
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{method:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let tools = ask(&["--method", "tools/list"]);
+    assert_eq!(tools["tools"].as_array().unwrap().len(), 4, "{tools:#}");
+    let plan = ask(&["--method", "tools/call", "--tool-name", "plan"]);
+    assert_eq!(
+        plan["structuredContent"]["environments"][0]["name"],
+        "local"
+    );
+    let manifest = ask(&[
+        "--method",
+        "resources/read",
+        "--uri",
+        "verify-matrix://manifest",
+    ]);
+    assert_eq!(manifest["contents"][0]["text"], MANIFEST);
+}
