@@ -131,6 +131,8 @@ fn the_sdk_client_lists_calls_and_follows_every_tool() {
     assert_eq!(result["pairs"][0]["result"], "FAIL");
     assert_eq!(result["pairs"][1]["result"], "PASS");
     assert_eq!(result["pairs"][0]["tests"]["failed"], 1);
+    assert_eq!(result["failures_total"], 1);
+    assert_eq!(result["failures"][0]["test"], "tests.dates › parse_dates");
     let text = run["content"][0]["text"].as_str().unwrap();
     assert!(
         text.starts_with("verdict: NOT_VERIFIED; reasons (quoted): "),

@@ -476,6 +476,10 @@ impl Server {
                 let mut value = summary(&report, 5);
                 value["exit_code"] = json!(code);
                 value["cancelled"] = json!(cancelled);
+                // The first failures with enough to act on; `failures` pages the rest.
+                let failures = failure_list(&report, &self.root);
+                value["failures_total"] = json!(failures.len());
+                value["failures"] = json!(failures.into_iter().take(5).collect::<Vec<_>>());
                 let mut text = verdict_text(&value);
                 if cancelled {
                     text = format!("cancelled: a partial run, not a verdict. {text}");
