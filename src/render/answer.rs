@@ -136,10 +136,7 @@ fn failure(reason: &str, row: &Row, baseline: Option<&Baseline>, blob: Option<&s
     let mut line = format!("❌ **{}**", escape_markdown(reason));
     let d = &row.detail;
     if let Some(case) = tests_view::failing(d).next() {
-        line.push_str(&format!(
-            ": `{}`",
-            tests_view::test_name(case).replace('`', "'")
-        ));
+        line.push_str(&format!(": {}", code_span(&tests_view::test_name(case))));
         match tests_view::place(case, blob) {
             Some((label, Some(url))) => {
                 line.push_str(&format!(" at [{}]({url})", escape_markdown(&label)));
@@ -241,12 +238,7 @@ fn dropped(d: &TestDrop, b: &Baseline) -> String {
         .iter()
         .find(|v| v.check == d.check && v.environment == d.environment);
     if let Some(v) = vanished.filter(|v| v.count > 0) {
-        let names: Vec<String> = v
-            .tests
-            .iter()
-            .take(5)
-            .map(|t| format!("`{}`", t.replace('`', "'")))
-            .collect();
+        let names: Vec<String> = v.tests.iter().take(5).map(|t| code_span(t)).collect();
         let more = v.count.saturating_sub(names.len() as u64);
         line.push_str(&format!(": {} vanished", names.join(", ")));
         if more > 0 {
@@ -287,6 +279,20 @@ fn advisories(report: &Report) -> Option<String> {
             failed.join("; ")
         )
     })
+}
+
+/// `text` as an inline code span on one line: its backticks and line breaks cannot end
+/// the span or the bullet early.
+fn code_span(text: &str) -> String {
+    let one_line: String = text
+        .chars()
+        .map(|c| match c {
+            '`' => '\'',
+            c if c.is_control() => ' ',
+            c => c,
+        })
+        .collect();
+    format!("`{}`", one_line.trim())
 }
 
 fn pairs(list: &[PairRef]) -> String {
@@ -345,6 +351,14 @@ mod tests {
                 "; see the windows job in [the run](https://github.com/o/r/actions/runs/7)"
             ),
             "{lines:?}"
+        );
+    }
+
+    #[test]
+    fn a_test_name_stays_one_code_span_on_one_line() {
+        assert_eq!(
+            super::code_span("a `b`\n| x | y | 0 | PASS |"),
+            "`a 'b' | x | y | 0 | PASS |`"
         );
     }
 
