@@ -277,3 +277,35 @@ fn the_run_link_is_the_verified_runs_even_when_another_run_publishes() {
     );
     assert!(!markdown.contains("runs/99)"), "{markdown}");
 }
+
+#[test]
+fn a_checklist_answer_is_judged_by_the_manifest_the_results_embed() {
+    // The tree's manifest has nothing in common with the one the run used.
+    let project = project();
+    project.write(
+        "other.yml",
+        "version: 1\nenvironments: [{name: local}]\nchecks:\n  - {id: other, run: 'true'}\n",
+    );
+    let out = project
+        .std_cmd()
+        .args(["--manifest", "other.yml", "run", "--out", "other-results"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    // The matrix is refused (the tree's manifest would judge them) …
+    let (code, _) = stderr_of(&project, &["render", "other-results"]);
+    assert_eq!(code, Some(2));
+    // … the checklist's answer is about the run's own manifest, and says so.
+    let out = project
+        .std_cmd()
+        .args(["render", "--format", "aot", "other-results"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let answer: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(answer["passed"], true, "{answer:#}");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("judged by the manifest the results embed"),
+        "{out:?}"
+    );
+}

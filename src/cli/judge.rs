@@ -62,7 +62,10 @@ pub(crate) fn merged(
         }
     }
     let baseline = BaselineSource::of(trust, settings)?;
-    let (manifest, trust) = judged_manifest(settings, trust, &collected.partials)?;
+    // A checklist's answer and a task's report are about the run's own manifest (the
+    // base case or task it ran): without `--manifest`, the one the results embed.
+    let own = matches!(format, Format::Aot | Format::Steps) && settings.manifest.is_none();
+    let (manifest, trust) = judged_manifest(settings, trust, &collected.partials, own)?;
     let partials: Vec<PartialResult> = collected.partials.into_iter().map(|l| l.result).collect();
     let contracts = Contracts {
         steps: (format == Format::Steps)
@@ -397,6 +400,7 @@ fn judged_manifest(
     settings: &Settings,
     flags: &TrustFlags,
     partials: &[merge::Loaded],
+    embedded_first: bool,
 ) -> Result<(Manifest, ManifestTrust), Error> {
     // `merge::collect` has checked that every result names the same digest.
     let loaded = partials
@@ -417,6 +421,15 @@ fn judged_manifest(
             settings.load_manifest_from(Some(path), &here)?,
             ManifestOrigin::Given,
         ),
+        None if embedded_first => {
+            if !settings.quiet {
+                eprintln!(
+                    "note: judged by the manifest the results embed ({}); --manifest names another",
+                    results.digest
+                );
+            }
+            (results.clone(), ManifestOrigin::Embedded)
+        }
         None => match manifest::discover(&here) {
             Ok(manifest::Found::Yaml(path) | manifest::Found::Cargo(path)) => (
                 settings.load_manifest_from(Some(&path), &here)?,
