@@ -444,12 +444,14 @@ impl Server {
                         if let Some(done) = finished_check(&line) {
                             finished += 1;
                             if let Some(token) = &progress {
+                                // The run's own line (its text quoted and redacted by
+                                // the run), cut to a line's length.
                                 let param = ProgressNotificationParam::new(token.clone(), f64::from(finished))
-                                    .with_message(done);
+                                    .with_message(crate::untrusted::cut(&done, 500));
                                 let _ = ctx.peer.notify_progress(param).await;
                             }
                         } else if line.starts_with("error") && errors.len() < 20 {
-                            errors.push(line);
+                            errors.push(crate::untrusted::cut(&line, 2_000));
                         }
                     }
                     _ => break,
