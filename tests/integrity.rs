@@ -262,6 +262,8 @@ checks:
   - id: leaky
     run: |
       env | sort
+      # The secrets again at the end, inside the log tail however long the environment is.
+      env | grep -E '^(MY_API_KEY|NPM_TOKEN)=' | sort
       echo "from a file: $(cat token.txt)"
       echo "a token shape: ghp_0123456789abcdefghijABCDEFGHIJ0123456789"
       exit 1
