@@ -31,16 +31,19 @@ use tokio::io::AsyncBufReadExt;
 use super::super::Error;
 use super::super::args::McpArgs;
 use super::super::local::admit;
-use super::super::settings::Settings;
+use super::super::settings::{Settings, quoter};
 use crate::actions_env::ActionsEnv;
+use crate::results::logs;
 use crate::run::facts;
+use crate::untrusted::Quoter;
 
 /// The manifest resource's URI.
 const MANIFEST_URI: &str = "verify-matrix://manifest";
 /// The most failures one `failures` call returns.
 const PAGE_MAX: usize = 50;
-/// The most lines of a failure's log returned.
+/// The most lines of a failure's log returned, and bytes read from its end.
 const TAIL_LINES: usize = 20;
+const TAIL_BYTES: u64 = crate::render::Tails::SHORT;
 
 /// What every tool works with.
 #[derive(Clone)]
@@ -55,6 +58,8 @@ struct Server {
     out: PathBuf,
     /// The GitHub Actions context, for the machine's facts.
     actions: ActionsEnv,
+    /// How text read from the results folder (a log's tail) is quoted.
+    quoter: Quoter,
     /// A run is going: a second is refused (never two runs over one results folder).
     running: Arc<AtomicBool>,
 }
@@ -103,6 +108,7 @@ pub(super) fn run(settings: &Settings, args: &McpArgs) -> Result<i32, Error> {
         root,
         manifest,
         actions: settings.actions.clone(),
+        quoter: quoter(None),
         running: Arc::new(AtomicBool::new(false)),
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -479,7 +485,7 @@ impl Server {
                 value["exit_code"] = json!(code);
                 value["cancelled"] = json!(cancelled);
                 // The first failures with enough to act on; `failures` pages the rest.
-                let failures = failure_list(&report, &self.root);
+                let failures = failure_list(&report, &self.root, &self.quoter);
                 value["failures_total"] = json!(failures.len());
                 value["failures"] = json!(failures.into_iter().take(5).collect::<Vec<_>>());
                 let mut text = verdict_text(&value);
@@ -545,7 +551,7 @@ impl Server {
             Ok(report) => report,
             Err(why) => return Ok(refused(why)),
         };
-        let all = failure_list(&report, &self.root);
+        let all = failure_list(&report, &self.root, &self.quoter);
         let page: Vec<Value> = all.iter().skip(offset).take(limit).cloned().collect();
         let next = (offset + page.len() < all.len()).then_some(offset + page.len());
         let mut text = format!("{} failures; {} shown from {offset}", all.len(), page.len());
@@ -642,7 +648,7 @@ fn verdict_text(value: &Value) -> String {
 /// Every failing required or optional pair, one entry per failing test (or one for the
 /// pair when its runner listed none), with the last lines of its log (the report's log
 /// paths are relative to `folder`, where it was read).
-fn failure_list(report: &Value, folder: &Path) -> Vec<Value> {
+fn failure_list(report: &Value, folder: &Path, quoter: &Quoter) -> Vec<Value> {
     let mut out = Vec::new();
     for row in report["rows"].as_array().into_iter().flatten() {
         if row["result"] != "FAIL" {
@@ -650,7 +656,13 @@ fn failure_list(report: &Value, folder: &Path) -> Vec<Value> {
         }
         let d = &row["detail"];
         let log_path = d["log_path"].as_str().map(str::to_owned);
-        let tail = log_path.as_deref().and_then(|p| log_tail(folder, p));
+        // Read and quoted as every render reads a log's tail: kept inside the folder,
+        // from the log's end, escapes removed, secrets masked, claims neutralised.
+        let tail = log_path
+            .as_deref()
+            .and_then(|p| logs::resolve_log(folder, p))
+            .and_then(|path| logs::tail(&path, TAIL_LINES, TAIL_BYTES))
+            .map(|text| quoter.quote(&text));
         let base = json!({
             "check": row["check"], "environment": row["environment"],
             "required": row["required"], "summary": d["summary"],
@@ -681,26 +693,6 @@ fn failure_list(report: &Value, folder: &Path) -> Vec<Value> {
         }
     }
     out
-}
-
-/// The last lines of the log at `relative` under `folder`, confined to it (no way out
-/// by `..` or a link) and bounded.
-fn log_tail(folder: &Path, relative: &str) -> Option<String> {
-    use std::io::Read as _;
-    let base = folder.canonicalize().ok()?;
-    let path = folder.join(relative).canonicalize().ok()?;
-    if !path.starts_with(&base) {
-        return None;
-    }
-    let mut bytes = Vec::new();
-    std::fs::File::open(&path)
-        .ok()?
-        .take(64 * 1024)
-        .read_to_end(&mut bytes)
-        .ok()?;
-    let text = String::from_utf8_lossy(&bytes);
-    let lines: Vec<&str> = text.lines().collect();
-    Some(lines[lines.len().saturating_sub(TAIL_LINES)..].join("\n"))
 }
 
 /// When the newest result file of `folder` was written.
