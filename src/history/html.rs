@@ -9,9 +9,8 @@ use rusqlite::params;
 
 use super::show::{Stats, StatsQuery, stats};
 use super::{History, HistoryError, last_runs, sqlite};
-use crate::render::provenance::{is_commit, is_link_safe};
+use crate::render::provenance::{commit_page, run_page};
 use crate::render::text::{escape_html as esc, short_commit};
-use crate::results::source::is_repository;
 
 /// Which runs the page covers.
 #[derive(Debug, Clone, Default)]
@@ -564,32 +563,23 @@ struct Links<'a> {
 impl Links<'_> {
     /// The run's page, when its repository and id are known and safe to link.
     fn run(&self, run: &Run) -> Option<String> {
-        let repo = run.repository.as_deref().filter(|r| is_repository(r))?;
-        let id = run.run_id.as_deref().filter(|id| {
-            !id.is_empty() && id.len() <= 20 && id.bytes().all(|b| b.is_ascii_digit())
-        })?;
-        let url = format!("{}/{repo}/actions/runs/{id}", self.web);
-        is_link_safe(&url).then_some(url)
+        run_page(self.web, run.repository.as_deref()?, run.run_id.as_deref()?)
     }
 
     /// The run's commit, linked to it, and a link to the run: `<a>abc1234</a> (run)`.
     fn run_html(&self, run: &Run) -> String {
-        let commit = run.commit.as_deref().filter(|c| is_commit(c));
-        let repo = run.repository.as_deref().filter(|r| is_repository(r));
-        let mut html = match (commit, repo) {
-            (Some(commit), Some(repo)) => {
-                let url = format!("{}/{repo}/commit/{commit}", self.web);
-                if is_link_safe(&url) {
-                    format!(
-                        "<a href=\"{}\"><code>{}</code></a>",
-                        esc(&url),
-                        esc(short_commit(commit))
-                    )
-                } else {
-                    format!("<code>{}</code>", esc(&label(run)))
-                }
-            }
-            _ => format!("<code>{}</code>", esc(&label(run))),
+        let page = run
+            .commit
+            .as_deref()
+            .zip(run.repository.as_deref())
+            .and_then(|(commit, repo)| Some((commit, commit_page(self.web, repo, commit)?)));
+        let mut html = match page {
+            Some((commit, url)) => format!(
+                "<a href=\"{}\"><code>{}</code></a>",
+                esc(&url),
+                esc(short_commit(commit))
+            ),
+            None => format!("<code>{}</code>", esc(&label(run))),
         };
         if let Some(url) = self.run(run) {
             let _ = write!(html, " (<a href=\"{}\">run</a>)", esc(&url));

@@ -20,10 +20,7 @@ struct Parts {
 fn parts(report: &Report, options: &RenderOptions) -> Option<Parts> {
     let source = &report.source;
     let commit = source.commit.as_deref().filter(|c| is_commit(c))?;
-    let web = web(options);
-    let commit_url = repository(report)
-        .filter(|_| is_link_safe(web))
-        .map(|repo| format!("{web}/{repo}/commit/{commit}"));
+    let commit_url = repository(report).and_then(|repo| commit_page(web(options), repo, commit));
     // People know a run by its number (`#128`); the id only names it in links.
     let run = run_id(report).map(|id| {
         let label = match source.run_number {
@@ -101,13 +98,10 @@ pub fn provenance_html(report: &Report, options: &RenderOptions) -> Option<Strin
 /// results name no run. Never another run's page: the `workflow_run` recipe publishes
 /// from a run that is not the one verified.
 pub fn run_url(report: &Report, options: &RenderOptions) -> Option<String> {
-    let web = web(options);
     let run = run_id(report);
-    let own = run.and_then(|id| {
-        repository(report)
-            .filter(|_| is_link_safe(web))
-            .map(|repo| format!("{web}/{repo}/actions/runs/{id}"))
-    });
+    let own = run
+        .zip(repository(report))
+        .and_then(|(id, repo)| run_page(web(options), repo, id));
     own.or_else(|| {
         options
             .link
@@ -123,13 +117,35 @@ pub fn run_url(report: &Report, options: &RenderOptions) -> Option<String> {
     })
 }
 
-/// The results' run id, when well-formed (digits).
+/// The results' run id, when well-formed.
 fn run_id(report: &Report) -> Option<&str> {
-    report
-        .source
-        .run_id
-        .as_deref()
-        .filter(|id| !id.is_empty() && id.len() <= 20 && id.bytes().all(|b| b.is_ascii_digit()))
+    report.source.run_id.as_deref().filter(|id| is_run_id(id))
+}
+
+/// A workflow run's id: 1 to 20 digits.
+fn is_run_id(id: &str) -> bool {
+    !id.is_empty() && id.len() <= 20 && id.bytes().all(|b| b.is_ascii_digit())
+}
+
+/// A workflow run's page, `{web}/{repository}/actions/runs/{id}` (`web` without its
+/// trailing slash), when the repository and the id are well-formed — they come from
+/// results — and the link is safe.
+pub fn run_page(web: &str, repository: &str, id: &str) -> Option<String> {
+    if !is_linkable_repository(repository) || !is_run_id(id) {
+        return None;
+    }
+    let url = format!("{web}/{repository}/actions/runs/{id}");
+    is_link_safe(&url).then_some(url)
+}
+
+/// A commit's page, `{web}/{repository}/commit/{commit}`, when the repository and the
+/// commit are well-formed and the link is safe.
+pub fn commit_page(web: &str, repository: &str, commit: &str) -> Option<String> {
+    if !is_linkable_repository(repository) || !is_commit(commit) {
+        return None;
+    }
+    let url = format!("{web}/{repository}/commit/{commit}");
+    is_link_safe(&url).then_some(url)
 }
 
 /// The results' repository, when it can be linked.
