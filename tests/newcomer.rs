@@ -138,19 +138,14 @@ fn quiet_help_does_not_promise_a_table() {
 fn the_run_is_named_by_its_number_and_attempt() {
     let project = Project::new(MANIFEST);
     project.write("tests.txt", "a\n");
-    for env in ["linux", "macos"] {
-        let out = project
-            .std_cmd()
-            .args(["run", "--env", env, "--out", &format!("results/{env}")])
-            .env("GITHUB_REPOSITORY", "o/r")
-            .env("GITHUB_SHA", "0123456789abcdef0123456789abcdef01234567")
-            .env("GITHUB_RUN_ID", "9000002")
-            .env("GITHUB_RUN_NUMBER", "128")
-            .env("GITHUB_RUN_ATTEMPT", "2")
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "{out:?}");
-    }
+    project.run_envs_in_run(
+        &["linux", "macos"],
+        &[
+            ("GITHUB_RUN_ID", "9000002"),
+            ("GITHUB_RUN_NUMBER", "128"),
+            ("GITHUB_RUN_ATTEMPT", "2"),
+        ],
+    );
     let markdown = project.stdout_of(&["render", "results"]);
     assert!(
         markdown
@@ -253,17 +248,7 @@ fn a_maintainer_accepts_a_smaller_suite_with_allow_weakening() {
 fn the_run_link_is_the_verified_runs_even_when_another_run_publishes() {
     let project = Project::new(MANIFEST);
     project.write("tests.txt", "a\n");
-    for env in ["linux", "macos"] {
-        let out = project
-            .std_cmd()
-            .args(["run", "--env", env, "--out", &format!("results/{env}")])
-            .env("GITHUB_REPOSITORY", "o/r")
-            .env("GITHUB_SHA", "0123456789abcdef0123456789abcdef01234567")
-            .env("GITHUB_RUN_ID", "77")
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "{out:?}");
-    }
+    project.run_envs_in_run(&["linux", "macos"], &[("GITHUB_RUN_ID", "77")]);
     // The `workflow_run` recipe: the publishing run (99) is not the verified one (77).
     let markdown = project.stdout_of(&[
         "render",

@@ -123,6 +123,23 @@ impl Project {
         }
     }
 
+    /// [`Project::run_envs`] as the legs of one workflow run of the repository `o/r` at
+    /// a fixed commit, with `run`'s variables (`GITHUB_RUN_ID`, …); each leg must exit 0.
+    #[allow(dead_code)]
+    pub fn run_envs_in_run(&self, envs: &[&str], run: &[(&str, &str)]) {
+        for env in envs {
+            let out = self
+                .std_cmd()
+                .args(["run", "--env", env, "--out", &format!("results/{env}")])
+                .env("GITHUB_REPOSITORY", "o/r")
+                .env("GITHUB_SHA", "0123456789abcdef0123456789abcdef01234567")
+                .envs(run.iter().copied())
+                .output()
+                .unwrap();
+            assert!(out.status.success(), "{out:?}");
+        }
+    }
+
     /// `ARGS…` (e.g. `render --format html results`), which must exit 0: its stdout.
     #[allow(dead_code)]
     pub fn stdout_of(&self, args: &[&str]) -> String {
