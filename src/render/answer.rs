@@ -4,8 +4,6 @@
 //! leg, a shrunk suite). One bullet per reason of the verdict, in the verdict's order,
 //! so nothing the verdict says is left out and nothing is said twice.
 
-use std::collections::HashSet;
-
 use super::cell::{self, Cell};
 use super::tests_view;
 use super::text::escape_markdown;
@@ -249,34 +247,29 @@ fn dropped(d: &TestDrop, b: &Baseline) -> String {
     line
 }
 
-/// Optional checks that failed, which never block: one line naming them.
+/// Optional checks that failed, which never block: one line naming them, each with
+/// its environments in the rows' order (manifest order, then environment order).
 fn advisories(report: &Report) -> Option<String> {
-    let mut seen = HashSet::new();
-    let index = report.index();
-    let failed: Vec<String> = report
+    let mut failed: Vec<(&str, Vec<&str>)> = Vec::new();
+    for row in report
         .rows
         .iter()
         .filter(|r| Cell::of_row(r) == Cell::Advisory)
-        .filter(|r| seen.insert(r.check.as_str()))
-        .map(|r| {
-            let envs: Vec<&str> = report
-                .environments
-                .iter()
-                .filter(|env| {
-                    index
-                        .row(&r.check, env)
-                        .is_some_and(|row| Cell::of_row(row) == Cell::Advisory)
-                })
-                .map(String::as_str)
-                .collect();
-            format!("{} in {}", r.check, envs.join(", "))
-        })
-        .collect();
+    {
+        match failed.iter_mut().find(|(check, _)| *check == row.check) {
+            Some((_, envs)) => envs.push(&row.environment),
+            None => failed.push((&row.check, vec![&row.environment])),
+        }
+    }
     (!failed.is_empty()).then(|| {
+        let listed: Vec<String> = failed
+            .iter()
+            .map(|(check, envs)| format!("{check} in {}", envs.join(", ")))
+            .collect();
         format!(
             "{} Optional, does not block: {} failed",
             cell::ADVISORY,
-            failed.join("; ")
+            listed.join("; ")
         )
     })
 }

@@ -250,10 +250,16 @@ pub fn summary_line(report: &Report) -> Option<String> {
     if expected == 0 {
         return None;
     }
-    let index = report.index();
-    // A missing pair of an optional check is optional; of a check with no row at all,
-    // counted as required (nothing says otherwise).
-    let optional_missing = |m: &&Missing| is_optional(report, &index, &m.check);
+    // A missing pair of an optional check is optional (as its first row says, the way
+    // `is_optional` reads it); of a check with no row at all, counted as required
+    // (nothing says otherwise). Rows come in manifest order, then environment order.
+    let mut first_row_required: HashMap<&str, bool> = HashMap::new();
+    for row in &report.rows {
+        first_row_required
+            .entry(row.check.as_str())
+            .or_insert(row.required);
+    }
+    let optional_missing = |m: &&Missing| first_row_required.get(m.check.as_str()) == Some(&false);
     let required_rows = report.rows.iter().filter(|r| r.required);
     let count = |cell: fn(Cell) -> bool| {
         report
