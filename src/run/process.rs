@@ -118,6 +118,14 @@ pub async fn execute(spec: &Spec, stop: &mut StopReceiver) -> io::Result<Executi
     }
 
     let spawned = command.spawn();
+    // Listed with the watchdog before anything else, so that the tool killed in the
+    // instant after the spawn still takes the check with it; listed until the group is
+    // gone and every leak is killed (the guard's drop).
+    let _watched = spawned
+        .as_ref()
+        .ok()
+        .and_then(tokio::process::Child::id)
+        .and_then(|pid| Some(Watchdog::get()?.watch(pid)));
     // The Command holds our copies of the pipe's write end: drop them, so that EOF
     // comes when the last process of the check closes its copy.
     drop(command);
@@ -141,8 +149,6 @@ pub async fn execute(spec: &Spec, stop: &mut StopReceiver) -> io::Result<Executi
     // Windows: the check's job, closed (killing what is left in it) when this returns.
     platform::adopt(&child);
     let _job = pgid.map(Release);
-    // Listed until the group is gone and every leak is killed (the guard's drop).
-    let _watched = pgid.and_then(|pid| Some(Watchdog::get()?.watch(pid)));
     let echo = spec.echo.clone();
     let masks = spec.masks.clone();
     let copier = tokio::task::spawn_blocking(move || copy_to_log(reader, log, echo, masks));

@@ -329,7 +329,10 @@ pub fn alive(needle: &str) -> Vec<String> {
         .collect()
 }
 
-/// Waits (up to 30 s) until a process whose command line contains `needle` runs.
+/// Waits (up to 30 s) until a process whose command line contains `needle` runs, and
+/// then a moment more: the tool lists a check with its watchdog (and its signal
+/// handling knows it) just after the spawn returns, and on a loaded machine the check
+/// can be seen running a little before that. The callers kill or signal the tool next.
 pub fn wait_until_alive(needle: &str) {
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
     while alive(needle).is_empty() {
@@ -339,6 +342,7 @@ pub fn wait_until_alive(needle: &str) {
         );
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
+    std::thread::sleep(std::time::Duration::from_millis(300));
 }
 
 /// A check result with the given outcome and plain defaults: a required custom gate
