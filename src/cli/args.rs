@@ -551,6 +551,14 @@ pub(crate) struct RunArgs {
     /// Stop the whole run after this long (e.g. "45m"; overrides the manifest's run-timeout)
     #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
     pub run_timeout: Option<std::time::Duration>,
+    /// Run shard K of N of a sharded environment (`2/4`): its slice of each split check,
+    /// and in shard 1 the checks that run whole (default: the whole environment)
+    #[arg(long, value_name = "K/N")]
+    pub shard: Option<crate::results::Shard>,
+    /// The history database whose test durations `split: timing` splits by [default:
+    /// .verify-matrix/history.sqlite beside the manifest, when it exists]
+    #[arg(long, value_name = "FILE")]
+    pub timings: Option<PathBuf>,
 }
 
 fn parse_duration(text: &str) -> Result<std::time::Duration, String> {
@@ -572,6 +580,8 @@ impl RunArgs {
             || self.fail_fast
             || self.jobs != 1
             || self.run_timeout.is_some()
+            || self.shard.is_some()
+            || self.timings.is_some()
             || self.out.as_os_str() != "verify-matrix-results"
     }
 }

@@ -11,7 +11,7 @@ use super::session;
 use crate::manifest::{CheckId, EnvName, Environment, Manifest};
 use crate::plan::identity::{Identity, Machine};
 use crate::plan::select::Surroundings;
-use crate::results::{PartialResult, Report, Runner, Source};
+use crate::results::{PartialResult, Report, Runner, Shard, Source};
 use crate::run::{EnvironmentLock, RunOptions, lock_environments, run_environment};
 
 /// What a local run produced.
@@ -84,11 +84,22 @@ pub(crate) fn run_here(
         echo: live.echo(),
         machine: machine.clone(),
         masks: crate::run::secrets::run_masks(manifest),
+        shard: args.shard,
+        timings: timings(manifest, environments, args)?,
     };
+    if let Some(shard) = args.shard {
+        for env in environments {
+            check_shard(manifest, env, shard)?;
+        }
+    }
     let on_event = |event: crate::run::RunEvent<'_>| live.event(event);
     // Every environment's lock before the first check: a run never finishes one
     // environment and then finds another taken.
-    let locks = lock_environments(&args.out, environments.iter().map(|e| e.name.as_str()))?;
+    let stems: Vec<String> = environments
+        .iter()
+        .map(|e| Shard::stem(e.name.as_str(), args.shard))
+        .collect();
+    let locks = lock_environments(&args.out, stems.iter().map(String::as_str))?;
     for (env, lock) in environments.iter().zip(&locks) {
         note_leftovers(&env.name, lock);
     }
@@ -120,13 +131,77 @@ pub(crate) fn run_here(
     let names: Vec<EnvName> = environments.iter().map(|e| e.name.clone()).collect();
     let mut judged: Vec<EnvName> = names.clone();
     judged.extend(refused.iter().map(|r| r.environment.clone()));
-    let mut report = run_report(manifest, only, &partials, &judged);
+    let mut report = run_report(manifest, only, &partials, &judged, args.shard);
     say_refused(&mut report, refused);
     Ok(Ran {
         report,
         names,
         interrupted: session.interrupted(),
     })
+}
+
+/// The durations the history recorded for the `split: timing` checks of
+/// `environments` (`--timings`, else `.verify-matrix/history.sqlite` beside the manifest
+/// when it exists).
+fn timings(
+    manifest: &Manifest,
+    environments: &[&Environment],
+    args: &RunArgs,
+) -> Result<crate::run::split::Timings, Error> {
+    use crate::run::split::Timings;
+    let pairs: Vec<(String, String)> = environments
+        .iter()
+        .flat_map(|env| {
+            crate::plan::runnable_checks(manifest, &env.name)
+                .filter(|c| c.split == Some(crate::manifest::Split::Timing))
+                .map(|c| (c.id.to_string(), env.name.to_string()))
+        })
+        .collect();
+    let path = match &args.timings {
+        Some(path) if !path.is_file() => {
+            return Err(Error::Usage(format!(
+                "--timings {}: no such file (the history database whose test durations `split: timing` splits by)",
+                path.display()
+            )));
+        }
+        Some(path) => path.clone(),
+        None => manifest.dir.join(".verify-matrix/history.sqlite"),
+    };
+    if pairs.is_empty() || !path.is_file() {
+        return Ok(Timings::None);
+    }
+    let history = match crate::history::History::open(&path) {
+        Ok(history) => history,
+        Err(e) => return Ok(Timings::Unreadable(e.to_string())),
+    };
+    let mut all = rustc_hash::FxHashMap::default();
+    for (check, env) in pairs {
+        match history.test_durations(&check, &env) {
+            Ok(timed) => {
+                all.insert((check, env), timed);
+            }
+            Err(e) => return Ok(Timings::Unreadable(e.to_string())),
+        }
+    }
+    Ok(Timings::Recorded(std::sync::Arc::new(all)))
+}
+
+/// `--shard` must be one of `env`'s shards as the manifest splits it.
+fn check_shard(manifest: &Manifest, env: &Environment, shard: Shard) -> Result<(), Error> {
+    let legs = manifest.legs(env);
+    if legs <= 1 {
+        return Err(Error::Usage(format!(
+            "--shard {shard}: `{}` is not sharded (the manifest gives it no `shards:`); run it whole, without --shard",
+            env.name
+        )));
+    }
+    if shard.count != legs {
+        return Err(Error::Usage(format!(
+            "--shard {shard}: `{}` is split into {legs} shards, not {}; give --shard K/{legs}",
+            env.name, shard.count
+        )));
+    }
+    Ok(())
 }
 
 /// Each refused environment's reason in place of "no results": its pairs were not run
@@ -184,10 +259,22 @@ fn run_report(
     only: &[CheckId],
     partials: &[PartialResult],
     names: &[EnvName],
+    shard: Option<Shard>,
 ) -> Report {
     let mut scope = manifest.clone();
     if !only.is_empty() {
         scope.checks.retain(|c| only.contains(&c.id));
+    }
+    // A shard's report is of the checks it ran (its slices, and in shard 1 what runs
+    // whole); it never covers its environments, so it never has a verdict.
+    if shard.is_some() {
+        scope.checks.retain(|c| {
+            names.iter().any(|name| {
+                manifest
+                    .environment(name.as_str())
+                    .is_some_and(|env| crate::plan::slice_of(manifest, c, env, shard).is_some())
+            })
+        });
     }
     let mut report = Report::build_for(&scope, partials, names);
     report.mark_partial(manifest, partials);

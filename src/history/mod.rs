@@ -7,6 +7,7 @@ mod base;
 mod html;
 mod schema;
 mod show;
+pub mod timing;
 pub mod unzip;
 
 use std::path::{Path, PathBuf};

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-pub use super::raw::{Gate, Shell};
+pub use super::raw::{Gate, Shell, Split};
 
 /// A check's id: `[A-Za-z0-9][A-Za-z0-9._-]*`, unique in the manifest.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -169,6 +169,8 @@ pub struct Environment {
     pub env: BTreeMap<String, String>,
     pub shell: Option<Shell>,
     pub detect: Option<Detect>,
+    /// How many ways its splitting checks are split (`shards:`; 1 when not sharded).
+    pub shards: u32,
 }
 
 /// Conditions recognising an environment; all given must hold.
@@ -336,6 +338,13 @@ pub struct Check {
     pub shell: Option<Shell>,
     /// The manifest line that defines the check (for annotations), when known.
     pub line: Option<usize>,
+    /// How many ways it is split, whatever its environments say (`shards:`).
+    pub shards: Option<u32>,
+    /// How its runner takes a slice, when it is split (`split:`, or `runner` when its
+    /// command has `{shard}`/`{shards}`); `None`: it always runs whole.
+    pub split: Option<Split>,
+    /// With `split: timing`: the command that lists the test ids.
+    pub list: Option<String>,
 }
 
 /// Whether `pattern` can name report files: relative, inside the check's folder, a
@@ -373,7 +382,101 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30 * 60);
 /// The SIGTERM → SIGKILL grace when none is set.
 pub const DEFAULT_GRACE: Duration = Duration::from_secs(10);
 
+/// The placeholders a sharded check's command may hold, in the order they are listed.
+pub const PLACEHOLDERS: [&str; 4] = ["{shard}", "{shards}", "{tests}", "{tests_file}"];
+
+/// The placeholders in `command` (a shell's `${shard}` is the shell's own, not one).
+pub fn placeholders_in(command: &str) -> Vec<&'static str> {
+    PLACEHOLDERS
+        .into_iter()
+        .filter(|p| {
+            command
+                .match_indices(p)
+                .any(|(at, _)| !command[..at].ends_with('$'))
+        })
+        .collect()
+}
+
+/// One shard of a sharded environment: leg `index` of `count` (`2/4`), as a result file
+/// records it and `run --shard` takes it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct Shard {
+    /// From 1.
+    pub index: u32,
+    pub count: u32,
+}
+
+impl std::fmt::Display for Shard {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}/{}", self.index, self.count)
+    }
+}
+
+impl std::str::FromStr for Shard {
+    type Err = String;
+
+    /// `K/N`: shard K (from 1) of N.
+    fn from_str(text: &str) -> Result<Shard, String> {
+        let (index, count) = text
+            .split_once('/')
+            .ok_or_else(|| format!("`{text}` is not a shard: give K/N, shard K of N (`2/4`)"))?;
+        let number = |part: &str| {
+            part.trim().parse::<u32>().map_err(|_| {
+                format!("`{text}` is not a shard: `{part}` is not a number; give K/N (`2/4`)")
+            })
+        };
+        let (index, count) = (number(index)?, number(count)?);
+        if count == 0 || count > MAX_SHARDS {
+            return Err(format!(
+                "`{text}`: the number of shards must be from 1 to {}",
+                MAX_SHARDS
+            ));
+        }
+        if index == 0 || index > count {
+            return Err(format!(
+                "`{text}`: there is no shard {index} of {count}; shards are numbered 1 to {count}"
+            ));
+        }
+        Ok(Shard { index, count })
+    }
+}
+
+impl Shard {
+    /// The name of this shard's files beside its environment's (`linux@2of4`): `@`
+    /// is in no environment name, so no shard's files are another environment's.
+    pub fn stem(environment: &str, shard: Option<Shard>) -> String {
+        match shard {
+            Some(s) => format!("{environment}@{}of{}", s.index, s.count),
+            None => environment.to_owned(),
+        }
+    }
+}
+
+/// The most shards an environment or check is split into.
+pub const MAX_SHARDS: u32 = 256;
+
 impl Manifest {
+    /// How many ways `check` is split in `env`: its own `shards`, else the
+    /// environment's, when it says how its runner takes a slice; 1 (whole) otherwise.
+    pub fn shards_of(&self, check: &Check, env: &Environment) -> u32 {
+        if check.split.is_none() {
+            return 1;
+        }
+        check.shards.unwrap_or(env.shards).max(1)
+    }
+
+    /// How many legs (runners) `env` takes: its `shards`, or more when a check of it
+    /// asks for more of its own. 1 when it is not sharded.
+    pub fn legs(&self, env: &Environment) -> u32 {
+        self.checks_for(&env.name)
+            .filter(|c| !c.kind.is_manual())
+            .map(|c| self.shards_of(c, env))
+            .chain([env.shards])
+            .max()
+            .unwrap_or(1)
+            .max(1)
+    }
+
     /// The environment called `name`.
     pub fn environment(&self, name: &str) -> Option<&Environment> {
         self.environments.iter().find(|e| e.name.as_str() == name)

@@ -96,6 +96,12 @@ pub struct RawEnvironment {
     /// is a variant: any machine may be it.
     #[serde(default)]
     pub detect: Option<RawDetect>,
+    /// How many runners (legs) share this environment: each check of it that says how
+    /// its runner takes a slice (`{shard}`, `{shards}` or `split:`) is split this many
+    /// ways; the others run whole, in shard 1.
+    #[serde(default)]
+    #[schemars(range(min = 1, max = 256))]
+    pub shards: Option<u32>,
 }
 
 /// Conditions that recognise the environment `run` is in; all given must hold.
@@ -321,6 +327,42 @@ pub struct RawCheck {
     /// The shell the command runs under.
     #[serde(default)]
     pub shell: Option<Shell>,
+    /// How many ways this check is split in every environment it runs in (instead of
+    /// the environment's `shards`).
+    #[serde(default)]
+    #[schemars(range(min = 1, max = 256))]
+    pub shards: Option<u32>,
+    /// How the check's runner takes its slice of the tests: `runner` (the command's
+    /// `{shard}`/`{shards}` or `VERIFY_MATRIX_SHARD`/`VERIFY_MATRIX_SHARDS`), or
+    /// `timing` (the tool splits the tests `list` prints by their durations in the
+    /// history, and passes the shard's share as `{tests}`/`{tests_file}`).
+    #[serde(default)]
+    pub split: Option<Split>,
+    /// With `split: timing`: the command that prints the runner's test ids, one per
+    /// line (`pytest --collect-only -q`, `npx jest --listTests`).
+    #[serde(default)]
+    pub list: Option<String>,
+}
+
+/// `split:` — how a sharded check's runner takes its slice.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Split {
+    /// The runner splits its own tests: `{shard}`/`{shards}` in the command, or the
+    /// variables `VERIFY_MATRIX_SHARD`/`VERIFY_MATRIX_SHARDS`.
+    Runner,
+    /// The tool splits the tests `list:` prints by the history's per-test durations.
+    Timing,
+}
+
+impl Split {
+    /// The manifest spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Split::Runner => "runner",
+            Split::Timing => "timing",
+        }
+    }
 }
 
 /// The kind keys of a check, in documented order.

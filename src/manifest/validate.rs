@@ -6,8 +6,8 @@ use std::time::Duration;
 use super::diagnostic::{Diagnostic, did_you_mean};
 use super::model::{
     Check, CheckId, CheckKind, DEFAULT_GRACE, DEFAULT_TIMEOUT, Defaults, Detect, EnvName, EnvScope,
-    Environment, ExpectExit, FailOn, Gate, Hook, MAX_NAME_CHARS, Policy, Redact, Shell, TestSpec,
-    is_valid_name, report_pattern_problem,
+    Environment, ExpectExit, FailOn, Gate, Hook, MAX_NAME_CHARS, MAX_SHARDS, Policy, Redact, Shell,
+    Split, TestSpec, is_valid_name, placeholders_in, report_pattern_problem,
 };
 use super::parse::Parsed;
 use super::raw::{
@@ -19,6 +19,7 @@ use super::spans::{Spans, join_index, join_key};
 use crate::shell::words;
 
 mod checks;
+mod shards;
 
 /// The version of the manifest format this build reads.
 pub const SUPPORTED_VERSION: u32 = 1;
@@ -105,9 +106,11 @@ pub fn validate(
     for (check, index) in raw.checks.iter().zip(check_indices) {
         let path = join_index("checks", *index);
         if let Some(valid) = v.check(&path, check, defaults, false) {
+            v.sharded_everywhere(&path, check, &valid, &environments);
             checks.push(valid);
         }
     }
+    v.shards_used(raw, &environments, &checks);
     let hook = v.hook(raw, &ids);
     if !v.diagnostics.is_empty() {
         return Err(v.diagnostics);
@@ -335,6 +338,7 @@ impl Validator<'_> {
                 }
             }
             self.env_vars(&join_key(&path, "env"), &env.env);
+            self.shard_count(&join_key(&path, "shards"), env.shards);
             self.env_names.push(name.clone());
             out.push(Environment {
                 name,
@@ -348,6 +352,7 @@ impl Validator<'_> {
                     env: env_map(&d.env),
                     file: d.file.clone(),
                 }),
+                shards: env.shards.unwrap_or(1).clamp(1, MAX_SHARDS),
             });
         }
         out

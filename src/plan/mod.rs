@@ -8,7 +8,7 @@ pub mod table;
 use serde::Serialize;
 use serde_json::{Value, json};
 
-use crate::manifest::{Check, EnvName, Manifest};
+use crate::manifest::{Check, EnvName, Environment, Manifest, Shard};
 
 /// One pair of the matrix.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -20,6 +20,8 @@ pub struct Pair {
     pub required: bool,
     /// Manual items are listed for review and never run.
     pub manual: bool,
+    /// How many shards the check is split into in this environment (1: whole).
+    pub shards: u32,
 }
 
 /// One environment of the plan: a job of the workflow matrix.
@@ -30,6 +32,8 @@ pub struct PlanEnvironment {
     pub runs_on: Option<Value>,
     pub container: Option<Value>,
     pub checks: Vec<String>,
+    /// How many legs (runners) the environment is split into; 1: not sharded.
+    pub shards: u32,
 }
 
 /// The execution matrix.
@@ -95,6 +99,29 @@ pub fn runnable_checks<'a>(
         .filter(move |c| !manifest.skip && !c.kind.is_manual())
 }
 
+/// Whether `check` runs in `leg` of `env` (the whole environment when `None`), and
+/// if so its slice: `Some(None)` runs it whole; `Some(Some(k/n))` its shard k of the
+/// n it is split into (1/1 when the whole environment runs a check that splits).
+/// A check that runs whole runs in shard 1; a check split fewer ways than the
+/// environment has legs runs in the first of them.
+pub fn slice_of(
+    manifest: &Manifest,
+    check: &Check,
+    env: &Environment,
+    leg: Option<Shard>,
+) -> Option<Option<Shard>> {
+    let n = manifest.shards_of(check, env);
+    let splits = check.split.is_some();
+    match leg {
+        None => Some(splits.then_some(Shard { index: 1, count: 1 })),
+        Some(leg) if n <= 1 && !splits => (leg.index == 1).then_some(None),
+        Some(leg) => (leg.index <= n).then_some(Some(Shard {
+            index: leg.index,
+            count: n,
+        })),
+    }
+}
+
 /// Expands `manifest` into its matrix; `only` restricts it to one environment.
 pub fn plan(manifest: &Manifest, only: Option<&EnvName>) -> Plan {
     let environments: Vec<_> = manifest
@@ -111,6 +138,9 @@ pub fn plan(manifest: &Manifest, only: Option<&EnvName>) -> Plan {
             command: check.kind.describe(),
             required: check.required,
             manual: check.kind.is_manual(),
+            shards: manifest
+                .environment(env.as_str())
+                .map_or(1, |e| manifest.shards_of(check, e)),
         })
         .collect();
     Plan {
@@ -127,6 +157,7 @@ pub fn plan(manifest: &Manifest, only: Option<&EnvName>) -> Plan {
                     .checks_for(&e.name)
                     .map(|c| c.id.to_string())
                     .collect(),
+                shards: manifest.legs(e),
             })
             .collect(),
         pairs,
@@ -135,20 +166,28 @@ pub fn plan(manifest: &Manifest, only: Option<&EnvName>) -> Plan {
 
 impl Plan {
     /// `{"include":[{"environment":…,"runs-on":…,"container":…}]}` for `strategy.matrix`
-    /// (`container` only where set).
+    /// (`container` only where set): one entry per environment, and per shard of a
+    /// sharded one (with `shard`, from 1, and `shards`).
     pub fn github_matrix(&self) -> Value {
         let include: Vec<Value> = self
             .environments
             .iter()
-            .map(|e| {
-                let mut entry = json!({
-                    "environment": e.name,
-                    "runs-on": e.runs_on.clone().unwrap_or_else(|| json!(DEFAULT_RUNS_ON)),
-                });
-                if let Some(container) = &e.container {
-                    entry["container"] = container.clone();
-                }
-                entry
+            .flat_map(|e| {
+                let shards = (e.shards > 1).then_some(e.shards);
+                (1..=e.shards.max(1)).map(move |k| {
+                    let mut entry = json!({
+                        "environment": e.name,
+                        "runs-on": e.runs_on.clone().unwrap_or_else(|| json!(DEFAULT_RUNS_ON)),
+                    });
+                    if let Some(container) = &e.container {
+                        entry["container"] = container.clone();
+                    }
+                    if let Some(n) = shards {
+                        entry["shard"] = json!(k);
+                        entry["shards"] = json!(n);
+                    }
+                    entry
+                })
             })
             .collect();
         json!({ "include": include })

@@ -46,6 +46,15 @@ pub fn render(plan: &Plan) -> String {
     if manual > 0 {
         out.push_str(&format!(", {manual} manual"));
     }
+    let sharded: Vec<String> = plan
+        .environments
+        .iter()
+        .filter(|e| e.shards > 1)
+        .map(|e| format!("{} in {} shards", e.name, e.shards))
+        .collect();
+    if !sharded.is_empty() {
+        out.push_str(&format!(" ({})", sharded.join(", ")));
+    }
     if plan.skip {
         out.push_str(" (SKIPPED: the manifest says `skip: true`)");
     }
@@ -68,8 +77,14 @@ fn grid(plan: &Plan, checks: &[(&Pair, Vec<&Pair>)]) -> String {
         let by_env: HashMap<&str, &Pair> =
             pairs.iter().map(|p| (p.environment.as_str(), *p)).collect();
         for env in &plan.environments {
-            let cell = by_env.get(env.name.as_str()).map_or("–", |p| role(p));
-            row.push(cell.to_owned());
+            let cell = by_env.get(env.name.as_str()).map_or_else(
+                || "–".to_owned(),
+                |p| match p.shards {
+                    n if n > 1 => format!("{} ×{n}", role(p)),
+                    _ => role(p).to_owned(),
+                },
+            );
+            row.push(cell);
         }
         builder.push_record(row);
     }

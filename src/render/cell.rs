@@ -18,10 +18,15 @@ pub enum Cell {
         tests: Option<u64>,
         flaky: bool,
         dropped: Option<u64>,
+        /// How many shards ran it (more than 1: it was split).
+        shards: u32,
     },
     /// A required check failed; how many of its tests failed, of how many, when its
     /// runner's report said.
-    Fail { failed: Option<(u64, u64)> },
+    Fail {
+        failed: Option<(u64, u64)>,
+        shards: u32,
+    },
     /// An optional check failed: advisory, never a blocker.
     Advisory,
     /// The check errored before it had an exit code (no row; the result says ERROR).
@@ -39,10 +44,16 @@ impl Cell {
     pub fn of(report: &Report, index: &PairIndex<'_>, check: &str, environment: &str) -> Cell {
         match index.row(check, environment) {
             Some(row) => match Cell::of_row(row) {
-                Cell::Pass { tests, flaky, .. } => Cell::Pass {
+                Cell::Pass {
+                    tests,
+                    flaky,
+                    shards,
+                    ..
+                } => Cell::Pass {
                     tests,
                     flaky,
                     dropped: dropped(report, check, environment),
+                    shards,
                 },
                 cell => cell,
             },
@@ -64,13 +75,18 @@ impl Cell {
 
     /// The state of an executed pair.
     pub fn of_row(row: &Row) -> Cell {
+        let shards = row.detail.sharded.as_ref().map_or(1, |s| {
+            u32::try_from(s.parts.len()).unwrap_or(u32::MAX).max(1)
+        });
         match row.result {
             RowResult::Pass => Cell::Pass {
                 tests: row.detail.tests_executed,
                 flaky: row.detail.flaky,
                 dropped: None,
+                shards,
             },
             RowResult::Fail if row.required => Cell::Fail {
+                shards,
                 failed: row
                     .detail
                     .tests
@@ -100,6 +116,7 @@ impl Cell {
                 tests,
                 flaky,
                 dropped,
+                shards,
             } => {
                 let mut text = "✅".to_owned();
                 if let Some(n) = tests {
@@ -111,12 +128,21 @@ impl Cell {
                 if flaky {
                     text.push_str(" flaky");
                 }
-                text
+                text + &in_shards(shards)
             }
             Cell::Fail {
                 failed: Some((failed, of)),
-            } => format!("❌ {} of {}", thousands(failed), thousands(of)),
-            Cell::Fail { failed: None } => "❌".to_owned(),
+                shards,
+            } => format!(
+                "❌ {} of {}{}",
+                thousands(failed),
+                thousands(of),
+                in_shards(shards)
+            ),
+            Cell::Fail {
+                failed: None,
+                shards,
+            } => format!("❌{}", in_shards(shards)),
             Cell::Error => "❌ error".to_owned(),
             Cell::Advisory => format!("{ADVISORY} optional"),
             Cell::Missing => "⚠️ no result".to_owned(),
@@ -132,6 +158,7 @@ impl Cell {
                 tests,
                 flaky,
                 dropped,
+                shards,
             } => {
                 let mut text = "✅ PASS".to_owned();
                 if let Some(n) = tests {
@@ -143,15 +170,28 @@ impl Cell {
                 if flaky {
                     text.push_str(" · flaky");
                 }
+                if shards > 1 {
+                    text.push_str(&format!(" · {shards} shards"));
+                }
                 ("pass", text)
             }
             Cell::Fail {
                 failed: Some((failed, of)),
+                shards,
             } => (
                 "fail",
-                format!("❌ FAIL · {} of {} tests", thousands(failed), thousands(of)),
+                format!(
+                    "❌ FAIL · {} of {} tests{}",
+                    thousands(failed),
+                    thousands(of),
+                    if shards > 1 {
+                        format!(" · {shards} shards")
+                    } else {
+                        String::new()
+                    }
+                ),
             ),
-            Cell::Fail { failed: None } => ("fail", "❌ FAIL".to_owned()),
+            Cell::Fail { failed: None, .. } => ("fail", "❌ FAIL".to_owned()),
             Cell::Error => ("fail", "❌ ERROR".to_owned()),
             Cell::Advisory => ("advisory", format!("{ADVISORY} FAIL (optional)")),
             Cell::Missing => ("missing", "⚠️ MISSING".to_owned()),
@@ -189,7 +229,15 @@ pub fn legend(cells: &[Cell]) -> String {
     }) {
         parts.push("↓ tests fewer than the base");
     }
-    if has(|c| matches!(c, Cell::Fail { failed: Some(_) })) {
+    if has(|c| {
+        matches!(
+            c,
+            Cell::Fail {
+                failed: Some(_),
+                ..
+            }
+        )
+    }) {
         parts.push("❌ failed (tests failed of run)");
     } else if has(|c| matches!(c, Cell::Fail { .. } | Cell::Error)) {
         parts.push("❌ failed");
@@ -203,10 +251,27 @@ pub fn legend(cells: &[Cell]) -> String {
     if has(|c| *c == Cell::NotRun) {
         parts.push("⚠️ not run (blocks)");
     }
+    if has(|c| {
+        matches!(
+            c,
+            Cell::Pass { shards: 2.., .. } | Cell::Fail { shards: 2.., .. }
+        )
+    }) {
+        parts.push("×N split across N shards");
+    }
     if has(|c| *c == Cell::NotRequired) {
         parts.push("– not required there");
     }
     parts.join(" · ")
+}
+
+/// ` ×3` when a pair ran in 3 shards; nothing when it ran whole.
+fn in_shards(shards: u32) -> String {
+    if shards > 1 {
+        format!(" ×{shards}")
+    } else {
+        String::new()
+    }
 }
 
 /// The mark of an optional check that failed: advisory, never a blocker (a glyph that

@@ -12,7 +12,7 @@ use super::text::{escape_html, escape_markdown, fence_for};
 use super::view::Tails;
 use super::{Quoted, RenderOptions};
 use crate::results::baseline::{Baseline, PairRef};
-use crate::results::{CheckResult, Report, RowResult, TestOutcome};
+use crate::results::{CheckResult, Report, RowResult, Status, TestOutcome};
 
 /// The failure details alone (a check run's text), within `max_bytes`: log tails are
 /// shortened, then dropped, then whole blocks left out with a count of what is missing.
@@ -113,6 +113,26 @@ pub(super) fn details(
         }
         if let Some(line) = tests_view::counts_line(d) {
             let _ = writeln!(out, "- tests: {}", escape_markdown(&line));
+        }
+        // A split check: which of its shards failed, and whether the split overlapped.
+        if let Some(sharded) = &d.sharded {
+            for part in sharded.parts.iter().filter(|p| p.status != Status::Pass) {
+                let _ = writeln!(
+                    out,
+                    "- shard {} failed: {}",
+                    part.shard,
+                    escape_markdown(&part.summary)
+                );
+            }
+            if sharded.overlap_count > 0 {
+                let _ = writeln!(
+                    out,
+                    "- the split overlapped: {} test{} ran in more than one shard ({})",
+                    sharded.overlap_count,
+                    if sharded.overlap_count == 1 { "" } else { "s" },
+                    escape_markdown(&sharded.overlapped.join(", "))
+                );
+            }
         }
         // Fewer tests listed once the tails had to go.
         let listed = if shape.tail_lines > 0 {

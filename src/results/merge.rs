@@ -310,22 +310,37 @@ fn keep_latest_attempts(
                 files,
             });
         }
-        let Some(latest) = files.iter().map(|l| attempt_key(l)).max() else {
-            continue;
-        };
-        for loaded in files.iter().filter(|l| attempt_key(l) != latest) {
-            notes.push(format!(
-                "ignored `{}`: an earlier attempt of environment `{env}` ({}) than the latest ({})",
-                loaded.path.display(),
-                describe_attempt(loaded),
-                describe_attempt(
-                    files
-                        .iter()
-                        .find(|l| attempt_key(l) == latest)
-                        .unwrap_or(loaded)
-                ),
-            ));
-            dropped.push(loaded.path.clone());
+        // Each shard is re-run on its own ("Re-run failed jobs" re-runs the failed
+        // shard): the latest attempt is taken per shard.
+        let mut by_shard: BTreeMap<Option<u32>, Vec<&Loaded>> = BTreeMap::new();
+        for loaded in files {
+            by_shard
+                .entry(loaded.result.shard.map(|s| s.index))
+                .or_default()
+                .push(loaded);
+        }
+        for (shard, files) in by_shard {
+            let Some(latest) = files.iter().map(|l| attempt_key(l)).max() else {
+                continue;
+            };
+            let what = match shard {
+                Some(k) => format!("shard {k} of environment `{env}`"),
+                None => format!("environment `{env}`"),
+            };
+            for loaded in files.iter().filter(|l| attempt_key(l) != latest) {
+                notes.push(format!(
+                    "ignored `{}`: an earlier attempt of {what} ({}) than the latest ({})",
+                    loaded.path.display(),
+                    describe_attempt(loaded),
+                    describe_attempt(
+                        files
+                            .iter()
+                            .find(|l| attempt_key(l) == latest)
+                            .unwrap_or(loaded)
+                    ),
+                ));
+                dropped.push(loaded.path.clone());
+            }
         }
     }
     collected.partials.retain(|l| !dropped.contains(&l.path));

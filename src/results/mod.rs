@@ -11,6 +11,7 @@ pub mod logs;
 pub mod merge;
 pub mod report;
 pub mod schema;
+mod shards;
 pub mod source;
 mod stream;
 mod verdict;

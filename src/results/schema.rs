@@ -205,6 +205,8 @@ pub struct ActionsRunner {
     pub run_attempt: Option<u32>,
 }
 
+pub use crate::manifest::Shard;
+
 /// The partial result of one environment's run (`verify-matrix-<env>.json`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PartialResult {
@@ -212,6 +214,10 @@ pub struct PartialResult {
     pub tool: Tool,
     pub manifest: ManifestRef,
     pub environment: String,
+    /// The shard of the environment this leg ran (`run --shard`); absent: the whole
+    /// environment.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<Shard>,
     pub source: Source,
     /// The machine's facts; missing or malformed, they are unknown (which no
     /// environment with an identity accepts), never an unreadable file.
@@ -400,6 +406,73 @@ pub struct CheckResult {
     /// The tests the runner's own reports list (`reports:`; absent without them).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tests: Option<Box<TestReport>>,
+    /// A split check: in a shard's result, the slice it ran and how the tests were
+    /// split; in a merged report, each shard's part of the union (absent on a check
+    /// that ran whole).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sharded: Option<Box<Sharded>>,
+}
+
+/// What a split check's result says of its shards (docs/formats.md §4).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Sharded {
+    /// In a shard's own result: the slice it ran (shard k of the n the check is split
+    /// into).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slice: Option<Shard>,
+    /// With `split: timing`: how the tests were split (every shard must agree).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub split: Option<SplitFacts>,
+    /// In a merged report: each shard's part, in shard order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub parts: Vec<ShardPart>,
+    /// In a merged report: tests that ran in more than one shard (the split
+    /// overlapped), as `suite › name`; at most [`OVERLAP_SHOWN`].
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub overlapped: Vec<CompactString>,
+    /// How many tests ran in more than one shard (all of them, beyond those listed).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub overlap_count: u64,
+}
+
+/// One test's latest recorded duration (from the history): what `split: timing`
+/// splits by.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TestTiming {
+    pub suite: CompactString,
+    pub name: CompactString,
+    pub duration_ms: u64,
+}
+
+/// The most overlapping tests a merged result names.
+pub const OVERLAP_SHOWN: usize = 20;
+
+/// How `split: timing` split a check's tests: every shard computes the split itself,
+/// so every shard must have listed the same tests and split them the same way.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SplitFacts {
+    /// How many test ids `list:` printed.
+    pub listed: u64,
+    /// How many of them were this shard's share.
+    pub share: u64,
+    /// How many of them had a duration in the history.
+    pub timed: u64,
+    /// A digest of the listed ids (16 hex digits of a SHA-256).
+    pub listed_digest: CompactString,
+    /// A digest of the whole assignment of ids to shards.
+    pub split_digest: CompactString,
+}
+
+/// One shard's part of a split check's merged result.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ShardPart {
+    pub shard: Shard,
+    pub status: Status,
+    pub exit_code: Option<i32>,
+    pub duration_ms: u64,
+    pub tests_executed: Option<u64>,
+    pub summary: CompactString,
+    pub log_path: Option<CompactString>,
 }
 
 /// One item of a group, as the group's result records it.

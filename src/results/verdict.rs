@@ -31,8 +31,8 @@ impl Report {
         partials: &[PartialResult],
         environments: &[EnvName],
     ) -> Report {
-        let (mut report, judged) =
-            Report::judge(manifest, partials, environments, &Jobs::NotChecked);
+        let places = super::identity::places(manifest, partials, &Jobs::NotChecked);
+        let (mut report, judged) = Report::judge(manifest, partials, environments, places);
         report.rows = judged
             .into_iter()
             .map(|j| match j.detail {
@@ -54,7 +54,11 @@ impl Report {
     /// lists them: a leg that no job fits is not taken.
     pub fn build_checked(manifest: &Manifest, partials: Vec<PartialResult>, jobs: &Jobs) -> Report {
         let environments = plan::environment_names(manifest);
-        let (mut report, judged) = Report::judge(manifest, &partials, &environments, jobs);
+        let places = super::identity::places(manifest, &partials, jobs);
+        // Each sharded environment's shards, made one result (after each shard's
+        // machine was checked against the environment it claims).
+        let (partials, places) = super::shards::combine(manifest, partials, places);
+        let (mut report, judged) = Report::judge(manifest, &partials, &environments, places);
         for blocked in &mut report.infra_blocked {
             blocked.job_url = super::jobs::leg_job_url(jobs, &blocked.environment);
         }
@@ -97,9 +101,8 @@ impl Report {
         manifest: &Manifest,
         partials: &[PartialResult],
         environments: &[EnvName],
-        jobs: &Jobs,
+        places: Vec<super::report::Place>,
     ) -> (Report, Vec<Judged>) {
-        let places = super::identity::places(manifest, partials, jobs);
         let taken: Vec<bool> = places.iter().map(|p| p.mismatch.is_none()).collect();
         let results = Results::new(manifest, environments, partials, &taken);
         let mut judging = Judging::new(manifest, partials, environments, &taken);
@@ -155,6 +158,7 @@ impl Report {
         }
         let ran: HashSet<(&str, &str)> = partials
             .iter()
+            .filter(|p| p.shard.is_none())
             .flat_map(|p| {
                 p.checks
                     .iter()
@@ -162,11 +166,30 @@ impl Report {
                     .map(move |c| (c.command_id.as_str(), p.environment.as_str()))
             })
             .collect();
+        // A split check's pair ran only once every one of its shards did.
+        let mut slices: FxHashMap<(&str, &str), HashSet<u32>> = FxHashMap::default();
+        for p in partials {
+            let Some(leg) = p.shard else { continue };
+            for c in p.checks.iter().filter(|c| c.status != Status::NotRun) {
+                slices
+                    .entry((c.command_id.as_str(), p.environment.as_str()))
+                    .or_default()
+                    .insert(leg.index);
+            }
+        }
         let (mut pairs_run, mut pairs_required) = (0, 0);
         let environments = plan::environment_names(manifest);
         for (check, env) in plan::expected_pairs(manifest, &environments) {
             pairs_required += 1;
-            pairs_run += usize::from(ran.contains(&(check.id.as_str(), env.as_str())));
+            let key = (check.id.as_str(), env.as_str());
+            let whole = ran.contains(&key);
+            let sharded = manifest.environment(env.as_str()).is_some_and(|e| {
+                let n = manifest.shards_of(check, e);
+                slices
+                    .get(&key)
+                    .is_some_and(|got| (1..=n).all(|k| got.contains(&k)))
+            });
+            pairs_run += usize::from(whole || sharded);
         }
         if pairs_run < pairs_required {
             self.partial = Some(PartialRun {
@@ -335,6 +358,11 @@ struct Judging<'a> {
     rejected: FxHashMap<String, String>,
     /// The rows as judged.
     rows: Vec<Judged>,
+    /// The partial results that are one shard of their environment (in a run of one
+    /// shard; a merge makes an environment's shards one result first).
+    shard_partials: HashSet<usize>,
+    /// How many shards each environment is split into.
+    env_shards: FxHashMap<String, u32>,
 }
 
 impl<'a> Judging<'a> {
@@ -392,6 +420,17 @@ impl<'a> Judging<'a> {
             tested,
             rejected: FxHashMap::default(),
             rows: Vec::new(),
+            shard_partials: partials
+                .iter()
+                .enumerate()
+                .filter(|(_, p)| p.shard.is_some())
+                .map(|(i, _)| i)
+                .collect(),
+            env_shards: manifest
+                .environments
+                .iter()
+                .map(|e| (e.name.to_string(), e.shards))
+                .collect(),
         }
     }
 
@@ -440,8 +479,16 @@ impl<'a> Judging<'a> {
         let conflicting = found
             .iter()
             .any(|(_, r)| r.status != claimed.status || r.exit_code != claimed.exit_code);
+        // A shard's slice of a split check may have had no test in its share: that
+        // is judged on the union of the shards (only ever of a shard's own result).
+        let share = self.shard_partials.contains(&at.0)
+            && check.split.is_some()
+            && check
+                .shards
+                .unwrap_or_else(|| self.env_shards.get(env_name).copied().unwrap_or(1))
+                > 1;
         // The facts decide, against the trusted manifest: never the claim alone.
-        let (first, contradictions) = rederive(check, claimed);
+        let (first, contradictions) = rederive(check, claimed, share);
         let contradicted = !contradictions.is_empty();
         if contradicted {
             self.contradicted(check, env, first.exit_code.is_none(), contradictions);
@@ -599,6 +646,13 @@ impl<'a> Judging<'a> {
 /// an ineffective gate and left-over processes say so (their exit code may be 0);
 /// anything else "failed" with its exit code.
 fn failure_reason(id: &str, env: &str, result: &CheckResult, exit: i32) -> String {
+    // A split check names the shard that failed.
+    let failed_shard = result
+        .sharded
+        .as_ref()
+        .and_then(|s| s.parts.iter().find(|p| p.status != Status::Pass))
+        .map(|p| format!("{env} (shard {})", p.shard));
+    let env = failed_shard.as_deref().unwrap_or(env);
     if result.timed_out {
         format!("{id} timed out in {env} (exit {exit})")
     } else if let Some(why) = &result.refused {
@@ -616,7 +670,11 @@ fn failure_reason(id: &str, env: &str, result: &CheckResult, exit: i32) -> Strin
 /// from the exit code, the manifest's expectation, effectiveness, timeout, leaks and
 /// refusal; the fields the manifest owns from the manifest. Returns the result as the
 /// facts have it, and each contradiction between the claims and the facts.
-fn rederive<'a>(check: &Check, claimed: &'a CheckResult) -> (Cow<'a, CheckResult>, Vec<String>) {
+fn rederive<'a>(
+    check: &Check,
+    claimed: &'a CheckResult,
+    share: bool,
+) -> (Cow<'a, CheckResult>, Vec<String>) {
     let mut contradictions = Vec::new();
     let required_code = check.expect.required_code();
     if claimed.required_exit_code != required_code {
@@ -645,7 +703,7 @@ fn rederive<'a>(check: &Check, claimed: &'a CheckResult) -> (Cow<'a, CheckResult
         ));
     }
     if claimed.status == Status::Pass {
-        let why_not = why_not_a_pass(check, claimed);
+        let why_not = why_not_a_pass(check, claimed, share);
         if !why_not.is_empty() {
             contradictions.push(format!("it claims PASS, but {}", why_not.join(", ")));
         }
@@ -683,7 +741,7 @@ fn rederive<'a>(check: &Check, claimed: &'a CheckResult) -> (Cow<'a, CheckResult
 }
 
 /// The facts of `claimed` that a PASS of `check` cannot have.
-fn why_not_a_pass(check: &Check, claimed: &CheckResult) -> Vec<String> {
+fn why_not_a_pass(check: &Check, claimed: &CheckResult, share: bool) -> Vec<String> {
     let mut why_not = Vec::new();
     match claimed.exit_code {
         None => why_not.push("it has no exit code".to_owned()),
@@ -696,7 +754,8 @@ fn why_not_a_pass(check: &Check, claimed: &CheckResult) -> Vec<String> {
         )),
         Some(_) => {}
     }
-    if check.must_be_effective && claimed.gate_effective != Some(true) {
+    let empty_share = share && claimed.tests_executed == Some(0);
+    if check.must_be_effective && claimed.gate_effective != Some(true) && !empty_share {
         why_not.push("the gate was not shown effective".to_owned());
     }
     if claimed.timed_out {

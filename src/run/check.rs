@@ -48,6 +48,11 @@ pub struct CheckJob {
     pub running: Option<PathBuf>,
     /// The run's secrets: what is written (the log, the result) is redacted with them.
     pub masks: Masks,
+    /// The check's slice when it splits (shard k of the n it is split into; 1/1 when
+    /// the whole environment runs); `None`: it runs whole.
+    pub slice: Option<crate::results::Shard>,
+    /// The durations `split: timing` splits by.
+    pub timings: super::split::Timings,
 }
 
 /// The future of [`CheckJob::run`], boxed because groups run their items recursively.
@@ -79,9 +84,215 @@ impl CheckJob {
             out_dir: out_dir.to_path_buf(),
             running: Some(super::runner::running_path(out_dir, env.name.as_str())),
             masks: Masks::default(),
+            slice: None,
+            timings: Default::default(),
         }
     }
 
+    /// This job as `slice` of the check, in the leg whose files are named `stem`
+    /// (`linux@2of4`): its log and its list of executions beside the leg's result, and
+    /// `VERIFY_MATRIX_SHARD`/`VERIFY_MATRIX_SHARDS` set when it splits.
+    pub fn sliced(
+        mut self,
+        slice: Option<crate::results::Shard>,
+        stem: &str,
+        out_dir: &Path,
+    ) -> CheckJob {
+        if stem != self.environment {
+            self.log_path = format!("logs/{stem}/{}.log", self.check.id);
+            self.log_file = out_dir.join(&self.log_path);
+            self.running = Some(super::runner::running_path(out_dir, stem));
+        }
+        if let Some(slice) = slice {
+            self.env
+                .insert("VERIFY_MATRIX_SHARD".to_owned(), slice.index.to_string());
+            self.env
+                .insert("VERIFY_MATRIX_SHARDS".to_owned(), slice.count.to_string());
+        }
+        self.slice = slice;
+        self
+    }
+
+    /// `command` with this slice's placeholders filled in: `{shard}`, `{shards}` (a
+    /// shell's `${shard}` is left alone).
+    fn expand(&self, command: &str) -> String {
+        let Some(slice) = self.slice else {
+            return command.to_owned();
+        };
+        expand_with(
+            command,
+            &[
+                ("{shards}", slice.count.to_string()),
+                ("{shard}", slice.index.to_string()),
+            ],
+        )
+    }
+
+    /// A `split: timing` check: its share of the tests `list` prints, split by the
+    /// history's durations, passed as `{tests}`, `{tests_file}` and
+    /// `VERIFY_MATRIX_TESTS_FILE`; an empty share runs nothing.
+    async fn run_split(
+        &self,
+        command: &str,
+        list: &str,
+        stop: StopReceiver,
+    ) -> std::io::Result<CheckResult> {
+        use super::split;
+        let slice = self
+            .slice
+            .unwrap_or(crate::results::Shard { index: 1, count: 1 });
+        let started = std::time::Instant::now();
+        let failed = |reason: String| {
+            let mut result = self.blank_result(Status::Error, &reason);
+            result.duration_ms = millis(started.elapsed());
+            result
+        };
+        let listed = match self.list_tests(list).await {
+            Ok(ids) if ids.is_empty() => {
+                return Ok(failed(format!("`list` printed no test id: `{list}`")));
+            }
+            Ok(ids) => ids,
+            Err(reason) => return Ok(failed(format!("listing the tests failed: {reason}"))),
+        };
+        let empty = Vec::new();
+        let timed = match &self.timings {
+            split::Timings::None => &empty,
+            split::Timings::Recorded(all) => all
+                .get(&(self.check.id.to_string(), self.environment.clone()))
+                .unwrap_or(&empty),
+            split::Timings::Unreadable(why) => {
+                return Ok(failed(format!("the history cannot be read: {why}")));
+            }
+        };
+        let known = split::durations(&listed, timed);
+        let share = split::share(&listed, &known, slice);
+        let file = self
+            .out_dir
+            .join("splits")
+            .join(self.log_path.trim_start_matches("logs/"))
+            .with_extension("tests");
+        if let Some(dir) = file.parent() {
+            std::fs::create_dir_all(dir)?;
+        }
+        let mut text = share.ids.join("\n");
+        text.push('\n');
+        std::fs::write(&file, text)?;
+        let absolute = std::path::absolute(&file).unwrap_or(file);
+        let with_facts = |mut result: CheckResult| {
+            let sharded = result.sharded.get_or_insert_with(Default::default);
+            sharded.slice = Some(slice);
+            sharded.split = Some(share.facts.clone());
+            result
+        };
+        if share.ids.is_empty() {
+            let mut result = self.blank_result(
+                Status::Pass,
+                &format!(
+                    "no test in shard {slice}'s share of the {} listed; judged with the other shards",
+                    share.facts.listed
+                ),
+            );
+            result.exit_code = Some(0);
+            result.tests_executed = Some(0);
+            result.attempts = 1;
+            self.write_log(&format!(
+                "shard {slice}: no test of the {} listed is in this shard's share\n",
+                share.facts.listed
+            ))?;
+            result.log_path = Some(self.log_path.clone().into());
+            return Ok(with_facts(result));
+        }
+        let expanded = expand_with(
+            &self.expand(command),
+            &[
+                (
+                    "{tests_file}",
+                    split::quoted(&[absolute.display().to_string()], self.shell),
+                ),
+                ("{tests}", split::quoted(&share.ids, self.shell)),
+            ],
+        );
+        let mut job = self.clone();
+        job.env.insert(
+            "VERIFY_MATRIX_TESTS_FILE".to_owned(),
+            absolute.display().to_string(),
+        );
+        let result = job.run_command(&expanded, stop).await?;
+        Ok(with_facts(result))
+    }
+
+    /// The test ids `list` prints, run as the check would be (its shell, folder and
+    /// variables), within the check's timeout; its output bounded.
+    async fn list_tests(&self, list: &str) -> Result<Vec<String>, String> {
+        use tokio::io::AsyncReadExt as _;
+        let argv = argv::argv(self.shell, list).map_err(|e| e.0)?;
+        let mut command = tokio::process::Command::new(&argv.program);
+        command
+            .args(&argv.args)
+            .current_dir(&self.cwd)
+            .envs(&self.env)
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .kill_on_drop(true);
+        let mut child = command.spawn().map_err(|e| format!("`{list}`: {e}"))?;
+        let (Some(stdout), Some(stderr)) = (child.stdout.take(), child.stderr.take()) else {
+            return Err(format!("`{list}`: no output"));
+        };
+        let limit = 64 * 1024 * 1024;
+        let work = async {
+            let mut out = Vec::new();
+            let mut err = Vec::new();
+            let (mut stdout, mut stderr) = (stdout.take(limit), stderr.take(64 * 1024));
+            let (read_out, read_err) =
+                tokio::join!(stdout.read_to_end(&mut out), stderr.read_to_end(&mut err));
+            read_out.map_err(|e| e.to_string())?;
+            let _ = read_err;
+            if out.len() as u64 >= limit {
+                return Err(format!("`{list}` printed more than {limit} bytes"));
+            }
+            let status = child.wait().await.map_err(|e| e.to_string())?;
+            Ok::<_, String>((status, out, err))
+        };
+        let (status, out, err) = tokio::time::timeout(self.check.timeout, work)
+            .await
+            .map_err(|_| {
+                format!(
+                    "`{list}` timed out after {}",
+                    format_duration(self.check.timeout)
+                )
+            })??;
+        if !status.success() {
+            let err = String::from_utf8_lossy(&err);
+            return Err(format!(
+                "`{list}` exited with {}: {}",
+                status
+                    .code()
+                    .map_or_else(|| "a signal".to_owned(), |c| c.to_string()),
+                err.trim()
+                    .lines()
+                    .rev()
+                    .take(3)
+                    .collect::<Vec<_>>()
+                    .into_iter()
+                    .rev()
+                    .collect::<Vec<_>>()
+                    .join(" · ")
+            ));
+        }
+        let ids = super::split::parse_list(&String::from_utf8_lossy(&out), &self.cwd);
+        if ids.len() > super::split::MAX_LISTED {
+            return Err(format!(
+                "`{list}` printed {} test ids, more than the most split, {}",
+                ids.len(),
+                super::split::MAX_LISTED
+            ));
+        }
+        Ok(ids)
+    }
+}
+
+impl CheckJob {
     /// A result with every field filled from the check, before anything ran.
     pub fn blank_result(&self, status: Status, summary: &str) -> CheckResult {
         let check = &self.check;
@@ -112,6 +323,12 @@ impl CheckJob {
             refused: None,
             items: Vec::new(),
             tests: None,
+            sharded: self.slice.map(|slice| {
+                Box::new(crate::results::Sharded {
+                    slice: Some(slice),
+                    ..Default::default()
+                })
+            }),
         }
     }
 
@@ -120,7 +337,12 @@ impl CheckJob {
         Box::pin(async move {
             match &self.check.kind {
                 CheckKind::Run(cmd) | CheckKind::Test(TestSpec::Command(cmd)) => {
-                    self.run_command(cmd, stop).await
+                    match (self.check.split, &self.check.list) {
+                        (Some(crate::manifest::Split::Timing), Some(list)) => {
+                            self.run_split(cmd, list, stop).await
+                        }
+                        _ => self.run_command(&self.expand(cmd), stop).await,
+                    }
                 }
                 CheckKind::Test(TestSpec::Auto) => match auto::detect_test_command(&self.cwd) {
                     Ok(cmd) => {
@@ -282,6 +504,8 @@ impl CheckJob {
             out_dir: self.out_dir.clone(),
             running: self.running.clone(),
             masks: self.masks.clone(),
+            slice: None,
+            timings: Default::default(),
         }
     }
 
@@ -483,7 +707,12 @@ impl CheckJob {
         if !self.check.reports.is_empty() {
             self.apply_reports(result, started, a.noop);
         }
-        self.apply_floor(result);
+        // A shard's tests are a share: `min-tests` and running none are judged on the
+        // union of the shards, when they are merged.
+        let share = self.slice.is_some_and(|s| s.count > 1);
+        if !share {
+            self.apply_floor(result);
+        }
         let code = result.exit_code.unwrap_or(-1);
         if let Some(packages) = &a.packages
             && result.test_counts.is_none()
@@ -523,7 +752,13 @@ impl CheckJob {
                 .into();
             }
         }
-        if self.check.must_be_effective
+        if share && result.tests_executed == Some(0) && result.status == Status::Pass {
+            result.summary = format!(
+                "no test in shard {}'s share (exit {code}); judged with the other shards",
+                self.slice.map(|s| s.to_string()).unwrap_or_default()
+            )
+            .into();
+        } else if self.check.must_be_effective
             && result.gate_effective == Some(false)
             && result.status == Status::Pass
         {
@@ -723,3 +958,30 @@ fn millis(d: Duration) -> u64 {
 #[cfg(test)]
 #[path = "check_tests.rs"]
 mod tests;
+
+/// `command` with each placeholder of `values` replaced by its value (a shell's
+/// `${name}` is left alone).
+fn expand_with(command: &str, values: &[(&str, String)]) -> String {
+    let mut out = String::with_capacity(command.len());
+    let mut rest = command;
+    while let Some(at) = rest.find('{') {
+        let (before, from) = rest.split_at(at);
+        out.push_str(before);
+        // `out` ends with what came before the brace: a `$` there is the shell's.
+        let value = (!out.ends_with('$'))
+            .then(|| values.iter().find(|(p, _)| from.starts_with(p)))
+            .flatten();
+        match value {
+            Some((placeholder, n)) => {
+                out.push_str(n);
+                rest = &from[placeholder.len()..];
+            }
+            None => {
+                out.push('{');
+                rest = &from[1..];
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}

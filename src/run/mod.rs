@@ -14,6 +14,7 @@ pub mod reports;
 pub mod runner;
 pub mod secrets;
 pub mod session;
+pub mod split;
 pub mod watchdog;
 
 pub use runner::{

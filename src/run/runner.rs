@@ -13,7 +13,7 @@ use crate::plan;
 use crate::results::source::now_rfc3339;
 use crate::results::{
     CheckResult, FORMAT_VERSION, Leaked, ManifestRef, Outcome, PartialResult, ResultFileError,
-    Runner, Source, Status, Tool, write_json_atomic,
+    Runner, Shard, Source, Status, Tool, write_json_atomic,
 };
 
 use super::check::{CheckJob, signal_name};
@@ -41,6 +41,11 @@ pub struct RunOptions {
     /// The run's secrets ([`super::secrets::run_masks`]): the logs and the results are
     /// redacted with them as they are written.
     pub masks: crate::untrusted::redacting::Masks,
+    /// The shard of each environment this run is (`run --shard`); `None`: the whole
+    /// environment.
+    pub shard: Option<Shard>,
+    /// The durations `split: timing` splits by.
+    pub timings: super::split::Timings,
 }
 
 /// What the run reports as it goes.
@@ -202,19 +207,27 @@ fn run_stop_channel(mut outer: StopReceiver, run_timeout: Option<Duration>) -> S
     rx
 }
 
-/// The path of the result file for `env` under `out_dir`.
+/// The path of the result file for `env` under `out_dir` (`env` may be a shard's
+/// stem, `linux@2of4`: see [`Shard::stem`]).
 pub fn result_path(out_dir: &Path, env: &str) -> PathBuf {
     out_dir.join(format!("verify-matrix-{env}.json"))
 }
 
-/// The checks `env` runs (all that apply to it, or `options.only`), as jobs.
+/// The checks `env` runs (all that apply to it, or `options.only`; in a shard, those
+/// of its share), as jobs.
 fn jobs(manifest: &Manifest, env: &Environment, options: &RunOptions) -> Vec<CheckJob> {
+    let stem = Shard::stem(env.name.as_str(), options.shard);
     plan::runnable_checks(manifest, &env.name)
         .filter(|c| options.only.is_empty() || options.only.contains(&c.id))
-        .map(|c| CheckJob {
-            echo: options.echo.clone(),
-            masks: options.masks.clone(),
-            ..CheckJob::new(manifest, c, env, &options.out_dir)
+        .filter_map(|c| {
+            let slice = plan::slice_of(manifest, c, env, options.shard)?;
+            let job = CheckJob {
+                echo: options.echo.clone(),
+                masks: options.masks.clone(),
+                timings: options.timings.clone(),
+                ..CheckJob::new(manifest, c, env, &options.out_dir)
+            };
+            Some(job.sliced(slice, &stem, &options.out_dir))
         })
         .collect()
 }
@@ -239,6 +252,7 @@ fn unfinished(
     source: &Source,
     jobs: &[CheckJob],
     machine: &Runner,
+    shard: Option<Shard>,
 ) -> PartialResult {
     PartialResult {
         format_version: FORMAT_VERSION,
@@ -249,6 +263,7 @@ fn unfinished(
             content: (&manifest.content).into(),
         },
         environment: env.name.to_string(),
+        shard,
         source: source.clone(),
         runner: machine.clone(),
         started_at: now_rfc3339(),
@@ -289,12 +304,20 @@ pub async fn run_environment(
     on_event: &(dyn Fn(RunEvent<'_>) + Sync),
 ) -> Result<PartialResult, RunError> {
     let started = Instant::now();
-    debug_assert_eq!(lock.environment, env.name.as_str());
+    let stem = Shard::stem(env.name.as_str(), options.shard);
+    debug_assert_eq!(lock.environment, stem);
     let run_timeout = options.run_timeout.or(manifest.run_timeout);
     let stop = run_stop_channel(stop, run_timeout);
     let jobs = jobs(manifest, env, options);
-    let path = result_path(&options.out_dir, env.name.as_str());
-    let mut partial = unfinished(manifest, env, source, &jobs, &options.machine);
+    let path = result_path(&options.out_dir, &stem);
+    let mut partial = unfinished(
+        manifest,
+        env,
+        source,
+        &jobs,
+        &options.machine,
+        options.shard,
+    );
     write_json_atomic(&path, &partial)?;
     // Each finished check is appended here: recording it costs the same whatever the
     // number of checks before it.
@@ -362,6 +385,6 @@ pub async fn run_environment(
     // The result file is complete: the journal has nothing it lacks.
     journal.remove();
     // Every check's processes are gone: nothing is left for a later run to clean.
-    let _ = std::fs::remove_file(running_path(&options.out_dir, env.name.as_str()));
+    let _ = std::fs::remove_file(running_path(&options.out_dir, &stem));
     Ok(partial)
 }

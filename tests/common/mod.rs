@@ -381,6 +381,7 @@ pub fn sample_result(
         refused: None,
         items: Vec::new(),
         tests: None,
+        sharded: None,
     }
 }
 
@@ -401,6 +402,7 @@ pub fn sample_partial(
             content: (&m.content).into(),
         },
         environment: env.into(),
+        shard: None,
         source,
         runner: Runner {
             os: "linux".into(),

@@ -49,6 +49,9 @@ pub(super) fn run(args: &ExecArgs) -> Result<i32, Error> {
         env: BTreeMap::new(),
         shell: Some(shell(args.shell)),
         line: None,
+        shards: None,
+        split: None,
+        list: None,
     };
     let job = CheckJob {
         check,
@@ -67,6 +70,8 @@ pub(super) fn run(args: &ExecArgs) -> Result<i32, Error> {
             allow_watch: args.allow_watch,
         },
         echo: None,
+        slice: None,
+        timings: Default::default(),
         masks: crate::untrusted::redacting::Masks::new(crate::untrusted::Redactor::from_vars(
             std::env::vars(),
         )),

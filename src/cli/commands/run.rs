@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 
 use crate::cli::args::{RunArgs, RunFormat};
 use crate::cli::live::{Live, Mode};
-use crate::cli::local::{admit, only_checks, result_path, run_here};
+use crate::cli::local::{admit, only_checks, run_here};
 use crate::cli::settings::{Settings, quoter};
 use crate::cli::{Error, print_stdout};
 use crate::exit_code;
@@ -78,7 +78,11 @@ pub(super) fn run(settings: &Settings, args: &RunArgs, format: RunFormat) -> Res
     settings.write_github_output("verdict", report.verdict.as_str())?;
     if !quiet {
         for env in &ran.names {
-            eprintln!("results: {}", result_path(&args.out, env).display());
+            let stem = crate::results::Shard::stem(env.as_str(), args.shard);
+            eprintln!(
+                "results: {}",
+                crate::run::result_path(&args.out, &stem).display()
+            );
         }
         if ran.interrupted {
             eprintln!("interrupted: the results written so far are complete and valid");

@@ -19,6 +19,7 @@ impl Validator<'_> {
         self.limits(path, raw);
         let scope = self.scope(path, raw);
         self.wordless_command(path, raw, defaults);
+        let split = self.split(path, raw, is_item);
         if self.diagnostics.len() > before {
             return None;
         }
@@ -61,6 +62,9 @@ impl Validator<'_> {
             env: env_map(&raw.env),
             shell: raw.shell,
             line: self.spans.get(path).map(|s| s.value.line),
+            shards: raw.shards,
+            split,
+            list: raw.list.clone(),
         })
     }
 

@@ -1,0 +1,523 @@
+//! The shards of a sharded environment, made one result: a (check, environment) pair
+//! stands only when every shard of its check reported. The union of the shards'
+//! results is the pair's: its status the worst of theirs, its tests all of theirs, its
+//! effectiveness and `min-tests` judged on the union. A missing shard makes the pair
+//! missing, named; a shard reported twice is a conflict.
+
+use std::collections::BTreeMap;
+
+use compact_str::CompactString;
+use rustc_hash::FxHashMap;
+
+use super::report::Place;
+use super::schema::{
+    CheckResult, OVERLAP_SHOWN, Outcome, PartialResult, Shard, ShardPart, Sharded, Status,
+    TestCounts, one_line_summary, test_label,
+};
+use crate::manifest::{Check, Environment, Gate, Manifest};
+use crate::plan;
+
+/// `partials` (and their `places`, one each) with the shards of each environment made
+/// one result; the rest as they were. Shards whose results were not taken stay as
+/// they are (not taken), so their environment's reason is kept.
+pub(super) fn combine(
+    manifest: &Manifest,
+    partials: Vec<PartialResult>,
+    places: Vec<Place>,
+) -> (Vec<PartialResult>, Vec<Place>) {
+    if partials.iter().all(|p| p.shard.is_none()) {
+        return (partials, places);
+    }
+    let mut out = Vec::with_capacity(partials.len());
+    let mut out_places = Vec::with_capacity(places.len());
+    let mut legs: BTreeMap<String, Vec<(PartialResult, Place)>> = BTreeMap::new();
+    for (partial, place) in partials.into_iter().zip(places) {
+        let sharded =
+            partial.shard.is_some() && manifest.environment(&partial.environment).is_some();
+        if sharded && place.mismatch.is_none() {
+            legs.entry(partial.environment.clone())
+                .or_default()
+                .push((partial, place));
+        } else {
+            out.push(partial);
+            out_places.push(place);
+        }
+    }
+    // Why each shard of an environment was not taken, to name it where it is missing.
+    let mut not_taken: FxHashMap<(String, u32), String> = FxHashMap::default();
+    for (partial, place) in out.iter().zip(&out_places) {
+        if let (Some(shard), Some(why)) = (partial.shard, &place.mismatch) {
+            not_taken
+                .entry((partial.environment.clone(), shard.index))
+                .or_insert_with(|| why.clone());
+        }
+    }
+    for (name, shards) in legs {
+        let Some(env) = manifest.environment(&name) else {
+            continue;
+        };
+        let (combined, place) = Combining::new(manifest, env, shards, &not_taken).finish();
+        out.push(combined);
+        out_places.push(place);
+    }
+    (out, out_places)
+}
+
+/// The shards of one environment being made one result.
+struct Combining<'a> {
+    manifest: &'a Manifest,
+    env: &'a Environment,
+    legs: u32,
+    /// The shards taken, by index (more than one: reported twice).
+    by_index: BTreeMap<u32, Vec<PartialResult>>,
+    /// Shards that claim another split than the manifest's, and why they are not used.
+    wrong: Vec<(u32, String)>,
+    not_taken: &'a FxHashMap<(String, u32), String>,
+    place: Place,
+}
+
+impl<'a> Combining<'a> {
+    fn new(
+        manifest: &'a Manifest,
+        env: &'a Environment,
+        shards: Vec<(PartialResult, Place)>,
+        not_taken: &'a FxHashMap<(String, u32), String>,
+    ) -> Combining<'a> {
+        let legs = manifest.legs(env);
+        let mut by_index: BTreeMap<u32, Vec<PartialResult>> = BTreeMap::new();
+        let mut wrong = Vec::new();
+        let mut place = None;
+        for (partial, p) in shards {
+            let Some(shard) = partial.shard else { continue };
+            if shard.count != legs || shard.index == 0 || shard.index > legs {
+                wrong.push((
+                    shard.index,
+                    format!(
+                        "a result claims to be shard {shard} of {}, which the manifest splits into {legs}",
+                        env.name
+                    ),
+                ));
+                continue;
+            }
+            place.get_or_insert(p);
+            by_index.entry(shard.index).or_default().push(partial);
+        }
+        Combining {
+            manifest,
+            env,
+            legs,
+            by_index,
+            wrong,
+            not_taken,
+            place: place.unwrap_or_else(|| Place {
+                environment: env.name.to_string(),
+                declared: None,
+                runner: Default::default(),
+                mismatch: None,
+                job: None,
+            }),
+        }
+    }
+
+    /// The environment's one result, and its place (the first shard's machine).
+    fn finish(self) -> (PartialResult, Place) {
+        let all: Vec<&PartialResult> = self.by_index.values().flatten().collect();
+        let first = all.first().copied();
+        let mut checks = Vec::new();
+        for check in plan::runnable_checks(self.manifest, &self.env.name) {
+            if let Some(result) = self.check(check) {
+                checks.push(Box::new(result));
+            }
+        }
+        let outcome = if all.iter().all(|p| p.outcome == Outcome::Complete)
+            && (1..=self.legs).all(|k| self.by_index.contains_key(&k))
+        {
+            Outcome::Complete
+        } else {
+            Outcome::Interrupted
+        };
+        let mut source = first.map(|p| p.source.clone()).unwrap_or_default();
+        source.run_attempt = all.iter().filter_map(|p| p.source.run_attempt).max();
+        let combined = PartialResult {
+            format_version: first.map_or(super::FORMAT_VERSION, |p| p.format_version),
+            tool: first.map_or_else(super::Tool::current, |p| p.tool.clone()),
+            manifest: match first {
+                Some(p) => p.manifest.clone(),
+                None => super::ManifestRef {
+                    path: self.manifest.path.display().to_string(),
+                    digest: self.manifest.digest.clone(),
+                    content: (&self.manifest.content).into(),
+                },
+            },
+            environment: self.env.name.to_string(),
+            shard: None,
+            source,
+            runner: first.map(|p| p.runner.clone()).unwrap_or_default(),
+            started_at: all
+                .iter()
+                .map(|p| p.started_at.clone())
+                .min()
+                .unwrap_or_default(),
+            finished_at: if all.iter().all(|p| p.finished_at.is_some()) {
+                all.iter().filter_map(|p| p.finished_at.clone()).max()
+            } else {
+                None
+            },
+            duration_ms: all.iter().map(|p| p.duration_ms).max().unwrap_or(0),
+            outcome,
+            checks,
+        };
+        (combined, self.place)
+    }
+
+    /// Why shard `k` of the environment has no result.
+    fn why_missing(&self, k: u32) -> String {
+        let env = &self.env.name;
+        let shard = Shard {
+            index: k,
+            count: self.legs,
+        };
+        if let Some(why) = self.not_taken.get(&(env.to_string(), k)) {
+            return format!("shard {shard} of {env}: its results were not taken: {why}");
+        }
+        if let Some((_, why)) = self.wrong.iter().find(|(i, _)| *i == k) {
+            return format!("shard {shard} of {env} has no result ({why})");
+        }
+        format!("shard {shard} of {env} has no result")
+    }
+
+    /// `check`'s one result in the environment, from its shards; `None` when no shard
+    /// that should have run it says anything of it (the check was not run here).
+    fn check(&self, check: &Check) -> Option<CheckResult> {
+        let id = check.id.as_str();
+        let n = self.manifest.shards_of(check, self.env);
+        let splits = check.split.is_some();
+        // A check that runs whole runs in shard 1.
+        let wanted: Vec<u32> = if splits { (1..=n).collect() } else { vec![1] };
+        let mut found: Vec<(Shard, &CheckResult)> = Vec::new();
+        let mut missing: Vec<String> = Vec::new();
+        let mut twice: Vec<Shard> = Vec::new();
+        for &k in &wanted {
+            let slice = Shard {
+                index: k,
+                count: if splits { n } else { 1 },
+            };
+            let results: Vec<&CheckResult> = self
+                .by_index
+                .get(&k)
+                .into_iter()
+                .flatten()
+                .filter_map(|p| p.checks.iter().find(|c| c.command_id == id).map(|c| &**c))
+                .collect();
+            match results.as_slice() {
+                [] if self.by_index.contains_key(&k) => {
+                    missing.push(format!(
+                        "shard {} of {} did not run it",
+                        Shard {
+                            index: k,
+                            count: self.legs
+                        },
+                        self.env.name
+                    ));
+                }
+                [] => missing.push(self.why_missing(k)),
+                [one] if one.status == Status::NotRun => missing.push(format!(
+                    "shard {} of {}: {}",
+                    Shard {
+                        index: k,
+                        count: self.legs
+                    },
+                    self.env.name,
+                    one.summary
+                )),
+                [one] => found.push((slice, one)),
+                [..] => twice.push(Shard {
+                    index: k,
+                    count: self.legs,
+                }),
+            }
+        }
+        if found.is_empty()
+            && twice.is_empty()
+            && missing.iter().all(|m| m.contains("did not run it"))
+        {
+            return None;
+        }
+        let template = found.first().map(|(_, r)| *r);
+        let mut result = match template {
+            Some(r) => r.clone(),
+            None => blank(check, self.env),
+        };
+        if !twice.is_empty() {
+            let list: Vec<String> = twice.iter().map(ToString::to_string).collect();
+            result.status = Status::Error;
+            result.exit_code = None;
+            result.summary = format!(
+                "conflicting results: shard {} of {} reported more than once",
+                list.join(", "),
+                self.env.name
+            )
+            .into();
+            result.sharded = None;
+            return Some(result);
+        }
+        if !splits {
+            // Whole, in shard 1: the shard's result is the pair's.
+            return Some(match found.first() {
+                Some((_, r)) => {
+                    let mut r = (*r).clone();
+                    r.sharded = None;
+                    r
+                }
+                None => not_run(result, &missing),
+            });
+        }
+        if let Some(why) = split_disagreement(&found) {
+            result.status = Status::Error;
+            result.exit_code = None;
+            result.summary = one_line_summary(&why).into();
+            result.sharded = None;
+            return Some(result);
+        }
+        union(check, &mut result, &found);
+        if !missing.is_empty() {
+            let failed = matches!(result.status, Status::Fail | Status::Error);
+            if !failed {
+                return Some(not_run(result, &missing));
+            }
+            result.summary =
+                one_line_summary(&format!("{}; {}", result.summary, missing.join("; "))).into();
+        }
+        Some(result)
+    }
+}
+
+/// Why the shards of a `split: timing` check cannot be one result: each computed the
+/// split itself, so they must have listed the same tests and split them the same way,
+/// or some test may have run nowhere.
+fn split_disagreement(found: &[(Shard, &CheckResult)]) -> Option<String> {
+    let facts: Vec<(Shard, Option<&super::schema::SplitFacts>)> = found
+        .iter()
+        .map(|(shard, r)| (*shard, r.sharded.as_ref().and_then(|s| s.split.as_ref())))
+        .collect();
+    let (first_shard, Some(first)) = *facts.iter().find(|(_, f)| f.is_some())? else {
+        return None;
+    };
+    for (shard, f) in &facts {
+        match f {
+            None => {
+                return Some(format!(
+                    "shard {shard} does not say how it split the tests, shard {first_shard} does"
+                ));
+            }
+            Some(f) if f.listed_digest != first.listed_digest => {
+                return Some(format!(
+                    "the shards listed different tests (shard {first_shard}: {}, shard {shard}: {}): some may have run in no shard",
+                    first.listed, f.listed
+                ));
+            }
+            Some(f) if f.split_digest != first.split_digest => {
+                return Some(format!(
+                    "shards {first_shard} and {shard} split the tests differently (their histories differ): some may have run in no shard"
+                ));
+            }
+            Some(_) => {}
+        }
+    }
+    let shares: u64 = facts.iter().filter_map(|(_, f)| f.map(|f| f.share)).sum();
+    (shares != first.listed).then(|| {
+        format!(
+            "the shards' shares hold {shares} tests, but {} were listed",
+            first.listed
+        )
+    })
+}
+
+/// A result of `check` in `env` with nothing of its own yet.
+fn blank(check: &Check, env: &Environment) -> CheckResult {
+    CheckResult {
+        command_id: check.id.as_str().into(),
+        environment: env.name.as_str().into(),
+        kind: check.kind.key().into(),
+        command: check.kind.describe().into(),
+        cwd: check.cwd.as_str().into(),
+        required: check.required,
+        must_be_effective: check.must_be_effective,
+        gate_type: check.gate.as_str().into(),
+        status: Status::NotRun,
+        exit_code: None,
+        required_exit_code: check.expect.required_code(),
+        duration_ms: 0,
+        log_path: None,
+        gate_effective: None,
+        tests_executed: None,
+        test_counts: None,
+        ineffective_reason: None,
+        summary: CompactString::default(),
+        retryable: false,
+        attempts: 0,
+        flaky: false,
+        timed_out: false,
+        leaked: Vec::new(),
+        refused: None,
+        items: Vec::new(),
+        tests: None,
+        sharded: None,
+    }
+}
+
+/// `result` as a pair that did not run: which shards are missing, and why.
+fn not_run(mut result: CheckResult, missing: &[String]) -> CheckResult {
+    result.status = Status::NotRun;
+    result.exit_code = None;
+    result.summary = missing.join("; ").into();
+    result
+}
+
+/// Makes `result` the union of the shards `found` (in shard order): the worst status,
+/// the first failing shard's exit code, every test, the longest duration, and the
+/// gate's effectiveness and `min-tests` judged on the union.
+fn union(check: &Check, result: &mut CheckResult, found: &[(Shard, &CheckResult)]) {
+    let worst = found
+        .iter()
+        .max_by_key(|(_, r)| match (r.status, r.exit_code) {
+            (Status::Pass, _) => 0,
+            (Status::NotRun, _) => 1,
+            (Status::Fail, _) => 2,
+            (Status::Error, Some(_)) => 3,
+            (Status::Error, None) => 4,
+        });
+    if let Some((shard, worst)) = worst {
+        result.status = worst.status;
+        result.exit_code = worst.exit_code;
+        result.summary = one_line_summary(&format!("shard {shard}: {}", worst.summary)).into();
+        result.log_path = worst.log_path.clone();
+        result.timed_out = worst.timed_out;
+        result.refused = worst.refused.clone();
+    }
+    result.duration_ms = found.iter().map(|(_, r)| r.duration_ms).max().unwrap_or(0);
+    result.attempts = found.iter().map(|(_, r)| r.attempts).max().unwrap_or(0);
+    result.flaky = found.iter().any(|(_, r)| r.flaky);
+    result.retryable = found.iter().any(|(_, r)| r.retryable);
+    result.leaked = found.iter().flat_map(|(_, r)| r.leaked.clone()).collect();
+    let counts: Vec<&TestCounts> = found
+        .iter()
+        .filter_map(|(_, r)| r.test_counts.as_ref())
+        .collect();
+    result.test_counts = (!counts.is_empty()).then(|| TestCounts {
+        passed: counts.iter().map(|c| c.passed).sum(),
+        failed: counts.iter().map(|c| c.failed).sum(),
+        skipped: counts.iter().map(|c| c.skipped).sum(),
+        runner: counts[0].runner.clone(),
+        flaky: counts.iter().map(|c| c.flaky).sum(),
+    });
+    let executed: Vec<u64> = found.iter().filter_map(|(_, r)| r.tests_executed).collect();
+    result.tests_executed = (!executed.is_empty()).then(|| executed.iter().sum());
+    let mut sharded = Sharded::default();
+    // Every test of every shard; a test that ran in two is the split overlapping.
+    if let Some(mut tests) = found.iter().find_map(|(_, r)| r.tests.clone()) {
+        tests.cases.clear();
+        tests.files.clear();
+        tests.left_out = 0;
+        // Each shard's log counted its own share: the reports' union is the pair's.
+        tests.log_counts = None;
+        let mut seen: FxHashMap<CompactString, u32> = FxHashMap::default();
+        for (shard, r) in found {
+            let Some(t) = &r.tests else { continue };
+            for file in &t.files {
+                if !tests.files.contains(file) {
+                    tests.files.push(file.clone());
+                }
+            }
+            tests.left_out += t.left_out;
+            for case in &t.cases {
+                match seen.get(&case.identity()) {
+                    Some(other) if *other != shard.index => {
+                        sharded.overlap_count += 1;
+                        if sharded.overlapped.len() < OVERLAP_SHOWN {
+                            sharded
+                                .overlapped
+                                .push(test_label(&case.suite, &case.name).into());
+                        }
+                    }
+                    _ => {
+                        seen.insert(case.identity(), shard.index);
+                    }
+                }
+                tests.cases.push(case.clone());
+            }
+        }
+        result.tests = Some(tests);
+    }
+    // Effective when every shard that had tests to run showed it ran them (a shard
+    // whose share held no test proves nothing either way) and the union ran some.
+    let shown: Vec<&CheckResult> = found
+        .iter()
+        .map(|(_, r)| *r)
+        .filter(|r| r.gate_effective.is_some())
+        .collect();
+    if !shown.is_empty() {
+        let against = shown
+            .iter()
+            .find(|r| r.gate_effective == Some(false) && r.tests_executed != Some(0));
+        let ran = result.tests_executed.unwrap_or(0);
+        let reason: Option<String> = if let Some(r) = against {
+            Some(
+                r.ineffective_reason
+                    .as_deref()
+                    .unwrap_or("unknown")
+                    .to_owned(),
+            )
+        } else if ran == 0 && (check.gate == Gate::Test || result.tests_executed.is_some()) {
+            Some(format!("no shard of {} ran a test", found.len()))
+        } else {
+            check.min_tests.filter(|min| ran < *min).map(|min| {
+                format!(
+                    "the {} shards ran {ran} test{} together, fewer than min-tests {min}",
+                    found.len(),
+                    if ran == 1 { "" } else { "s" }
+                )
+            })
+        };
+        result.gate_effective = Some(reason.is_none());
+        result.ineffective_reason = reason.map(Into::into);
+    }
+    if result.status == Status::Pass {
+        if check.must_be_effective && result.gate_effective == Some(false) {
+            result.status = Status::Fail;
+            result.summary = one_line_summary(&format!(
+                "ineffective: {} (exit {})",
+                result.ineffective_reason.as_deref().unwrap_or("unknown"),
+                result.exit_code.unwrap_or(-1)
+            ))
+            .into();
+        } else {
+            let tests = result
+                .tests_executed
+                .map(|n| format!("{n} test{} passed in ", if n == 1 { "" } else { "s" }))
+                .unwrap_or_default();
+            result.summary = format!("{tests}{} shards", found.len()).into();
+        }
+    }
+    for (shard, r) in found {
+        sharded.parts.push(ShardPart {
+            shard: *shard,
+            status: r.status,
+            exit_code: r.exit_code,
+            duration_ms: r.duration_ms,
+            tests_executed: r.tests_executed,
+            summary: r.summary.clone(),
+            log_path: r.log_path.clone(),
+        });
+    }
+    if sharded.overlap_count > 0 {
+        result.summary = one_line_summary(&format!(
+            "{}; {} test{} ran in more than one shard (the split overlapped)",
+            result.summary,
+            sharded.overlap_count,
+            if sharded.overlap_count == 1 { "" } else { "s" }
+        ))
+        .into();
+    }
+    result.sharded = Some(Box::new(sharded));
+}

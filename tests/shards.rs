@@ -1,0 +1,355 @@
+//! Shards: one environment split across runners. Real runners take their slices
+//! (nextest's `--partition`), the union of the shards' tests is the whole suite's,
+//! `merge` makes the shards one pair, and a missing shard is never green.
+
+mod common;
+
+use std::collections::BTreeSet;
+
+use common::Project;
+use serde_json::Value;
+
+/// A crate of `tests` unit tests and a manifest splitting `linux` into `shards`, its
+/// `unit` check cargo-nextest's, partitioned, with its JUnit report.
+fn nextest_project(tests: usize, shards: u32) -> Project {
+    let project = Project::new(&format!(
+        "version: 1\nenvironments:\n  - name: linux\n    shards: {shards}\nchecks:\n  - id: unit\n    test: cargo nextest run --profile ci --partition count:{{shard}}/{{shards}}\n    reports: target/nextest/ci/junit.xml\n  - id: lint\n    run: echo lint\n"
+    ));
+    project.write(
+        "Cargo.toml",
+        "[package]\nname = \"sharded\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[workspace]\n",
+    );
+    let cases: String = (0..tests)
+        .map(|i| {
+            format!(
+                "    #[test]\n    fn adds_{i:02}() {{ assert_eq!(super::add({i}, 1), {i} + 1); }}\n"
+            )
+        })
+        .collect();
+    project.write(
+        "src/lib.rs",
+        &format!("pub fn add(a: u64, b: u64) -> u64 {{ a + b }}\n\n#[cfg(test)]\nmod tests {{\n{cases}}}\n"),
+    );
+    project.write(
+        ".config/nextest.toml",
+        "[profile.ci]\nfail-fast = false\n[profile.ci.junit]\npath = \"junit.xml\"\n",
+    );
+    project
+}
+
+/// The ids (`suite › name`) of the tests `unit` ran in the result file `path`.
+fn test_ids(project: &Project, path: &str) -> Vec<String> {
+    let result = project.json(path);
+    let unit = result["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["command_id"] == "unit")
+        .unwrap_or_else(|| panic!("no unit in {path}"))
+        .clone();
+    unit["tests"]["cases"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no tests listed in {path}: {unit}"))
+        .iter()
+        .map(|c| {
+            format!(
+                "{} › {}",
+                c["suite"].as_str().unwrap(),
+                c["name"].as_str().unwrap()
+            )
+        })
+        .collect()
+}
+
+/// `run ARGS`, which must exit `code`; its stderr.
+fn run(project: &Project, args: &[&str], code: i32) -> String {
+    let out = project.std_cmd().arg("run").args(args).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(code), "run {args:?}: {stderr}");
+    stderr
+}
+
+/// `merge --out report.json PATHS`, which must exit `code`; the report and stderr.
+fn merge(project: &Project, paths: &[&str], code: i32) -> (Value, String) {
+    let out = project
+        .std_cmd()
+        .args(["merge", "--out", "report.json"])
+        .args(paths)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(
+        out.status.code(),
+        Some(code),
+        "merge {paths:?}: {stderr}\n{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    (project.json("report.json"), stderr)
+}
+
+fn row<'a>(report: &'a Value, check: &str) -> &'a Value {
+    report["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["check"] == check)
+        .unwrap_or_else(|| panic!("no row {check}: {report}"))
+}
+
+#[test]
+fn nextest_partitions_cover_the_whole_suite_and_merge_into_one_pair() {
+    let project = nextest_project(11, 3);
+    // The whole environment, as a developer runs it: the check takes slice 1/1.
+    run(&project, &["--out", "whole"], 0);
+    let whole: BTreeSet<String> = test_ids(&project, "whole/verify-matrix-linux.json")
+        .into_iter()
+        .collect();
+    assert_eq!(whole.len(), 11, "{whole:?}");
+
+    let mut union = Vec::new();
+    for k in 1..=3 {
+        let out = format!("shards/{k}");
+        run(&project, &["--shard", &format!("{k}/3"), "--out", &out], 0);
+        let file = format!("{out}/verify-matrix-linux@{k}of3.json");
+        let result = project.json(&file);
+        assert_eq!(result["shard"]["index"], k);
+        assert_eq!(result["shard"]["count"], 3);
+        let ids = test_ids(&project, &file);
+        assert!(!ids.is_empty(), "shard {k} ran no test");
+        assert!(ids.len() < 11, "shard {k} ran the whole suite: {ids:?}");
+        // A check that runs whole runs in shard 1 only.
+        let lint = result["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|c| c["command_id"] == "lint");
+        assert_eq!(lint, k == 1, "lint in shard {k}");
+        union.extend(ids);
+    }
+    // Every test of the suite ran in exactly one shard.
+    let distinct: BTreeSet<String> = union.iter().cloned().collect();
+    assert_eq!(distinct.len(), union.len(), "a test ran twice: {union:?}");
+    assert_eq!(distinct, whole);
+
+    let (report, _) = merge(&project, &["shards"], 0);
+    assert_eq!(report["verdict"], "VERIFIED");
+    let unit = row(&report, "unit");
+    assert_eq!(unit["result"], "PASS");
+    assert_eq!(unit["detail"]["tests_executed"], 11);
+    assert_eq!(
+        unit["detail"]["sharded"]["parts"].as_array().unwrap().len(),
+        3
+    );
+    assert_eq!(row(&report, "lint")["result"], "PASS");
+    let markdown = project.stdout_of(&["render", "--format", "markdown", "report.json"]);
+    assert!(markdown.contains("| unit | ✅ 11 ×3 |"), "{markdown}");
+
+    // One shard's artifact never arrived: the pair is missing, the shard named.
+    let (report, _) = merge(&project, &["shards/1", "shards/3"], 3);
+    assert_eq!(report["verdict"], "NOT_VERIFIED");
+    assert!(
+        report["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|r| r["check"] != "unit")
+    );
+    let missing = &report["missing"][0];
+    assert_eq!(missing["check"], "unit");
+    assert_eq!(missing["reason"], "shard 2/3 of linux has no result");
+    assert!(
+        report["reasons"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|r| r == "unit in linux: shard 2/3 of linux has no result"),
+        "{}",
+        report["reasons"]
+    );
+
+    // The same shard reported twice in one attempt (two legs ran as shard 1): a conflict.
+    common::copy_dir(
+        &project.path().join("shards/1"),
+        &project.path().join("again"),
+    );
+    let (report, _) = merge(&project, &["shards", "again"], 1);
+    assert_eq!(report["verdict"], "NOT_VERIFIED");
+    let reasons = report["reasons"].to_string();
+    assert!(
+        reasons.contains("shard 1/3 of linux reported more than once"),
+        "{reasons}"
+    );
+}
+
+#[test]
+fn a_failing_test_fails_its_pair_and_the_details_name_its_shard() {
+    let project = nextest_project(6, 2);
+    let lib = project.read("src/lib.rs").replace(
+        "assert_eq!(super::add(3, 1), 3 + 1)",
+        "assert_eq!(super::add(3, 1), 5)",
+    );
+    project.write("src/lib.rs", &lib);
+    let mut failed_in = Vec::new();
+    for k in 1..=2 {
+        let out = project
+            .std_cmd()
+            .args([
+                "run",
+                "--shard",
+                &format!("{k}/2"),
+                "--out",
+                &format!("shards/{k}"),
+            ])
+            .output()
+            .unwrap();
+        if out.status.code() == Some(1) {
+            failed_in.push(k);
+        }
+    }
+    assert_eq!(failed_in.len(), 1, "one shard holds the failing test");
+    let (report, _) = merge(&project, &["shards"], 1);
+    let unit = row(&report, "unit");
+    assert_eq!(unit["result"], "FAIL");
+    assert_eq!(unit["detail"]["test_counts"]["failed"], 1);
+    assert_eq!(unit["detail"]["test_counts"]["passed"], 5);
+    let shard = format!("{}/2", failed_in[0]);
+    assert!(
+        unit["detail"]["summary"]
+            .as_str()
+            .unwrap()
+            .starts_with(&format!("shard {shard}: ")),
+        "{}",
+        unit["detail"]["summary"]
+    );
+    let markdown = project.stdout_of(&["render", "--format", "markdown", "report.json"]);
+    assert!(markdown.contains("| unit | ❌ 1 of 6 ×2 |"), "{markdown}");
+    assert!(
+        markdown.contains(&format!("- shard {shard} failed: ")),
+        "{markdown}"
+    );
+    assert!(markdown.contains("tests::adds_03"), "{markdown}");
+}
+
+/// A manifest that splits `linux` in 3, its `unit` check failing in the shard named by
+/// `FAIL_SHARD` (set by the test for one leg).
+const SHELL_SHARDS: &str = "version: 1\nenvironments:\n  - name: linux\n    shards: 3\nchecks:\n  - id: unit\n    run: 'echo \"slice {shard} of {shards} ($VERIFY_MATRIX_SHARD/$VERIFY_MATRIX_SHARDS)\"; test \"${FAIL_SHARD:-0}\" != \"{shard}\"'\n  - id: lint\n    run: echo lint\n";
+
+#[test]
+fn a_shard_rerun_replaces_only_that_shard_and_the_run_is_verified() {
+    let project = Project::new(SHELL_SHARDS);
+    let leg = |k: u32, attempt: &str, fail: &str| {
+        project
+            .std_cmd()
+            .args([
+                "run",
+                "--shard",
+                &format!("{k}/3"),
+                "--out",
+                &format!("legs/{k}-{attempt}"),
+            ])
+            .env("GITHUB_REPOSITORY", "o/r")
+            .env("GITHUB_SHA", "0123456789abcdef0123456789abcdef01234567")
+            .env("GITHUB_RUN_ID", "4242")
+            .env("GITHUB_RUN_ATTEMPT", attempt)
+            .env("FAIL_SHARD", fail)
+            .output()
+            .unwrap()
+            .status
+            .code()
+    };
+    assert_eq!(leg(1, "1", "0"), Some(0));
+    assert_eq!(leg(2, "1", "2"), Some(1), "shard 2 fails in attempt 1");
+    assert_eq!(leg(3, "1", "0"), Some(0));
+    let log = project.read("legs/2-1/logs/linux@2of3/unit.log");
+    assert!(log.contains("slice 2 of 3 (2/3)"), "{log}");
+    let (report, _) = merge(&project, &["legs"], 1);
+    assert!(
+        report["reasons"].to_string().contains("shard 2/3"),
+        "{}",
+        report["reasons"]
+    );
+
+    // "Re-run failed jobs": shard 2 alone, attempt 2.
+    assert_eq!(leg(2, "2", "0"), Some(0));
+    let (report, stderr) = merge(&project, &["legs"], 0);
+    assert_eq!(report["verdict"], "VERIFIED", "{}", report["reasons"]);
+    assert!(
+        stderr.contains("an earlier attempt of shard 2 of environment `linux` (attempt 1) than the latest (attempt 2)"),
+        "{stderr}"
+    );
+    assert_eq!(report["attempts"]["linux"], 2);
+}
+
+#[test]
+fn a_shards_own_run_is_never_a_verdict_for_its_environment() {
+    let project = Project::new(SHELL_SHARDS);
+    let out = project
+        .std_cmd()
+        .args(["run", "--shard", "2/3"])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    assert!(
+        !stdout.contains("All Required Environments: VERIFIED"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("Partial run: 0 of 2 required pairs; not a verdict"),
+        "{stdout}"
+    );
+    assert!(
+        project
+            .path()
+            .join("verify-matrix-results/verify-matrix-linux@2of3.json")
+            .exists()
+    );
+}
+
+#[test]
+fn shard_flags_and_manifests_that_cannot_be_split_are_refused_with_their_place() {
+    let project = Project::new(SHELL_SHARDS);
+    for (shard, says) in [
+        ("5/4", "there is no shard 5 of 4"),
+        ("0/3", "there is no shard 0 of 3"),
+        ("1/0", "the number of shards must be from 1 to 256"),
+        ("2", "give K/N"),
+        (
+            "1/2",
+            "`linux` is split into 3 shards, not 2; give --shard K/3",
+        ),
+    ] {
+        let stderr = run(&project, &["--shard", shard], 2);
+        assert!(stderr.contains(says), "--shard {shard}: {stderr}");
+    }
+    project.write(
+        "unsharded.yml",
+        "version: 1\nenvironments: [{name: linux}]\nchecks:\n  - {id: a, run: 'true'}\n",
+    );
+    let stderr = run(
+        &project,
+        &["--manifest", "unsharded.yml", "--shard", "1/2"],
+        2,
+    );
+    assert!(stderr.contains("`linux` is not sharded"), "{stderr}");
+
+    project.write(
+        "bad.yml",
+        "version: 1\nenvironments:\n  - name: linux\n    shards: 0\n  - name: mac\n    shards: 257\n  - name: win\nchecks:\n  - id: unit\n    run: cargo nextest run --partition count:{shard}/{shards}\n    environment: win\n  - id: py\n    run: pytest {tests}\n    split: timing\n    list: pytest --collect-only -q\n    environment: mac\n  - id: lone\n    run: echo hi\n    shards: 2\n",
+    );
+    project.plan_refuses(
+        "bad.yml",
+        &[
+            "bad.yml:4:13 (environments[0].shards)",
+            "`shards: 0` splits the tests among no runner",
+            "bad.yml:6:13 (environments[1].shards)",
+            "257 shards are more than the most allowed, 256",
+            "bad.yml:10:10 (checks[0].run)",
+            "`{shard}` in a check of `win`, which is not sharded",
+            "bad.yml:14:12 (checks[1].split)",
+            "`split: timing` needs `reports:`",
+            "(checks[2].shards)",
+            "not how its runner takes a slice",
+        ],
+    );
+}
