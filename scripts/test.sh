@@ -18,6 +18,8 @@
 # - target/tools/mcp-client, the official MCP clients from npm (pinned): the TypeScript
 #   SDK's client and the inspector's CLI, which drive `cargo verify-matrix mcp`
 #   (tests/mcp.rs);
+# - target/tools/jest, jest and jest-junit from npm (pinned): a real `jest --shard`
+#   splits a suite across shards (tests/shards.rs);
 # - target/tools/mdbook, mdBook from crates.io (`cargo install --locked`, pinned): the
 #   book in docs/ is built and every link in it checked (tests/book.rs);
 # - Debian's chromium and fonts-noto-color-emoji packages, with apt-get, when missing:
@@ -34,6 +36,8 @@ OPENAPI_SHA256=71a18407dd5e8464f4e0525daf03deabbe65abd9287d6adc7b5d98f516cd0d0c
 OPENAPI_DIR=target/github-openapi
 MCP_CLIENT_DIR=target/tools/mcp-client
 MCP_CLIENTS=("@modelcontextprotocol/sdk@1.32.2" "@modelcontextprotocol/inspector@2.12.0")
+JEST_DIR=target/tools/jest
+JEST_PACKAGES=("jest@30.2.0" "jest-junit@17.0.0")
 MDBOOK_VERSION=0.4.52
 MDBOOK_DIR=target/tools/mdbook
 
@@ -88,6 +92,17 @@ if [[ "$(cat "$MCP_CLIENT_DIR/installed" 2>/dev/null)" != "${MCP_CLIENTS[*]}" ]]
 fi
 VERIFY_MATRIX_MCP_CLIENT="$PWD/$MCP_CLIENT_DIR"
 export VERIFY_MATRIX_MCP_CLIENT
+
+# jest, for the shards' tests, once per pinned set.
+if [[ "$(cat "$JEST_DIR/installed" 2>/dev/null)" != "${JEST_PACKAGES[*]}" ]]; then
+    mkdir -p "$JEST_DIR"
+    [ -f "$JEST_DIR/package.json" ] || echo '{"private": true}' > "$JEST_DIR/package.json"
+    (cd "$JEST_DIR" && npm install --silent --no-audit --no-fund "${JEST_PACKAGES[@]}" >/dev/null) \
+        || { echo "error: cannot install ${JEST_PACKAGES[*]}" >&2; exit 1; }
+    echo "${JEST_PACKAGES[*]}" > "$JEST_DIR/installed"
+fi
+VERIFY_MATRIX_JEST="$PWD/$JEST_DIR"
+export VERIFY_MATRIX_JEST
 
 # mdBook, for the book's build and link check (tests/book.rs): its own build, once.
 if [[ "$("$MDBOOK_DIR/bin/mdbook" --version 2>/dev/null)" != "mdbook v$MDBOOK_VERSION" ]]; then

@@ -37,15 +37,16 @@ fn nextest_project(tests: usize, shards: u32) -> Project {
     project
 }
 
-/// The ids (`suite › name`) of the tests `unit` ran in the result file `path`.
+/// The ids (`suite › name`) of the tests the one split check ran in the result file
+/// `path`.
 fn test_ids(project: &Project, path: &str) -> Vec<String> {
     let result = project.json(path);
     let unit = result["checks"]
         .as_array()
         .unwrap()
         .iter()
-        .find(|c| c["command_id"] == "unit")
-        .unwrap_or_else(|| panic!("no unit in {path}"))
+        .find(|c| c["command_id"] == "unit" || c["command_id"] == "py")
+        .unwrap_or_else(|| panic!("no split check in {path}"))
         .clone();
     unit["tests"]["cases"]
         .as_array()
@@ -352,4 +353,190 @@ fn shard_flags_and_manifests_that_cannot_be_split_are_refused_with_their_place()
             "not how its runner takes a slice",
         ],
     );
+}
+
+/// A pytest suite of seven tests, one of them slow, split three ways by timing.
+fn pytest_project() -> Project {
+    let project = Project::new(
+        "version: 1\nenvironments:\n  - name: linux\n    shards: 3\nchecks:\n  - id: py\n    test: python3 -m pytest -q -p no:cacheprovider --junitxml=report.xml {tests}\n    split: timing\n    list: python3 -m pytest -q -p no:cacheprovider --collect-only\n    reports: report.xml\n",
+    );
+    let quick: String = ["a", "b", "c", "d", "e", "f"]
+        .iter()
+        .map(|t| format!("def test_{t}():\n    assert True\n"))
+        .collect();
+    project.write(
+        "tests/test_calc.py",
+        &format!("import time\n\ndef test_slow():\n    time.sleep(0.4)\n\n{quick}"),
+    );
+    project
+}
+
+/// pytest's node id of the test its JUnit report names `tests.test_calc › test_a`.
+fn node_id(id: &str) -> String {
+    let (suite, name) = id.split_once(" › ").unwrap();
+    format!("{}.py::{name}", suite.replace('.', "/"))
+}
+
+/// The test ids a shard was given (its `{tests_file}`).
+fn share_of(project: &Project, out: &str, k: u32, n: u32) -> Vec<String> {
+    project
+        .read(&format!("{out}/splits/linux@{k}of{n}/py.tests"))
+        .lines()
+        .map(str::to_owned)
+        .collect()
+}
+
+#[test]
+fn pytest_node_ids_are_split_by_the_historys_timings_and_every_test_runs_once() {
+    let project = pytest_project();
+    // The first run, whole, records every test's duration in the history.
+    run(&project, &["--out", "whole"], 0);
+    let whole: BTreeSet<String> = test_ids(&project, "whole/verify-matrix-linux.json")
+        .iter()
+        .map(|id| node_id(id))
+        .collect();
+    assert_eq!(whole.len(), 7, "{whole:?}");
+    let merged = project
+        .std_cmd()
+        .args(["merge", "--out", "whole.json", "whole"])
+        .output()
+        .unwrap();
+    assert!(merged.status.success(), "{merged:?}");
+    let added = project
+        .std_cmd()
+        .args(["history", "add", "whole.json"])
+        .output()
+        .unwrap();
+    assert!(added.status.success(), "{added:?}");
+
+    let mut union = Vec::new();
+    for k in 1..=3 {
+        run(
+            &project,
+            &[
+                "--shard",
+                &format!("{k}/3"),
+                "--out",
+                &format!("shards/{k}"),
+            ],
+            0,
+        );
+        let share = share_of(&project, &format!("shards/{k}"), k, 3);
+        let file = format!("shards/{k}/verify-matrix-linux@{k}of3.json");
+        // What ran is what the shard was given: pytest's ids are its node ids.
+        let ran: BTreeSet<String> = test_ids(&project, &file)
+            .iter()
+            .map(|id| node_id(id))
+            .collect();
+        assert_eq!(ran, share.iter().cloned().collect(), "shard {k}");
+        let split = &project.json(&file)["checks"][0]["sharded"]["split"];
+        assert_eq!(split["listed"], 7);
+        assert_eq!(split["timed"], 7, "every test had a recorded duration");
+        union.extend(share);
+    }
+    // The slow test alone balances the other two shards' six quick ones.
+    let alone: Vec<String> = (1..=3)
+        .map(|k| share_of(&project, &format!("shards/{k}"), k, 3))
+        .find(|s| s.iter().any(|id| id.ends_with("::test_slow")))
+        .unwrap();
+    assert_eq!(alone, ["tests/test_calc.py::test_slow"]);
+    let distinct: BTreeSet<String> = union.iter().cloned().collect();
+    assert_eq!(
+        distinct.len(),
+        union.len(),
+        "a test was in two shares: {union:?}"
+    );
+    assert_eq!(distinct, whole);
+    let (report, _) = merge(&project, &["shards"], 0);
+    assert_eq!(report["verdict"], "VERIFIED");
+    assert_eq!(row(&report, "py")["detail"]["tests_executed"], 7);
+
+    // A shard that split by another history (here none: an equal-count split) may
+    // leave a test in no shard: the pair fails, never passes.
+    std::fs::rename(
+        project.path().join(".verify-matrix"),
+        project.path().join("elsewhere"),
+    )
+    .unwrap();
+    run(&project, &["--shard", "2/3", "--out", "other/2"], 0);
+    common::copy_dir(
+        &project.path().join("shards/1"),
+        &project.path().join("other/1"),
+    );
+    common::copy_dir(
+        &project.path().join("shards/3"),
+        &project.path().join("other/3"),
+    );
+    let (report, _) = merge(&project, &["other"], 1);
+    assert_eq!(report["verdict"], "NOT_VERIFIED");
+    let reasons = report["reasons"].to_string();
+    assert!(reasons.contains("split the tests differently"), "{reasons}");
+}
+
+/// jest and jest-junit, installed by scripts/test.sh.
+fn jest_dir() -> std::path::PathBuf {
+    let dir = std::env::var_os("VERIFY_MATRIX_JEST")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| common::repo_root().join("target/tools/jest"));
+    assert!(
+        dir.join("node_modules/jest/bin/jest.js").is_file(),
+        "jest is not installed in {}: scripts/test.sh installs it",
+        dir.display()
+    );
+    dir
+}
+
+#[test]
+fn jest_shards_cover_the_suite_by_file() {
+    let jest = jest_dir();
+    let command = format!(
+        "node {} --ci --shard={{shard}}/{{shards}} --reporters=default --reporters={}",
+        jest.join("node_modules/jest/bin/jest.js").display(),
+        jest.join("node_modules/jest-junit").display()
+    );
+    let project = Project::new(&format!(
+        "version: 1\nenvironments:\n  - name: node\n    shards: 3\n    env:\n      JEST_JUNIT_OUTPUT_FILE: junit.xml\n      JEST_JUNIT_CLASSNAME: '{{filepath}}'\nchecks:\n  - id: unit\n    test: '{command}'\n    reports: junit.xml\n"
+    ));
+    project.write(
+        "package.json",
+        "{\"name\": \"sharded\", \"private\": true}\n",
+    );
+    for i in 1..=7 {
+        project.write(
+            &format!("src/m{i}.test.js"),
+            &format!("test('m{i} adds', () => {{ expect({i} + 1).toBe({}); }});\ntest('m{i} subtracts', () => {{ expect({i} - 1).toBe({}); }});\n", i + 1, i - 1),
+        );
+    }
+    let ids = |path: &str| -> Vec<String> { test_ids(&project, path) };
+    run(&project, &["--out", "whole"], 0);
+    let whole: BTreeSet<String> = ids("whole/verify-matrix-node.json").into_iter().collect();
+    assert_eq!(whole.len(), 14, "{whole:?}");
+    let mut union = Vec::new();
+    for k in 1..=3 {
+        run(
+            &project,
+            &[
+                "--shard",
+                &format!("{k}/3"),
+                "--out",
+                &format!("shards/{k}"),
+            ],
+            0,
+        );
+        let share = ids(&format!("shards/{k}/verify-matrix-node@{k}of3.json"));
+        assert!(
+            !share.is_empty() && share.len() < 14,
+            "shard {k}: {share:?}"
+        );
+        union.extend(share);
+    }
+    let distinct: BTreeSet<String> = union.iter().cloned().collect();
+    assert_eq!(
+        distinct.len(),
+        union.len(),
+        "a test ran in two shards: {union:?}"
+    );
+    assert_eq!(distinct, whole);
+    let (report, _) = merge(&project, &["shards"], 0);
+    assert_eq!(row(&report, "unit")["detail"]["tests_executed"], 14);
 }

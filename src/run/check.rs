@@ -142,17 +142,20 @@ impl CheckJob {
             .slice
             .unwrap_or(crate::results::Shard { index: 1, count: 1 });
         let started = std::time::Instant::now();
-        let failed = |reason: String| {
+        // The whole reason in the log; the summary is one short line of it.
+        let failed = |reason: String| -> std::io::Result<CheckResult> {
+            self.write_log(&format!("{reason}\n"))?;
             let mut result = self.blank_result(Status::Error, &reason);
+            result.log_path = Some(self.log_path.clone().into());
             result.duration_ms = millis(started.elapsed());
-            result
+            Ok(result)
         };
         let listed = match self.list_tests(list).await {
             Ok(ids) if ids.is_empty() => {
-                return Ok(failed(format!("`list` printed no test id: `{list}`")));
+                return failed(format!("`list` printed no test id: `{list}`"));
             }
             Ok(ids) => ids,
-            Err(reason) => return Ok(failed(format!("listing the tests failed: {reason}"))),
+            Err(reason) => return failed(format!("listing the tests failed: {reason}")),
         };
         let empty = Vec::new();
         let timed = match &self.timings {
@@ -161,7 +164,7 @@ impl CheckJob {
                 .get(&(self.check.id.to_string(), self.environment.clone()))
                 .unwrap_or(&empty),
             split::Timings::Unreadable(why) => {
-                return Ok(failed(format!("the history cannot be read: {why}")));
+                return failed(format!("the history cannot be read: {why}"));
             }
         };
         let known = split::durations(&listed, timed);
@@ -265,7 +268,7 @@ impl CheckJob {
         if !status.success() {
             let err = String::from_utf8_lossy(&err);
             return Err(format!(
-                "`{list}` exited with {}: {}",
+                "exit {} of `{list}`: {}",
                 status
                     .code()
                     .map_or_else(|| "a signal".to_owned(), |c| c.to_string()),
