@@ -413,7 +413,7 @@ fn a_version_1_database_is_migrated_and_keeps_its_runs() {
     let out = history(&project, &["add", "--branch", "main", "run2.json"]);
     assert_eq!(out.status.code(), Some(0), "{out:?}");
     let db = sqlite(&project);
-    assert_eq!(count(&db, "PRAGMA user_version"), 3);
+    assert_eq!(count(&db, "PRAGMA user_version"), 4);
     assert_eq!(count(&db, "SELECT count(*) FROM runs"), 2);
     // The old run's pair has no executed count; the new run's test gate has one.
     assert_eq!(

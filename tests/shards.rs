@@ -451,6 +451,28 @@ fn pytest_node_ids_are_split_by_the_historys_timings_and_every_test_runs_once() 
     assert_eq!(report["verdict"], "VERIFIED");
     assert_eq!(row(&report, "py")["detail"]["tests_executed"], 7);
 
+    // The history records each shard's time; `history show` gives their spread.
+    project
+        .cmd()
+        .args(["history", "add", "report.json"])
+        .assert()
+        .success();
+    let shown: Value =
+        serde_json::from_str(&project.stdout_of(&["history", "show", "--format", "json"])).unwrap();
+    let spread = &shown[0]["shards"];
+    assert_eq!(spread["shards"], 3, "{shown:#}");
+    let (slowest, fastest) = (
+        spread["slowest_ms"].as_u64().unwrap(),
+        spread["fastest_ms"].as_u64().unwrap(),
+    );
+    assert!(slowest >= 400 && fastest < slowest, "{spread}");
+    let table = project.stdout_of(&["history", "show"]);
+    assert!(
+        table.contains("Shards (last run)")
+            && table.contains(&format!("3: slowest {slowest} ms, fastest {fastest} ms")),
+        "{table}"
+    );
+
     // A shard that split by another history (here none: an equal-count split) may
     // leave a test in no shard: the pair fails, never passes.
     std::fs::rename(

@@ -207,6 +207,13 @@ impl History {
                      VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
                 )
                 .map_err(|e| sqlite(&path, e))?;
+            let mut shard = tx
+                .prepare(
+                    "INSERT OR IGNORE INTO shards (run, check_id, environment, shard, shards,
+                        status, duration_ms, tests_executed)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                )
+                .map_err(|e| sqlite(&path, e))?;
             let mut test = tx
                 .prepare(
                     "INSERT INTO tests (run, check_id, environment, suite, name, outcome,
@@ -239,6 +246,20 @@ impl History {
                 ])
                 .map_err(|e| sqlite(&path, e))?;
                 pairs += 1;
+                for part in d.sharded.iter().flat_map(|s| s.parts.iter()) {
+                    shard
+                        .execute(params![
+                            run,
+                            row.check.as_str(),
+                            row.environment.as_str(),
+                            part.shard.index,
+                            part.shard.count,
+                            part.status.as_str(),
+                            int(part.duration_ms),
+                            part.tests_executed.map(int),
+                        ])
+                        .map_err(|e| sqlite(&path, e))?;
+                }
                 for case in d
                     .tests
                     .iter()

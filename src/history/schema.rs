@@ -8,7 +8,7 @@ use rusqlite::{Connection, TransactionBehavior};
 pub const APPLICATION_ID: i32 = 0x564d_4853;
 
 /// The schema this build writes.
-pub const SCHEMA_VERSION: i32 = 3;
+pub const SCHEMA_VERSION: i32 = 4;
 
 /// Each migration, from version `i` to `i + 1`.
 const MIGRATIONS: &[&str] = &[
@@ -62,6 +62,19 @@ const MIGRATIONS: &[&str] = &[
     // test's identity when its names were rewritten for display.
     "ALTER TABLE runs ADD COLUMN event TEXT;
     ALTER TABLE tests ADD COLUMN test_id TEXT;",
+    // 3 → 4: each shard of a split pair, how long it took (what the next timing split
+    // and `history show`'s spread read).
+    "CREATE TABLE shards (
+        run INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+        check_id TEXT NOT NULL,
+        environment TEXT NOT NULL,
+        shard INTEGER NOT NULL,
+        shards INTEGER NOT NULL,
+        status TEXT NOT NULL,
+        duration_ms INTEGER NOT NULL,
+        tests_executed INTEGER,
+        PRIMARY KEY (run, check_id, environment, shard)
+    ) WITHOUT ROWID;",
 ];
 
 /// Why a file cannot be used.

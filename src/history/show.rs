@@ -41,6 +41,18 @@ pub struct Stats {
     pub tests: Vec<u64>,
     /// The most recent run in which it failed or was missing.
     pub last_failure: Option<Failure>,
+    /// A split pair: its shards in the most recent run that split it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shards: Option<ShardSpread>,
+}
+
+/// How evenly a split pair's shards took their time, in one run.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ShardSpread {
+    pub shards: u32,
+    pub slowest_ms: u64,
+    pub fastest_ms: u64,
+    pub mean_ms: u64,
 }
 
 /// A run in which a pair failed.
@@ -103,11 +115,77 @@ pub fn stats(history: &History, query: &StatsQuery) -> Result<Vec<Stats>, Histor
         }
         by_pair.entry(key).or_default().push(row);
     }
+    let mut spreads = spreads(history, query)?;
     Ok(order
         .into_iter()
         .map(|key| {
             let rows = by_pair.remove(&key).unwrap_or_default();
-            summarise(key.0, key.1, &rows)
+            let shards = spreads.remove(&key);
+            Stats {
+                shards,
+                ..summarise(key.0, key.1, &rows)
+            }
+        })
+        .collect())
+}
+
+/// Each split pair's shards in the most recent of the runs looked at that split it.
+fn spreads(
+    history: &History,
+    query: &StatsQuery,
+) -> Result<BTreeMap<(String, String), ShardSpread>, HistoryError> {
+    let path = history.path();
+    let runs = last_runs(query.pull_requests);
+    let mut statement = history
+        .connection()
+        .prepare(&format!(
+            "SELECT s.check_id, s.environment, s.run, s.shards, s.duration_ms
+             FROM shards s JOIN runs r ON r.id = s.run
+             WHERE r.id IN ({runs})
+               AND (?3 IS NULL OR s.check_id = ?3)
+               AND (?4 IS NULL OR s.environment = ?4)
+             ORDER BY r.recorded_at, r.id, s.shard"
+        ))
+        .map_err(|e| sqlite(path, e))?;
+    let rows = statement
+        .query_map(
+            params![query.branch, query.last, query.check, query.environment],
+            |r| {
+                Ok((
+                    (r.get::<_, String>(0)?, r.get::<_, String>(1)?),
+                    r.get::<_, i64>(2)?,
+                    r.get::<_, i64>(3)?,
+                    r.get::<_, i64>(4)?,
+                ))
+            },
+        )
+        .map_err(|e| sqlite(path, e))?;
+    // The latest run's durations of each pair (rows come oldest run first).
+    let mut latest: BTreeMap<(String, String), (i64, u32, Vec<u64>)> = BTreeMap::new();
+    for row in rows {
+        let (key, run, shards, ms) = row.map_err(|e| sqlite(path, e))?;
+        let entry = latest.entry(key).or_insert((run, 0, Vec::new()));
+        if entry.0 != run {
+            *entry = (run, 0, Vec::new());
+        }
+        entry.1 = u32::try_from(shards).unwrap_or(0);
+        entry.2.push(u64::try_from(ms).unwrap_or(0));
+    }
+    Ok(latest
+        .into_iter()
+        .filter_map(|(key, (_, shards, durations))| {
+            let slowest = *durations.iter().max()?;
+            let fastest = *durations.iter().min()?;
+            let mean = durations.iter().sum::<u64>() / durations.len() as u64;
+            Some((
+                key,
+                ShardSpread {
+                    shards,
+                    slowest_ms: slowest,
+                    fastest_ms: fastest,
+                    mean_ms: mean,
+                },
+            ))
         })
         .collect())
 }
@@ -170,6 +248,7 @@ fn summarise(check: String, environment: String, rows: &[PairRow]) -> Stats {
                 result: r.result.clone(),
                 summary: r.summary.clone(),
             }),
+        shards: None,
     }
 }
 

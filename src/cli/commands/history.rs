@@ -195,8 +195,10 @@ fn table(stats: &[Stats], quoter: &Quoter) -> String {
     if stats.is_empty() {
         return "no runs recorded match\n".to_owned();
     }
+    // Split pairs: how their shards' times spread in the last run that split them.
+    let split = stats.iter().any(|s| s.shards.is_some());
     let mut builder = Builder::default();
-    builder.push_record([
+    let mut header = vec![
         "Check",
         "Environment",
         "Runs",
@@ -205,10 +207,14 @@ fn table(stats: &[Stats], quoter: &Quoter) -> String {
         "p50",
         "p95",
         "Tests",
-        "Last failure",
-    ]);
+    ];
+    if split {
+        header.push("Shards (last run)");
+    }
+    header.push("Last failure");
+    builder.push_record(header);
     for s in stats {
-        builder.push_record([
+        let mut record = vec![
             quoter.quote(&s.check),
             quoter.quote(&s.environment),
             s.runs.to_string(),
@@ -217,8 +223,20 @@ fn table(stats: &[Stats], quoter: &Quoter) -> String {
             ms(s.duration_p50_ms),
             ms(s.duration_p95_ms),
             trend(&s.tests),
-            quoter.quote(&last_failure(s)),
-        ]);
+        ];
+        if split {
+            record.push(s.shards.as_ref().map_or_else(
+                || "–".to_owned(),
+                |sh| {
+                    format!(
+                        "{}: slowest {} ms, fastest {} ms",
+                        sh.shards, sh.slowest_ms, sh.fastest_ms
+                    )
+                },
+            ));
+        }
+        record.push(quoter.quote(&last_failure(s)));
+        builder.push_record(record);
     }
     let mut table = builder.build();
     table.with(Style::rounded());
@@ -244,6 +262,9 @@ fn csv(stats: &[Stats]) -> Result<String, Error> {
             "last_failure_result",
             "last_failure_commit",
             "last_failure_at",
+            "shards",
+            "shard_slowest_ms",
+            "shard_fastest_ms",
         ])
         .map_err(io)?;
     for s in stats {
@@ -265,6 +286,9 @@ fn csv(stats: &[Stats]) -> Result<String, Error> {
                 failure.map(|f| f.result.clone()).unwrap_or_default(),
                 failure.and_then(|f| f.commit.clone()).unwrap_or_default(),
                 failure.map(|f| f.recorded_at.clone()).unwrap_or_default(),
+                opt(s.shards.as_ref().map(|sh| u64::from(sh.shards))),
+                opt(s.shards.as_ref().map(|sh| sh.slowest_ms)),
+                opt(s.shards.as_ref().map(|sh| sh.fastest_ms)),
             ])
             .map_err(io)?;
     }
