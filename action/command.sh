@@ -3,7 +3,8 @@
 # (never interpolated into this text); outputs go to $GITHUB_OUTPUT. Written for bash
 # 3.2 too (macOS's /bin/bash).
 #   plan    matrix        (written by `plan --format github` itself)
-#   run     verdict, out  (the folder uploaded as the artifact `<prefix>-<environment>`)
+#   run     verdict, out, artifact (the folder uploaded, and its name: `<prefix>-<environment>`,
+#           or a shard's `<prefix>-<environment>@<K>of<N>`)
 #   report  verdict, report (written by `report`), report-path
 set -euo pipefail
 
@@ -32,9 +33,26 @@ case "$1" in
     run)
         env=${VERIFY_MATRIX_ENVIRONMENT:-}
         [ -n "$env" ] || { echo "::error title=cargo verify-matrix::input \`environment\` is required for \`command: run\`"; exit 2; }
-        out="${RUNNER_TEMP:?}/verify-matrix-results/$env"
+        # A shard (`K/N`) runs its slice; `/` is the plan's entry of an environment it
+        # does not split (no `shard` in the matrix entry).
+        shard=${VERIFY_MATRIX_INPUT_SHARD:-}
+        [ "$shard" = / ] && shard=
+        sharding=()
+        stem=$env
+        if [ -n "$shard" ]; then
+            case "$shard" in
+                *[!0-9/]* | /* | */ | */*/*)
+                    echo "::error title=cargo verify-matrix::input \`shard\` must be K/N (shard K of N), not \`$shard\`"
+                    exit 2
+                    ;;
+            esac
+            sharding=(--shard "$shard")
+            stem="$env@${shard%/*}of${shard#*/}"
+        fi
+        out="${RUNNER_TEMP:?}/verify-matrix-results/$stem"
         echo "out=$out" >>"$GITHUB_OUTPUT"
-        cargo-verify-matrix ${manifest[@]+"${manifest[@]}"} run --env "$env" --jobs "${VERIFY_MATRIX_JOBS:-1}" --out "$out"
+        echo "artifact=${VERIFY_MATRIX_ARTIFACT_PREFIX:-verify-matrix}-$stem" >>"$GITHUB_OUTPUT"
+        cargo-verify-matrix ${manifest[@]+"${manifest[@]}"} run --env "$env" ${sharding[@]+"${sharding[@]}"} --jobs "${VERIFY_MATRIX_JOBS:-1}" --out "$out"
         ;;
     report)
         artifacts=${VERIFY_MATRIX_ARTIFACTS:?}

@@ -416,6 +416,10 @@ echo "page: $(stat -c %s page.html) bytes"
 cd - >/dev/null
 
 echo
+echo "## shards: balance and merge (scripts/bench-shards.sh)"
+if $quick; then scripts/bench-shards.sh --quick; else scripts/bench-shards.sh; fi
+
+echo
 echo "## in-process stages (criterion, benches/pipeline.rs)"
 if $quick; then
     # Each benchmark once, to keep them compiling and running; nothing is timed.

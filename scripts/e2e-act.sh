@@ -13,7 +13,7 @@
 #   serves this build as the release asset, so the Action's install step downloads it and
 #   checks its SHA-256.
 #
-# Nine runs, each checked against what reached "GitHub" (any difference fails the
+# Eleven runs, each checked against what reached "GitHub" (any difference fails the
 # script):
 #
 # 1. Run 101, attempt 1 of a pull request: the c-locale leg fails. The plan job marks the
@@ -35,6 +35,9 @@
 #    compares with it, and the comment says NOT VERIFIED: the suite shrank.
 # 9. The pull request again (run 108), GitHub listing a job for one of its two legs
 #    only: the other leg's results are not taken, and the comment says NOT VERIFIED.
+# 10. A sharded environment whose second shard never reports (run 109, attempt 1, shard 1
+#     alone): NOT VERIFIED, the comment naming shard 2/2.
+# 11. "Re-run failed jobs" runs shard 2 (attempt 2): both shards stand, VERIFIED.
 #
 # Every report reads its run's jobs from "GitHub": the stand-in lists the plan job and
 # one job per leg that uploaded results, unless a scenario gives the list.
@@ -264,3 +267,23 @@ cat >"$work/artifacts/jobs-108-1.json" <<'JSON'
 JSON
 workflow jobs 108 1
 check jobs 1
+
+# 10-11. Shards: an environment split in two. Run 109's first attempt runs shard 1 only
+#    (shard 2's leg never reports, as a cancelled one): NOT VERIFIED, naming the shard.
+#    "Re-run failed jobs" runs shard 2 (attempt 2): both shards stand, VERIFIED.
+cat >"$work/repo/verify-matrix.yml" <<'YAML'
+version: 1
+environments:
+  - { name: split, runs-on: ubuntu-latest, shards: 2 }
+checks:
+  - id: slice
+    run: 'echo "slice {shard} of {shards}: shard $VERIFY_MATRIX_SHARD of $VERIFY_MATRIX_SHARDS"'
+  - { id: manifest-present, file: verify-matrix.yml }
+YAML
+head=$(commit "a sharded environment")
+base=$head
+mkdir -p "$work/artifacts/109"
+workflow shard-missing 109 1 --matrix shard:1
+check shard-missing 1
+workflow shard-rerun 109 2 --matrix shard:2
+check shard-rerun 0

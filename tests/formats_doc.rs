@@ -189,6 +189,38 @@ checks:
     project
 }
 
+/// A sharded environment's two shards, each result at `shards/K`, merged into
+/// `report.json`: a `split: timing` check whose two shards both report test `a` (the
+/// split overlapped).
+fn sharded() -> Project {
+    let project = Project::new(
+        r#"version: 1
+environments: [{name: linux, shards: 2}]
+checks:
+  - id: t
+    run: printf '<testsuite><testcase classname="x" name="a"/></testsuite>' > r.xml; cat {tests_file}
+    split: timing
+    list: printf 'a\nb\nc\n'
+    reports: r.xml
+"#,
+    );
+    for k in 1..=2 {
+        project
+            .cmd()
+            .args([
+                "run",
+                "--shard",
+                &format!("{k}/2"),
+                "--out",
+                &format!("shards/{k}"),
+            ])
+            .assert()
+            .success();
+    }
+    project.merge_into("shards", "report.json");
+    project
+}
+
 #[test]
 fn the_manifest_example_validates() {
     let examples = blocks(&section(&doc(), 1), "yaml");
@@ -211,6 +243,14 @@ fn the_json_examples_name_exactly_the_fields_the_tool_writes() {
     let report = project.json("report.json");
     let cancelled = project.json("cancelled.json");
     let result = &partial["checks"][0];
+    // A shard's result and a report of shards write fields of their own.
+    let shards = sharded();
+    let shard = shards.json("shards/1/verify-matrix-linux@1of2.json");
+    let merged = shards.json("report.json");
+    assert_eq!(
+        merged["rows"][0]["detail"]["sharded"]["overlap_count"], 1,
+        "{merged}"
+    );
     let examples = [
         (2, partial.clone(), top_fields(&partial)),
         (3, report.clone(), top_fields(&cancelled)),
@@ -225,6 +265,8 @@ fn the_json_examples_name_exactly_the_fields_the_tool_writes() {
         let mut real = BTreeSet::new();
         all_fields(&written, &mut real);
         all_fields(&cancelled, &mut real);
+        all_fields(&shard, &mut real);
+        all_fields(&merged, &mut real);
         let unknown: Vec<_> = named.difference(&real).collect();
         assert!(
             unknown.is_empty(),

@@ -4,7 +4,8 @@ GitHub stand-in.
     python3 check.py NAME STATE_JSON REQUESTS_JSONL ACT_LOG HEAD BASE
 
 NAME is `first`, `rerun`, `broken`, `generated-KIND` (node, rust, python),
-`history-main` (a push to main, no pull request), `history-pr` or `jobs`. Exits non-zero, printing the workflow's log, on
+`history-main` (a push to main, no pull request), `history-pr`, `jobs`, `shard-missing`
+or `shard-rerun`. Exits non-zero, printing the workflow's log, on
 any difference.
 """
 
@@ -171,6 +172,30 @@ elif name == "jobs":
     expect("All Required Environments: NOT VERIFIED" in comment, f"not NOT VERIFIED:\n{comment}")
     expect([r["conclusion"] for r in on_head] == ["failure"],
            f"expected one failing check run on the head: {on_head}")
+elif name == "shard-missing":
+    expect(ran("verify-run (split, 1/2)") and not failed_steps("verify-run"),
+           "shard 1's leg did not run, or failed")
+    expect(not ran("verify-run (split, 2/2)"), "shard 2's leg ran")
+    expect("slice 1 of 2: shard 1 of 2" in log, "shard 1's check did not take its slice")
+    expect(published("PR comment") and published("check run"), "the report job did not publish")
+    expect("shard 2/2 of split has no result" in comment,
+           f"the comment does not name the missing shard:\n{comment}")
+    expect(not VERIFIED.search(comment), f"a VERIFIED line with a shard missing:\n{comment}")
+    expect("All Required Environments: NOT VERIFIED" in comment, f"not NOT VERIFIED:\n{comment}")
+    expect([r["conclusion"] for r in on_head] == ["failure"],
+           f"expected one failing check run on the head: {on_head}")
+elif name == "shard-rerun":
+    expect(ran("verify-run (split, 2/2)") and not failed_steps("verify-run"),
+           "shard 2's re-run did not succeed")
+    expect(not ran("verify-run (split, 1/2)"), "shard 1's leg ran again")
+    expect("slice 2 of 2: shard 2 of 2" in log, "shard 2's check did not take its slice")
+    expect(not failed_steps("verify-report"), "the report job failed")
+    for line in ["| slice | split | 0 | PASS |", "| manifest-present | split | 0 | PASS |"]:
+        expect(line in comment, f"{line!r} missing from the comment:\n{comment}")
+    expect("| slice | ✅ ×2 |" in comment, f"the grid does not show the two shards:\n{comment}")
+    expect(VERIFIED.search(comment), f"the comment is not VERIFIED:\n{comment}")
+    expect([r["conclusion"] for r in on_head] == ["failure", "success"],
+           f"expected attempt 1's failure and attempt 2's success: {on_head}")
 else:
     fail(f"unknown run {name}")
 

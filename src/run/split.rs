@@ -114,11 +114,13 @@ pub fn durations(listed: &[String], timed: &[Timed]) -> FxHashMap<usize, u64> {
         if test.name.starts_with(test.suite.as_str()) && !test.suite.is_empty() {
             words = self::words(&test.name);
         }
-        for len in (1..=words.len()).rev() {
-            if let Some(&i) = by_words.get(&words[..len].join("\u{1f}")) {
-                *out.entry(i).or_default() += test.duration_ms;
-                break;
-            }
+        let held = (1..=words.len())
+            .rev()
+            .find_map(|len| by_words.get(&words[..len].join("\u{1f}")))
+            // A runner that lists bare test names (`go test -list`): the name alone.
+            .or_else(|| by_words.get(&self::words(&test.name).join("\u{1f}")));
+        if let Some(&i) = held {
+            *out.entry(i).or_default() += test.duration_ms;
         }
     }
     out
@@ -227,7 +229,17 @@ mod tests {
                 timed("src/sum.test.js", "sum › adds", 5),
                 timed("src/sum.test.js", "sum › subtracts", 6),
                 timed("gone", "test_removed", 99),
+                timed("example.com/calc", "TestAdd", 12),
             ],
+        );
+        assert_eq!(
+            durations(
+                &["TestAdd".to_owned()],
+                &[timed("example.com/calc", "TestAdd", 12)]
+            )
+            .get(&0),
+            Some(&12),
+            "a bare test name, as `go test -list` prints it"
         );
         assert_eq!(known.get(&0), Some(&30));
         assert_eq!(known.get(&1), Some(&7));
