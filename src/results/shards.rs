@@ -70,6 +70,8 @@ struct Combining<'a> {
     legs: u32,
     /// The shards taken, by index (more than one: reported twice).
     by_index: BTreeMap<u32, Vec<PartialResult>>,
+    /// Where each check is in each shard's results: (index, copy) → id → position.
+    positions: FxHashMap<(u32, usize), FxHashMap<CompactString, usize>>,
     /// Shards that claim another split than the manifest's, and why they are not used.
     wrong: Vec<(u32, String)>,
     not_taken: &'a FxHashMap<(String, u32), String>,
@@ -102,11 +104,26 @@ impl<'a> Combining<'a> {
             place.get_or_insert(p);
             by_index.entry(shard.index).or_default().push(partial);
         }
+        let positions = by_index
+            .iter()
+            .flat_map(|(k, copies)| {
+                copies.iter().enumerate().map(move |(copy, p)| {
+                    let ids = p
+                        .checks
+                        .iter()
+                        .enumerate()
+                        .map(|(i, c)| (c.command_id.clone(), i))
+                        .collect();
+                    ((*k, copy), ids)
+                })
+            })
+            .collect();
         Combining {
             manifest,
             env,
             legs,
             by_index,
+            positions,
             wrong,
             not_taken,
             place: place.unwrap_or_else(|| Place {
@@ -207,7 +224,11 @@ impl<'a> Combining<'a> {
                 .get(&k)
                 .into_iter()
                 .flatten()
-                .filter_map(|p| p.checks.iter().find(|c| c.command_id == id).map(|c| &**c))
+                .enumerate()
+                .filter_map(|(copy, p)| {
+                    let at = *self.positions.get(&(k, copy))?.get(id)?;
+                    Some(&*p.checks[at])
+                })
                 .collect();
             match results.as_slice() {
                 [] if self.by_index.contains_key(&k) => {
