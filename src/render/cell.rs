@@ -75,9 +75,13 @@ impl Cell {
 
     /// The state of an executed pair.
     pub fn of_row(row: &Row) -> Cell {
-        let shards = row.detail.sharded.as_ref().map_or(1, |s| {
-            u32::try_from(s.parts.len()).unwrap_or(u32::MAX).max(1)
-        });
+        // How many ways the check is split (a shard that never reported still counts).
+        let shards = row
+            .detail
+            .sharded
+            .as_ref()
+            .and_then(|s| s.parts.first())
+            .map_or(1, |part| part.shard.count.max(1));
         match row.result {
             RowResult::Pass => Cell::Pass {
                 tests: row.detail.tests_executed,

@@ -63,15 +63,47 @@ pub(super) fn combine(
     (out, out_places)
 }
 
+/// One shard's results: the file's own facts, and its checks, each taken out as its
+/// pair is made (so a shard's results are let go as the union grows).
+struct Leg {
+    header: PartialResult,
+    checks: Vec<Option<Box<CheckResult>>>,
+    /// Where each check is among `checks`.
+    positions: FxHashMap<CompactString, usize>,
+}
+
+impl Leg {
+    fn new(mut partial: PartialResult) -> Leg {
+        let checks: Vec<Option<Box<CheckResult>>> = std::mem::take(&mut partial.checks)
+            .into_iter()
+            .map(Some)
+            .collect();
+        let positions = checks
+            .iter()
+            .enumerate()
+            .filter_map(|(i, c)| Some((c.as_ref()?.command_id.clone(), i)))
+            .collect();
+        Leg {
+            header: partial,
+            checks,
+            positions,
+        }
+    }
+
+    /// Its result of `id`, taken out.
+    fn take(&mut self, id: &str) -> Option<Box<CheckResult>> {
+        let at = *self.positions.get(id)?;
+        self.checks.get_mut(at)?.take()
+    }
+}
+
 /// The shards of one environment being made one result.
 struct Combining<'a> {
     manifest: &'a Manifest,
     env: &'a Environment,
     legs: u32,
     /// The shards taken, by index (more than one: reported twice).
-    by_index: BTreeMap<u32, Vec<PartialResult>>,
-    /// Where each check is in each shard's results: (index, copy) → id → position.
-    positions: FxHashMap<(u32, usize), FxHashMap<CompactString, usize>>,
+    by_index: BTreeMap<u32, Vec<Leg>>,
     /// Shards that claim another split than the manifest's, and why they are not used.
     wrong: Vec<(u32, String)>,
     not_taken: &'a FxHashMap<(String, u32), String>,
@@ -86,7 +118,7 @@ impl<'a> Combining<'a> {
         not_taken: &'a FxHashMap<(String, u32), String>,
     ) -> Combining<'a> {
         let legs = manifest.legs(env);
-        let mut by_index: BTreeMap<u32, Vec<PartialResult>> = BTreeMap::new();
+        let mut by_index: BTreeMap<u32, Vec<Leg>> = BTreeMap::new();
         let mut wrong = Vec::new();
         let mut place = None;
         for (partial, p) in shards {
@@ -102,28 +134,16 @@ impl<'a> Combining<'a> {
                 continue;
             }
             place.get_or_insert(p);
-            by_index.entry(shard.index).or_default().push(partial);
+            by_index
+                .entry(shard.index)
+                .or_default()
+                .push(Leg::new(partial));
         }
-        let positions = by_index
-            .iter()
-            .flat_map(|(k, copies)| {
-                copies.iter().enumerate().map(move |(copy, p)| {
-                    let ids = p
-                        .checks
-                        .iter()
-                        .enumerate()
-                        .map(|(i, c)| (c.command_id.clone(), i))
-                        .collect();
-                    ((*k, copy), ids)
-                })
-            })
-            .collect();
         Combining {
             manifest,
             env,
             legs,
             by_index,
-            positions,
             wrong,
             not_taken,
             place: place.unwrap_or_else(|| Place {
@@ -137,15 +157,20 @@ impl<'a> Combining<'a> {
     }
 
     /// The environment's one result, and its place (the first shard's machine).
-    fn finish(self) -> (PartialResult, Place) {
-        let all: Vec<&PartialResult> = self.by_index.values().flatten().collect();
-        let first = all.first().copied();
+    fn finish(mut self) -> (PartialResult, Place) {
         let mut checks = Vec::new();
         for check in plan::runnable_checks(self.manifest, &self.env.name) {
             if let Some(result) = self.check(check) {
                 checks.push(Box::new(result));
             }
         }
+        let all: Vec<&PartialResult> = self
+            .by_index
+            .values()
+            .flatten()
+            .map(|leg| &leg.header)
+            .collect();
+        let first = all.first().copied();
         let outcome = if all.iter().all(|p| p.outcome == Outcome::Complete)
             && (1..=self.legs).all(|k| self.by_index.contains_key(&k))
         {
@@ -205,13 +230,13 @@ impl<'a> Combining<'a> {
 
     /// `check`'s one result in the environment, from its shards; `None` when no shard
     /// that should have run it says anything of it (the check was not run here).
-    fn check(&self, check: &Check) -> Option<CheckResult> {
+    fn check(&mut self, check: &Check) -> Option<CheckResult> {
         let id = check.id.as_str();
         let n = self.manifest.shards_of(check, self.env);
         let splits = check.split.is_some();
         // A check that runs whole runs in shard 1.
         let wanted: Vec<u32> = if splits { (1..=n).collect() } else { vec![1] };
-        let mut found: Vec<(Shard, &CheckResult)> = Vec::new();
+        let mut owned: Vec<(Shard, Box<CheckResult>)> = Vec::new();
         let mut missing: Vec<String> = Vec::new();
         let mut twice: Vec<Shard> = Vec::new();
         for &k in &wanted {
@@ -219,45 +244,34 @@ impl<'a> Combining<'a> {
                 index: k,
                 count: if splits { n } else { 1 },
             };
-            let results: Vec<&CheckResult> = self
-                .by_index
-                .get(&k)
-                .into_iter()
-                .flatten()
-                .enumerate()
-                .filter_map(|(copy, p)| {
-                    let at = *self.positions.get(&(k, copy))?.get(id)?;
-                    Some(&*p.checks[at])
-                })
-                .collect();
-            match results.as_slice() {
-                [] if self.by_index.contains_key(&k) => {
-                    missing.push(format!(
-                        "shard {} of {} did not run it",
-                        Shard {
-                            index: k,
-                            count: self.legs
-                        },
-                        self.env.name
-                    ));
+            let leg = Shard {
+                index: k,
+                count: self.legs,
+            };
+            let env = &self.env.name;
+            let Some(copies) = self.by_index.get_mut(&k) else {
+                missing.push(self.why_missing(k));
+                continue;
+            };
+            let mut results: Vec<Box<CheckResult>> =
+                copies.iter_mut().filter_map(|c| c.take(id)).collect();
+            match results.len() {
+                0 => missing.push(format!("shard {leg} of {env} did not run it")),
+                1 => {
+                    let one = results.remove(0);
+                    if one.status == Status::NotRun {
+                        missing.push(format!("shard {leg} of {env}: {}", one.summary));
+                    } else {
+                        owned.push((slice, one));
+                    }
                 }
-                [] => missing.push(self.why_missing(k)),
-                [one] if one.status == Status::NotRun => missing.push(format!(
-                    "shard {} of {}: {}",
-                    Shard {
-                        index: k,
-                        count: self.legs
-                    },
-                    self.env.name,
-                    one.summary
-                )),
-                [one] => found.push((slice, one)),
-                [..] => twice.push(Shard {
-                    index: k,
-                    count: self.legs,
-                }),
+                _ => twice.push(leg),
             }
         }
+        // Each shard's tests, moved out before anything is copied.
+        let tests: Vec<Option<Box<super::schema::TestReport>>> =
+            owned.iter_mut().map(|(_, r)| r.tests.take()).collect();
+        let found: Vec<(Shard, &CheckResult)> = owned.iter().map(|(s, r)| (*s, &**r)).collect();
         if found.is_empty()
             && twice.is_empty()
             && missing.iter().all(|m| m.contains("did not run it"))
@@ -284,11 +298,12 @@ impl<'a> Combining<'a> {
         }
         if !splits {
             // Whole, in shard 1: the shard's result is the pair's.
-            return Some(match found.first() {
-                Some((_, r)) => {
-                    let mut r = (*r).clone();
+            drop(found);
+            return Some(match owned.into_iter().zip(tests).next() {
+                Some(((_, mut r), tests)) => {
+                    r.tests = tests;
                     r.sharded = None;
-                    r
+                    *r
                 }
                 None => not_run(result, &missing),
             });
@@ -300,7 +315,7 @@ impl<'a> Combining<'a> {
             result.sharded = None;
             return Some(result);
         }
-        union(check, &mut result, &found);
+        union(check, &mut result, &found, tests);
         if !missing.is_empty() {
             let failed = matches!(result.status, Status::Fail | Status::Error);
             if !failed {
@@ -398,7 +413,12 @@ fn not_run(mut result: CheckResult, missing: &[String]) -> CheckResult {
 /// Makes `result` the union of the shards `found` (in shard order): the worst status,
 /// the first failing shard's exit code, every test, the longest duration, and the
 /// gate's effectiveness and `min-tests` judged on the union.
-fn union(check: &Check, result: &mut CheckResult, found: &[(Shard, &CheckResult)]) {
+fn union(
+    check: &Check,
+    result: &mut CheckResult,
+    found: &[(Shard, &CheckResult)],
+    tests: Vec<Option<Box<super::schema::TestReport>>>,
+) {
     let worst = found
         .iter()
         .max_by_key(|(_, r)| match (r.status, r.exit_code) {
@@ -436,22 +456,26 @@ fn union(check: &Check, result: &mut CheckResult, found: &[(Shard, &CheckResult)
     result.tests_executed = (!executed.is_empty()).then(|| executed.iter().sum());
     let mut sharded = Sharded::default();
     // Every test of every shard; a test that ran in two is the split overlapping.
-    if let Some(mut tests) = found.iter().find_map(|(_, r)| r.tests.clone()) {
-        tests.cases.clear();
-        tests.files.clear();
-        tests.left_out = 0;
-        // Each shard's log counted its own share: the reports' union is the pair's.
-        tests.log_counts = None;
+    if let Some(first) = tests.iter().flatten().next() {
+        let mut union = super::schema::TestReport {
+            format: first.format.clone(),
+            files: Vec::new(),
+            // Each shard's log counted its own share: the reports' union is the pair's.
+            log_counts: None,
+            cases: Vec::new(),
+            left_out: 0,
+        };
         let mut seen: FxHashMap<CompactString, u32> = FxHashMap::default();
-        for (shard, r) in found {
-            let Some(t) = &r.tests else { continue };
-            for file in &t.files {
-                if !tests.files.contains(file) {
-                    tests.files.push(file.clone());
+        for ((shard, _), t) in found.iter().zip(tests) {
+            let Some(t) = t else { continue };
+            let t = *t;
+            for file in t.files {
+                if !union.files.contains(&file) {
+                    union.files.push(file);
                 }
             }
-            tests.left_out += t.left_out;
-            for case in &t.cases {
+            union.left_out += t.left_out;
+            for case in t.cases {
                 match seen.get(&case.identity()) {
                     Some(other) if *other != shard.index => {
                         sharded.overlap_count += 1;
@@ -465,10 +489,10 @@ fn union(check: &Check, result: &mut CheckResult, found: &[(Shard, &CheckResult)
                         seen.insert(case.identity(), shard.index);
                     }
                 }
-                tests.cases.push(case.clone());
+                union.cases.push(case);
             }
         }
-        result.tests = Some(tests);
+        result.tests = Some(Box::new(union));
     }
     // Effective when every shard that had tests to run showed it ran them (a shard
     // whose share held no test proves nothing either way) and the union ran some.
