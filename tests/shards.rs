@@ -562,3 +562,33 @@ fn jest_shards_cover_the_suite_by_file() {
     let (report, _) = merge(&project, &["shards"], 0);
     assert_eq!(row(&report, "unit")["detail"]["tests_executed"], 14);
 }
+
+#[test]
+fn the_listing_runs_as_a_check_does_and_a_failed_one_is_an_error_with_its_reason() {
+    let project = Project::new(
+        "version: 1\nenvironments: [{name: linux, shards: 2}]\nchecks:\n  - id: t\n    run: 'cat {tests_file} > ran-$VERIFY_MATRIX_SHARD.txt'\n    split: timing\n    list: 'test -z \"$GITHUB_TOKEN\" && printf \"tests/a\\ntests/b\\ntests/c\\n\"'\n    reports: r.xml\n    must-be-effective: false\n  - id: broken\n    run: 'true {tests}'\n    split: timing\n    list: 'echo \"no collector here\" >&2; exit 4'\n    reports: r.xml\n",
+    );
+    // The tool's own token never reaches the listing, as it never reaches a check.
+    let out = project
+        .std_cmd()
+        .args(["run", "--shard", "1/2"])
+        .env("GITHUB_TOKEN", "ghs_never_seen")
+        .output()
+        .unwrap();
+    let result = project.json("verify-matrix-results/verify-matrix-linux@1of2.json");
+    let t = &result["checks"][0];
+    assert_eq!(t["sharded"]["split"]["listed"], 3, "{out:?}\n{t}");
+    assert_eq!(project.read("ran-1.txt").lines().count(), 2);
+    // A listing that fails is the check's ERROR, its reason in the log.
+    let broken = &result["checks"][1];
+    assert_eq!(broken["status"], "ERROR", "{broken}");
+    assert!(
+        broken["summary"]
+            .as_str()
+            .unwrap()
+            .starts_with("listing the tests failed: exit 4"),
+        "{broken}"
+    );
+    let log = project.read("verify-matrix-results/logs/linux@1of2/broken.log");
+    assert!(log.contains("no collector here"), "{log}");
+}

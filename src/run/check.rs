@@ -224,14 +224,24 @@ impl CheckJob {
         Ok(with_facts(result))
     }
 
-    /// The test ids `list` prints, run as the check would be (its shell, folder and
-    /// variables), within the check's timeout; its output bounded.
+    /// The test ids `list` prints on its standard output, run as the check would be
+    /// (its shell, folder and variables, never the variables hidden from checks, the
+    /// policy's refusals; in a process group of its own, killed whole when it is done or
+    /// out of time), within the check's timeout; its output bounded.
     async fn list_tests(&self, list: &str) -> Result<Vec<String>, String> {
+        use super::platform;
         use tokio::io::AsyncReadExt as _;
+        if let Some(refusal) = policy::refusal(list, self.shell, &self.policy) {
+            return Err(format!("`{list}` was refused: {refusal}"));
+        }
         let argv = argv::argv(self.shell, list).map_err(|e| e.0)?;
         let mut command = tokio::process::Command::new(&argv.program);
+        platform::isolate(&mut command, None);
+        for name in process::HIDDEN_FROM_CHECKS {
+            command.env_remove(name);
+        }
+        platform::set_args(&mut command, &argv.args, argv.cmd_exe);
         command
-            .args(&argv.args)
             .current_dir(&self.cwd)
             .envs(&self.env)
             .stdin(std::process::Stdio::null())
@@ -239,6 +249,18 @@ impl CheckJob {
             .stderr(std::process::Stdio::piped())
             .kill_on_drop(true);
         let mut child = command.spawn().map_err(|e| format!("`{list}`: {e}"))?;
+        platform::adopt(&child);
+        // Whatever way this returns, nothing the listing started is left running.
+        struct Group(Option<u32>);
+        impl Drop for Group {
+            fn drop(&mut self) {
+                super::platform::signal_group(self.0, super::platform::Signal::Kill);
+                if let Some(pid) = self.0 {
+                    super::platform::release(pid);
+                }
+            }
+        }
+        let _group = Group(child.id());
         let (Some(stdout), Some(stderr)) = (child.stdout.take(), child.stderr.take()) else {
             return Err(format!("`{list}`: no output"));
         };
