@@ -180,6 +180,44 @@ fn nextest_partitions_cover_the_whole_suite_and_merge_into_one_pair() {
         reasons.contains("shard 1/3 of linux reported more than once"),
         "{reasons}"
     );
+
+    // Against a baseline (the whole run), a test gone from the shards' union vanished.
+    let merged = project
+        .std_cmd()
+        .args(["merge", "--out", "base.json", "whole"])
+        .output()
+        .unwrap();
+    assert!(merged.status.success(), "{merged:?}");
+    let lib = project.read("src/lib.rs");
+    let kept: String = lib
+        .lines()
+        .filter(|l| !l.contains("fn adds_05"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    project.write("src/lib.rs", &kept);
+    for k in 1..=3 {
+        run(
+            &project,
+            &["--shard", &format!("{k}/3"), "--out", &format!("fewer/{k}")],
+            0,
+        );
+    }
+    let out = project
+        .std_cmd()
+        .args([
+            "merge",
+            "--baseline",
+            "base.json",
+            "--format",
+            "markdown",
+            "fewer",
+        ])
+        .output()
+        .unwrap();
+    let markdown = String::from_utf8_lossy(&out.stdout);
+    assert!(markdown.contains("NOT VERIFIED"), "{markdown}");
+    assert!(markdown.contains("tests::adds_05` vanished"), "{markdown}");
+    assert!(markdown.contains("| unit | ✅ 10 ↓1 ×3 |"), "{markdown}");
 }
 
 #[test]
