@@ -2,7 +2,7 @@
 # The test suite, from a bare machine with Rust: installs what the tests use besides
 # Rust, then runs `cargo test --locked` (extra arguments are passed on).
 #
-# Everything goes under target/ except two Debian packages (it works with Debian's or
+# Everything goes under target/ except Debian packages (it works with Debian's or
 # Ubuntu's own Python, which refuses `pip install` outside a virtual environment), and a
 # second run installs nothing:
 #
@@ -23,7 +23,8 @@
 # - target/tools/mdbook, mdBook from crates.io (`cargo install --locked`, pinned): the
 #   book in docs/ is built and every link in it checked (tests/book.rs);
 # - Debian's chromium and fonts-noto-color-emoji packages, with apt-get, when missing:
-#   the comment and the HTML report are screenshotted in Chromium.
+#   the comment and the HTML report are screenshotted in Chromium; and bubblewrap, an
+#   environment's way in (tests/enter.rs).
 #
 # The tests run with the virtual environment first on PATH (to run `cargo test` by
 # hand: `PATH=$PWD/target/tools/venv/bin:$PWD/target/tools/mdbook/bin:$PATH cargo test`).
@@ -47,13 +48,14 @@ done
 # Headless Chromium for the screenshot tests (tests/screenshots.rs), with an emoji font
 # (the matrix's ✅ ❌ 🟡 ⚠️): Debian's packages, installed with apt-get when missing (as
 # root, or through sudo).
+# Bubblewrap too: an environment entered through `bwrap` (tests/enter.rs).
 EMOJI_FONT=/usr/share/fonts/truetype/noto/NotoColorEmoji.ttf
-if ! command -v chromium >/dev/null || [ ! -f "$EMOJI_FONT" ]; then
+if ! command -v chromium >/dev/null || [ ! -f "$EMOJI_FONT" ] || ! command -v bwrap >/dev/null; then
     apt=(apt-get)
     [ "$(id -u)" = 0 ] || apt=(sudo apt-get)
     command -v "${apt[0]}" >/dev/null && command -v apt-get >/dev/null \
-        || { echo "error: install Debian's chromium and fonts-noto-color-emoji packages" >&2; exit 1; }
-    packages=(chromium fonts-noto-color-emoji)
+        || { echo "error: install Debian's chromium, fonts-noto-color-emoji and bubblewrap packages" >&2; exit 1; }
+    packages=(chromium fonts-noto-color-emoji bubblewrap)
     DEBIAN_FRONTEND=noninteractive "${apt[@]}" install -y -q "${packages[@]}" >/dev/null 2>&1 \
         || { DEBIAN_FRONTEND=noninteractive "${apt[@]}" update -q >/dev/null \
              && DEBIAN_FRONTEND=noninteractive "${apt[@]}" install -y -q "${packages[@]}" >/dev/null; } \

@@ -958,7 +958,7 @@ async fn secrets_and_the_token_never_reach_the_comment_or_the_check_run() {
     let manifest = "version: 1
 environments: [{name: a}]
 checks:
-  - { id: leaky, run: 'env | sort; echo \"the token: $(cat token.txt)\"; exit 1' }
+  - { id: leaky, run: 'env | sort; echo \"MY_API_KEY=$MY_API_KEY\"; echo \"NPM_TOKEN=$NPM_TOKEN\"; echo \"the token: $(cat token.txt)\"; exit 1' }
 ";
     let secrets = [("NPM_TOKEN", NPM), ("MY_API_KEY", API_KEY)];
     let mut run_vars = secrets.to_vec();

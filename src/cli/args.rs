@@ -536,6 +536,10 @@ pub(crate) struct RunArgs {
     /// then the only environment)
     #[arg(long = "env", value_name = "ENV")]
     pub envs: Vec<String>,
+    /// Every environment: those this machine is run here, those with `enter:` are entered,
+    /// the others are reported as not run here (the whole matrix and its verdict)
+    #[arg(long, conflicts_with = "envs")]
+    pub all: bool,
     /// Folder for verify-matrix-ENV.json and logs/ENV/CHECK.log
     #[arg(long, value_name = "DIR", default_value = "verify-matrix-results")]
     pub out: PathBuf,
@@ -576,6 +580,7 @@ impl RunArgs {
     /// Whether any option differs from its default.
     pub fn any_set(&self) -> bool {
         !self.envs.is_empty()
+            || self.all
             || !self.checks.is_empty()
             || self.fail_fast
             || self.jobs != 1

@@ -50,6 +50,11 @@ pub(crate) fn admit<'m>(
     let mut admitted = Vec::new();
     let mut refused = Vec::new();
     for env in chosen {
+        // An environment entered from here is judged by its machine inside.
+        if entered_from_here(env) {
+            admitted.push(env);
+            continue;
+        }
         match Identity::of(env).mismatch_here(machine, here) {
             None => admitted.push(env),
             Some(why) => refused.push(Refusal {
@@ -59,6 +64,12 @@ pub(crate) fn admit<'m>(
         }
     }
     (admitted, refused)
+}
+
+/// Whether `env` is entered from this process (it has `enter`, and this is not the run
+/// inside it).
+fn entered_from_here(env: &Environment) -> bool {
+    env.enter.is_some() && crate::run::enter::must_enter(env.name.as_str())
 }
 
 /// Runs `only` (every check when empty) in `environments`, one after the other, with
@@ -93,23 +104,32 @@ pub(crate) fn run_here(
         }
     }
     let on_event = |event: crate::run::RunEvent<'_>| live.event(event);
+    // The environments entered from here run inside, each under its own run there.
+    let (entered, direct): (Vec<&Environment>, Vec<&Environment>) =
+        environments.iter().partition(|e| entered_from_here(e));
+    let entry = if entered.is_empty() {
+        None
+    } else {
+        Some(Entry::new(manifest, args, only)?)
+    };
     // Every environment's lock before the first check: a run never finishes one
     // environment and then finds another taken.
-    let stems: Vec<String> = environments
+    let stems: Vec<String> = direct
         .iter()
         .map(|e| Shard::stem(e.name.as_str(), args.shard))
         .collect();
     let locks = lock_environments(&args.out, stems.iter().map(String::as_str))?;
-    for (env, lock) in environments.iter().zip(&locks) {
+    for (env, lock) in direct.iter().zip(&locks) {
         note_leftovers(&env.name, lock);
     }
     let mut session = session()?;
     let mut partials = Vec::new();
+    let mut blocked: Vec<(EnvName, String)> = Vec::new();
     let stop_rx = session.stop();
     // With `skip: true` each environment still gets its (empty) result file, so that
     // a merge sees it reported rather than missing.
     session.block_on(announce, async {
-        for (env, lock) in environments.iter().zip(&locks) {
+        for (env, lock) in direct.iter().zip(&locks) {
             let partial = run_environment(
                 manifest,
                 env,
@@ -125,6 +145,16 @@ pub(crate) fn run_here(
                 break;
             }
         }
+        for env in &entered {
+            if stop_rx.borrow().is_some() {
+                break;
+            }
+            let Some(entry) = &entry else { break };
+            match entry.run(env, stop_rx.clone()).await {
+                Ok(partial) => partials.push(partial),
+                Err(why) => blocked.push((env.name.clone(), why)),
+            }
+        }
         Ok::<(), Error>(())
     })?;
     live.finish();
@@ -133,6 +163,7 @@ pub(crate) fn run_here(
     judged.extend(refused.iter().map(|r| r.environment.clone()));
     let mut report = run_report(manifest, only, &partials, &judged, args.shard);
     say_refused(&mut report, refused);
+    say_blocked(&mut report, &blocked);
     Ok(Ran {
         report,
         names,
@@ -202,6 +233,164 @@ fn check_shard(manifest: &Manifest, env: &Environment, shard: Shard) -> Result<(
         )));
     }
     Ok(())
+}
+
+/// What entering an environment from here needs: the way to run this tool inside, and
+/// the run's options as the inner run takes them.
+struct Entry {
+    /// This program, as the way in runs it (the same path inside).
+    program: std::path::PathBuf,
+    /// The repository's folder, `{repo}`.
+    repo: std::path::PathBuf,
+    /// The output folder, inside the repository.
+    out: std::path::PathBuf,
+    /// `run`'s options after `--env NAME`.
+    args: Vec<std::ffi::OsString>,
+    /// How long the inner run has after SIGTERM before it is killed.
+    grace: std::time::Duration,
+}
+
+impl Entry {
+    fn new(manifest: &Manifest, args: &RunArgs, only: &[CheckId]) -> Result<Entry, Error> {
+        let absolute = |path: &Path| {
+            std::path::absolute(path)
+                .map(|p| std::fs::canonicalize(&p).unwrap_or(p))
+                .map_err(|e| Error::Usage(format!("`{}`: {e}", path.display())))
+        };
+        let repo = absolute(&manifest.dir)?;
+        std::fs::create_dir_all(&args.out)
+            .map_err(|e| Error::Usage(format!("--out {}: {e}", args.out.display())))?;
+        let out = absolute(&args.out)?;
+        if !out.starts_with(&repo) {
+            return Err(Error::Usage(format!(
+                "--out {}: an entered environment writes its results inside the repository (`{}`), the folder its way in binds; give an --out inside it",
+                args.out.display(),
+                repo.display()
+            )));
+        }
+        let program = std::env::current_exe()
+            .map_err(|e| Error::Usage(format!("this program's path: {e}")))?;
+        let mut inner: Vec<std::ffi::OsString> = vec![
+            "--manifest".into(),
+            absolute(&manifest.path)?.into(),
+            "--out".into(),
+            out.clone().into(),
+            "--jobs".into(),
+            args.jobs.to_string().into(),
+        ];
+        for id in only {
+            inner.push("--check".into());
+            inner.push(id.as_str().into());
+        }
+        if args.fail_fast {
+            inner.push("--fail-fast".into());
+        }
+        if let Some(limit) = args.run_timeout {
+            inner.push("--run-timeout".into());
+            inner.push(format!("{}s", limit.as_secs().max(1)).into());
+        }
+        if let Some(shard) = args.shard {
+            inner.push("--shard".into());
+            inner.push(shard.to_string().into());
+        }
+        if let Some(timings) = &args.timings {
+            inner.push("--timings".into());
+            inner.push(absolute(timings)?.into());
+        }
+        let grace = manifest
+            .checks
+            .iter()
+            .map(|c| c.grace)
+            .max()
+            .unwrap_or_default()
+            + std::time::Duration::from_secs(5);
+        Ok(Entry {
+            program,
+            repo,
+            out,
+            args: inner,
+            grace,
+        })
+    }
+
+    /// Runs `env`'s share inside it; its result, or why there is none (the way in's own
+    /// words).
+    async fn run(
+        &self,
+        env: &Environment,
+        stop: crate::run::process::StopReceiver,
+    ) -> Result<PartialResult, String> {
+        use crate::run::enter;
+        let Some(way_in) = &env.enter else {
+            return Err("it has no way in".to_owned());
+        };
+        let stem = Shard::stem(env.name.as_str(), None);
+        let result = crate::run::result_path(&self.out, &stem);
+        // Nothing of an earlier run may pass for this one's.
+        for stale in [
+            result.clone(),
+            crate::results::journal::journal_path(&result),
+        ] {
+            let _ = std::fs::remove_file(stale);
+        }
+        let mut args = vec!["run".into(), "--env".into(), env.name.as_str().into()];
+        args.extend(self.args.iter().cloned());
+        let argv = enter::argv(way_in, &self.repo, &self.program, &args);
+        // The run inside says what it does on stderr, as this one would.
+        let say = |line: &str| eprintln!("{line}");
+        let entered = enter::run(&argv, env.name.as_str(), stop, self.grace, &say).await?;
+        let why_none = || {
+            let said = entered.stderr_tail.trim();
+            let last = said
+                .lines()
+                .rev()
+                .find(|l| !l.trim().is_empty())
+                .unwrap_or("");
+            if last.is_empty() {
+                format!(
+                    "its way in exited with {} and wrote no result",
+                    entered.exit_code
+                )
+            } else {
+                format!(
+                    "its way in exited with {} and wrote no result: {}",
+                    entered.exit_code,
+                    crate::results::one_line_summary(last)
+                )
+            }
+        };
+        if !result.exists() {
+            return Err(why_none());
+        }
+        let collected = crate::results::merge::collect(std::slice::from_ref(&result), &self.out)
+            .map_err(|e| format!("its result could not be read: {e}"))?;
+        collected
+            .partials
+            .into_iter()
+            .map(|l| l.result)
+            .find(|p| p.environment == env.name.as_str())
+            .ok_or_else(why_none)
+    }
+}
+
+/// Each environment that could not be entered: INFRA_BLOCKED, with the reason in place
+/// of "no results".
+fn say_blocked(report: &mut Report, blocked: &[(EnvName, String)]) {
+    for (env, why) in blocked {
+        let line = format!("{env}: could not be entered: {why}");
+        let plain = format!("{env}: no results");
+        match report.reasons.iter_mut().find(|r| **r == plain) {
+            Some(reason) => *reason = line,
+            None => report.reasons.push(line),
+        }
+        for missing in report
+            .missing
+            .iter_mut()
+            .filter(|m| m.environment == env.as_str())
+        {
+            missing.reason = format!("could not be entered: {why}");
+        }
+    }
 }
 
 /// Each refused environment's reason in place of "no results": its pairs were not run

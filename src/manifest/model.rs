@@ -171,7 +171,20 @@ pub struct Environment {
     pub detect: Option<Detect>,
     /// How many ways its splitting checks are split (`shards:`; 1 when not sharded).
     pub shards: u32,
+    /// How `run` gets into it from a machine that is not it (`enter:`).
+    pub enter: Option<Enter>,
 }
+
+/// How `run` gets into an environment from a machine that is not it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Enter {
+    /// A program that runs the rest of its arguments inside (`enter.command`), its
+    /// words as written (`{repo}` is replaced when it runs).
+    Command(Vec<String>),
+}
+
+/// The placeholder of `enter.command` that stands for the repository's folder.
+pub const REPO_PLACEHOLDER: &str = "{repo}";
 
 /// Conditions recognising an environment; all given must hold.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

@@ -102,6 +102,23 @@ pub struct RawEnvironment {
     #[serde(default)]
     #[schemars(range(min = 1, max = 256))]
     pub shards: Option<u32>,
+    /// How `run` gets into this environment from a machine that is not it: the checks
+    /// then run inside it. Ignored by `plan --format github` (on GitHub each environment
+    /// is its own job).
+    #[serde(default)]
+    pub enter: Option<RawEnter>,
+}
+
+/// `enter:` — how to get into an environment from a machine that is not it.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct RawEnter {
+    /// A program that runs the rest of its arguments inside the environment, as a list
+    /// of words (`["bwrap", "--ro-bind", "/", "/", "--bind", "{repo}", "{repo}", "--"]`):
+    /// the tool appends its own command. `{repo}` is the repository's folder, which
+    /// must be reachable inside at the same path (the results are written there).
+    #[serde(default)]
+    pub command: Option<Vec<String>>,
 }
 
 /// Conditions that recognise the environment `run` is in; all given must hold.

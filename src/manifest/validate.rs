@@ -5,14 +5,15 @@ use std::time::Duration;
 
 use super::diagnostic::{Diagnostic, did_you_mean};
 use super::model::{
-    Check, CheckId, CheckKind, DEFAULT_GRACE, DEFAULT_TIMEOUT, Defaults, Detect, EnvName, EnvScope,
-    Environment, ExpectExit, FailOn, Gate, Hook, MAX_NAME_CHARS, MAX_SHARDS, Policy, Redact, Shell,
-    Split, TestSpec, is_valid_name, placeholders_in, report_pattern_problem,
+    Check, CheckId, CheckKind, DEFAULT_GRACE, DEFAULT_TIMEOUT, Defaults, Detect, Enter, EnvName,
+    EnvScope, Environment, ExpectExit, FailOn, Gate, Hook, MAX_NAME_CHARS, MAX_SHARDS, Policy,
+    REPO_PLACEHOLDER, Redact, Shell, Split, TestSpec, is_valid_name, placeholders_in,
+    report_pattern_problem,
 };
 use super::parse::Parsed;
 use super::raw::{
-    EnvValue, Expect, RawCheck, RawDefaults, RawDuration, RawEnvironment, RawManifest, RawPaths,
-    RawPercent,
+    EnvValue, Expect, RawCheck, RawDefaults, RawDuration, RawEnter, RawEnvironment, RawManifest,
+    RawPaths, RawPercent,
 };
 use super::runs_on;
 use super::spans::{Spans, join_index, join_key};
@@ -353,9 +354,42 @@ impl Validator<'_> {
                     file: d.file.clone(),
                 }),
                 shards: env.shards.unwrap_or(1).clamp(1, MAX_SHARDS),
+                enter: self.enter(&join_key(&path, "enter"), env.enter.as_ref()),
             });
         }
         out
+    }
+
+    /// `enter:`: exactly one way in; a command of words that binds `{repo}`.
+    fn enter(&mut self, path: &str, raw: Option<&RawEnter>) -> Option<Enter> {
+        let raw = raw?;
+        let Some(words) = &raw.command else {
+            self.error(
+                path,
+                "`enter` says no way in; give `command`, the program that runs the rest of its arguments inside the environment",
+            );
+            return None;
+        };
+        let at = join_key(path, "command");
+        if words.first().is_none_or(|w| w.trim().is_empty()) {
+            self.error(
+                &at,
+                "`enter.command` is empty; give the program and its arguments, one word per item",
+            );
+            return None;
+        }
+        if words.iter().any(|w| w.contains('\0')) {
+            self.error(&at, "`enter.command` contains a NUL character");
+            return None;
+        }
+        if !words.iter().any(|w| w.contains(REPO_PLACEHOLDER)) {
+            self.error(
+                &at,
+                "`enter.command` does not bind `{repo}`: the repository must be reachable inside at the same path, where the checks run and the results are written (e.g. `--bind {repo} {repo}`)",
+            );
+            return None;
+        }
+        Some(Enter::Command(words.clone()))
     }
 
     fn policy(&mut self, raw: &RawManifest) -> Policy {

@@ -4,6 +4,7 @@ pub mod argv;
 pub mod auto;
 pub mod check;
 pub mod effect;
+pub mod enter;
 pub mod facts;
 pub mod kinds;
 pub mod leaks;

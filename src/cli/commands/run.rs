@@ -19,7 +19,11 @@ use crate::results::schema::ItemResult;
 
 pub(super) fn run(settings: &Settings, args: &RunArgs, format: RunFormat) -> Result<i32, Error> {
     let manifest = settings.load_manifest()?;
-    let chosen = select::select(&manifest, &args.envs, &select::Host)?;
+    let chosen = if args.all {
+        manifest.environments.iter().collect()
+    } else {
+        select::select(&manifest, &args.envs, &select::Host)?
+    };
     let only = only_checks(&manifest, &args.checks)?;
     let quiet = settings.quiet;
     // A result is written only for an environment this machine is.
@@ -79,10 +83,11 @@ pub(super) fn run(settings: &Settings, args: &RunArgs, format: RunFormat) -> Res
     if !quiet {
         for env in &ran.names {
             let stem = crate::results::Shard::stem(env.as_str(), args.shard);
-            eprintln!(
-                "results: {}",
-                crate::run::result_path(&args.out, &stem).display()
-            );
+            let path = crate::run::result_path(&args.out, &stem);
+            // An environment that could not be entered wrote none.
+            if path.exists() {
+                eprintln!("results: {}", path.display());
+            }
         }
         if ran.interrupted {
             eprintln!("interrupted: the results written so far are complete and valid");

@@ -1,0 +1,207 @@
+//! Entering an environment (`enter:`): `run` gets into an environment this machine is
+//! not, through a real way in (bubblewrap over this machine's root, with a `/tmp` of its
+//! own), and runs each check inside under the tool's own supervisor there: timeouts,
+//! interrupts and a killed tool hold inside as on the host, the results come home, and a
+//! way in that cannot start blocks its environment, never the others.
+#![cfg(target_os = "linux")]
+
+mod common;
+
+use common::{Project, alive, wait_until_alive};
+use serde_json::Value;
+
+/// bubblewrap's way in (scripts/test.sh installs it): the root read-only, a `/tmp` of
+/// its own, the repository bound at its own path.
+const BWRAP: &str = "[bwrap, --ro-bind, /, /, --tmpfs, /tmp, --bind, '{repo}', '{repo}', --dev, /dev, --proc, /proc, --die-with-parent, --]";
+
+/// A manifest with a host environment and `sandbox`, entered through bubblewrap, and
+/// `checks`.
+fn manifest(checks: &str) -> String {
+    format!(
+        "version: 1\nenvironments:\n  - name: host\n  - name: sandbox\n    enter:\n      command: {BWRAP}\nchecks:\n{checks}"
+    )
+}
+
+fn bwrap_is_here() {
+    let out = std::process::Command::new("bwrap")
+        .args(["--ro-bind", "/", "/", "--", "true"])
+        .output();
+    assert!(
+        out.as_ref().is_ok_and(|o| o.status.success()),
+        "bubblewrap cannot run here (scripts/test.sh installs Debian's bubblewrap): {out:?}"
+    );
+}
+
+fn check<'a>(result: &'a Value, id: &str) -> &'a Value {
+    result["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["command_id"] == id)
+        .unwrap_or_else(|| panic!("no {id} in {result}"))
+}
+
+#[test]
+fn the_checks_run_inside_and_their_results_come_home() {
+    bwrap_is_here();
+    let marker = format!("/tmp/verify-matrix-enter-{}", std::process::id());
+    std::fs::write(&marker, "host").unwrap();
+    let project = Project::new(&manifest(&format!(
+        "  - id: where\n    run: 'echo \"in $VERIFY_MATRIX_ENV\"; test ! -e {marker}; touch inside.txt'\n"
+    )));
+    let out = project
+        .std_cmd()
+        .args(["run", "--env", "sandbox"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    std::fs::remove_file(&marker).unwrap();
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    // The inner run's live line came through.
+    assert!(stderr.contains("sandbox where"), "{stderr}");
+    // Inside, the host's /tmp was not there; the repository was, at its own path.
+    assert!(project.path().join("inside.txt").exists());
+    let result = project.json("verify-matrix-results/verify-matrix-sandbox.json");
+    assert_eq!(result["outcome"], "complete");
+    assert_eq!(check(&result, "where")["status"], "PASS");
+    let log = project.read("verify-matrix-results/logs/sandbox/where.log");
+    assert!(log.contains("in sandbox"), "{log}");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("| where | sandbox |") || stdout.contains("where │ sandbox"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn a_way_in_that_cannot_start_blocks_its_environment_and_the_others_still_run() {
+    let project = Project::new(
+        "version: 1\nenvironments:\n  - name: host\n  - name: broken\n    enter:\n      command: [no-such-sandbox-program, '{repo}']\n  - name: windows\n    runs-on: windows-latest\nchecks:\n  - { id: a, run: 'true' }\n",
+    );
+    let out = project.std_cmd().args(["run", "--all"]).output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(3), "{stdout}");
+    assert!(
+        stdout.contains("broken: could not be entered: `no-such-sandbox-program` cannot be started: no such program"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("windows: not run here"), "{stdout}");
+    assert!(
+        !stdout.contains("All Required Environments: VERIFIED"),
+        "{stdout}"
+    );
+    // The host ran.
+    let host = project.json("verify-matrix-results/verify-matrix-host.json");
+    assert_eq!(check(&host, "a")["status"], "PASS");
+    assert!(
+        !project
+            .path()
+            .join("verify-matrix-results/verify-matrix-broken.json")
+            .exists()
+    );
+}
+
+#[test]
+fn a_timeout_inside_holds_as_on_the_host() {
+    bwrap_is_here();
+    let project = Project::new(&manifest(
+        "  - id: hangs\n    run: sleep 61.71\n    timeout: 1s\n    grace: 1s\n    environment: sandbox\n",
+    ));
+    let out = project
+        .std_cmd()
+        .args(["run", "--env", "sandbox"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let result = project.json("verify-matrix-results/verify-matrix-sandbox.json");
+    let hangs = check(&result, "hangs");
+    assert_eq!(hangs["timed_out"], true, "{hangs}");
+    assert!(
+        alive("sleep 61.71").is_empty(),
+        "the check outlived its timeout"
+    );
+}
+
+#[test]
+fn an_interrupt_reaches_the_run_inside_which_writes_what_it_has() {
+    bwrap_is_here();
+    let project = Project::new(&manifest(
+        "  - id: quick\n    run: 'true'\n    environment: sandbox\n  - id: slow\n    run: sleep 61.72\n    environment: sandbox\n  - id: after\n    run: 'true'\n    environment: sandbox\n",
+    ));
+    let mut tool = project
+        .std_cmd()
+        .args(["run", "--env", "sandbox"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    wait_until_alive("sleep 61.72");
+    let sent = std::process::Command::new("kill")
+        .args(["-TERM", &tool.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    assert_eq!(tool.wait().unwrap().code(), Some(130));
+    let result = project.json("verify-matrix-results/verify-matrix-sandbox.json");
+    assert_eq!(result["outcome"], "interrupted");
+    assert_eq!(check(&result, "quick")["status"], "PASS");
+    assert!(
+        check(&result, "slow")["summary"]
+            .as_str()
+            .unwrap()
+            .starts_with("interrupted by SIGTERM"),
+        "{result}"
+    );
+    assert_eq!(
+        check(&result, "after")["summary"],
+        "not run: interrupted by SIGTERM"
+    );
+    assert!(alive("sleep 61.72").is_empty());
+}
+
+#[test]
+fn a_killed_tool_takes_the_run_inside_and_its_checks_along() {
+    bwrap_is_here();
+    let project = Project::new(&manifest(
+        "  - id: stuck\n    run: sleep 61.73\n    environment: sandbox\n",
+    ));
+    let mut tool = project
+        .std_cmd()
+        .args(["run", "--env", "sandbox"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    wait_until_alive("sleep 61.73");
+    tool.kill().unwrap();
+    tool.wait().unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while !alive("sleep 61.73").is_empty() && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert!(
+        alive("sleep 61.73").is_empty(),
+        "the check outlived the tool"
+    );
+}
+
+#[test]
+fn a_way_in_that_does_not_bind_the_repository_is_refused_with_its_place() {
+    let project =
+        Project::new("version: 1\nenvironments: [{name: a}]\nchecks: [{id: x, run: 'true'}]\n");
+    project.write(
+        "bad.yml",
+        "version: 1\nenvironments:\n  - name: a\n    enter:\n      command: [bwrap, --ro-bind, /, /, --]\n  - name: b\n    enter: {}\n  - name: c\n    enter:\n      command: []\nchecks:\n  - {id: x, run: 'true'}\n",
+    );
+    project.plan_refuses(
+        "bad.yml",
+        &[
+            "bad.yml:5:16 (environments[0].enter.command)",
+            "does not bind `{repo}`",
+            "(environments[1].enter)",
+            "`enter` says no way in",
+            "(environments[2].enter.command)",
+            "`enter.command` is empty",
+        ],
+    );
+}
