@@ -420,6 +420,10 @@ echo "## shards: balance and merge (scripts/bench-shards.sh)"
 if $quick; then scripts/bench-shards.sh --quick; else scripts/bench-shards.sh; fi
 
 echo
+echo "## entering an environment (scripts/bench-enter.sh)"
+if $quick; then scripts/bench-enter.sh --quick; else scripts/bench-enter.sh; fi
+
+echo
 echo "## in-process stages (criterion, benches/pipeline.rs)"
 if $quick; then
     # Each benchmark once, to keep them compiling and running; nothing is timed.

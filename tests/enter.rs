@@ -47,7 +47,7 @@ fn the_checks_run_inside_and_their_results_come_home() {
     let marker = format!("/tmp/verify-matrix-enter-{}", std::process::id());
     std::fs::write(&marker, "host").unwrap();
     let project = Project::new(&manifest(&format!(
-        "  - id: where\n    run: 'echo \"in $VERIFY_MATRIX_ENV\"; test ! -e {marker}; touch inside.txt'\n"
+        "  - id: where\n    run: 'echo \"in $VERIFY_MATRIX_ENV, mark ${{VERIFY_MATRIX_ENTERED:-none}}\"; test ! -e {marker}; touch inside.txt'\n"
     )));
     let out = project
         .std_cmd()
@@ -65,7 +65,9 @@ fn the_checks_run_inside_and_their_results_come_home() {
     assert_eq!(result["outcome"], "complete");
     assert_eq!(check(&result, "where")["status"], "PASS");
     let log = project.read("verify-matrix-results/logs/sandbox/where.log");
-    assert!(log.contains("in sandbox"), "{log}");
+    // The run inside knows it is inside; its checks are not told (their own run of the
+    // tool would enter afresh).
+    assert!(log.contains("in sandbox, mark none"), "{log}");
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
         stdout.contains("| where | sandbox |") || stdout.contains("where │ sandbox"),
