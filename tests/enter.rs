@@ -207,3 +207,30 @@ fn a_way_in_that_does_not_bind_the_repository_is_refused_with_its_place() {
         ],
     );
 }
+
+#[test]
+fn a_way_in_that_leaves_a_process_behind_does_not_hold_the_run() {
+    bwrap_is_here();
+    // The way in starts a process that keeps its stderr open, then runs the tool.
+    let project = Project::new(
+        "version: 1\nenvironments:\n  - name: leaves\n    enter:\n      command: [sh, -c, '(sleep 61.75 >&2 &); shift; exec \"$@\"', sh, '{repo}']\nchecks:\n  - { id: a, run: 'true' }\n",
+    );
+    let started = std::time::Instant::now();
+    let out = project
+        .std_cmd()
+        .args(["run", "--env", "leaves"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    // Not held until the leftover ends by itself (61.75 s): that is what is checked, not
+    // how fast the run is.
+    assert!(started.elapsed() < std::time::Duration::from_secs(45));
+    let result = project.json("verify-matrix-results/verify-matrix-leaves.json");
+    assert_eq!(check(&result, "a")["status"], "PASS");
+    // Ended with the way in's group, once it had a moment to finish its lines.
+    assert!(
+        alive("sleep 61.75").is_empty(),
+        "{:?}",
+        alive("sleep 61.75")
+    );
+}

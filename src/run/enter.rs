@@ -27,6 +27,9 @@ use crate::manifest::{Enter, REPO_PLACEHOLDER};
 /// The variable that tells the inner run it is inside `NAME` already.
 pub const ENTERED_VAR: &str = "VERIFY_MATRIX_ENTERED";
 
+/// How long what holds the way in's stderr after it ended may go on writing.
+const DRAIN: Duration = Duration::from_secs(2);
+
 /// How much of what the way in said on stderr is kept for the reason it failed.
 const STDERR_KEPT: usize = 4096;
 
@@ -94,23 +97,37 @@ pub async fn run(
     let group = child.id();
     let _watched = group.and_then(|pid| Some(Watchdog::get()?.watch(pid)));
     let stderr = child.stderr.take();
+    // Once the way in has ended, what is still holding its stderr (a daemon it left)
+    // gets a moment to finish its lines, not forever.
+    let (ended, drained) = tokio::sync::oneshot::channel::<()>();
     let reading = async {
         let mut kept = String::new();
         let Some(stderr) = stderr else { return kept };
         let mut lines = tokio::io::BufReader::new(stderr).lines();
-        while let Ok(Some(line)) = lines.next_line().await {
-            say(&line);
-            kept.push_str(&line);
-            kept.push('\n');
-            if kept.len() > 2 * STDERR_KEPT {
-                keep_last(&mut kept);
+        let drained = async {
+            let _ = drained.await;
+            tokio::time::sleep(DRAIN).await;
+        };
+        tokio::pin!(drained);
+        loop {
+            tokio::select! {
+                line = lines.next_line() => {
+                    let Ok(Some(line)) = line else { break };
+                    say(&line);
+                    kept.push_str(&line);
+                    kept.push('\n');
+                    if kept.len() > 2 * STDERR_KEPT {
+                        keep_last(&mut kept);
+                    }
+                }
+                () = &mut drained => break,
             }
         }
         kept
     };
     let waiting = async {
         let mut asked = 0u8;
-        loop {
+        let status = loop {
             tokio::select! {
                 status = child.wait() => break status,
                 changed = stop.changed(), if asked < 2 => {
@@ -127,7 +144,9 @@ pub async fn run(
                     platform::signal_group(group, Signal::Kill);
                 }
             }
-        }
+        };
+        let _ = ended.send(());
+        status
     };
     let (mut stderr_tail, status) = tokio::join!(reading, waiting);
     // Whatever the way in left behind in its group goes with it.
