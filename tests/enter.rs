@@ -234,3 +234,51 @@ fn a_way_in_that_leaves_a_process_behind_does_not_hold_the_run() {
         alive("sleep 61.75")
     );
 }
+
+/// The Stop hook of a coding agent enters the environment too: the agent is blocked by
+/// a failure inside it, and let through once the checks pass there.
+#[test]
+fn the_stop_hook_enters_the_environment_before_an_agent_may_stop() {
+    bwrap_is_here();
+    let marker = format!("/tmp/verify-matrix-hook-{}", std::process::id());
+    std::fs::write(&marker, "host").unwrap();
+    let project = Project::new(&format!(
+        "version: 1\nenvironments:\n  - name: sandbox\n    enter:\n      command: {BWRAP}\nchecks:\n  - id: unit\n    run: 'test ! -e {marker} && test -f fixed'\n"
+    ));
+    project.write(".gitignore", "verify-matrix-results/\nfixed\n");
+    project.commit_all("manifest");
+    let state = tempfile::tempdir().unwrap();
+    let stop = |active: bool| {
+        let out = assert_cmd::Command::from_std({
+            let mut cmd = project.std_cmd();
+            cmd.args(["hook", "claude-code", "-q"])
+                .env("XDG_STATE_HOME", state.path());
+            cmd
+        })
+        .write_stdin(format!(
+            r#"{{"session_id":"s","transcript_path":"/tmp/t.jsonl","cwd":".","permission_mode":"default","hook_event_name":"Stop","stop_hook_active":{active}}}"#
+        ))
+        .output()
+        .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{out:?}");
+        serde_json::from_slice::<Value>(&out.stdout).unwrap()
+    };
+    let blocked = stop(false);
+    assert_eq!(blocked["decision"], "block", "{blocked}");
+    assert!(
+        blocked["reason"]
+            .as_str()
+            .unwrap()
+            .contains("unit in sandbox: FAIL"),
+        "{blocked}"
+    );
+    project.write("fixed", "");
+    let through = stop(true);
+    std::fs::remove_file(&marker).unwrap();
+    // It passed inside: on the host, the marker would have failed it.
+    assert_eq!(
+        through["systemMessage"],
+        "verify-matrix: All Required Environments: VERIFIED (1 pair in sandbox)",
+        "{through}"
+    );
+}

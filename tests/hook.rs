@@ -183,7 +183,7 @@ fn a_subset_says_it_is_partial_never_verified() {
     assert_eq!(
         stdout,
         concat!(
-            r#"{"systemMessage":"verify-matrix: the hook's checks passed in local (1 pairs). Partial run: 1 of 4 required pairs; not a verdict"}"#,
+            r#"{"systemMessage":"verify-matrix: the hook's checks passed in local (1 pair). Partial run: 1 of 4 required pairs; not a verdict"}"#,
             "\n"
         )
     );

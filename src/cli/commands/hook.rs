@@ -599,16 +599,18 @@ fn given_or<T>(given: &[String], hook: &[T], name: impl Fn(&T) -> &str) -> Vec<S
 fn passed_message(ran: &Ran) -> String {
     let report = &ran.report;
     let envs: Vec<&str> = ran.names.iter().map(|e| e.as_str()).collect();
+    let pairs = match report.rows.len() {
+        1 => "1 pair".to_owned(),
+        n => format!("{n} pairs"),
+    };
     match &report.partial {
         Some(partial) => format!(
-            "verify-matrix: the hook's checks passed in {} ({} pairs). {}",
+            "verify-matrix: the hook's checks passed in {} ({pairs}). {}",
             envs.join(", "),
-            report.rows.len(),
             partial.line()
         ),
         None => format!(
-            "verify-matrix: All Required Environments: VERIFIED ({} pairs in {})",
-            report.rows.len(),
+            "verify-matrix: All Required Environments: VERIFIED ({pairs} in {})",
             envs.join(", ")
         ),
     }
