@@ -62,8 +62,8 @@ const MIGRATIONS: &[&str] = &[
     // test's identity when its names were rewritten for display.
     "ALTER TABLE runs ADD COLUMN event TEXT;
     ALTER TABLE tests ADD COLUMN test_id TEXT;",
-    // 3 → 4: each shard of a split pair, how long it took (what the next timing split
-    // and `history show`'s spread read).
+    // 3 → 4: each shard of a split pair, how long it took (what `history show`'s spread
+    // reads; the next timing split reads each test's own time, in `tests`).
     "CREATE TABLE shards (
         run INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
         check_id TEXT NOT NULL,

@@ -18,7 +18,7 @@ pub enum Cell {
         tests: Option<u64>,
         flaky: bool,
         dropped: Option<u64>,
-        /// How many shards ran it (more than 1: it was split).
+        /// How many shards it is split into (1: it ran whole).
         shards: u32,
     },
     /// A required check failed; how many of its tests failed, of how many, when its
