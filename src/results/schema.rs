@@ -475,6 +475,47 @@ pub struct ShardPart {
     pub log_path: Option<CompactString>,
 }
 
+impl CheckResult {
+    /// A result of `check` in `environment` with every field filled from the check and
+    /// nothing run yet: `status`, and `summary` made one short line.
+    pub fn blank(
+        check: &crate::manifest::Check,
+        environment: &str,
+        status: Status,
+        summary: &str,
+    ) -> CheckResult {
+        CheckResult {
+            command_id: check.id.as_str().into(),
+            environment: environment.into(),
+            kind: check.kind.key().into(),
+            command: check.kind.describe().into(),
+            cwd: check.cwd.as_str().into(),
+            required: check.required,
+            must_be_effective: check.must_be_effective,
+            gate_type: check.gate.as_str().into(),
+            status,
+            exit_code: None,
+            required_exit_code: check.expect.required_code(),
+            duration_ms: 0,
+            log_path: None,
+            gate_effective: None,
+            tests_executed: None,
+            test_counts: None,
+            ineffective_reason: None,
+            summary: one_line_summary(summary).into(),
+            retryable: false,
+            attempts: 0,
+            flaky: false,
+            timed_out: false,
+            leaked: Vec::new(),
+            refused: None,
+            items: Vec::new(),
+            tests: None,
+            sharded: None,
+        }
+    }
+}
+
 /// One item of a group, as the group's result records it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ItemResult {

@@ -281,7 +281,7 @@ impl<'a> Combining<'a> {
         let template = found.first().map(|(_, r)| *r);
         let mut result = match template {
             Some(r) => r.clone(),
-            None => blank(check, self.env),
+            None => CheckResult::blank(check, self.env.name.as_str(), Status::NotRun, ""),
         };
         if !twice.is_empty() {
             let list: Vec<String> = twice.iter().map(ToString::to_string).collect();
@@ -367,39 +367,6 @@ fn split_disagreement(found: &[(Shard, &CheckResult)]) -> Option<String> {
             first.listed
         )
     })
-}
-
-/// A result of `check` in `env` with nothing of its own yet.
-fn blank(check: &Check, env: &Environment) -> CheckResult {
-    CheckResult {
-        command_id: check.id.as_str().into(),
-        environment: env.name.as_str().into(),
-        kind: check.kind.key().into(),
-        command: check.kind.describe().into(),
-        cwd: check.cwd.as_str().into(),
-        required: check.required,
-        must_be_effective: check.must_be_effective,
-        gate_type: check.gate.as_str().into(),
-        status: Status::NotRun,
-        exit_code: None,
-        required_exit_code: check.expect.required_code(),
-        duration_ms: 0,
-        log_path: None,
-        gate_effective: None,
-        tests_executed: None,
-        test_counts: None,
-        ineffective_reason: None,
-        summary: CompactString::default(),
-        retryable: false,
-        attempts: 0,
-        flaky: false,
-        timed_out: false,
-        leaked: Vec::new(),
-        refused: None,
-        items: Vec::new(),
-        tests: None,
-        sharded: None,
-    }
 }
 
 /// `result` as a pair that did not run: which shards are missing, and why.

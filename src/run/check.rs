@@ -320,40 +320,14 @@ impl CheckJob {
 impl CheckJob {
     /// A result with every field filled from the check, before anything ran.
     pub fn blank_result(&self, status: Status, summary: &str) -> CheckResult {
-        let check = &self.check;
         CheckResult {
-            command_id: check.id.to_string().into(),
-            environment: self.environment.clone().into(),
-            kind: check.kind.key().to_owned().into(),
-            command: check.kind.describe().into(),
-            cwd: check.cwd.clone().into(),
-            required: check.required,
-            must_be_effective: check.must_be_effective,
-            gate_type: check.gate.as_str().to_owned().into(),
-            status,
-            exit_code: None,
-            required_exit_code: check.expect.required_code(),
-            duration_ms: 0,
-            log_path: None,
-            gate_effective: None,
-            tests_executed: None,
-            test_counts: None,
-            ineffective_reason: None,
-            summary: one_line_summary(summary).into(),
-            retryable: false,
-            attempts: 0,
-            flaky: false,
-            timed_out: false,
-            leaked: Vec::new(),
-            refused: None,
-            items: Vec::new(),
-            tests: None,
             sharded: self.slice.map(|slice| {
                 Box::new(crate::results::Sharded {
                     slice: Some(slice),
                     ..Default::default()
                 })
             }),
+            ..CheckResult::blank(&self.check, &self.environment, status, summary)
         }
     }
 
