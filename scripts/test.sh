@@ -84,25 +84,26 @@ if [[ ! -s "$OPENAPI_DIR/api.github.com.json" \
     mv "$OPENAPI_DIR.tmp" "$OPENAPI_DIR"
 fi
 
-# The MCP clients, once per pinned set (a stamp records it).
-if [[ "$(cat "$MCP_CLIENT_DIR/installed" 2>/dev/null)" != "${MCP_CLIENTS[*]}" ]]; then
-    mkdir -p "$MCP_CLIENT_DIR"
-    [ -f "$MCP_CLIENT_DIR/package.json" ] || echo '{"private": true}' > "$MCP_CLIENT_DIR/package.json"
-    (cd "$MCP_CLIENT_DIR" && npm install --silent --no-audit --no-fund "${MCP_CLIENTS[@]}" >/dev/null) \
-        || { echo "error: cannot install ${MCP_CLIENTS[*]}" >&2; exit 1; }
-    echo "${MCP_CLIENTS[*]}" > "$MCP_CLIENT_DIR/installed"
-fi
+# npm_tools DIR PACKAGE...: the pinned npm PACKAGEs installed in DIR, once per pinned
+# set (a stamp records it).
+npm_tools() {
+    local dir=$1
+    shift
+    [[ "$(cat "$dir/installed" 2>/dev/null)" == "$*" ]] && return
+    mkdir -p "$dir"
+    [ -f "$dir/package.json" ] || echo '{"private": true}' > "$dir/package.json"
+    (cd "$dir" && npm install --silent --no-audit --no-fund "$@" >/dev/null) \
+        || { echo "error: cannot install $*" >&2; exit 1; }
+    echo "$*" > "$dir/installed"
+}
+
+# The MCP clients.
+npm_tools "$MCP_CLIENT_DIR" "${MCP_CLIENTS[@]}"
 VERIFY_MATRIX_MCP_CLIENT="$PWD/$MCP_CLIENT_DIR"
 export VERIFY_MATRIX_MCP_CLIENT
 
-# jest, for the shards' tests, once per pinned set.
-if [[ "$(cat "$JEST_DIR/installed" 2>/dev/null)" != "${JEST_PACKAGES[*]}" ]]; then
-    mkdir -p "$JEST_DIR"
-    [ -f "$JEST_DIR/package.json" ] || echo '{"private": true}' > "$JEST_DIR/package.json"
-    (cd "$JEST_DIR" && npm install --silent --no-audit --no-fund "${JEST_PACKAGES[@]}" >/dev/null) \
-        || { echo "error: cannot install ${JEST_PACKAGES[*]}" >&2; exit 1; }
-    echo "${JEST_PACKAGES[*]}" > "$JEST_DIR/installed"
-fi
+# jest, for the shards' tests.
+npm_tools "$JEST_DIR" "${JEST_PACKAGES[@]}"
 VERIFY_MATRIX_JEST="$PWD/$JEST_DIR"
 export VERIFY_MATRIX_JEST
 

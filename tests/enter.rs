@@ -7,7 +7,7 @@
 
 mod common;
 
-use common::{Project, alive, wait_until_alive};
+use common::{Project, alive, check_in as check, wait_until_alive, wait_until_gone};
 use serde_json::Value;
 
 /// bubblewrap's way in (scripts/test.sh installs it): the root read-only, a `/tmp` of
@@ -30,15 +30,6 @@ fn bwrap_is_here() {
         out.as_ref().is_ok_and(|o| o.status.success()),
         "bubblewrap cannot run here (scripts/test.sh installs Debian's bubblewrap): {out:?}"
     );
-}
-
-fn check<'a>(result: &'a Value, id: &str) -> &'a Value {
-    result["checks"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["command_id"] == id)
-        .unwrap_or_else(|| panic!("no {id} in {result}"))
 }
 
 #[test]
@@ -177,12 +168,8 @@ fn a_killed_tool_takes_the_run_inside_and_its_checks_along() {
     wait_until_alive("sleep 61.73");
     tool.kill().unwrap();
     tool.wait().unwrap();
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
-    while !alive("sleep 61.73").is_empty() && std::time::Instant::now() < deadline {
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
     assert!(
-        alive("sleep 61.73").is_empty(),
+        wait_until_gone("sleep 61.73"),
         "the check outlived the tool"
     );
 }

@@ -5,21 +5,12 @@ mod common;
 
 use std::time::{Duration, Instant};
 
-use common::{Project, alive, manifest_with, wait_until_alive};
+use common::{Project, alive, check_in as check, manifest_with, wait_until_alive, wait_until_gone};
 use predicates::prelude::*;
 use serde_json::Value;
 
 fn result(project: &Project) -> Value {
     project.json("verify-matrix-results/verify-matrix-local.json")
-}
-
-fn check<'a>(result: &'a Value, id: &str) -> &'a Value {
-    result["checks"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["command_id"] == id)
-        .unwrap_or_else(|| panic!("no result for {id}"))
 }
 
 /// Waits until the run's journal (where a run records each check as it finishes) shows
@@ -377,19 +368,6 @@ fn every_environments_lock_is_taken_before_the_first_check_runs() {
             .join("verify-matrix-results/verify-matrix-a.json")
             .exists()
     );
-}
-
-/// Waits (up to 30 s) until no live process's command line contains `needle`.
-#[cfg(target_os = "linux")]
-fn wait_until_gone(needle: &str) -> bool {
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while !alive(needle).is_empty() {
-        if Instant::now() > deadline {
-            return false;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    true
 }
 
 /// `kill -9` of the tool mid-check: each check's process group dies with it (the

@@ -7,7 +7,7 @@ mod common;
 
 use common::Project;
 #[cfg(unix)]
-use common::{alive, manifest_with, wait_until_alive};
+use common::{manifest_with, wait_until_alive, wait_until_gone};
 #[cfg(unix)]
 use predicates::prelude::*;
 #[cfg(unix)]
@@ -91,12 +91,8 @@ fn a_sigkilled_run_keeps_every_finished_check_and_merge_reports_the_rest_as_not_
     assert_eq!(report["verdict"], "NOT_VERIFIED");
     // (The other test's check, `sleep 63.72`, may still be running.) Death follows
     // the tool's at once, but not in the same instant on a loaded machine.
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
-    while !alive("sleep 63.71").is_empty() && std::time::Instant::now() < deadline {
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
     assert!(
-        alive("sleep 63.71").is_empty(),
+        wait_until_gone("sleep 63.71"),
         "the check died with the tool"
     );
 

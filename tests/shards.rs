@@ -70,6 +70,20 @@ fn run(project: &Project, args: &[&str], code: i32) -> String {
     stderr
 }
 
+/// `run --shard K/N --out FOLDER/K`, which must exit 0.
+fn run_shard(project: &Project, k: u32, n: u32, folder: &str) {
+    run(
+        project,
+        &[
+            "--shard",
+            &format!("{k}/{n}"),
+            "--out",
+            &format!("{folder}/{k}"),
+        ],
+        0,
+    );
+}
+
 /// `merge --out report.json PATHS`, which must exit `code`; the report and stderr.
 fn merge(project: &Project, paths: &[&str], code: i32) -> (Value, String) {
     let out = project
@@ -109,8 +123,8 @@ fn nextest_partitions_cover_the_whole_suite_and_merge_into_one_pair() {
 
     let mut union = Vec::new();
     for k in 1..=3 {
+        run_shard(&project, k, 3, "shards");
         let out = format!("shards/{k}");
-        run(&project, &["--shard", &format!("{k}/3"), "--out", &out], 0);
         let file = format!("{out}/verify-matrix-linux@{k}of3.json");
         let result = project.json(&file);
         assert_eq!(result["shard"]["index"], k);
@@ -196,11 +210,7 @@ fn nextest_partitions_cover_the_whole_suite_and_merge_into_one_pair() {
         .collect();
     project.write("src/lib.rs", &kept);
     for k in 1..=3 {
-        run(
-            &project,
-            &["--shard", &format!("{k}/3"), "--out", &format!("fewer/{k}")],
-            0,
-        );
+        run_shard(&project, k, 3, "fewer");
     }
     let out = project
         .std_cmd()
@@ -449,16 +459,7 @@ fn pytest_node_ids_are_split_by_the_historys_timings_and_every_test_runs_once() 
 
     let mut union = Vec::new();
     for k in 1..=3 {
-        run(
-            &project,
-            &[
-                "--shard",
-                &format!("{k}/3"),
-                "--out",
-                &format!("shards/{k}"),
-            ],
-            0,
-        );
+        run_shard(&project, k, 3, "shards");
         let share = share_of(&project, &format!("shards/{k}"), k, 3);
         let file = format!("shards/{k}/verify-matrix-linux@{k}of3.json");
         // What ran is what the shard was given: pytest's ids are its node ids.
@@ -573,16 +574,7 @@ fn jest_shards_cover_the_suite_by_file() {
     assert_eq!(whole.len(), 14, "{whole:?}");
     let mut union = Vec::new();
     for k in 1..=3 {
-        run(
-            &project,
-            &[
-                "--shard",
-                &format!("{k}/3"),
-                "--out",
-                &format!("shards/{k}"),
-            ],
-            0,
-        );
+        run_shard(&project, k, 3, "shards");
         let share = ids(&format!("shards/{k}/verify-matrix-node@{k}of3.json"));
         assert!(
             !share.is_empty() && share.len() < 14,

@@ -345,6 +345,29 @@ pub fn wait_until_alive(needle: &str) {
     std::thread::sleep(std::time::Duration::from_millis(300));
 }
 
+/// Waits (up to 30 s) until no live process's command line contains `needle`; whether
+/// none is left.
+pub fn wait_until_gone(needle: &str) -> bool {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while !alive(needle).is_empty() {
+        if std::time::Instant::now() > deadline {
+            return false;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    true
+}
+
+/// The result of check `id` in the result file's JSON `result`.
+pub fn check_in<'a>(result: &'a serde_json::Value, id: &str) -> &'a serde_json::Value {
+    result["checks"]
+        .as_array()
+        .expect("a checks list")
+        .iter()
+        .find(|c| c["command_id"] == id)
+        .unwrap_or_else(|| panic!("no result for {id} in {result}"))
+}
+
 /// A check result with the given outcome and plain defaults: a required custom gate
 /// that took 1234 ms, logged at `logs/<env>/<id>.log`.
 pub fn sample_result(
