@@ -5,7 +5,9 @@ mod common;
 
 use std::time::{Duration, Instant};
 
-use common::{Project, alive, check_in as check, manifest_with, wait_until_alive, wait_until_gone};
+#[cfg(target_os = "linux")]
+use common::wait_until_gone;
+use common::{Project, alive, check_in as check, manifest_with, wait_until_alive};
 use predicates::prelude::*;
 use serde_json::Value;
 
