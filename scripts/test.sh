@@ -24,7 +24,11 @@
 #   book in docs/ is built and every link in it checked (tests/book.rs);
 # - Debian's chromium and fonts-noto-color-emoji packages, with apt-get, when missing:
 #   the comment and the HTML report are screenshotted in Chromium; and bubblewrap, an
-#   environment's way in (tests/enter.rs).
+#   environment's way in, with debootstrap, podman and openssh (client and server) for
+#   the container and ssh ways in (tests/enter.rs, tests/enter_ways.rs);
+# - target/tools/rootfs-bookworm, a minimal Debian 12 made by debootstrap, once: the
+#   root of the container the tests enter (VERIFY_MATRIX_ROOTFS);
+# - target/tools/devcontainer, the devcontainer CLI from npm (pinned).
 #
 # The tests run with the virtual environment first on PATH (to run `cargo test` by
 # hand: `PATH=$PWD/target/tools/venv/bin:$PWD/target/tools/mdbook/bin:$PATH cargo test`).
@@ -48,14 +52,20 @@ done
 # Headless Chromium for the screenshot tests (tests/screenshots.rs), with an emoji font
 # (the matrix's ✅ ❌ 🟡 ⚠️): Debian's packages, installed with apt-get when missing (as
 # root, or through sudo).
-# Bubblewrap too: an environment entered through `bwrap` (tests/enter.rs).
+# Bubblewrap, debootstrap, podman and openssh too: environments entered through them
+# (tests/enter.rs, tests/enter_ways.rs).
 EMOJI_FONT=/usr/share/fonts/truetype/noto/NotoColorEmoji.ttf
-if ! command -v chromium >/dev/null || [ ! -f "$EMOJI_FONT" ] || ! command -v bwrap >/dev/null; then
+missing=0
+for tool in chromium bwrap debootstrap podman ssh; do
+    command -v "$tool" >/dev/null || missing=1
+done
+[ -x /usr/sbin/sshd ] || missing=1
+if [ "$missing" = 1 ] || [ ! -f "$EMOJI_FONT" ]; then
     apt=(apt-get)
     [ "$(id -u)" = 0 ] || apt=(sudo apt-get)
     command -v "${apt[0]}" >/dev/null && command -v apt-get >/dev/null \
-        || { echo "error: install Debian's chromium, fonts-noto-color-emoji and bubblewrap packages" >&2; exit 1; }
-    packages=(chromium fonts-noto-color-emoji bubblewrap)
+        || { echo "error: install Debian's chromium, fonts-noto-color-emoji, bubblewrap, debootstrap, podman, openssh-client and openssh-server packages" >&2; exit 1; }
+    packages=(chromium fonts-noto-color-emoji bubblewrap debootstrap podman openssh-client openssh-server)
     DEBIAN_FRONTEND=noninteractive "${apt[@]}" install -y -q "${packages[@]}" >/dev/null 2>&1 \
         || { DEBIAN_FRONTEND=noninteractive "${apt[@]}" update -q >/dev/null \
              && DEBIAN_FRONTEND=noninteractive "${apt[@]}" install -y -q "${packages[@]}" >/dev/null; } \
@@ -101,6 +111,14 @@ npm_tools() {
 npm_tools "$MCP_CLIENT_DIR" "${MCP_CLIENTS[@]}"
 VERIFY_MATRIX_MCP_CLIENT="$PWD/$MCP_CLIENT_DIR"
 export VERIFY_MATRIX_MCP_CLIENT
+
+# A minimal Debian 12, the root of the container the tests enter: made once.
+debian_root
+
+# The devcontainer CLI, the real client of dev containers.
+npm_tools target/tools/devcontainer "@devcontainers/cli@0.89.0"
+VERIFY_MATRIX_DEVCONTAINER="$PWD/target/tools/devcontainer/node_modules/.bin/devcontainer"
+export VERIFY_MATRIX_DEVCONTAINER
 
 # jest, for the shards' tests.
 npm_tools "$JEST_DIR" "${JEST_PACKAGES[@]}"

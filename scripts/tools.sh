@@ -1,4 +1,4 @@
-# Sourced by scripts/test.sh and scripts/e2e-act.sh: the Python tools the tests use, in a
+# Sourced by scripts/test.sh, scripts/e2e-act.sh and the benchmarks: the Python tools the tests use, in a
 # project-local virtual environment, never in the system's Python.
 #
 #   python_tools REQUIREMENTS_FILE…
@@ -47,4 +47,21 @@ python_tools() {
         *) PATH="$PWD/$(tools_bin):$PATH" ;;
     esac
     export PATH
+}
+
+# debian_root: a minimal Debian 12 made by debootstrap (Debian's package) under
+# target/tools/rootfs-bookworm, once; exported as VERIFY_MATRIX_ROOTFS. The root of the
+# containers entered by the tests (tests/enter_ways.rs) and the benchmarks.
+debian_root() {
+    local dir=target/tools/rootfs-bookworm root=()
+    if [ ! -x "$dir/bin/sh" ]; then
+        command -v debootstrap >/dev/null || { echo "error: debootstrap is required" >&2; return 1; }
+        [ "$(id -u)" = 0 ] || root=(sudo)
+        rm -rf "$dir.tmp"
+        "${root[@]}" debootstrap --variant=minbase bookworm "$dir.tmp" http://deb.debian.org/debian >/dev/null \
+            || { echo "error: cannot debootstrap Debian 12 into $dir" >&2; return 1; }
+        mv "$dir.tmp" "$dir"
+    fi
+    VERIFY_MATRIX_ROOTFS="$PWD/$dir"
+    export VERIFY_MATRIX_ROOTFS
 }

@@ -271,6 +271,35 @@ fn uses_of_the_action(workflow: &serde_yaml::Value) -> Vec<BTreeSet<String>> {
     out
 }
 
+/// The files an example manifest's ways in name, as its repository would have them: a
+/// Compose file defining the service, a dev container's configuration.
+fn write_what_the_ways_in_name(manifest: &serde_yaml::Value, dir: &std::path::Path) {
+    let environments = manifest.get("environments").and_then(|e| e.as_sequence());
+    for enter in environments
+        .into_iter()
+        .flatten()
+        .filter_map(|e| e.get("enter"))
+    {
+        if let Some(compose) = enter.get("compose") {
+            let file = compose
+                .get("file")
+                .and_then(|f| f.as_str())
+                .unwrap_or("compose.yaml");
+            let service = compose.get("service").and_then(|s| s.as_str()).unwrap();
+            std::fs::write(
+                dir.join(file),
+                format!("services:\n  {service}:\n    image: debian:12\n"),
+            )
+            .unwrap();
+        }
+        if let Some(folder) = enter.get("devcontainer").and_then(|d| d.as_str()) {
+            let config = dir.join(folder).join(".devcontainer");
+            std::fs::create_dir_all(&config).unwrap();
+            std::fs::write(config.join("devcontainer.json"), "{}\n").unwrap();
+        }
+    }
+}
+
 #[test]
 fn every_yaml_example_is_a_manifest_that_plans_a_workflow_that_uses_real_inputs_or_valid_yaml() {
     let inputs = action_inputs();
@@ -297,6 +326,7 @@ fn every_yaml_example_is_a_manifest_that_plans_a_workflow_that_uses_real_inputs_
                 let dir = tempfile::tempdir().unwrap();
                 std::fs::write(dir.path().join("verify-matrix.yml"), &body).unwrap();
                 std::fs::create_dir(dir.path().join(".git")).unwrap();
+                write_what_the_ways_in_name(&value, dir.path());
                 let out = Command::new(bin())
                     .arg("plan")
                     .current_dir(dir.path())

@@ -248,6 +248,8 @@ struct Entry {
     args: Vec<std::ffi::OsString>,
     /// How long the inner run has after SIGTERM before it is killed.
     grace: std::time::Duration,
+    /// The shard it runs (`--shard`).
+    shard: Option<Shard>,
 }
 
 impl Entry {
@@ -310,6 +312,7 @@ impl Entry {
             out,
             args: inner,
             grace,
+            shard: args.shard,
         })
     }
 
@@ -324,7 +327,7 @@ impl Entry {
         let Some(way_in) = &env.enter else {
             return Err("it has no way in".to_owned());
         };
-        let stem = Shard::stem(env.name.as_str(), None);
+        let stem = Shard::stem(env.name.as_str(), self.shard);
         let result = crate::run::result_path(&self.out, &stem);
         // Nothing of an earlier run may pass for this one's.
         for stale in [
@@ -333,12 +336,21 @@ impl Entry {
         ] {
             let _ = std::fs::remove_file(stale);
         }
-        let mut args = vec!["run".into(), "--env".into(), env.name.as_str().into()];
+        let mut args = vec!["--env".into(), env.name.as_str().into()];
         args.extend(self.args.iter().cloned());
-        let argv = enter::argv(way_in, &self.repo, &self.program, &args);
+        let tag = std::process::id().to_string();
+        let inner = enter::Inner {
+            name: env.name.as_str(),
+            repo: &self.repo,
+            program: &self.program,
+            out: &self.out,
+            stem: &stem,
+            args: &args,
+            tag: &tag,
+        };
         // The run inside says what it does on stderr, as this one would.
         let say = |line: &str| eprintln!("{line}");
-        let entered = enter::run(&argv, env.name.as_str(), stop, self.grace, &say).await?;
+        let entered = enter::enter(way_in, &inner, stop, self.grace, &say).await?;
         let why_none = || {
             let said = entered.stderr_tail.trim();
             let last = said

@@ -332,12 +332,17 @@ fn build(path: &Path, content: Value, spans: &Spans) -> Result<Manifest, Vec<Dia
     } else {
         dir
     };
+    let mut environments = valid.environments;
+    let problems = super::validate::resolve_enter_files(&mut environments, &dir, spans);
+    if !problems.is_empty() {
+        return Err(problems);
+    }
     Ok(Manifest {
         path: path.to_path_buf(),
         dir,
         digest: digest(&content),
         content,
-        environments: valid.environments,
+        environments,
         checks: valid.checks,
         defaults: valid.defaults,
         run_timeout: valid.run_timeout,

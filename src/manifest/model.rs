@@ -181,6 +181,71 @@ pub enum Enter {
     /// A program that runs the rest of its arguments inside (`enter.command`), its
     /// words as written (`{repo}` is replaced when it runs).
     Command(Vec<String>),
+    /// A container started from an image (`enter.container`).
+    Container {
+        engine: Engine,
+        image: String,
+        options: Vec<String>,
+    },
+    /// A service of a Compose file (`enter.compose`), the file relative to the
+    /// repository.
+    Compose {
+        engine: Engine,
+        file: String,
+        service: String,
+    },
+    /// A dev container (`enter.devcontainer`): its configuration file, relative to
+    /// the repository.
+    Devcontainer { config: String },
+    /// A remote host (`enter.ssh`).
+    Ssh {
+        host: String,
+        path: String,
+        port: Option<u16>,
+        options: Vec<String>,
+    },
+}
+
+impl Enter {
+    /// The way in's kind, as the manifest spells it.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Enter::Command(_) => "command",
+            Enter::Container { .. } => "container",
+            Enter::Compose { .. } => "compose",
+            Enter::Devcontainer { .. } => "devcontainer",
+            Enter::Ssh { .. } => "ssh",
+        }
+    }
+}
+
+/// A container engine's client.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Engine {
+    Docker,
+    Podman,
+}
+
+impl Engine {
+    /// Every engine, as the manifest spells them.
+    pub const NAMES: [&'static str; 2] = ["docker", "podman"];
+
+    /// The engine spelled `name`.
+    pub fn from_name(name: &str) -> Option<Engine> {
+        match name {
+            "docker" => Some(Engine::Docker),
+            "podman" => Some(Engine::Podman),
+            _ => None,
+        }
+    }
+
+    /// Its client program.
+    pub fn program(self) -> &'static str {
+        match self {
+            Engine::Docker => "docker",
+            Engine::Podman => "podman",
+        }
+    }
 }
 
 /// The placeholder of `enter.command` that stands for the repository's folder.

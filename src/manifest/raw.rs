@@ -119,6 +119,71 @@ pub struct RawEnter {
     /// must be reachable inside at the same path (the results are written there).
     #[serde(default)]
     pub command: Option<Vec<String>>,
+    /// A container started from an image for the run (`docker run` / `podman run`),
+    /// the repository mounted at its own path and this tool's binary mounted in.
+    #[serde(default)]
+    pub container: Option<RawEnterContainer>,
+    /// A service of a Compose file, run for the run (`docker compose run`), the
+    /// repository mounted at its own path.
+    #[serde(default)]
+    pub compose: Option<RawEnterCompose>,
+    /// A dev container (`devcontainer up` / `devcontainer exec`): the folder whose
+    /// `.devcontainer/devcontainer.json` (or `.devcontainer.json`) describes it, or
+    /// that file, relative to the manifest's repository.
+    #[serde(default)]
+    pub devcontainer: Option<String>,
+    /// A remote host over ssh: the repository's files are copied to `path` there,
+    /// with this tool's binary, and the results are brought back.
+    #[serde(default)]
+    pub ssh: Option<RawEnterSsh>,
+}
+
+/// `enter.container:` — a container started from an image.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct RawEnterContainer {
+    /// The container engine's client: `docker` (the default) or `podman`.
+    #[serde(default)]
+    #[schemars(extend("enum" = ["docker", "podman"]))]
+    pub engine: Option<String>,
+    /// The image; the default is the environment's `container`.
+    #[serde(default)]
+    pub image: Option<String>,
+    /// More options for `run`, before the image (`["--network", "none"]`).
+    #[serde(default)]
+    pub options: Vec<String>,
+}
+
+/// `enter.compose:` — a service of a Compose file.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct RawEnterCompose {
+    /// The Compose file, relative to the repository; the default is the first of
+    /// `compose.yaml`, `compose.yml`, `docker-compose.yaml`, `docker-compose.yml`.
+    #[serde(default)]
+    pub file: Option<String>,
+    /// The service the checks run in.
+    pub service: String,
+    /// The container engine's client: `docker` (the default) or `podman`.
+    #[serde(default)]
+    #[schemars(extend("enum" = ["docker", "podman"]))]
+    pub engine: Option<String>,
+}
+
+/// `enter.ssh:` — a remote host.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct RawEnterSsh {
+    /// The host, as `ssh` takes it (`ci-arm-1`, `user@host`, a `Host` of ssh_config).
+    pub host: String,
+    /// The absolute path of the folder on the host the repository's files are copied to.
+    pub path: String,
+    /// The port, when not ssh's default.
+    #[serde(default)]
+    pub port: Option<u16>,
+    /// More options for `ssh` (`["-i", "~/.ssh/ci"]`).
+    #[serde(default)]
+    pub options: Vec<String>,
 }
 
 /// Conditions that recognise the environment `run` is in; all given must hold.

@@ -12,15 +12,18 @@ use super::model::{
 };
 use super::parse::Parsed;
 use super::raw::{
-    EnvValue, Expect, RawCheck, RawDefaults, RawDuration, RawEnter, RawEnvironment, RawManifest,
-    RawPaths, RawPercent,
+    EnvValue, Expect, RawCheck, RawDefaults, RawDuration, RawEnvironment, RawManifest, RawPaths,
+    RawPercent,
 };
 use super::runs_on;
 use super::spans::{Spans, join_index, join_key};
 use crate::shell::words;
 
 mod checks;
+mod enter;
 mod shards;
+
+pub use enter::resolve_enter_files;
 
 /// The version of the manifest format this build reads.
 pub const SUPPORTED_VERSION: u32 = 1;
@@ -354,42 +357,10 @@ impl Validator<'_> {
                     file: d.file.clone(),
                 }),
                 shards: env.shards.unwrap_or(1).clamp(1, MAX_SHARDS),
-                enter: self.enter(&join_key(&path, "enter"), env.enter.as_ref()),
+                enter: self.enter(&join_key(&path, "enter"), env),
             });
         }
         out
-    }
-
-    /// `enter:`: exactly one way in; a command of words that binds `{repo}`.
-    fn enter(&mut self, path: &str, raw: Option<&RawEnter>) -> Option<Enter> {
-        let raw = raw?;
-        let Some(words) = &raw.command else {
-            self.error(
-                path,
-                "`enter` says no way in; give `command`, the program that runs the rest of its arguments inside the environment",
-            );
-            return None;
-        };
-        let at = join_key(path, "command");
-        if words.first().is_none_or(|w| w.trim().is_empty()) {
-            self.error(
-                &at,
-                "`enter.command` is empty; give the program and its arguments, one word per item",
-            );
-            return None;
-        }
-        if words.iter().any(|w| w.contains('\0')) {
-            self.error(&at, "`enter.command` contains a NUL character");
-            return None;
-        }
-        if !words.iter().any(|w| w.contains(REPO_PLACEHOLDER)) {
-            self.error(
-                &at,
-                "`enter.command` does not bind `{repo}`: the repository must be reachable inside at the same path, where the checks run and the results are written (e.g. `--bind {repo} {repo}`)",
-            );
-            return None;
-        }
-        Some(Enter::Command(words.clone()))
     }
 
     fn policy(&mut self, raw: &RawManifest) -> Policy {

@@ -32,7 +32,11 @@ pub const NOT_EXECUTABLE_EXIT: i32 = 126;
 /// Variables of this process that checks never inherit unless the manifest sets them:
 /// the token the tool itself publishes with (`publish`, `report`), and the mark of a run
 /// inside an entered environment (a check's own run of the tool enters afresh).
-pub const HIDDEN_FROM_CHECKS: &[&str] = &["GITHUB_TOKEN", super::enter::ENTERED_VAR];
+pub const HIDDEN_FROM_CHECKS: &[&str] = &[
+    "GITHUB_TOKEN",
+    super::enter::ENTERED_VAR,
+    super::enter::LINK_VAR,
+];
 
 /// How long to wait for the output pipe to close after the process group is gone.
 const PIPE_DRAIN: Duration = Duration::from_secs(2);

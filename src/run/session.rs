@@ -100,13 +100,51 @@ impl Session {
     }
 }
 
+/// When this run was entered by another (`VERIFY_MATRIX_LINK=stdin`), what fires as
+/// its stdin, the link to that run, closes.
+fn linked() -> Option<tokio::sync::oneshot::Receiver<()>> {
+    use std::io::Read as _;
+    if std::env::var_os(super::enter::LINK_VAR).as_deref() != Some("stdin".as_ref()) {
+        return None;
+    }
+    let (closed, receiver) = tokio::sync::oneshot::channel();
+    std::thread::spawn(move || {
+        let mut stdin = std::io::stdin().lock();
+        let mut buf = [0u8; 512];
+        while matches!(stdin.read(&mut buf), Ok(n) if n > 0) {}
+        let _ = closed.send(());
+    });
+    Some(receiver)
+}
+
 async fn forward(
     mut signals: Signals,
     stop: watch::Sender<Option<Stop>>,
     on_signal: impl Fn(Interrupt),
 ) {
     let mut count = 0;
-    while let Some(signal) = signals.next().await {
+    let link = linked();
+    let mut link_open = link.is_some();
+    let link_closed = async {
+        if let Some(link) = link {
+            let _ = link.await;
+        } else {
+            std::future::pending::<()>().await;
+        }
+    };
+    tokio::pin!(link_closed);
+    loop {
+        let signal = tokio::select! {
+            signal = signals.next() => match signal {
+                Some(signal) => signal,
+                None => break,
+            },
+            // The run that entered this environment closed the link: a hangup.
+            () = &mut link_closed, if link_open => {
+                link_open = false;
+                1
+            }
+        };
         count += 1;
         on_signal(Interrupt { signal, count });
         let _ = stop.send(Some(Stop {
