@@ -326,3 +326,25 @@ fn the_inspectors_cli_lists_calls_and_reads() {
     ]);
     assert_eq!(manifest["contents"][0]["text"], MANIFEST);
 }
+
+#[test]
+fn an_agent_runs_an_environment_it_enters() {
+    // `sandbox` is entered through bubblewrap (scripts/test.sh installs it), the
+    // repository bound at its path; its check passes only inside, where the host's
+    // marker in /tmp is not.
+    let marker = tempfile::NamedTempFile::new_in("/tmp").unwrap();
+    let project = Project::new(&format!(
+        "version: 1\nenvironments:\n  - name: sandbox\n    enter:\n      command: [bwrap, --ro-bind, /, /, --tmpfs, /tmp, --bind, '{{repo}}', '{{repo}}', --dev, /dev, --proc, /proc, --die-with-parent, --]\n  - name: ci-only\n    runs-on: windows-latest\nchecks:\n  - id: inside\n    run: 'test ! -e {}'\n    environment: sandbox\n",
+        marker.path().display()
+    ));
+    project.commit_all("manifest");
+    let answers = client(&project, "enter");
+    let plan = &get(&answers, "plan")["structuredContent"];
+    assert_eq!(plan["environments"][0]["runnable_here"], true, "{plan:#}");
+    assert_eq!(plan["environments"][0]["entered_by"], "command");
+    assert_eq!(plan["environments"][0]["only_ci"], Value::Null);
+    assert_eq!(plan["environments"][1]["runnable_here"], false);
+    let run = &get(&answers, "run")["structuredContent"];
+    assert_eq!(run["pairs"][0]["environment"], "sandbox", "{run:#}");
+    assert_eq!(run["pairs"][0]["result"], "PASS", "{run:#}");
+}

@@ -37,6 +37,11 @@ if (scenario === "tour") {
   print("unknown-argument", await refused("plan", { verbose: true }));
   print("negative-page", await refused("failures", { offset: -1 }));
   print("unknown-tool", await refused("failrues", {}));
+} else if (scenario === "enter") {
+  // An environment entered through its way in, as `run --env sandbox` enters it.
+  print("plan", await client.callTool({ name: "plan", arguments: {} }));
+  print("run", await client.callTool({ name: "run", arguments: { environments: ["sandbox"] } }));
+  print("verdict", await client.callTool({ name: "verdict", arguments: {} }));
 } else if (scenario === "stale") {
   print("verdict", await client.callTool({ name: "verdict", arguments: {} }));
 } else if (scenario === "cancel") {

@@ -316,11 +316,14 @@ impl Server {
                     .iter()
                     .find(|r| r.environment == env.name)
                     .map(|r| r.why.clone());
+                // An environment with a way in is run here by entering it.
+                let entered = env.enter.as_ref().map(|e| e.kind());
                 json!({
                     "name": env.name.as_str(),
                     "checks": checks,
-                    "runnable_here": here.iter().any(|h| h.name == env.name),
-                    "only_ci": why_not,
+                    "runnable_here": here.iter().any(|h| h.name == env.name) || entered.is_some(),
+                    "entered_by": entered,
+                    "only_ci": why_not.filter(|_| entered.is_none()),
                 })
             })
             .collect();
@@ -329,7 +332,12 @@ impl Server {
             .iter()
             .map(|c| json!({"id": c.id.as_str(), "required": c.required}))
             .collect();
-        let here_names: Vec<&str> = here.iter().map(|e| e.name.as_str()).collect();
+        let here_names: Vec<&str> = manifest
+            .environments
+            .iter()
+            .filter(|env| env.enter.is_some() || here.iter().any(|h| h.name == env.name))
+            .map(|e| e.name.as_str())
+            .collect();
         let text = format!(
             "{} checks in {} environments; this machine can run: {}",
             checks.len(),
