@@ -622,3 +622,32 @@ fn the_listing_runs_as_a_check_does_and_a_failed_one_is_an_error_with_its_reason
     let log = project.read("verify-matrix-results/logs/linux@1of2/broken.log");
     assert!(log.contains("no collector here"), "{log}");
 }
+
+#[test]
+fn shard_parts_an_unsharded_result_claims_are_dropped_as_it_is_read() {
+    let project = Project::new(
+        "version: 1\nenvironments: [{name: linux}]\nchecks:\n  - { id: unit, run: 'true' }\n",
+    );
+    run(&project, &["--out", "whole"], 0);
+    let file = "whole/verify-matrix-linux.json";
+    let mut result = project.json(file);
+    let part = |k: u32| {
+        serde_json::json!({
+            "shard": {"index": k, "count": 3}, "status": "FAIL", "exit_code": 1,
+            "duration_ms": 1, "tests_executed": 0, "summary": "made up", "log_path": null
+        })
+    };
+    result["checks"][0]["sharded"] = serde_json::json!({
+        "parts": [part(1), part(2), part(3)],
+        "overlapped": ["s › t"],
+        "overlap_count": 1
+    });
+    project.write(file, &result.to_string());
+    let (report, _) = merge(&project, &["whole"], 0);
+    assert_eq!(report["verdict"], "VERIFIED");
+    let unit = row(&report, "unit");
+    assert_eq!(unit["detail"]["sharded"], Value::Null, "{unit:#}");
+    let markdown = project.stdout_of(&["render", "--format", "markdown", "report.json"]);
+    assert!(!markdown.contains("×3"), "{markdown}");
+    assert!(!markdown.contains("made up"), "{markdown}");
+}

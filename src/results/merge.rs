@@ -198,11 +198,28 @@ fn read_one(file: &Path, report_dir: &Path) -> Result<(Option<Loaded>, Vec<Strin
         ));
     }
     confine_logs(file, &mut result, report_dir, &mut notes);
+    forget_merged_shards(&mut result);
     let loaded = Loaded {
         path: file.to_path_buf(),
         result,
     };
     Ok((Some(loaded), notes))
+}
+
+/// Drops from a run's result what only a merge writes of a split check's shards (each
+/// shard's part, the overlap): a result claiming them made them up, and the grid, the
+/// reasons and the history would show them.
+fn forget_merged_shards(result: &mut PartialResult) {
+    for check in &mut result.checks {
+        if let Some(sharded) = &mut check.sharded {
+            sharded.parts.clear();
+            sharded.overlapped.clear();
+            sharded.overlap_count = 0;
+            if sharded.slice.is_none() && sharded.split.is_none() {
+                check.sharded = None;
+            }
+        }
+    }
 }
 
 /// `bytes` as a partial result, its keys probed first so that what is not one is
