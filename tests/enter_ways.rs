@@ -489,6 +489,19 @@ fn a_host_that_does_not_answer_blocks_its_environment() {
     );
     let host = project.json("verify-matrix-results/verify-matrix-host.json");
     assert_eq!(check(&host, "a")["status"], "PASS");
+    // The coordinator's signal: the environment is INFRA_BLOCKED.
+    let signal = project
+        .std_cmd()
+        .args(["run", "--all", "--format", "signal"])
+        .output()
+        .unwrap();
+    let signal = String::from_utf8_lossy(&signal.stdout);
+    assert!(
+        signal.starts_with(
+            "INFRA_BLOCKED: verify-matrix.yml\n\nIssue: Environment 'box' unavailable\n"
+        ),
+        "{signal}"
+    );
 }
 
 #[test]
