@@ -269,3 +269,23 @@ fn the_stop_hook_enters_the_environment_before_an_agent_may_stop() {
         "{through}"
     );
 }
+
+#[test]
+fn a_shard_of_an_entered_environment_runs_inside_and_its_file_comes_home() {
+    bwrap_is_here();
+    let project = Project::new(&format!(
+        "version: 1\nenvironments:\n  - name: sandbox\n    shards: 2\n    enter:\n      command: {BWRAP}\nchecks:\n  - id: slice\n    run: 'echo \"slice {{shard}} of {{shards}} in $VERIFY_MATRIX_ENV\"'\n"
+    ));
+    let out = project
+        .std_cmd()
+        .args(["run", "--env", "sandbox", "--shard", "2/2"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let result = project.json("verify-matrix-results/verify-matrix-sandbox@2of2.json");
+    assert_eq!(result["shard"]["index"], 2);
+    assert_eq!(check(&result, "slice")["status"], "PASS");
+    let log = project.read("verify-matrix-results/logs/sandbox@2of2/slice.log");
+    assert!(log.contains("slice 2 of 2 in sandbox"), "{log}");
+}
