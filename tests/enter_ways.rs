@@ -569,9 +569,9 @@ fn each_way_in_names_what_is_wrong_with_it_at_its_place() {
 }
 
 #[test]
-fn a_dev_container_found_by_its_folder_passes_the_manifest_check() {
+fn a_dev_container_found_by_its_folder_passes_the_manifest_check_and_github_ignores_it() {
     let project = Project::new(
-        "version: 1\nenvironments:\n  - name: dev\n    enter: { devcontainer: . }\nchecks:\n  - { id: x, run: 'true' }\n",
+        "version: 1\nenvironments:\n  - name: dev\n    runs-on: ubuntu-latest\n    enter: { devcontainer: . }\nchecks:\n  - { id: x, run: 'true' }\n",
     );
     project.write(".devcontainer.json", "{}\n");
     let out = project.std_cmd().args(["plan"]).output().unwrap();
@@ -584,4 +584,5 @@ fn a_dev_container_found_by_its_folder_passes_the_manifest_check() {
         .unwrap();
     let plan: Value = serde_json::from_slice(&github.stdout).unwrap();
     assert!(!plan.to_string().contains("devcontainer"), "{plan}");
+    assert!(plan.to_string().contains("ubuntu-latest"), "{plan}");
 }
