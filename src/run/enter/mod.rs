@@ -4,7 +4,7 @@
 //! timeouts, grace and leak detection, and answers the signals the outer run passes on.
 //! It writes its results into the repository's folder, which the way in binds at the
 //! same path (a container, a dev container, a Compose service, a `command`), or which
-//! is copied to the remote host and whose results are brought back (`ssh`, [`ssh`]).
+//! is copied to the remote host and whose results are brought back (`ssh`).
 //!
 //! The outer run starts the way in in a process group of its own, listed with the
 //! watchdog (a killed outer run takes it along), and holds the inner run's stdin: the
