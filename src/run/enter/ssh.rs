@@ -119,7 +119,11 @@ impl Remote {
         stop: StopReceiver,
         say: &(dyn Fn(&str) + Sync),
     ) -> Result<(), String> {
-        let digest = digest_of(inner.program)
+        let program = inner.program.to_path_buf();
+        let digest = tokio::task::spawn_blocking(move || digest_of(&program))
+            .await
+            .map_err(|e| e.to_string())
+            .and_then(|d| d.map_err(|e| e.to_string()))
             .map_err(|e| format!("`{}` cannot be read: {e}", inner.program.display()))?;
         // What the host has: the digest of its copy of the binary, if any.
         let has = tempfile::tempfile().map_err(|e| format!("a temporary file: {e}"))?;
