@@ -159,6 +159,41 @@ fn an_image_without_a_shell_is_blocked_and_the_other_environments_still_run() {
 }
 
 #[test]
+fn a_supervisor_that_cannot_run_inside_is_blocked_with_the_loaders_words() {
+    // An image with a shell and the C library, but not the libraries the tool needs
+    // (as a musl or distroless image would be for this build).
+    let image = tempfile::tempdir().unwrap();
+    for dir in ["tmp", "opt", "run", "dev", "proc", "bin"] {
+        std::fs::create_dir_all(image.path().join(dir)).unwrap();
+    }
+    let shell = std::fs::canonicalize("/bin/sh").unwrap();
+    std::fs::copy(&shell, image.path().join("bin/sh")).unwrap();
+    let ldd = Command::new("ldd").arg(&shell).output().unwrap();
+    for lib in String::from_utf8_lossy(&ldd.stdout)
+        .split_whitespace()
+        .filter(|w| w.starts_with('/'))
+    {
+        let to = image.path().join(lib.trim_start_matches('/'));
+        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+        std::fs::copy(lib, to).unwrap();
+    }
+    let project = Project::new(&manifest(
+        "{ container: { engine: podman, image: localhost/slim } }",
+        "  - { id: a, run: 'true' }\n",
+    ));
+    let out = with_standin(&project, &[("localhost/slim", image.path())])
+        .args(["run", "--env", "debian12"])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(3), "{stdout}");
+    assert!(
+        stdout.contains("debian12: could not be entered: its way in exited with 127 and wrote no result: /opt/cargo-verify-matrix/bin/cargo-verify-matrix: error while loading shared libraries: lib"),
+        "{stdout}"
+    );
+}
+
+#[test]
 fn an_image_the_engine_does_not_have_is_blocked_with_the_engines_words() {
     let project = Project::new(&manifest(
         "{ container: { engine: podman } }",

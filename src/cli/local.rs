@@ -352,12 +352,7 @@ impl Entry {
         let say = |line: &str| eprintln!("{line}");
         let entered = enter::enter(way_in, &inner, stop, self.grace, &say).await?;
         let why_none = || {
-            let said = entered.stderr_tail.trim();
-            let last = said
-                .lines()
-                .rev()
-                .find(|l| !l.trim().is_empty())
-                .unwrap_or("");
+            let last = enter::last_words(&entered.stderr_tail);
             if last.is_empty() {
                 format!(
                     "its way in exited with {} and wrote no result",
@@ -365,9 +360,8 @@ impl Entry {
                 )
             } else {
                 format!(
-                    "its way in exited with {} and wrote no result: {}",
-                    entered.exit_code,
-                    crate::results::one_line_summary(last)
+                    "its way in exited with {} and wrote no result: {last}",
+                    entered.exit_code
                 )
             }
         };

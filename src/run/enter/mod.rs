@@ -342,15 +342,14 @@ impl StepDone {
             .take_while(|(i, w)| *i == 0 || !w.starts_with('-'))
             .map(|(_, w)| w)
             .collect();
-        let last = last_line(&self.stderr_tail);
+        let last = last_words(&self.stderr_tail);
         if last.is_empty() {
             format!("`{}` exited with {}", shown.join(" "), self.exit_code)
         } else {
             format!(
-                "`{}` exited with {}: {}",
+                "`{}` exited with {}: {last}",
                 shown.join(" "),
-                self.exit_code,
-                crate::results::one_line_summary(last)
+                self.exit_code
             )
         }
     }
@@ -570,6 +569,19 @@ fn never_stopped() -> StopReceiver {
     // Kept alive, so the receiver never sees the channel close.
     std::mem::forget(sender);
     receiver
+}
+
+/// The most of a way in's own words a reason quotes: enough for an engine's error.
+const WORDS_KEPT: usize = 400;
+
+/// What a way in said last (the last line of `stderr` that says something), on one
+/// line, cut to [`WORDS_KEPT`] bytes: the reason its environment is blocked.
+pub fn last_words(stderr: &str) -> String {
+    let line = last_line(stderr)
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    crate::untrusted::cut(&line, WORDS_KEPT)
 }
 
 /// The last line of `text` that says something.
