@@ -348,8 +348,13 @@ impl Entry {
             args: &args,
             tag: &tag,
         };
-        // The run inside says what it does on stderr, as this one would.
-        let say = |line: &str| eprintln!("{line}");
+        // The run inside says what it does on stderr, as this one would; where its
+        // results are is this run's to say (a remote host's path means nothing here).
+        let say = |line: &str| {
+            if !line.starts_with("results: ") {
+                eprintln!("{line}");
+            }
+        };
         let entered = enter::enter(way_in, &inner, stop, self.grace, &say).await?;
         let why_none = || {
             let last = enter::last_words(&entered.stderr_tail);

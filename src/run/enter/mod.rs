@@ -285,7 +285,7 @@ pub async fn enter(
         // What it prints may be why it failed (`devcontainer up` says so in JSON).
         let printed = tempfile::tempfile().map_err(|e| format!("a temporary file: {e}"))?;
         let mut done = Step::new(step)
-            .stdout(printed.try_clone().map_err(|e| e.to_string())?)
+            .stdout(printed.try_clone().map_err(|e| e.to_string())?, 64 << 20)
             .run(stop.clone(), say)
             .await?;
         if done.exit_code != 0 {
@@ -300,7 +300,7 @@ pub async fn enter(
 pub(crate) struct Step<'a> {
     argv: &'a [OsString],
     stdin: Option<std::fs::File>,
-    stdout: Option<std::fs::File>,
+    stdout: Option<(std::fs::File, u64)>,
 }
 
 /// How a [`Step`] ended.
@@ -370,9 +370,10 @@ impl<'a> Step<'a> {
         self
     }
 
-    /// Writes its stdout into `file`.
-    pub fn stdout(mut self, file: std::fs::File) -> Self {
-        self.stdout = Some(file);
+    /// Writes its stdout into `file`, at most `limit` bytes: a step that prints more is
+    /// killed, and fails.
+    pub fn stdout(mut self, file: std::fs::File, limit: u64) -> Self {
+        self.stdout = Some((file, limit));
         self
     }
 
@@ -385,13 +386,40 @@ impl<'a> Step<'a> {
         let (mut child, program) = spawn(
             self.argv,
             self.stdin.map_or_else(Stdio::null, Stdio::from),
-            self.stdout.map_or_else(Stdio::null, Stdio::from),
+            if self.stdout.is_some() {
+                Stdio::piped()
+            } else {
+                Stdio::null()
+            },
         )?;
         let group = child.id();
         let _watched = group.and_then(|pid| Some(Watchdog::get()?.watch(pid)));
         let stderr = child.stderr.take();
-        let (status, tail) = tokio::select! {
-            both = async { tokio::join!(child.wait(), read_stderr(stderr, say, None)) } => both,
+        let printed = child.stdout.take();
+        // Its stdout into the file, bounded: past the limit it is killed.
+        let copying = async {
+            use std::io::Write as _;
+            use tokio::io::AsyncReadExt as _;
+            let (Some(mut printed), Some((mut file, limit))) = (printed, self.stdout) else {
+                return Ok(());
+            };
+            let mut buf = vec![0u8; 64 * 1024];
+            let mut total = 0u64;
+            loop {
+                let n = printed.read(&mut buf).await.map_err(|e| e.to_string())?;
+                if n == 0 {
+                    return file.flush().map_err(|e| e.to_string());
+                }
+                total += n as u64;
+                if total > limit {
+                    platform::signal_group(group, Signal::Kill);
+                    return Err(format!("`{program}` printed more than {limit} bytes"));
+                }
+                file.write_all(&buf[..n]).map_err(|e| e.to_string())?;
+            }
+        };
+        let (status, tail, copied) = tokio::select! {
+            all = async { tokio::join!(child.wait(), read_stderr(stderr, say, None), copying) } => all,
             _ = stop.changed() => {
                 platform::signal_group(group, Signal::Kill);
                 let _ = child.wait().await;
@@ -401,6 +429,7 @@ impl<'a> Step<'a> {
         };
         platform::signal_group(group, Signal::Kill);
         release(group);
+        copied?;
         let status = status.map_err(|e| format!("waiting for `{program}`: {e}"))?;
         Ok(StepDone {
             exit_code: platform::exit_code_of(status),
@@ -829,6 +858,39 @@ mod tests {
             "{command}"
         );
         assert_eq!(argv.len(), 12);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_step_that_prints_more_than_its_limit_is_killed_and_fails() {
+        let argv: Vec<OsString> = ["sh", "-c", "head -c 100000 /dev/zero; sleep 60.71"]
+            .map(OsString::from)
+            .to_vec();
+        let file = tempfile::tempfile().unwrap();
+        let started = std::time::Instant::now();
+        let done = crate::run::session::runtime().unwrap().block_on(
+            Step::new(&argv)
+                .stdout(file.try_clone().unwrap(), 1000)
+                .run(never_stopped(), &|_| {}),
+        );
+        assert_eq!(done.err().unwrap(), "`sh` printed more than 1000 bytes");
+        // Killed, not waited for.
+        assert!(started.elapsed() < Duration::from_secs(50));
+        // What it printed within the limit is kept.
+        assert!(file.metadata().unwrap().len() <= 1000);
+
+        let small = tempfile::tempfile().unwrap();
+        let argv: Vec<OsString> = ["sh", "-c", "printf 12345"].map(OsString::from).to_vec();
+        let done = crate::run::session::runtime()
+            .unwrap()
+            .block_on(
+                Step::new(&argv)
+                    .stdout(small.try_clone().unwrap(), 1000)
+                    .run(never_stopped(), &|_| {}),
+            )
+            .unwrap();
+        assert_eq!(done.exit_code, 0);
+        assert_eq!(small.metadata().unwrap().len(), 5);
     }
 
     #[test]

@@ -22,7 +22,7 @@ const PROGRAM: &str = ".verify-matrix/bin/cargo-verify-matrix";
 /// The list of the files the last copy put in the remote folder.
 const SYNCED: &str = ".verify-matrix/synced";
 
-/// The most the results brought home may weigh.
+/// The most the results brought home may weigh: a host that sends more is cut off.
 const MAX_HOME: u64 = 1 << 30;
 
 /// A remote host and the folder the repository is copied to there.
@@ -132,7 +132,7 @@ impl Remote {
             shell_words::quote(&self.path)
         ));
         let asked = Step::new(&ask)
-            .stdout(has.try_clone().map_err(|e| e.to_string())?)
+            .stdout(has.try_clone().map_err(|e| e.to_string())?, 1024)
             .run(stop.clone(), say)
             .await?;
         if asked.exit_code != 0 {
@@ -211,9 +211,15 @@ impl Remote {
         ));
         let mut home = tempfile::tempfile().map_err(|e| format!("a temporary file: {e}"))?;
         let fetched = Step::new(&fetch)
-            .stdout(home.try_clone().map_err(|e| e.to_string())?)
+            .stdout(home.try_clone().map_err(|e| e.to_string())?, MAX_HOME)
             .run(stop, say)
-            .await?;
+            .await
+            .map_err(|e| {
+                format!(
+                    "the results could not be brought home from `{}`: {e}",
+                    self.host
+                )
+            })?;
         if fetched.exit_code != 0 {
             return Err(format!(
                 "the results could not be brought home from `{}`: {}",
@@ -221,15 +227,8 @@ impl Remote {
                 fetched.failure(&fetch)
             ));
         }
-        let size = home.metadata().map(|m| m.len()).unwrap_or(0);
-        if size == 0 {
+        if home.metadata().map(|m| m.len()).unwrap_or(0) == 0 {
             return Ok(());
-        }
-        if size > MAX_HOME {
-            return Err(format!(
-                "the results `{}` sent weigh {size} bytes, more than the {MAX_HOME} allowed",
-                self.host
-            ));
         }
         home.rewind().map_err(|e| e.to_string())?;
         let mut archive = tar::Archive::new(home);
