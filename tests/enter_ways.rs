@@ -567,6 +567,16 @@ fn each_way_in_names_what_is_wrong_with_it_at_its_place() {
             "service `apj` is not in `compose.yaml` (did you mean `api`?); it defines: api",
         ),
         (
+            "{ compose: { file: ../../etc/compose.yaml, service: api } }",
+            "bad.yml:6:26 (environments[1].enter.compose.file)",
+            "`../../etc/compose.yaml` is outside the repository; give a path inside it",
+        ),
+        (
+            "{ devcontainer: /etc }",
+            "bad.yml:6:23 (environments[1].enter.devcontainer)",
+            "`/etc` is outside the repository; give a path inside it",
+        ),
+        (
             "{ devcontainer: sub }",
             "bad.yml:6:23 (environments[1].enter.devcontainer)",
             "`sub` has no dev container configuration in the repository",

@@ -215,7 +215,25 @@ pub fn resolve_enter_files(
             let pos = spans.locate(&path);
             problems.push(Diagnostic::new(path, message, pos));
         };
+        // What a way in reads is the repository's: a path that leaves it is refused
+        // (a manifest from a pull request is read on CI too).
+        let outside = |given: &str| {
+            let path = Path::new(given);
+            path.is_absolute()
+                || path.has_root()
+                || path
+                    .components()
+                    .any(|c| matches!(c, std::path::Component::ParentDir))
+        };
         match &mut env.enter {
+            Some(Enter::Compose { file, .. }) if outside(file) => problem(
+                "compose.file",
+                format!("`{file}` is outside the repository; give a path inside it"),
+            ),
+            Some(Enter::Devcontainer { config }) if outside(config) => problem(
+                "devcontainer",
+                format!("`{config}` is outside the repository; give a path inside it"),
+            ),
             Some(Enter::Compose { file, service, .. }) => {
                 if file.is_empty() {
                     match COMPOSE_FILES.iter().find(|f| dir.join(f).is_file()) {
