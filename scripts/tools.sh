@@ -55,10 +55,10 @@ python_tools() {
 debian_root() {
     local dir=target/tools/rootfs-bookworm root=()
     if [ ! -x "$dir/bin/sh" ]; then
-        command -v debootstrap >/dev/null || { echo "error: debootstrap is required" >&2; return 1; }
+        [ -x /usr/sbin/debootstrap ] || { echo "error: debootstrap is required" >&2; return 1; }
         [ "$(id -u)" = 0 ] || root=(sudo)
         rm -rf "$dir.tmp"
-        "${root[@]}" debootstrap --variant=minbase bookworm "$dir.tmp" http://deb.debian.org/debian >/dev/null \
+        "${root[@]}" /usr/sbin/debootstrap --variant=minbase bookworm "$dir.tmp" http://deb.debian.org/debian >/dev/null \
             || { echo "error: cannot debootstrap Debian 12 into $dir" >&2; return 1; }
         mv "$dir.tmp" "$dir"
     fi
