@@ -604,7 +604,7 @@ fn never_stopped() -> StopReceiver {
 const WORDS_KEPT: usize = 400;
 
 /// What a way in said last (the last line of `stderr` that says something), on one
-/// line, cut to [`WORDS_KEPT`] bytes: the reason its environment is blocked.
+/// line, cut to 400 bytes: the reason its environment is blocked.
 pub fn last_words(stderr: &str) -> String {
     let line = last_line(stderr)
         .split_whitespace()
