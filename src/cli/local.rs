@@ -328,14 +328,6 @@ impl Entry {
             return Err("it has no way in".to_owned());
         };
         let stem = Shard::stem(env.name.as_str(), self.shard);
-        let result = crate::run::result_path(&self.out, &stem);
-        // Nothing of an earlier run may pass for this one's.
-        for stale in [
-            result.clone(),
-            crate::results::journal::journal_path(&result),
-        ] {
-            let _ = std::fs::remove_file(stale);
-        }
         let mut args = vec!["--env".into(), env.name.as_str().into()];
         args.extend(self.args.iter().cloned());
         let tag = std::process::id().to_string();
@@ -348,6 +340,11 @@ impl Entry {
             args: &args,
             tag: &tag,
         };
+        let [result, journal] = inner.result_files();
+        // Nothing of an earlier run may pass for this one's.
+        for stale in [&result, &journal] {
+            let _ = std::fs::remove_file(stale);
+        }
         // The run inside says what it does on stderr, as this one would; where its
         // results are is this run's to say (a remote host's path means nothing here).
         let say = |line: &str| {

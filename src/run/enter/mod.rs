@@ -85,6 +85,15 @@ pub struct Inner<'a> {
     pub tag: &'a str,
 }
 
+impl Inner<'_> {
+    /// The files of this run's result in the output folder: the result and its journal.
+    pub fn result_files(&self) -> [std::path::PathBuf; 2] {
+        let result = super::result_path(self.out, self.stem);
+        let journal = crate::results::journal::journal_path(&result);
+        [result, journal]
+    }
+}
+
 /// The commands of a way in: the steps before the run inside, the run inside, and
 /// what removes what they started when the run inside had to be killed.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -383,7 +392,12 @@ impl<'a> Step<'a> {
         mut stop: StopReceiver,
         say: &(dyn Fn(&str) + Sync),
     ) -> Result<StepDone, String> {
-        let (mut child, program) = spawn(
+        let Started {
+            mut child,
+            program,
+            group,
+            _watched,
+        } = spawn(
             self.argv,
             self.stdin.map_or_else(Stdio::null, Stdio::from),
             if self.stdout.is_some() {
@@ -391,9 +405,8 @@ impl<'a> Step<'a> {
             } else {
                 Stdio::null()
             },
+            &[],
         )?;
-        let group = child.id();
-        let _watched = group.and_then(|pid| Some(Watchdog::get()?.watch(pid)));
         let stderr = child.stderr.take();
         let printed = child.stdout.take();
         // Its stdout into the file, bounded: past the limit it is killed.
@@ -438,12 +451,25 @@ impl<'a> Step<'a> {
     }
 }
 
-/// Starts `argv` in a process group of its own, stderr piped.
+/// A way in's process, started.
+struct Started {
+    child: tokio::process::Child,
+    /// Its program, as people read it.
+    program: String,
+    /// Its process group.
+    group: Option<u32>,
+    /// Listed with the watchdog while it runs.
+    _watched: Option<super::watchdog::Watched>,
+}
+
+/// Starts `argv` in a process group of its own, listed with the watchdog, stderr piped,
+/// `env` added to its variables.
 fn spawn(
     argv: &[OsString],
     stdin: Stdio,
     stdout: Stdio,
-) -> Result<(tokio::process::Child, String), String> {
+    env: &[(&str, &str)],
+) -> Result<Started, String> {
     let Some((program, args)) = argv.split_first() else {
         return Err("the way in is empty".to_owned());
     };
@@ -452,6 +478,7 @@ fn spawn(
     platform::isolate(&mut command, None);
     platform::set_args(&mut command, args, false);
     command
+        .envs(env.iter().copied())
         .stdin(stdin)
         .stdout(stdout)
         .stderr(Stdio::piped())
@@ -460,7 +487,13 @@ fn spawn(
         .spawn()
         .map_err(|e| format!("`{shown}` cannot be started: {}", describe(&e)))?;
     platform::adopt(&child);
-    Ok((child, shown))
+    let group = child.id();
+    Ok(Started {
+        child,
+        program: shown,
+        group,
+        _watched: group.and_then(|pid| Some(Watchdog::get()?.watch(pid))),
+    })
 }
 
 fn release(group: Option<u32>) {
@@ -516,31 +549,19 @@ pub async fn run(
     grace: Duration,
     say: &(dyn Fn(&str) + Sync),
 ) -> Result<Entered, String> {
-    let Some((program, args)) = way.argv.split_first() else {
-        return Err("the way in is empty".to_owned());
-    };
-    let mut command = tokio::process::Command::new(program);
-    platform::isolate(&mut command, None);
-    platform::set_args(&mut command, args, false);
-    command
-        .env(ENTERED_VAR, name)
-        .env(LINK_VAR, "stdin")
+    let Started {
+        mut child,
+        group,
+        _watched,
+        ..
+    } = spawn(
+        &way.argv,
         // The link: the inner run stops when it closes.
-        .stdin(Stdio::piped())
+        Stdio::piped(),
         // The inner run's table: the outer run prints its own, with every environment.
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .kill_on_drop(true);
-    let mut child = command.spawn().map_err(|e| {
-        format!(
-            "`{}` cannot be started: {}",
-            program.to_string_lossy(),
-            describe(&e)
-        )
-    })?;
-    platform::adopt(&child);
-    let group = child.id();
-    let _watched = group.and_then(|pid| Some(Watchdog::get()?.watch(pid)));
+        Stdio::null(),
+        &[(ENTERED_VAR, name), (LINK_VAR, "stdin")],
+    )?;
     let mut link = child.stdin.take();
     let stderr = child.stderr.take();
     let (ended, drained) = tokio::sync::oneshot::channel::<()>();

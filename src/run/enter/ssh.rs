@@ -164,11 +164,7 @@ impl Remote {
         .await
         .map_err(|e| format!("copying the repository: {e}"))?
         .map_err(|e| format!("copying the repository: {e}"))?;
-        let result = crate::run::result_path(inner.out, inner.stem);
-        let stale = [
-            self.there(inner, &result),
-            self.there(inner, &crate::results::journal::journal_path(&result)),
-        ];
+        let stale = inner.result_files().map(|f| self.there(inner, &f));
         let unpack = self.command(&format!(
             "set -e; mkdir -p {path}; cd {path}; if [ -f {SYNCED} ]; then xargs -0 rm -f -- < {SYNCED}; fi; rm -f -- {stale}; tar -xf -",
             path = shell_words::quote(&self.path),
@@ -193,17 +189,12 @@ impl Remote {
         stop: StopReceiver,
         say: &(dyn Fn(&str) + Sync),
     ) -> Result<(), String> {
-        let result = crate::run::result_path(inner.out, inner.stem);
-        let name = |p: &Path| {
-            p.file_name()
+        let [result, journal] = inner.result_files().map(|f| {
+            f.file_name()
                 .map(|n| n.to_string_lossy().into_owned())
                 .unwrap_or_default()
-        };
-        let wanted = [
-            name(&result),
-            name(&crate::results::journal::journal_path(&result)),
-            format!("logs/{}", inner.stem),
-        ];
+        });
+        let wanted = [result, journal, format!("logs/{}", inner.stem)];
         let fetch = self.command(&format!(
             r#"cd {} 2>/dev/null || exit 0; set --; for f in {}; do if [ -e "$f" ]; then set -- "$@" "$f"; fi; done; if [ $# -gt 0 ]; then exec tar -cf - "$@"; fi"#,
             shell_words::quote(&self.there(inner, inner.out)),
