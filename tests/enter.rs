@@ -7,7 +7,7 @@
 
 mod common;
 
-use common::{Project, alive, check_in as check, wait_until_alive, wait_until_gone};
+use common::{Project, alive, check_in as check, signal, start_until_alive, wait_until_gone};
 use serde_json::Value;
 
 /// bubblewrap's way in (scripts/test.sh installs it): the root read-only, a `/tmp` of
@@ -121,19 +121,10 @@ fn an_interrupt_reaches_the_run_inside_which_writes_what_it_has() {
     let project = Project::new(&manifest(
         "  - id: quick\n    run: 'true'\n    environment: sandbox\n  - id: slow\n    run: sleep 61.72\n    environment: sandbox\n  - id: after\n    run: 'true'\n    environment: sandbox\n",
     ));
-    let mut tool = project
-        .std_cmd()
-        .args(["run", "--env", "sandbox"])
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    wait_until_alive("sleep 61.72");
-    let sent = std::process::Command::new("kill")
-        .args(["-TERM", &tool.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(sent.success());
+    let mut cmd = project.std_cmd();
+    cmd.args(["run", "--env", "sandbox"]);
+    let mut tool = start_until_alive(cmd, "sleep 61.72");
+    signal(tool.id(), "TERM");
     assert_eq!(tool.wait().unwrap().code(), Some(130));
     let result = project.json("verify-matrix-results/verify-matrix-sandbox.json");
     assert_eq!(result["outcome"], "interrupted");
@@ -158,14 +149,9 @@ fn a_killed_tool_takes_the_run_inside_and_its_checks_along() {
     let project = Project::new(&manifest(
         "  - id: stuck\n    run: sleep 61.73\n    environment: sandbox\n",
     ));
-    let mut tool = project
-        .std_cmd()
-        .args(["run", "--env", "sandbox"])
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    wait_until_alive("sleep 61.73");
+    let mut cmd = project.std_cmd();
+    cmd.args(["run", "--env", "sandbox"]);
+    let mut tool = start_until_alive(cmd, "sleep 61.73");
     tool.kill().unwrap();
     tool.wait().unwrap();
     assert!(

@@ -21,7 +21,7 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use common::{Project, check_in as check, repo_root, wait_until_alive};
+use common::{Project, check_in as check, repo_root, signal, start_until_alive};
 use serde_json::Value;
 
 /// The debootstrapped Debian 12 (scripts/test.sh makes it: VERIFY_MATRIX_ROOTFS).
@@ -59,6 +59,15 @@ fn with_standin(project: &Project, images: &[(&str, &Path)]) -> Command {
         .env("STANDIN_IMAGES", images.join(";"))
         .env("STANDIN_STATE", project.path().join(".standin"));
     cmd
+}
+
+/// What `cmd` printed, which must have ended with exit `code` saying `said`.
+fn ends_saying(mut cmd: Command, code: i32, said: &str) -> String {
+    let out = cmd.output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert_eq!(out.status.code(), Some(code), "{stdout}");
+    assert!(stdout.contains(said), "{stdout}");
+    stdout
 }
 
 /// A manifest with a host environment, `debian12` entered through `enter`, and
@@ -108,18 +117,10 @@ fn an_interrupt_reaches_the_run_in_a_container_through_its_link() {
         "{ container: { engine: podman } }",
         "  - id: quick\n    run: 'true'\n    environment: debian12\n  - id: slow\n    run: sleep 61.81\n    environment: debian12\n",
     ));
-    let mut tool = with_standin(&project, &[("localhost/debian:12", &root)])
-        .args(["run", "--env", "debian12"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    wait_until_alive("sleep 61.81");
-    let sent = Command::new("kill")
-        .args(["-TERM", &tool.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(sent.success());
+    let mut cmd = with_standin(&project, &[("localhost/debian:12", &root)]);
+    cmd.args(["run", "--env", "debian12"]);
+    let mut tool = start_until_alive(cmd, "sleep 61.81");
+    signal(tool.id(), "TERM");
     assert_eq!(tool.wait().unwrap().code(), Some(130));
     let result = project.json("verify-matrix-results/verify-matrix-debian12.json");
     assert_eq!(result["outcome"], "interrupted");
@@ -143,15 +144,12 @@ fn an_image_without_a_shell_is_blocked_and_the_other_environments_still_run() {
         "{ container: { engine: podman, image: localhost/bare } }",
         "  - { id: a, run: 'true' }\n",
     ));
-    let out = with_standin(&project, &[("localhost/bare", bare.path())])
-        .args(["run", "--all"])
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(out.status.code(), Some(3), "{stdout}");
-    assert!(
-        stdout.contains("debian12: could not be entered: its way in exited with 1 and wrote no result: bwrap: execvp /bin/sh: No such file or directory"),
-        "{stdout}"
+    let mut cmd = with_standin(&project, &[("localhost/bare", bare.path())]);
+    cmd.args(["run", "--all"]);
+    let stdout = ends_saying(
+        cmd,
+        3,
+        "debian12: could not be entered: its way in exited with 1 and wrote no result: bwrap: execvp /bin/sh: No such file or directory",
     );
     assert!(!stdout.contains("VERIFIED\n"), "{stdout}");
     let host = project.json("verify-matrix-results/verify-matrix-host.json");
@@ -181,15 +179,12 @@ fn a_supervisor_that_cannot_run_inside_is_blocked_with_the_loaders_words() {
         "{ container: { engine: podman, image: localhost/slim } }",
         "  - { id: a, run: 'true' }\n",
     ));
-    let out = with_standin(&project, &[("localhost/slim", image.path())])
-        .args(["run", "--env", "debian12"])
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(out.status.code(), Some(3), "{stdout}");
-    assert!(
-        stdout.contains("debian12: could not be entered: its way in exited with 127 and wrote no result: /opt/cargo-verify-matrix/bin/cargo-verify-matrix: error while loading shared libraries: lib"),
-        "{stdout}"
+    let mut cmd = with_standin(&project, &[("localhost/slim", image.path())]);
+    cmd.args(["run", "--env", "debian12"]);
+    ends_saying(
+        cmd,
+        3,
+        "debian12: could not be entered: its way in exited with 127 and wrote no result: /opt/cargo-verify-matrix/bin/cargo-verify-matrix: error while loading shared libraries: lib",
     );
 }
 
@@ -199,15 +194,12 @@ fn an_image_the_engine_does_not_have_is_blocked_with_the_engines_words() {
         "{ container: { engine: podman } }",
         "  - { id: a, run: 'true' }\n",
     ));
-    let out = with_standin(&project, &[])
-        .args(["run", "--env", "debian12"])
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(out.status.code(), Some(3), "{stdout}");
-    assert!(
-        stdout.contains("could not be entered: its way in exited with 125 and wrote no result: Error: localhost/debian:12: image not known"),
-        "{stdout}"
+    let mut cmd = with_standin(&project, &[]);
+    cmd.args(["run", "--env", "debian12"]);
+    ends_saying(
+        cmd,
+        3,
+        "could not be entered: its way in exited with 125 and wrote no result: Error: localhost/debian:12: image not known",
     );
 }
 
@@ -317,27 +309,23 @@ fn a_dev_container_is_brought_up_by_the_real_cli_or_blocked_with_its_words() {
         "{ \"image\": \"localhost/verify-matrix-debian:12\" }\n",
     );
     let bin = cli.parent().unwrap();
-    let out = project
-        .std_cmd()
-        .env(
-            "PATH",
-            format!(
-                "{}:{}",
-                bin.display(),
-                std::env::var("PATH").unwrap_or_default()
-            ),
-        )
-        .args(["run", "--all"])
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
+    let mut cmd = project.std_cmd();
+    cmd.env(
+        "PATH",
+        format!(
+            "{}:{}",
+            bin.display(),
+            std::env::var("PATH").unwrap_or_default()
+        ),
+    )
+    .args(["run", "--all"]);
     // No Docker engine answers on these machines: `devcontainer up` fails asking it
     // for its containers, and says so. (The host fails the check, which passes only
     // inside.)
-    assert_eq!(out.status.code(), Some(1), "{stdout}");
-    assert!(
-        stdout.contains("debian12: could not be entered: `devcontainer up` exited with 1: Command failed: docker ps"),
-        "{stdout}"
+    ends_saying(
+        cmd,
+        1,
+        "debian12: could not be entered: `devcontainer up` exited with 1: Command failed: docker ps",
     );
     let host = project.json("verify-matrix-results/verify-matrix-host.json");
     assert_eq!(check(&host, "where")["status"], "FAIL");
@@ -480,19 +468,10 @@ fn an_interrupt_reaches_the_remote_run_and_what_it_wrote_comes_home() {
         "version: 1\nenvironments:\n  - name: box\n    enter: {}\nchecks:\n  - {{ id: quick, run: 'true' }}\n  - {{ id: slow, run: sleep 61.82 }}\n",
         sshd.enter(&remote.path().join("work")),
     ));
-    let mut tool = project
-        .std_cmd()
-        .args(["run", "--env", "box"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    wait_until_alive("sleep 61.82");
-    let sent = Command::new("kill")
-        .args(["-INT", &tool.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(sent.success());
+    let mut cmd = project.std_cmd();
+    cmd.args(["run", "--env", "box"]);
+    let mut tool = start_until_alive(cmd, "sleep 61.82");
+    signal(tool.id(), "INT");
     assert_eq!(tool.wait().unwrap().code(), Some(130));
     assert!(common::wait_until_gone("sleep 61.82"));
     let result = project.json("verify-matrix-results/verify-matrix-box.json");
@@ -515,12 +494,14 @@ fn a_host_that_does_not_answer_blocks_its_environment() {
     let project = Project::new(&format!(
         "version: 1\nenvironments:\n  - name: host\n  - name: box\n    enter: {{ ssh: {{ host: 127.0.0.1, port: {port}, path: /srv/work }} }}\nchecks:\n  - {{ id: a, run: 'true' }}\n"
     ));
-    let out = project.std_cmd().args(["run", "--all"]).output().unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(out.status.code(), Some(3), "{stdout}");
-    assert!(
-        stdout.contains(&format!("box: could not be entered: `127.0.0.1` did not answer over ssh: `ssh` exited with 255: ssh: connect to host 127.0.0.1 port {port}: Connection refused")),
-        "{stdout}"
+    let mut cmd = project.std_cmd();
+    cmd.args(["run", "--all"]);
+    ends_saying(
+        cmd,
+        3,
+        &format!(
+            "box: could not be entered: `127.0.0.1` did not answer over ssh: `ssh` exited with 255: ssh: connect to host 127.0.0.1 port {port}: Connection refused"
+        ),
     );
     let host = project.json("verify-matrix-results/verify-matrix-host.json");
     assert_eq!(check(&host, "a")["status"], "PASS");

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 #[cfg(target_os = "linux")]
 use common::wait_until_gone;
-use common::{Project, alive, check_in as check, manifest_with, wait_until_alive};
+use common::{Project, alive, check_in as check, manifest_with, signal, wait_until_alive};
 use predicates::prelude::*;
 use serde_json::Value;
 
@@ -34,14 +34,6 @@ fn wait_for_status(project: &Project, id: &str) {
         }
         std::thread::sleep(Duration::from_millis(20));
     }
-}
-
-fn signal(pid: u32, name: &str) {
-    let status = std::process::Command::new("kill")
-        .args([&format!("-{name}"), &pid.to_string()])
-        .status()
-        .unwrap();
-    assert!(status.success());
 }
 
 #[test]

@@ -345,6 +345,27 @@ pub fn wait_until_alive(needle: &str) {
     std::thread::sleep(std::time::Duration::from_millis(300));
 }
 
+/// Starts `cmd` (the tool, mid-run) with its output discarded, and waits until a
+/// process whose command line contains `needle` runs ([`wait_until_alive`]).
+pub fn start_until_alive(mut cmd: std::process::Command, needle: &str) -> std::process::Child {
+    let child = cmd
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    wait_until_alive(needle);
+    child
+}
+
+/// Sends the signal `name` (`TERM`, `INT`, …) to process `pid`, which must take it.
+pub fn signal(pid: u32, name: &str) {
+    let status = std::process::Command::new("kill")
+        .args([&format!("-{name}"), &pid.to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+}
+
 /// Waits (up to 30 s) until no live process's command line contains `needle`; whether
 /// none is left.
 pub fn wait_until_gone(needle: &str) -> bool {
