@@ -17,13 +17,15 @@ for i in \$(seq 1 $n); do bash --noprofile --norc -eo pipefail -c true > $dir/lo
 SH
 }
 
-# wide_results DIR BIN ENVS CHECKS [KEYS]: DIR/verify-matrix.yml with ENVS environments
-# (each with the YAML KEYS, e.g. `runs-on: ubuntu-latest`, when given) and CHECKS checks
-# (one in 100 failing with a 200-line log), and DIR/artifacts/ holding one result folder
-# per environment. One real run (by BIN) of the first environment; the others are
-# copies of it under their own names (same manifest, so the same digest).
+# wide_results DIR BIN ENVS CHECKS [KEYS [LEGS]]: DIR/verify-matrix.yml with ENVS
+# environments (each with the YAML KEYS, e.g. `runs-on: ubuntu-latest`, when given) and
+# CHECKS checks (one in 100 failing with a 200-line log), and DIR/artifacts/ holding one
+# result folder per environment. One real run (by BIN) of the first environment; the
+# others are copies of it under their own names (same manifest, so the same digest).
+# LEGS=actions records each as the leg of workflow run 1 (attempt 1) on runner
+# `runner eNNN`, as a run under Actions records it.
 wide_results() {
-    local dir=$1 bin=$2 envs=$3 checks=$4 keys=${5:-}
+    local dir=$1 bin=$2 envs=$3 checks=$4 keys=${5:-} legs=${6:-}
     mkdir -p "$dir"
     {
         echo "version: 1"
@@ -41,16 +43,20 @@ wide_results() {
     local first
     first=$(printf "e%0${#envs}d" 1)
     ( cd "$dir" && "$bin" -q run --env "$first" --out "artifacts/$first" >/dev/null ) || true
-    python3 - "$dir/artifacts" "$first" "$envs" <<'PY'
+    python3 - "$dir/artifacts" "$first" "$envs" "$legs" <<'PY'
 import json, os, shutil, sys
-root, first, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+root, first, n, legs = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
 src = os.path.join(root, first)
 result = json.load(open(os.path.join(src, f"verify-matrix-{first}.json")))
 width = len(str(n))
-for i in range(2, n + 1):
+for i in range(1, n + 1):
     env = f"e{i:0{width}d}"
     dst = os.path.join(root, env)
-    shutil.copytree(os.path.join(src, "logs", first), os.path.join(dst, "logs", env))
+    if env != first:
+        shutil.copytree(os.path.join(src, "logs", first), os.path.join(dst, "logs", env))
+    if legs == "actions":
+        result["source"].update({"run_id": "1", "run_attempt": 1})
+        result["runner"]["actions"] = {"name": f"runner {env}", "run_attempt": 1}
     result["environment"] = env
     for check in result["checks"]:
         check["environment"] = env

@@ -279,14 +279,16 @@ echo "## the same matrix on GitHub-hosted labels, each leg checked against the r
 # Every environment `runs-on: ubuntu-latest`; under Actions the merge reads the run's
 # jobs from a GitHub stand-in on 127.0.0.1 (256 jobs, three pages) and matches each leg
 # to one, against the same merge outside Actions (no jobs read), in one run.
-wide_results "$work/hosted" "$bin" "$wide_envs" "$wide_checks" "runs-on: ubuntu-latest"
+wide_results "$work/hosted" "$bin" "$wide_envs" "$wide_checks" "runs-on: ubuntu-latest" actions
 python3 - "$work/jobs-port" "$wide_envs" <<'PY' &
 import json, sys
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
 port_file, n = sys.argv[1], int(sys.argv[2])
-jobs = [{"name": f"run (e{i})", "status": "completed", "labels": ["ubuntu-latest"],
-         "run_attempt": 1, "runner_name": None, "runner_group_name": "GitHub Actions"}
+width = len(str(n))
+jobs = [{"name": f"run (e{i:0{width}d})", "status": "completed", "conclusion": "success",
+         "labels": ["ubuntu-latest"], "run_attempt": 1,
+         "runner_name": f"runner e{i:0{width}d}", "runner_group_name": "GitHub Actions"}
         for i in range(1, n + 1)]
 class Jobs(BaseHTTPRequestHandler):
     def do_GET(self):

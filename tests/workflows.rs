@@ -155,6 +155,8 @@ fn step(
         .env("GITHUB_RUN_ID", "501")
         .env("GITHUB_RUN_ATTEMPT", "1")
         .env("GITHUB_JOB", job)
+        // The runner's name, as the stand-in lists the job's (`runner for run (linux)`).
+        .env("RUNNER_NAME", runner_name(job))
         .env("RUNNER_TEMP", runner.join("temp"))
         .env("VERIFY_MATRIX_FACTS_ROOT", &facts_root);
     for (key, value) in inputs {
@@ -170,12 +172,23 @@ fn step(
     );
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!stderr.contains(TOKEN), "the token leaked: {stderr}");
+    // What the step said, for the tests that read it.
+    std::fs::write(runner.join("stderr"), stderr.as_bytes()).unwrap();
     std::fs::read_to_string(&output)
         .unwrap()
         .lines()
         .filter_map(|l| l.split_once('='))
         .map(|(k, v)| (k.to_owned(), v.to_owned()))
         .collect()
+}
+
+/// The name of the runner that runs the step's `job` (`run-linux` is the leg `run
+/// (linux)`), as the stand-in's job list names it.
+fn runner_name(job: &str) -> String {
+    match job.strip_prefix("run-") {
+        Some(env) => format!("runner for run ({env})"),
+        None => format!("runner for {job}"),
+    }
 }
 
 /// The report step with `inputs`, off the async runtime (the stand-in answers on it);
@@ -505,11 +518,31 @@ async fn the_report_step_keeps_a_history_in_the_workflow_run_recipe() {
     assert_eq!(runs, 1);
 }
 
-/// A leg whose artifact claims an environment that no job of the run was labelled for
-/// is not taken: the report reads the run's jobs from GitHub (a request GitHub's
-/// OpenAPI description documents) and matches each leg to one.
+/// One way a leg's job is listed and its result edited, and what the report says.
+struct Case {
+    name: &'static str,
+    jobs: Vec<Value>,
+    edit: fn(&mut Value),
+    expect: Expect,
+}
+
+enum Expect {
+    /// The leg is taken from the job named for it.
+    Taken,
+    /// The leg is not taken, for this reason.
+    Refused(&'static str),
+    /// The report is refused (exit 4), for this reason.
+    Error(&'static str),
+}
+
+/// A leg is a job that ran: the report reads the run's jobs from GitHub (a request
+/// GitHub's OpenAPI description documents) and takes a leg's results only from a job
+/// named for the leg that completed with success or failure, on the runner the result
+/// records, in the run and attempt it records. A skipped job, one cancelled before it
+/// had a runner, the `plan` job with the right labels, a result that records no runner
+/// or no run: none of them is a leg.
 #[tokio::test(flavor = "multi_thread")]
-async fn a_leg_no_job_of_the_run_ran_is_not_taken() {
+async fn a_leg_is_a_job_that_ran_it_under_its_name_on_its_runner() {
     let project = Project::empty();
     project.write("checkout/verify-matrix.yml", MANIFEST);
     project.write(
@@ -523,45 +556,162 @@ async fn a_leg_no_job_of_the_run_ran_is_not_taken() {
         let out = PathBuf::from(output(&leg, "out"));
         common::copy_dir(&out, &artifacts.join(format!("verify-matrix-{env}")));
     }
-    let server = MockServer::start().await;
-    // GitHub ran only the linux leg (and the plan): nothing was labelled for arm.
-    let jobs = vec![
-        job("plan", &["ubuntu-latest"], 1),
-        job("run (linux)", &["ubuntu-latest"], 1),
+    let linux_file = artifacts.join("verify-matrix-linux/verify-matrix-linux.json");
+    let honest: Value =
+        serde_json::from_str(&std::fs::read_to_string(&linux_file).unwrap()).unwrap();
+    let arm = job("run (arm)", &["self-hosted", "arm64"], 1);
+    let with = |name: &str, conclusion: &str, runner: Option<&str>| {
+        let mut j = job(name, &["ubuntu-latest"], 1);
+        j["conclusion"] = conclusion.into();
+        j["runner_name"] = runner.map_or(Value::Null, Value::from);
+        j
+    };
+    let linux_runner = "runner for run (linux)";
+    let nothing = |_: &mut Value| {};
+    let cases = vec![
+        Case {
+            name: "the job that ran it",
+            jobs: vec![
+                with("plan", "success", Some("runner for plan")),
+                with("run (linux)", "success", Some(linux_runner)),
+            ],
+            edit: nothing,
+            expect: Expect::Taken,
+        },
+        Case {
+            name: "skipped",
+            jobs: vec![
+                with("plan", "success", Some("runner for plan")),
+                with("run (linux)", "skipped", None),
+            ],
+            edit: nothing,
+            expect: Expect::Refused(
+                "none named for linux, labelled ubuntu-latest completed with success or failure on runner `runner for run (linux)`",
+            ),
+        },
+        Case {
+            name: "cancelled before a runner",
+            jobs: vec![with("run (linux)", "cancelled", None)],
+            edit: nothing,
+            expect: Expect::Refused("run (linux) [ubuntu-latest] cancelled on no runner"),
+        },
+        Case {
+            name: "neutral",
+            jobs: vec![with("run (linux)", "neutral", Some(linux_runner))],
+            edit: nothing,
+            expect: Expect::Refused(
+                "run (linux) [ubuntu-latest] neutral on runner for run (linux)",
+            ),
+        },
+        Case {
+            name: "only the plan job ran on its runner",
+            jobs: vec![
+                with("plan", "success", Some(linux_runner)),
+                with("run (linux)", "skipped", None),
+            ],
+            edit: nothing,
+            expect: Expect::Refused("none named for linux"),
+        },
+        Case {
+            name: "another leg's job",
+            jobs: vec![with("run (windows)", "success", Some(linux_runner))],
+            edit: nothing,
+            expect: Expect::Refused("none named for linux"),
+        },
+        Case {
+            name: "no runner recorded",
+            jobs: vec![with("run (linux)", "success", Some(linux_runner))],
+            edit: |r| {
+                r["runner"]["actions"]
+                    .as_object_mut()
+                    .unwrap()
+                    .remove("name");
+            },
+            expect: Expect::Refused("do not record its runner's name"),
+        },
+        Case {
+            name: "no attempt recorded",
+            jobs: vec![with("run (linux)", "success", Some(linux_runner))],
+            edit: |r| {
+                r["source"].as_object_mut().unwrap().remove("run_attempt");
+            },
+            expect: Expect::Refused("do not record its attempt"),
+        },
+        // Beside results that record their run, one that records none is not of it.
+        Case {
+            name: "no run recorded",
+            jobs: vec![with("run (linux)", "success", Some(linux_runner))],
+            edit: |r| {
+                r["source"].as_object_mut().unwrap().remove("run_id");
+            },
+            expect: Expect::Error("the results come from different workflow runs"),
+        },
     ];
-    run_jobs(&server, 501, 1, jobs).await;
-    let (artifacts, uri) = (artifacts.display().to_string(), server.uri());
-    let inputs = vec![
-        ("VERIFY_MATRIX_POST", "summary"),
-        ("VERIFY_MATRIX_ARTIFACTS", artifacts.as_str()),
-        ("GITHUB_TOKEN", TOKEN),
-        ("GITHUB_API_URL", uri.as_str()),
-    ];
-    let (_project, outputs) = report_step(project, &inputs, 3).await;
-    let report: Value =
-        serde_json::from_str(&std::fs::read_to_string(output(&outputs, "report-path")).unwrap())
-            .unwrap();
-    assert_eq!(report["verdict"], "NOT_VERIFIED");
-    assert_eq!(report["environments_tested"], json!(["linux"]));
-    let arm = report["places"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|p| p["environment"] == "arm")
+    let mut project = project;
+    for Case {
+        name: case,
+        jobs: listed,
+        edit,
+        expect,
+    } in cases
+    {
+        let mut result = honest.clone();
+        edit(&mut result);
+        std::fs::write(&linux_file, result.to_string()).unwrap();
+        let server = MockServer::start().await;
+        let mut jobs = listed;
+        jobs.push(arm.clone());
+        run_jobs(&server, 501, 1, jobs).await;
+        let (dir, uri) = (artifacts.display().to_string(), server.uri());
+        let inputs = vec![
+            ("VERIFY_MATRIX_POST", "summary"),
+            ("VERIFY_MATRIX_ARTIFACTS", dir.as_str()),
+            ("GITHUB_TOKEN", TOKEN),
+            ("GITHUB_API_URL", uri.as_str()),
+        ];
+        // arm fails either way (exit 1); a linux leg not taken leaves it missing, and a
+        // missing pair and a failure read 1 too: the places say which.
+        let code = if matches!(expect, Expect::Error(_)) {
+            4
+        } else {
+            1
+        };
+        let (back, outputs) = report_step(project, &inputs, code).await;
+        project = back;
+        if let Expect::Error(why) = expect {
+            let stderr = project.read("runner/report/stderr");
+            assert!(stderr.contains(why), "{case}: {stderr}");
+            continue;
+        }
+        let report: Value = serde_json::from_str(
+            &std::fs::read_to_string(output(&outputs, "report-path")).unwrap(),
+        )
         .unwrap();
-    let why = arm["mismatch"].as_str().unwrap();
-    assert!(
-        why.starts_with("no job of run 501 (attempt 1) that GitHub lists ran it: none labelled self-hosted, arm64 is left"),
-        "{why}"
-    );
-    let linux = report["places"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|p| p["environment"] == "linux")
-        .unwrap();
-    assert_eq!(linux["job"], "plan", "the first job labelled ubuntu-latest");
-    for r in server.received_requests().await.unwrap() {
-        openapi::check_request(r.method.as_str(), r.url.path(), r.url.query(), &Value::Null);
+        assert_eq!(report["verdict"], "NOT_VERIFIED", "{case}");
+        let linux = report["places"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["environment"] == "linux")
+            .unwrap_or_else(|| panic!("{case}: no place for linux: {report:#}"));
+        let tested = report["environments_tested"].as_array().unwrap();
+        match expect {
+            Expect::Taken => {
+                assert_eq!(linux["job"], "run (linux)", "{case}");
+                assert_eq!(linux["mismatch"], Value::Null, "{case}");
+                assert!(tested.contains(&json!("linux")), "{case}");
+            }
+            Expect::Refused(why) => {
+                let mismatch = linux["mismatch"]
+                    .as_str()
+                    .unwrap_or_else(|| panic!("{case}: taken: {linux:#}"));
+                assert!(mismatch.contains(why), "{case}: {mismatch}");
+                assert!(!tested.contains(&json!("linux")), "{case}");
+            }
+            Expect::Error(_) => unreachable!(),
+        }
+        for r in server.received_requests().await.unwrap() {
+            openapi::check_request(r.method.as_str(), r.url.path(), r.url.query(), &Value::Null);
+        }
     }
 }

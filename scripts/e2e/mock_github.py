@@ -84,7 +84,10 @@ def jobs_of(run_id, attempt):
                         except ValueError:
                             continue
                     runner = ((data.get("runner") or {}).get("actions") or {}).get("name")
-                    jobs.append(job(f"run ({data.get('environment')})", runner))
+                    # The workflow names a shard's leg `verify-run (ENV, K/N)`.
+                    shard = data.get("shard") or {}
+                    slice_ = f", {shard['index']}/{shard['count']}" if shard else ""
+                    jobs.append(job(f"run ({data.get('environment')}{slice_})", runner))
     return jobs
 
 

@@ -423,6 +423,9 @@ pub struct Check {
     pub split: Option<Split>,
     /// With `split: timing`: the command that lists the test ids.
     pub list: Option<String>,
+    /// Its shards may run the same test (`shards-may-overlap: true`); else a test run
+    /// in two shards fails the pair.
+    pub shards_may_overlap: bool,
 }
 
 /// Whether `pattern` can name report files: relative, inside the check's folder, a

@@ -424,6 +424,11 @@ pub struct RawCheck {
     /// line (`pytest --collect-only -q`, `npx jest --listTests`).
     #[serde(default)]
     pub list: Option<String>,
+    /// A split check whose shards may run the same test (a runner that repeats its
+    /// setup tests in every shard): without it, a test that ran in two shards fails
+    /// the pair (the split overlapped, so the shards prove less than their count).
+    #[serde(default)]
+    pub shards_may_overlap: Option<bool>,
 }
 
 /// `split:` — how a sharded check's runner takes its slice.

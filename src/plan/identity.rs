@@ -5,7 +5,8 @@
 //!   ([`crate::manifest::runs_on`]); self-hosted labels imply nothing.
 //! - `container`: the checks run inside a container.
 //! - `detect`: every rule must hold (its `os` and `arch` are facts a result records;
-//!   its variables and files can only be checked where the run happens).
+//!   its variables and files are checked where the run happens, and the result records
+//!   each of those rules as it held there: [`detected`]).
 //!
 //! An environment with none of these is a **variant** (it differs by variables, like a
 //! locale or a toolchain): any machine may be it, and several variants may share one.
@@ -133,6 +134,30 @@ impl Identity {
         text
     }
 
+    /// Why a result whose `detected` facts are these does not show the environment's
+    /// `detect` rules on variables and files holding where it ran (each rule must be
+    /// recorded, and as holding).
+    pub fn detect_unproven(
+        &self,
+        detected: &std::collections::BTreeMap<String, bool>,
+    ) -> Option<String> {
+        let detect = self.detect.as_ref()?;
+        let unproven: Vec<String> = rule_names(detect)
+            .into_iter()
+            .filter(|rule| detected.get(rule) != Some(&true))
+            .map(|rule| match detected.get(&rule) {
+                Some(false) => format!("`{rule}` did not hold"),
+                _ => format!("`{rule}` is not recorded"),
+            })
+            .collect();
+        (!unproven.is_empty()).then(|| {
+            format!(
+                "its `detect` rules are not shown to hold where it ran: {}",
+                unproven.join(", ")
+            )
+        })
+    }
+
     /// Why `machine` is not this environment (what it declares against what the
     /// machine is); `None` when nothing known contradicts it. A fact the machine does
     /// not record is not a match: an environment with an identity needs its facts.
@@ -201,6 +226,41 @@ impl Identity {
             )
         })
     }
+}
+
+/// Each `detect` rule on variables and files, named as a result records it: `env NAME`,
+/// `file PATH` (never a variable's value).
+fn rule_names(detect: &Detect) -> Vec<String> {
+    let mut rules: Vec<String> = detect
+        .env
+        .keys()
+        .map(|name| format!("env {name}"))
+        .collect();
+    rules.extend(detect.file.iter().map(|file| format!("file {file}")));
+    rules
+}
+
+/// The `detect` rules of `env` on variables and files, each as it holds `here`: what a
+/// result records (`runner.detected`) so that a merge elsewhere can tell the result
+/// came from a machine where they held.
+pub fn detected(
+    env: &Environment,
+    here: &dyn Surroundings,
+) -> std::collections::BTreeMap<String, bool> {
+    let Some(detect) = env.detect.as_ref() else {
+        return Default::default();
+    };
+    let mut facts = std::collections::BTreeMap::new();
+    for (name, want) in &detect.env {
+        let holds = here
+            .var(name)
+            .is_some_and(|value| want == "*" || *want == value);
+        facts.insert(format!("env {name}"), holds);
+    }
+    if let Some(file) = &detect.file {
+        facts.insert(format!("file {file}"), here.file_exists(file));
+    }
+    facts
 }
 
 #[cfg(test)]

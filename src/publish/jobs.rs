@@ -64,6 +64,7 @@ fn job_of(v: &Value, attempt: u32) -> Option<RunJob> {
         runner_name: text("runner_name"),
         runner_group_name: text("runner_group_name"),
         status: text("status").unwrap_or_default(),
+        conclusion: text("conclusion"),
         run_attempt: v
             .get("run_attempt")
             .and_then(Value::as_u64)

@@ -39,7 +39,10 @@ pub fn places(manifest: &Manifest, partials: &[PartialResult], jobs: &Jobs) -> V
                 .filter(|i| !i.is_variant());
             let mismatch = identity.as_ref().and_then(|identity| {
                 let machine = machine_of(partial.format_version, &partial.runner);
-                let why = identity.results_mismatch(&machine)?;
+                let why = identity
+                    .results_mismatch(&machine)
+                    .or_else(|| facts_disagree(&partial.runner))
+                    .or_else(|| identity.detect_unproven(&partial.runner.detected))?;
                 Some(if partial.format_version < 2 {
                     format!("{why} (the result is of format {}, which records none of the facts an identity is checked against)", partial.format_version)
                 } else {
@@ -90,6 +93,7 @@ pub fn places(manifest: &Manifest, partials: &[PartialResult], jobs: &Jobs) -> V
         .iter()
         .map(|p| Leg {
             environment: &p.environment,
+            shard: p.shard,
             run_id: p.source.run_id.as_deref(),
             attempt: p.source.run_attempt,
             runner: p.runner.actions.as_ref().and_then(|a| a.name.as_deref()),
@@ -115,4 +119,106 @@ fn compatible(a: &Identity, b: &Identity) -> bool {
         _ => true,
     };
     same(&a.os, &b.os) && same(&a.arch, &b.arch)
+}
+
+/// Why a result's machine facts cannot all be true of one machine: each OS records
+/// its own kinds of facts (a kernel release and a C library on Linux, neither on
+/// Windows; no C library on macOS), its own name, and under Actions the runner's own
+/// words for its OS and architecture. `None` when they agree (or say too little).
+pub fn facts_disagree(runner: &Runner) -> Option<String> {
+    let mut wrong: Vec<String> = Vec::new();
+    let name = runner.os_name.as_deref().map(str::to_ascii_lowercase);
+    let names_windows = name.as_deref().is_some_and(|n| n.contains("windows"));
+    let names_macos = name
+        .as_deref()
+        .is_some_and(|n| n.contains("macos") || n.contains("mac os"));
+    let actions = runner.actions.as_ref();
+    let runner_os = actions.and_then(|a| a.os.as_deref());
+    let image_os = actions
+        .and_then(|a| a.image_os.as_deref())
+        .map(str::to_ascii_lowercase);
+    let image = |prefixes: &[&str]| {
+        image_os
+            .as_deref()
+            .is_none_or(|i| prefixes.iter().any(|p| i.starts_with(p)))
+    };
+    match runner.os.as_str() {
+        "windows" => {
+            if let Some(name) = &runner.os_name
+                && !names_windows
+            {
+                wrong.push(format!("an OS named `{name}`"));
+            }
+            if let Some(kernel) = &runner.kernel {
+                wrong.push(format!(
+                    "a kernel release `{kernel}` (Windows records none)"
+                ));
+            }
+            if let Some(libc) = &runner.libc {
+                wrong.push(format!("a C library `{libc}` (Windows records none)"));
+            }
+            if runner_os.is_some_and(|o| o != "Windows") || !image(&["win"]) {
+                wrong.push("an Actions runner that is not Windows".to_owned());
+            }
+        }
+        "macos" => {
+            if let Some(name) = &runner.os_name
+                && !names_macos
+            {
+                wrong.push(format!("an OS named `{name}`"));
+            }
+            if let Some(libc) = &runner.libc {
+                wrong.push(format!("a C library `{libc}` (macOS records none)"));
+            }
+            if runner_os.is_some_and(|o| o != "macOS") || !image(&["macos"]) {
+                wrong.push("an Actions runner that is not macOS".to_owned());
+            }
+        }
+        "linux" => {
+            if let Some(name) = &runner.os_name
+                && (names_windows || names_macos)
+            {
+                wrong.push(format!("an OS named `{name}`"));
+            }
+            if let Some(libc) = &runner.libc
+                && !(libc.starts_with("glibc ") || libc == "musl")
+            {
+                wrong.push(format!("a C library `{libc}`"));
+            }
+            if runner_os.is_some_and(|o| o != "Linux")
+                || image_os
+                    .as_deref()
+                    .is_some_and(|i| i.starts_with("win") || i.starts_with("macos"))
+            {
+                wrong.push("an Actions runner that is not Linux".to_owned());
+            }
+        }
+        _ => {}
+    }
+    if let Some(arch) = actions.and_then(|a| a.arch.as_deref()) {
+        let expected = match arch {
+            "X64" => Some("x86_64"),
+            "ARM64" => Some("aarch64"),
+            "X86" => Some("x86"),
+            "ARM" => Some("arm"),
+            _ => None,
+        };
+        if expected.is_some_and(|e| e != runner.arch) {
+            wrong.push(format!("an Actions runner of architecture {arch}"));
+        }
+    }
+    if runner.container == Some(false)
+        && let Some(runtime) = &runner.container_runtime
+    {
+        wrong.push(format!(
+            "a container runtime `{runtime}` outside a container"
+        ));
+    }
+    (!wrong.is_empty()).then(|| {
+        format!(
+            "its machine facts contradict each other: os {} with {}",
+            runner.os,
+            wrong.join(", ")
+        )
+    })
 }

@@ -1,11 +1,16 @@
 //! The run's jobs, as GitHub lists them: what the pull request's code cannot write.
-//! Each environment's leg must be one of them — a job whose labels fit the
-//! environment's `runs-on` (and, where the result names its runner, that runner) — or
-//! its results are not taken.
+//! Each leg of an environment that runs on GitHub (`runs-on`) must be one job that ran
+//! it, or its results are not taken: a job that **ran** (completed with `success` or
+//! `failure`: not skipped, not cancelled, not neutral), under the leg's **name** (the
+//! plan's matrix names it: `run (linux)`, `run (linux, 2/3)`), on the **runner** the
+//! result records (a result that records none is refused), in the run and **attempt**
+//! the result records (a result that records neither is refused), and whose labels fit
+//! the environment's `runs-on`. Each job is one leg's at most, so the `plan` and
+//! `report` jobs, named otherwise, are never legs.
 
 use serde::{Deserialize, Serialize};
 
-use crate::manifest::{Manifest, runs_on};
+use crate::manifest::{Manifest, Shard, runs_on};
 
 /// One job of a workflow run (`GET …/actions/runs/{id}/attempts/{n}/jobs`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -16,6 +21,9 @@ pub struct RunJob {
     pub runner_group_name: Option<String>,
     /// `queued`, `in_progress`, `completed`, …
     pub status: String,
+    /// Once completed: `success`, `failure`, `cancelled`, `skipped`, `neutral`, …
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub conclusion: Option<String>,
     pub run_attempt: u32,
     /// The job's page, where its log is (not kept in reports).
     #[serde(skip)]
@@ -29,14 +37,9 @@ pub fn leg_job_url(jobs: &Jobs, environment: &str) -> Option<String> {
     let Jobs::Listed { jobs, .. } = jobs else {
         return None;
     };
-    let is_leg = |name: &str| {
-        name == environment
-            || name.contains(&format!("({environment})"))
-            || name.contains(&format!("({environment},"))
-    };
     jobs.iter()
         .rev()
-        .find(|j| is_leg(&j.name))
+        .find(|j| names_environment(&j.name, environment))
         .and_then(|j| j.html_url.clone())
         .filter(|url| {
             url.starts_with("https://")
@@ -45,6 +48,43 @@ pub fn leg_job_url(jobs: &Jobs, environment: &str) -> Option<String> {
                     .chars()
                     .any(|c| c.is_whitespace() || matches!(c, '(' | ')' | '<' | '>' | '"'))
         })
+}
+
+/// The values a job's name gives in its parentheses (`run (linux, 2/3)` → `linux`,
+/// `2/3`), as GitHub names a matrix job; the whole name when it has none.
+fn name_parts(name: &str) -> Vec<&str> {
+    match name
+        .strip_suffix(')')
+        .and_then(|n| n.rfind(" (").map(|at| &n[at + 2..]))
+    {
+        Some(inside) => inside.split(", ").collect(),
+        None => vec![name],
+    }
+}
+
+/// Whether a job's name is one of `environment`'s legs: the environment is its name, or
+/// the first of its matrix values.
+fn names_environment(name: &str, environment: &str) -> bool {
+    name_parts(name).first() == Some(&environment)
+}
+
+/// Whether a job's name is the leg `shard` of `environment` (the whole environment when
+/// `None`): the environment first, then for a shard `K/N` (as the plan's workflow names
+/// it) or `K` and `N` one after the other (GitHub's own names of the matrix values).
+pub fn names_leg(name: &str, environment: &str, shard: Option<Shard>) -> bool {
+    let parts = name_parts(name);
+    if parts.first() != Some(&environment) {
+        return false;
+    }
+    let rest = &parts[1..];
+    match shard {
+        None => true,
+        Some(shard) => {
+            let (k, n) = (shard.index.to_string(), shard.count.to_string());
+            rest.iter().any(|p| *p == format!("{k}/{n}"))
+                || rest.windows(2).any(|w| w[0] == k && w[1] == n)
+        }
+    }
 }
 
 /// What the cross-check with the run's jobs has to work with.
@@ -58,11 +98,11 @@ pub enum Jobs {
     Unavailable(String),
 }
 
-/// For each of `legs` (environment, its result's run and attempt, the runner name the
-/// result records), the job that ran it, or why none did: a leg of another run than
-/// the one listed is none of its jobs. Legs of environments without a
-/// `runs-on` of literal labels are not checked (`Ok(None)`). Each job is one leg's at
-/// most.
+/// For each of `legs` (environment, shard, its result's run and attempt, the runner
+/// name the result records), the job that ran it, or why none did. Legs of environments
+/// without `runs-on` are not checked (`Ok(None)`); neither is anything when the run's
+/// jobs are not at hand (`Jobs::NotChecked`, a merge outside Actions). Each job is one
+/// leg's at most; a leg whose results are in several files is one leg.
 pub fn match_legs(
     manifest: &Manifest,
     legs: &[Leg<'_>],
@@ -75,77 +115,120 @@ pub fn match_legs(
             _ => 0,
         }
     ];
-    // A leg whose results are in several files is still one leg: one job.
     let mut seen: Vec<(Leg<'_>, Result<Option<String>, String>)> = Vec::new();
     legs.iter()
         .map(|&leg| {
             if let Some((_, done)) = seen.iter().find(|(l, _)| *l == leg) {
                 return done.clone();
             }
-            let Leg {
-                environment: env,
-                run_id: leg_run,
-                attempt,
-                runner,
-            } = leg;
-            let matched = (|| {
-            let Some(runs_on) = manifest.environment(env).and_then(|e| e.runs_on.as_ref()) else {
-                return Ok(None);
-            };
-            let wanted = runs_on::labels(runs_on);
-            if wanted.is_empty() || wanted.iter().any(|l| l.contains("${{")) {
-                return Ok(None);
-            }
-            let group = runs_on.get("group").and_then(|g| g.as_str());
-            let (run_id, listed) = match jobs {
-                Jobs::NotChecked => return Ok(None),
-                Jobs::Unavailable(why) => {
-                    return Err(format!(
-                        "the run's jobs could not be read from GitHub, so where its leg ran cannot be checked: {why}"
-                    ));
-                }
-                Jobs::Listed { run_id, jobs } => (run_id, jobs),
-            };
-            if let Some(leg_run) = leg_run
-                && leg_run != run_id
-            {
-                return Err(format!(
-                    "its results say they are of run {leg_run}, not of run {run_id}, whose jobs were read"
-                ));
-            }
-            let fits = |job: &RunJob| {
-                job.status == "completed"
-                    && attempt.is_none_or(|a| a == job.run_attempt)
-                    && wanted
-                        .iter()
-                        .all(|w| job.labels.iter().any(|l| l.eq_ignore_ascii_case(w)))
-                    && group.is_none_or(|g| job.runner_group_name.as_deref() == Some(g))
-                    && runner.is_none_or(|r| job.runner_name.as_deref() == Some(r))
-            };
-            match listed.iter().enumerate().find(|(i, job)| !used[*i] && fits(job)) {
-                Some((i, job)) => {
-                    used[i] = true;
-                    Ok(Some(job.name.clone()))
-                }
-                None => Err(format!(
-                    "no job of run {run_id}{} that GitHub lists ran it: none labelled {}{} is left ({})",
-                    attempt.map(|a| format!(" (attempt {a})")).unwrap_or_default(),
-                    wanted.join(", "),
-                    runner.map(|r| format!(" on runner `{r}`")).unwrap_or_default(),
-                    describe(listed)
-                )),
-            }
-            })();
+            let matched = match_leg(manifest, leg, jobs, &mut used);
             seen.push((leg, matched.clone()));
             matched
         })
         .collect()
 }
 
+/// The job that ran `leg`, among those not `used` yet (marked used when found).
+fn match_leg(
+    manifest: &Manifest,
+    leg: Leg<'_>,
+    jobs: &Jobs,
+    used: &mut [bool],
+) -> Result<Option<String>, String> {
+    let Leg {
+        environment: env,
+        shard,
+        run_id: leg_run,
+        attempt,
+        runner,
+    } = leg;
+    let Some(runs_on) = manifest.environment(env).and_then(|e| e.runs_on.as_ref()) else {
+        return Ok(None);
+    };
+    let (run_id, listed) = match jobs {
+        Jobs::NotChecked => return Ok(None),
+        Jobs::Unavailable(why) => {
+            return Err(format!(
+                "the run's jobs could not be read from GitHub, so where its leg ran cannot be checked: {why}"
+            ));
+        }
+        Jobs::Listed { run_id, jobs } => (run_id, jobs),
+    };
+    // What the result must record for its job to be found: nothing is taken on trust.
+    let mut unrecorded = Vec::new();
+    if leg_run.is_none_or(str::is_empty) {
+        unrecorded.push("its workflow run (`source.run_id`)");
+    }
+    if attempt.is_none() {
+        unrecorded.push("its attempt (`source.run_attempt`)");
+    }
+    if runner.is_none_or(|r| r.trim().is_empty()) {
+        unrecorded.push("its runner's name (`runner.actions.name`)");
+    }
+    if !unrecorded.is_empty() {
+        return Err(format!(
+            "its results do not record {}, so no job of run {run_id} can be shown to have run it",
+            unrecorded.join(", ")
+        ));
+    }
+    if let Some(leg_run) = leg_run
+        && leg_run != run_id
+    {
+        return Err(format!(
+            "its results say they are of run {leg_run}, not of run {run_id}, whose jobs were read"
+        ));
+    }
+    // Labels with expressions are the workflow's to fill: only literal ones are checked.
+    let wanted: Vec<String> = runs_on::labels(runs_on)
+        .into_iter()
+        .filter(|l| !l.contains("${{"))
+        .collect();
+    let group = runs_on.get("group").and_then(|g| g.as_str());
+    let fits = |job: &RunJob| {
+        job.status == "completed"
+            && matches!(job.conclusion.as_deref(), Some("success" | "failure"))
+            && names_leg(&job.name, env, shard)
+            && attempt == Some(job.run_attempt)
+            && runner.is_some_and(|r| job.runner_name.as_deref() == Some(r))
+            && wanted
+                .iter()
+                .all(|w| job.labels.iter().any(|l| l.eq_ignore_ascii_case(w)))
+            && group.is_none_or(|g| job.runner_group_name.as_deref() == Some(g))
+    };
+    match listed
+        .iter()
+        .enumerate()
+        .find(|(i, job)| !used[*i] && fits(job))
+    {
+        Some((i, job)) => {
+            used[i] = true;
+            Ok(Some(job.name.clone()))
+        }
+        None => {
+            let leg_name = match shard {
+                Some(shard) => format!("{env} (shard {shard})"),
+                None => env.to_owned(),
+            };
+            Err(format!(
+                "no job of run {run_id}{} that GitHub lists ran it: none named for {leg_name}{}{} completed with success or failure on runner `{}` ({})",
+                attempt
+                    .map(|a| format!(" (attempt {a})"))
+                    .unwrap_or_default(),
+                if wanted.is_empty() { "" } else { ", labelled " },
+                wanted.join(", "),
+                runner.unwrap_or_default(),
+                describe(listed)
+            ))
+        }
+    }
+}
+
 /// One leg as its results describe it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Leg<'a> {
     pub environment: &'a str,
+    /// The shard of the environment the leg ran (`None`: all of it).
+    pub shard: Option<Shard>,
     pub run_id: Option<&'a str>,
     pub attempt: Option<u32>,
     /// The runner's name (`RUNNER_NAME`), when the result records it.
@@ -160,7 +243,18 @@ fn describe(jobs: &[RunJob]) -> String {
     let listed: Vec<String> = jobs
         .iter()
         .take(8)
-        .map(|j| format!("{} [{}]", j.name, j.labels.join(", ")))
+        .map(|j| {
+            format!(
+                "{} [{}] {} on {}",
+                j.name,
+                j.labels.join(", "),
+                j.conclusion.as_deref().unwrap_or(&j.status),
+                j.runner_name
+                    .as_deref()
+                    .filter(|r| !r.is_empty())
+                    .unwrap_or("no runner")
+            )
+        })
         .collect();
     let more = jobs.len().saturating_sub(8);
     if more > 0 {
@@ -183,6 +277,7 @@ mod tests {
             runner_name: Some(runner.into()),
             runner_group_name: Some("GitHub Actions".into()),
             status: "completed".into(),
+            conclusion: Some("success".into()),
             run_attempt: 1,
             html_url: Some(format!(
                 "https://github.com/o/r/actions/runs/7/job/{}",
@@ -215,21 +310,47 @@ mod tests {
     }
 
     #[test]
-    fn each_leg_is_one_job_whose_labels_fit() {
+    fn a_legs_name_is_its_environment_and_shard() {
+        let shard = |index, count| Some(Shard { index, count });
+        assert!(names_leg("run (linux)", "linux", None));
+        assert!(names_leg("linux", "linux", None));
+        assert!(names_leg("run (linux, ubuntu-latest)", "linux", None));
+        assert!(names_leg("run (linux, 2/3)", "linux", shard(2, 3)));
+        assert!(names_leg(
+            "run (linux, ubuntu-latest, 2, 3)",
+            "linux",
+            shard(2, 3)
+        ));
+        assert!(!names_leg("run (linux, 1/3)", "linux", shard(2, 3)));
+        assert!(!names_leg("run (linux)", "linux", shard(2, 3)));
+        assert!(!names_leg("run (windows)", "linux", None));
+        assert!(!names_leg("plan", "linux", None));
+        assert!(!names_leg("run (linux-arm)", "linux", None));
+    }
+
+    #[test]
+    fn each_leg_is_one_job_that_ran_it_on_its_runner() {
         let m = crate::manifest::from_yaml_text(
             Path::new("m.yml"),
             "version: 1\nenvironments:\n  - { name: linux, runs-on: ubuntu-latest }\n  - { name: windows, runs-on: windows-latest }\n  - { name: v }\n",
         )
         .unwrap();
+        let skipped = RunJob {
+            conclusion: Some("skipped".into()),
+            runner_name: None,
+            ..job("run (windows)", &["windows-latest"], "")
+        };
         let jobs = Jobs::Listed {
             run_id: "7".into(),
             jobs: vec![
                 job("plan", &["ubuntu-latest"], "GitHub Actions 1"),
                 job("run (linux)", &["ubuntu-latest"], "GitHub Actions 2"),
+                skipped,
             ],
         };
         let leg = |environment, runner| Leg {
             environment,
+            shard: None,
             run_id: Some("7"),
             attempt: Some(1),
             runner,
@@ -238,40 +359,64 @@ mod tests {
             &m,
             &[
                 leg("linux", Some("GitHub Actions 2")),
-                leg("windows", None),
+                leg("windows", Some("GitHub Actions 3")),
                 leg("v", None),
             ],
             &jobs,
         );
         assert_eq!(matched[0], Ok(Some("run (linux)".into())));
         let why = matched[1].clone().unwrap_err();
-        assert!(why.starts_with("no job of run 7 (attempt 1) that GitHub lists ran it: none labelled windows-latest is left"), "{why}");
+        assert!(why.starts_with("no job of run 7 (attempt 1) that GitHub lists ran it: none named for windows, labelled windows-latest completed with success or failure on runner `GitHub Actions 3`"), "{why}");
+        assert!(
+            why.contains("run (windows) [windows-latest] skipped on no runner"),
+            "{why}"
+        );
         assert_eq!(matched[2], Ok(None));
-        // The same job is one leg's only; a leg in several files is one leg.
+        // The plan job is never a leg; a leg in several files is one leg; one job is
+        // one leg's only.
         let legs = [
             leg("linux", Some("GitHub Actions 1")),
             leg("linux", Some("GitHub Actions 2")),
             leg("linux", Some("GitHub Actions 2")),
-            leg("linux", Some("GitHub Actions 3")),
         ];
         let matched = match_legs(&m, &legs, &jobs);
-        assert_eq!(matched[0], Ok(Some("plan".into())));
+        assert!(matched[0].is_err());
         assert_eq!(matched[1], Ok(Some("run (linux)".into())));
         assert_eq!(matched[2], matched[1]);
-        assert!(matched[3].is_err());
+        // What a result must record.
+        for (leg, missing) in [
+            (leg("linux", None), "its runner's name"),
+            (leg("linux", Some(" ")), "its runner's name"),
+            (
+                Leg {
+                    run_id: None,
+                    ..leg("linux", Some("GitHub Actions 2"))
+                },
+                "its workflow run",
+            ),
+            (
+                Leg {
+                    attempt: None,
+                    ..leg("linux", Some("GitHub Actions 2"))
+                },
+                "its attempt",
+            ),
+        ] {
+            let why = match_legs(&m, &[leg], &jobs)[0].clone().unwrap_err();
+            assert!(
+                why.contains("do not record") && why.contains(missing),
+                "{why}"
+            );
+        }
         let other_run = Leg {
             run_id: Some("8"),
-            ..leg("linux", None)
+            ..leg("linux", Some("GitHub Actions 2"))
         };
         let why = match_legs(&m, &[other_run], &jobs)[0].clone().unwrap_err();
         assert!(why.contains("of run 8, not of run 7"), "{why}");
         let unavailable = match_legs(
             &m,
-            &[Leg {
-                run_id: None,
-                attempt: None,
-                ..leg("linux", None)
-            }],
+            &[leg("linux", Some("GitHub Actions 2"))],
             &Jobs::Unavailable("401".into()),
         );
         assert!(

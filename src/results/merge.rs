@@ -62,6 +62,13 @@ pub enum MergeError {
     Digests(String),
     #[error("the results come from different commits:\n{0}")]
     Commits(String),
+    #[error("the results come from different workflow runs:\n{0}")]
+    AllRuns(String),
+    #[error(
+        "the results embed different manifests under one digest: {files} differ from `{}`",
+        first.display()
+    )]
+    Embedded { first: PathBuf, files: String },
     #[error("no partial result files found in {0}")]
     Nothing(String),
     #[error(
@@ -142,8 +149,10 @@ pub fn collect_in(
             .join(", ");
         return Err(MergeError::Nothing(list));
     }
-    agree(&collected.partials)?;
+    // Each environment's latest attempt first (an environment's files from two runs are
+    // named as such), then every result must be of one manifest, commit and run.
     keep_latest_attempts(&mut collected, this_run)?;
+    agree(&collected.partials)?;
     Ok(collected)
 }
 
@@ -393,16 +402,16 @@ fn describe_attempt(loaded: &Loaded) -> String {
     }
 }
 
-/// Every result must name the same manifest digest, and the same commit when recorded.
+/// Every result must name the same manifest digest and embed the same manifest, and
+/// come from the same commit and workflow run: a result that records none where others
+/// do is not of theirs.
 fn agree(partials: &[Loaded]) -> Result<(), MergeError> {
-    let group = |key: &dyn Fn(&Loaded) -> Option<String>| {
+    let group = |key: &dyn Fn(&Loaded) -> String| {
         let mut by: BTreeMap<String, Vec<String>> = BTreeMap::new();
         for p in partials {
-            if let Some(k) = key(p) {
-                by.entry(k)
-                    .or_default()
-                    .push(format!("`{}`", p.path.display()));
-            }
+            by.entry(key(p))
+                .or_default()
+                .push(format!("`{}`", p.path.display()));
         }
         by
     };
@@ -412,13 +421,31 @@ fn agree(partials: &[Loaded]) -> Result<(), MergeError> {
             .collect::<Vec<_>>()
             .join("\n")
     };
-    let digests = group(&|p| Some(p.result.manifest.digest.clone()));
+    let digests = group(&|p| p.result.manifest.digest.clone());
     if digests.len() > 1 {
         return Err(MergeError::Digests(render(digests)));
     }
-    let commits = group(&|p| p.result.source.commit.clone());
+    if let Some(first) = partials.first() {
+        let differ: Vec<String> = partials
+            .iter()
+            .filter(|p| p.result.manifest.content != first.result.manifest.content)
+            .map(|p| format!("`{}`", p.path.display()))
+            .collect();
+        if !differ.is_empty() {
+            return Err(MergeError::Embedded {
+                first: first.path.clone(),
+                files: differ.join(", "),
+            });
+        }
+    }
+    let none = || "(none recorded)".to_owned();
+    let commits = group(&|p| p.result.source.commit.clone().unwrap_or_else(none));
     if commits.len() > 1 {
         return Err(MergeError::Commits(render(commits)));
+    }
+    let runs = group(&|p| p.result.source.run_id.clone().unwrap_or_else(none));
+    if runs.len() > 1 {
+        return Err(MergeError::AllRuns(render(runs)));
     }
     Ok(())
 }

@@ -4,6 +4,7 @@ pub mod baseline;
 mod confine;
 pub mod duration;
 pub mod identity;
+pub mod intake;
 pub mod io;
 pub mod jobs;
 pub mod journal;

@@ -103,7 +103,8 @@ impl From<&serde_json::Value> for EmbeddedManifest {
 
 impl PartialEq for EmbeddedManifest {
     fn eq(&self, other: &EmbeddedManifest) -> bool {
-        self.value().ok() == other.value().ok()
+        // One writer writes one text: the parse is for text written otherwise.
+        self.0.get() == other.0.get() || self.value().ok() == other.value().ok()
     }
 }
 
@@ -168,6 +169,10 @@ pub struct Runner {
     /// Under GitHub Actions, what the runner says of itself.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub actions: Option<ActionsRunner>,
+    /// The environment's `detect` rules on variables and files, each as it held where
+    /// the run happened (`env NAME`, `file PATH`: never a variable's value).
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub detected: std::collections::BTreeMap<String, bool>,
 }
 
 /// A result's `runner`, or unknown facts when it is not one.

@@ -9,6 +9,7 @@ use std::collections::BTreeMap;
 use compact_str::CompactString;
 use rustc_hash::FxHashMap;
 
+use super::intake::Checked;
 use super::report::Place;
 use super::schema::{
     CheckResult, OVERLAP_SHOWN, Outcome, PartialResult, Shard, ShardPart, Sharded, Status,
@@ -17,38 +18,45 @@ use super::schema::{
 use crate::manifest::{Check, Environment, Gate, Manifest};
 use crate::plan;
 
-/// `partials` (and their `places`, one each) with the shards of each environment made
-/// one result; the rest as they were. Shards whose results were not taken stay as
-/// they are (not taken), so their environment's reason is kept.
-pub(super) fn combine(
-    manifest: &Manifest,
-    partials: Vec<PartialResult>,
-    places: Vec<Place>,
-) -> (Vec<PartialResult>, Vec<Place>) {
-    if partials.iter().all(|p| p.shard.is_none()) {
-        return (partials, places);
+/// `checked` results with the shards of each environment made one result; the rest
+/// as they were. Shards whose results were not taken stay as they are (not taken), so
+/// their environment's reason is kept. What a shard's claims contradicted stays with
+/// the one result, said with its shard.
+pub(super) fn combine(manifest: &Manifest, checked: Vec<Checked>) -> Vec<Checked> {
+    if checked.iter().all(|c| c.result().shard.is_none()) {
+        return checked;
     }
-    let mut out = Vec::with_capacity(partials.len());
-    let mut out_places = Vec::with_capacity(places.len());
+    let mut out = Vec::with_capacity(checked.len());
     let mut legs: BTreeMap<String, Vec<(PartialResult, Place)>> = BTreeMap::new();
-    for (partial, place) in partials.into_iter().zip(places) {
+    let mut contradictions: BTreeMap<String, Vec<(CompactString, String)>> = BTreeMap::new();
+    for one in checked {
+        let partial = one.result();
         let sharded =
             partial.shard.is_some() && manifest.environment(&partial.environment).is_some();
-        if sharded && place.mismatch.is_none() {
-            legs.entry(partial.environment.clone())
-                .or_default()
-                .push((partial, place));
-        } else {
-            out.push(partial);
-            out_places.push(place);
+        if !(sharded && one.taken()) {
+            out.push(one);
+            continue;
         }
+        let (partial, place, contradicted) = one.into_parts();
+        let shard = partial.shard.map(|s| s.to_string()).unwrap_or_default();
+        contradictions
+            .entry(partial.environment.clone())
+            .or_default()
+            .extend(
+                contradicted
+                    .into_iter()
+                    .map(|(id, why)| (id, format!("shard {shard}: {why}"))),
+            );
+        legs.entry(partial.environment.clone())
+            .or_default()
+            .push((partial, place));
     }
     // Why each shard of an environment was not taken, to name it where it is missing.
     let mut not_taken: FxHashMap<(String, u32), String> = FxHashMap::default();
-    for (partial, place) in out.iter().zip(&out_places) {
-        if let (Some(shard), Some(why)) = (partial.shard, &place.mismatch) {
+    for one in &out {
+        if let (Some(shard), Some(why)) = (one.result().shard, &one.place().mismatch) {
             not_taken
-                .entry((partial.environment.clone(), shard.index))
+                .entry((one.result().environment.clone(), shard.index))
                 .or_insert_with(|| why.clone());
         }
     }
@@ -57,10 +65,21 @@ pub(super) fn combine(
             continue;
         };
         let (combined, place) = Combining::new(manifest, env, shards, &not_taken).finish();
-        out.push(combined);
-        out_places.push(place);
+        let mut contradicted = contradictions.remove(&name).unwrap_or_default();
+        // One line per check, its shards' in shard order.
+        let mut joined: Vec<(CompactString, String)> = Vec::new();
+        for (id, why) in contradicted.drain(..) {
+            match joined.iter_mut().find(|(c, _)| *c == id) {
+                Some((_, all)) => {
+                    all.push_str("; ");
+                    all.push_str(&why);
+                }
+                None => joined.push((id, why)),
+            }
+        }
+        out.push(Checked::combined(combined, place, joined));
     }
-    (out, out_places)
+    out
 }
 
 /// One shard's results: the file's own facts, and its checks, each taken out as its
@@ -483,9 +502,11 @@ fn union(
         } else if ran == 0 && (check.gate == Gate::Test || result.tests_executed.is_some()) {
             Some(format!("no shard of {} ran a test", found.len()))
         } else {
+            // A test run in two shards is one test.
+            let ran = ran.saturating_sub(sharded.overlap_count);
             check.min_tests.filter(|min| ran < *min).map(|min| {
                 format!(
-                    "the {} shards ran {ran} test{} together, fewer than min-tests {min}",
+                    "the {} shards ran {ran} distinct test{} together, fewer than min-tests {min}",
                     found.len(),
                     if ran == 1 { "" } else { "s" }
                 )
@@ -521,6 +542,20 @@ fn union(
             summary: r.summary.clone(),
             log_path: r.log_path.clone(),
         });
+    }
+    if sharded.overlap_count > 0 && !check.shards_may_overlap && result.status == Status::Pass {
+        // The shards ran fewer distinct tests than they claim: what they prove is less
+        // than their sum, and some test may have run in none.
+        let n = sharded.overlap_count;
+        result.status = Status::Fail;
+        result.gate_effective = Some(false);
+        result.ineffective_reason = Some(
+            format!(
+                "the split overlapped: {n} test{} ran in more than one shard (`shards-may-overlap: true` allows it)",
+                if n == 1 { "" } else { "s" }
+            )
+            .into(),
+        );
     }
     if sharded.overlap_count > 0 {
         result.summary = one_line_summary(&format!(

@@ -3,19 +3,18 @@
 //! with its reasons. One code path serves a single environment's run and a merge of
 //! many.
 
-use std::borrow::Cow;
 use std::collections::HashSet;
 
 use compact_str::CompactString;
 use rustc_hash::FxHashMap;
 
+use super::intake::{self, Checked};
 use super::jobs::Jobs;
 use super::report::{
     Contradiction, Disagreement, InfraBlocked, ManifestTrust, Manual, Missing, MissingKind,
     PartialRun, Report, Row, RowResult, Verdict,
 };
-use super::schema::{CheckResult, PartialResult, Status, one_line_summary};
-use crate::manifest::validate::EXIT_CODES;
+use super::schema::{CheckResult, PartialResult, Status};
 use crate::manifest::{Check, EnvName, Manifest};
 use crate::plan;
 
@@ -25,22 +24,15 @@ impl Report {
         Report::build_for(manifest, partials, &plan::environment_names(manifest))
     }
 
-    /// The report over `environments` only (e.g. the share one `run` executed).
+    /// The report over `environments` only (e.g. the share one `run` executed). A
+    /// shard's result is judged as it is (its run's report is of its own share).
     pub fn build_for(
         manifest: &Manifest,
         partials: &[PartialResult],
         environments: &[EnvName],
     ) -> Report {
-        let places = super::identity::places(manifest, partials, &Jobs::NotChecked);
-        let (mut report, judged) = Report::judge(manifest, partials, environments, places);
-        report.rows = judged
-            .into_iter()
-            .map(|j| match j.detail {
-                Detail::Facts(facts) => j.head.with(facts),
-                Detail::Reported(p, c) => j.head.with(partials[p].checks[c].clone()),
-            })
-            .collect();
-        report
+        let checked = intake::admit(manifest, partials.to_vec(), &Jobs::NotChecked);
+        Report::assemble(manifest, checked, environments)
     }
 
     /// [`Report::build`] taking the results: each row's detail is moved out of them
@@ -54,30 +46,35 @@ impl Report {
     /// lists them: a leg that no job fits is not taken.
     pub fn build_checked(manifest: &Manifest, partials: Vec<PartialResult>, jobs: &Jobs) -> Report {
         let environments = plan::environment_names(manifest);
-        let places = super::identity::places(manifest, &partials, jobs);
-        // Each sharded environment's shards, made one result (after each shard's
-        // machine was checked against the environment it claims).
-        let (partials, places) = super::shards::combine(manifest, partials, places);
-        let (mut report, judged) = Report::judge(manifest, &partials, &environments, places);
+        // Every result passes the intake first (where it ran, its claims re-derived from
+        // its facts); only then are each sharded environment's shards made one result.
+        let checked = intake::admit(manifest, partials, jobs);
+        let checked = super::shards::combine(manifest, checked);
+        let mut report = Report::assemble(manifest, checked, &environments);
         for blocked in &mut report.infra_blocked {
             blocked.job_url = super::jobs::leg_job_url(jobs, &blocked.environment);
         }
+        report
+    }
+
+    /// The report of `checked` results over `environments`, each row's detail moved
+    /// out of the result it came from.
+    fn assemble(manifest: &Manifest, checked: Vec<Checked>, environments: &[EnvName]) -> Report {
+        let (report, judged) = Report::judge(manifest, &checked, environments);
+        let mut report = report;
         let mut details: Vec<Option<Box<CheckResult>>> = vec![None; judged.len()];
         // The row of each result as reported, by partial and check.
-        let mut rows: Vec<Vec<Option<usize>>> = partials
+        let mut rows: Vec<Vec<Option<usize>>> = checked
             .iter()
-            .map(|p| vec![None; p.checks.len()])
+            .map(|p| vec![None; p.result().checks.len()])
             .collect();
         let mut heads = Vec::with_capacity(judged.len());
         for (row, j) in judged.into_iter().enumerate() {
-            match j.detail {
-                Detail::Facts(facts) => details[row] = Some(facts),
-                Detail::Reported(p, c) => rows[p][c] = Some(row),
-            }
+            rows[j.at.0][j.at.1] = Some(row);
             heads.push(j.head);
         }
-        for (partial, rows) in partials.into_iter().zip(rows) {
-            for (check, row) in partial.checks.into_iter().zip(rows) {
+        for (partial, rows) in checked.into_iter().zip(rows) {
+            for (check, row) in partial.into_result().checks.into_iter().zip(rows) {
                 if let Some(row) = row {
                     details[row] = Some(check);
                 }
@@ -96,24 +93,25 @@ impl Report {
     }
 
     /// The report without its rows, and the rows as judged: each with its detail, or
-    /// where the result it keeps as reported is among `partials` (the caller fills it).
+    /// where the result it keeps as reported is among `checked` (the caller fills it).
     fn judge(
         manifest: &Manifest,
-        partials: &[PartialResult],
+        checked: &[Checked],
         environments: &[EnvName],
-        places: Vec<super::report::Place>,
     ) -> (Report, Vec<Judged>) {
-        let taken: Vec<bool> = places.iter().map(|p| p.mismatch.is_none()).collect();
-        let results = Results::new(manifest, environments, partials, &taken);
-        let mut judging = Judging::new(manifest, partials, environments, &taken);
-        judging.rejected = places
+        let results = Results::new(manifest, environments, checked);
+        let mut judging = Judging::new(manifest, checked, environments);
+        judging.rejected = checked
             .iter()
-            .filter_map(|p| Some((p.environment.clone(), p.mismatch.clone()?)))
+            .filter_map(|c| Some((c.place().environment.clone(), c.place().mismatch.clone()?)))
             .collect();
         // In the manifest's order of environments, whatever order the files came in
         // (results of environments it does not declare are not its places).
-        let mut places = places;
-        places.retain(|p| manifest.environment(&p.environment).is_some());
+        let mut places: Vec<&super::report::Place> = checked
+            .iter()
+            .map(Checked::place)
+            .filter(|p| manifest.environment(&p.environment).is_some())
+            .collect();
         let position = |env: &str| {
             manifest
                 .environments
@@ -125,8 +123,8 @@ impl Report {
         // One place per environment and machine (a leg's results may be in several files).
         let mut distinct: Vec<super::report::Place> = Vec::with_capacity(places.len());
         for place in places {
-            if !distinct.contains(&place) {
-                distinct.push(place);
+            if !distinct.contains(place) {
+                distinct.push(place.clone());
             }
         }
         judging.report.places = distinct;
@@ -247,8 +245,7 @@ impl<'a> Results<'a> {
     fn new(
         manifest: &'a Manifest,
         environments: &'a [EnvName],
-        partials: &'a [PartialResult],
-        taken: &[bool],
+        checked: &'a [Checked],
     ) -> Results<'a> {
         let checks: FxHashMap<&str, usize> = manifest
             .checks
@@ -267,10 +264,11 @@ impl<'a> Results<'a> {
             environments: envs,
             more: FxHashMap::default(),
         };
-        for (p, partial) in partials.iter().enumerate() {
-            if !taken[p] {
+        for (p, one) in checked.iter().enumerate() {
+            if !one.taken() {
                 continue;
             }
+            let partial = one.result();
             let Some(&e) = results.environments.get(partial.environment.as_str()) else {
                 continue;
             };
@@ -309,17 +307,11 @@ impl<'a> Results<'a> {
 /// A result, and where it is among the partial results (partial, check).
 type Found<'a> = ((usize, usize), &'a CheckResult);
 
-/// A row as judged, its detail given later.
+/// A row as judged, its detail given later: the result it keeps is among the checked
+/// results at (partial, check), and the caller moves it into the row.
 struct Judged {
     head: RowHead,
-    detail: Detail,
-}
-
-/// A row's detail as judged: the facts re-derived, or the result as reported (partial,
-/// check), which the caller copies or moves into the row.
-enum Detail {
-    Facts(Box<CheckResult>),
-    Reported(usize, usize),
+    at: (usize, usize),
 }
 
 /// A row but its detail.
@@ -358,29 +350,21 @@ struct Judging<'a> {
     rejected: FxHashMap<String, String>,
     /// The rows as judged.
     rows: Vec<Judged>,
-    /// The partial results that are one shard of their environment (in a run of one
-    /// shard; a merge makes an environment's shards one result first).
-    shard_partials: HashSet<usize>,
-    /// How many shards each environment is split into.
-    env_shards: FxHashMap<String, u32>,
+    /// The results as the intake admitted them (what each one's claims contradicted).
+    checked: &'a [Checked],
 }
 
 impl<'a> Judging<'a> {
-    fn new(
-        manifest: &Manifest,
-        partials: &'a [PartialResult],
-        environments: &[EnvName],
-        taken: &[bool],
-    ) -> Self {
-        let tested: HashSet<&str> = partials
+    fn new(manifest: &Manifest, checked: &'a [Checked], environments: &[EnvName]) -> Self {
+        let tested: HashSet<&str> = checked
             .iter()
-            .zip(taken)
-            .filter(|(_, taken)| **taken)
-            .map(|(p, _)| p.environment.as_str())
+            .filter(|c| c.taken())
+            .map(|c| c.result().environment.as_str())
             .collect();
+        let partials = || checked.iter().map(Checked::result);
         let report = Report {
-            source: partials
-                .first()
+            source: partials()
+                .next()
                 .map(|p| p.source.clone())
                 .unwrap_or_default(),
             environments: environments.iter().map(|e| e.to_string()).collect(),
@@ -389,13 +373,11 @@ impl<'a> Judging<'a> {
                 .filter(|e| tested.contains(e.as_str()))
                 .map(|e| e.to_string())
                 .collect(),
-            attempts: partials
-                .iter()
+            attempts: partials()
                 .filter_map(|p| Some((p.environment.clone(), p.source.run_attempt?)))
                 .collect(),
             // RFC 3339 UTC times of one form sort as text.
-            finished_at: partials
-                .iter()
+            finished_at: partials()
                 .filter_map(|p| p.finished_at.clone())
                 .filter(|t| crate::results::source::is_rfc3339_utc(t))
                 .max(),
@@ -420,17 +402,7 @@ impl<'a> Judging<'a> {
             tested,
             rejected: FxHashMap::default(),
             rows: Vec::new(),
-            shard_partials: partials
-                .iter()
-                .enumerate()
-                .filter(|(_, p)| p.shard.is_some())
-                .map(|(i, _)| i)
-                .collect(),
-            env_shards: manifest
-                .environments
-                .iter()
-                .map(|e| (e.name.to_string(), e.shards))
-                .collect(),
+            checked,
         }
     }
 
@@ -479,19 +451,13 @@ impl<'a> Judging<'a> {
         let conflicting = found
             .iter()
             .any(|(_, r)| r.status != claimed.status || r.exit_code != claimed.exit_code);
-        // A shard's slice of a split check may have had no test in its share: that
-        // is judged on the union of the shards (only ever of a shard's own result).
-        let share = self.shard_partials.contains(&at.0)
-            && check.split.is_some()
-            && check
-                .shards
-                .unwrap_or_else(|| self.env_shards.get(env_name).copied().unwrap_or(1))
-                > 1;
-        // The facts decide, against the trusted manifest: never the claim alone.
-        let (first, contradictions) = rederive(check, claimed, share);
-        let contradicted = !contradictions.is_empty();
-        if contradicted {
-            self.contradicted(check, env, first.exit_code.is_none(), contradictions);
+        // The intake re-derived every result from its facts against the trusted
+        // manifest: never the claim alone decides.
+        let first = claimed;
+        let contradictions = self.checked[at.0].contradictions_of(id);
+        let contradicted = contradictions.is_some();
+        if let Some(reason) = contradictions {
+            self.contradicted(check, env, first.exit_code.is_none(), reason.to_owned());
         }
         match (first.status, first.exit_code) {
             (Status::NotRun, _) if !conflicting => {
@@ -527,7 +493,7 @@ impl<'a> Judging<'a> {
                     self.failures.push(if conflicting {
                         format!("{id} in {env_name}: conflicting results reported")
                     } else {
-                        failure_reason(id, env_name, &first, exit)
+                        failure_reason(id, env_name, first, exit)
                     });
                 }
                 let head = RowHead {
@@ -542,11 +508,7 @@ impl<'a> Judging<'a> {
                         RowResult::Fail
                     },
                 };
-                let detail = match first {
-                    Cow::Owned(facts) => Detail::Facts(Box::new(facts)),
-                    Cow::Borrowed(_) => Detail::Reported(at.0, at.1),
-                };
-                self.rows.push(Judged { head, detail });
+                self.rows.push(Judged { head, at });
                 Some(pass)
             }
         }
@@ -570,15 +532,8 @@ impl<'a> Judging<'a> {
 
     /// A result whose claim its facts or the manifest contradict: a failure of a
     /// required check, listed either way.
-    fn contradicted(
-        &mut self,
-        check: &Check,
-        env: &EnvName,
-        no_exit_code: bool,
-        contradictions: Vec<String>,
-    ) {
+    fn contradicted(&mut self, check: &Check, env: &EnvName, no_exit_code: bool, reason: String) {
         let (id, env_name) = (check.id.as_str(), env.as_str());
-        let reason = contradictions.join("; ");
         if check.required {
             let failure = format!("the result contradicts its facts: {reason}");
             self.failures.push(if no_exit_code {
@@ -664,114 +619,6 @@ fn failure_reason(id: &str, env: &str, result: &CheckResult, exit: i32) -> Strin
     } else {
         format!("{id} failed in {env} (exit {exit})")
     }
-}
-
-/// Re-derives a result from its facts and the trusted manifest's `check`: the status
-/// from the exit code, the manifest's expectation, effectiveness, timeout, leaks and
-/// refusal; the fields the manifest owns from the manifest. Returns the result as the
-/// facts have it, and each contradiction between the claims and the facts.
-fn rederive<'a>(
-    check: &Check,
-    claimed: &'a CheckResult,
-    share: bool,
-) -> (Cow<'a, CheckResult>, Vec<String>) {
-    let mut contradictions = Vec::new();
-    let required_code = check.expect.required_code();
-    if claimed.required_exit_code != required_code {
-        contradictions.push(format!(
-            "it records the required exit code as {}, the manifest says {}",
-            describe_code(claimed.required_exit_code),
-            describe_code(required_code)
-        ));
-    }
-    if check.must_be_effective && !claimed.must_be_effective {
-        contradictions.push(
-            "it records the gate as not having to be effective, the manifest says it must be"
-                .to_owned(),
-        );
-    }
-    // A pass needs an exit code a process can have (POSIX statuses, 128+N for signal N;
-    // Windows' 32-bit codes are recorded as they are, and never pass).
-    if let Some(code) = claimed.exit_code
-        && !EXIT_CODES.contains(&code)
-        && claimed.status == Status::Pass
-    {
-        contradictions.push(format!(
-            "exit code {code} is outside {}..={}",
-            EXIT_CODES.start(),
-            EXIT_CODES.end()
-        ));
-    }
-    if claimed.status == Status::Pass {
-        let why_not = why_not_a_pass(check, claimed, share);
-        if !why_not.is_empty() {
-            contradictions.push(format!("it claims PASS, but {}", why_not.join(", ")));
-        }
-    }
-    let owned_by_manifest = (check.required, required_code, check.must_be_effective);
-    if contradictions.is_empty()
-        && (
-            claimed.required,
-            claimed.required_exit_code,
-            claimed.must_be_effective,
-        ) == owned_by_manifest
-    {
-        return (Cow::Borrowed(claimed), contradictions);
-    }
-    let mut facts = claimed.clone();
-    facts.required = check.required;
-    facts.required_exit_code = required_code;
-    facts.must_be_effective = check.must_be_effective;
-    if !contradictions.is_empty() {
-        if facts.status == Status::Pass {
-            // No made-up exit code: without one there is no row.
-            facts.status = if facts.exit_code.is_some() {
-                Status::Fail
-            } else {
-                Status::Error
-            };
-        }
-        facts.summary = one_line_summary(&format!(
-            "contradicts its facts: {}",
-            contradictions.join("; ")
-        ))
-        .into();
-    }
-    (Cow::Owned(facts), contradictions)
-}
-
-/// The facts of `claimed` that a PASS of `check` cannot have.
-fn why_not_a_pass(check: &Check, claimed: &CheckResult, share: bool) -> Vec<String> {
-    let mut why_not = Vec::new();
-    match claimed.exit_code {
-        None => why_not.push("it has no exit code".to_owned()),
-        Some(code) if !check.expect.accepts(code) => why_not.push(format!(
-            "exit code {code} does not pass ({})",
-            match check.expect.required_code() {
-                Some(want) => format!("required {want}"),
-                None => "a failure was expected".to_owned(),
-            }
-        )),
-        Some(_) => {}
-    }
-    let empty_share = share && claimed.tests_executed == Some(0);
-    if check.must_be_effective && claimed.gate_effective != Some(true) && !empty_share {
-        why_not.push("the gate was not shown effective".to_owned());
-    }
-    if claimed.timed_out {
-        why_not.push("it timed out".to_owned());
-    }
-    if !claimed.leaked.is_empty() {
-        why_not.push("it left processes running".to_owned());
-    }
-    if claimed.refused.is_some() {
-        why_not.push("it was refused".to_owned());
-    }
-    why_not
-}
-
-fn describe_code(code: Option<i32>) -> String {
-    code.map_or_else(|| "none (expect: failure)".to_owned(), |c| c.to_string())
 }
 
 /// The reason of a missing pair whose environment has no results at all.

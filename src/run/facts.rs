@@ -35,6 +35,7 @@ pub fn this_machine(actions: &ActionsEnv) -> Runner {
         container_runtime,
         machine: platform::machine_id(&root).map(|id| salted(&id)),
         actions: actions.actions.then(|| actions_runner(actions)),
+        detected: Default::default(),
     }
 }
 

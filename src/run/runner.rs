@@ -265,7 +265,10 @@ fn unfinished(
         environment: env.name.to_string(),
         shard,
         source: source.clone(),
-        runner: machine.clone(),
+        runner: Runner {
+            detected: crate::plan::identity::detected(env, &crate::plan::select::Host),
+            ..machine.clone()
+        },
         started_at: now_rfc3339(),
         finished_at: None,
         duration_ms: 0,

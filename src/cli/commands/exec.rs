@@ -52,6 +52,7 @@ pub(super) fn run(args: &ExecArgs) -> Result<i32, Error> {
         shards: None,
         split: None,
         list: None,
+        shards_may_overlap: false,
     };
     let job = CheckJob {
         check,

@@ -20,6 +20,13 @@ impl Validator<'_> {
         let scope = self.scope(path, raw);
         self.wordless_command(path, raw, defaults);
         let split = self.split(path, raw, is_item);
+        let has_command = raw.run.is_some() || raw.test.is_some();
+        if split.is_none() && !is_item && has_command && raw.shards_may_overlap.is_some() {
+            self.key_error(
+                &join_key(path, "shards-may-overlap"),
+                "`shards-may-overlap` applies to a split check (`split:`, or `{shard}` in its command)".to_owned(),
+            );
+        }
         if self.diagnostics.len() > before {
             return None;
         }
@@ -65,6 +72,7 @@ impl Validator<'_> {
             shards: raw.shards,
             split,
             list: raw.list.clone(),
+            shards_may_overlap: raw.shards_may_overlap.unwrap_or(false),
         })
     }
 

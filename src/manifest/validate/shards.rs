@@ -37,6 +37,7 @@ impl Validator<'_> {
                 ("shards", raw.shards.is_some()),
                 ("split", raw.split.is_some()),
                 ("list", raw.list.is_some()),
+                ("shards-may-overlap", raw.shards_may_overlap.is_some()),
             ] {
                 if set {
                     self.key_error(

@@ -1,0 +1,332 @@
+//! The one intake every result passes before anything combines or judges it: a whole
+//! environment's, a shard's, one an entered environment left, one read by `merge`,
+//! `report`, `render`, the hook or the MCP server.
+//!
+//! Reading (confined, bounded, schema, version) is [`super::merge`]'s; what comes out of
+//! a file is then admitted here, against the manifest it is judged by:
+//!
+//! - where it ran: its machine facts against the environment's identity, consistent
+//!   with each other, and under Actions against the run's jobs ([`super::identity`]);
+//!   a result that fails this is not taken (its place says why);
+//! - each check's claims re-derived from its facts and the manifest: the status from
+//!   the exit code, the manifest's expectation, effectiveness, timeout, leaks, refusal
+//!   and a group's items; the fields the manifest owns from the manifest. A claim its
+//!   facts do not support is a contradiction, and the result stands as the facts have it.
+//!
+//! Only [`admit`] makes a [`Checked`]: the shards of an environment are combined from
+//! checked shards ([`super::shards`]) and judging takes checked results only
+//! ([`super::verdict`]), so no unchecked claim reaches either.
+
+use compact_str::CompactString;
+use rustc_hash::FxHashMap;
+
+use super::jobs::Jobs;
+use super::report::Place;
+use super::schema::{CheckResult, ItemResult, PartialResult, Status, one_line_summary};
+use crate::manifest::validate::EXIT_CODES;
+use crate::manifest::{Check, CheckKind, Manifest};
+
+/// A result that passed the intake: its claims re-derived from its facts, and where it
+/// ran. Only [`admit`] (and combining checked shards) makes one.
+#[derive(Debug)]
+pub struct Checked {
+    result: PartialResult,
+    place: Place,
+    /// Each check's contradictions (check id, what its claims and facts disagree on),
+    /// already applied to its result.
+    contradictions: Vec<(CompactString, String)>,
+}
+
+impl Checked {
+    /// The result, as its facts have it.
+    pub fn result(&self) -> &PartialResult {
+        &self.result
+    }
+
+    /// Where it ran, and why it is not taken when it is not.
+    pub fn place(&self) -> &Place {
+        &self.place
+    }
+
+    /// Whether it stands for its environment.
+    pub fn taken(&self) -> bool {
+        self.place.mismatch.is_none()
+    }
+
+    /// What the claims of check `id` contradicted, if anything.
+    pub fn contradictions_of(&self, id: &str) -> Option<&str> {
+        self.contradictions
+            .iter()
+            .find(|(c, _)| c == id)
+            .map(|(_, why)| why.as_str())
+    }
+
+    /// The result taken apart, for the rows that move its checks out.
+    pub(super) fn into_result(self) -> PartialResult {
+        self.result
+    }
+
+    /// The result and its place, taken apart for combining; [`Checked::combined`] makes
+    /// the one result again.
+    pub(super) fn into_parts(self) -> (PartialResult, Place, Vec<(CompactString, String)>) {
+        (self.result, self.place, self.contradictions)
+    }
+
+    /// The one result combining made of checked shards, with the contradictions they
+    /// carried (each already said with its shard).
+    pub(super) fn combined(
+        result: PartialResult,
+        place: Place,
+        contradictions: Vec<(CompactString, String)>,
+    ) -> Checked {
+        Checked {
+            result,
+            place,
+            contradictions,
+        }
+    }
+}
+
+/// Admits `partials` against `manifest` (and, under Actions, the run's `jobs`): each
+/// result's place, and its checks re-derived from their facts.
+pub fn admit(manifest: &Manifest, partials: Vec<PartialResult>, jobs: &Jobs) -> Vec<Checked> {
+    let places = super::identity::places(manifest, &partials, jobs);
+    let checks: FxHashMap<&str, &Check> =
+        manifest.checks.iter().map(|c| (c.id.as_str(), c)).collect();
+    partials
+        .into_iter()
+        .zip(places)
+        .map(|(mut result, place)| {
+            let contradictions = rederive_result(manifest, &checks, &mut result);
+            Checked {
+                result,
+                place,
+                contradictions,
+            }
+        })
+        .collect()
+}
+
+/// Re-derives every check of `result` that `manifest` defines; the contradictions found.
+/// A check reported more than once in one result is one conflicting result (an error,
+/// without an exit code), whichever copy a reader would have taken.
+fn rederive_result(
+    manifest: &Manifest,
+    checks: &FxHashMap<&str, &Check>,
+    result: &mut PartialResult,
+) -> Vec<(CompactString, String)> {
+    let mut out = Vec::new();
+    let twice = reported_twice(result);
+    let env = manifest.environment(&result.environment);
+    let leg = result.shard;
+    for claimed in &mut result.checks {
+        let Some(&check) = checks.get(claimed.command_id.as_str()) else {
+            continue;
+        };
+        if let Some(&(_, times)) = twice.iter().find(|(id, _)| *id == claimed.command_id) {
+            let why = format!("it is reported {times} times in one result");
+            claimed.status = Status::Error;
+            claimed.exit_code = None;
+            claimed.summary = one_line_summary(&format!("conflicting results: {why}")).into();
+            claimed.required = check.required;
+            claimed.required_exit_code = check.expect.required_code();
+            claimed.must_be_effective = check.must_be_effective;
+            out.push((claimed.command_id.clone(), why));
+            continue;
+        }
+        let mut contradictions = Vec::new();
+        if let Some(env) = env {
+            // The slice it records must be the one its leg runs.
+            let recorded = claimed.sharded.as_ref().and_then(|s| s.slice);
+            if let Some(expected) = crate::plan::slice_of(manifest, check, env, leg)
+                && recorded != expected
+            {
+                let say = |slice: Option<crate::manifest::Shard>| {
+                    slice.map_or_else(
+                        || "no slice (the whole check)".to_owned(),
+                        |s| format!("slice {s}"),
+                    )
+                };
+                let leg = leg.map_or_else(
+                    || "the whole environment".to_owned(),
+                    |l| format!("shard {l}"),
+                );
+                contradictions.push(format!(
+                    "it records {}, but {leg} runs {}",
+                    say(recorded),
+                    say(expected)
+                ));
+            }
+        }
+        // A shard's slice of a split check may have had no test in its share: that
+        // is judged on the union of the shards.
+        let share = leg.is_some() && env.is_some_and(|env| manifest.shards_of(check, env) > 1);
+        contradictions.extend(rederive(check, claimed, share));
+        if !contradictions.is_empty() {
+            if claimed.status == Status::Pass {
+                claimed.status = if claimed.exit_code.is_some() {
+                    Status::Fail
+                } else {
+                    Status::Error
+                };
+                claimed.summary = one_line_summary(&format!(
+                    "contradicts its facts: {}",
+                    contradictions.join("; ")
+                ))
+                .into();
+            }
+            out.push((claimed.command_id.clone(), contradictions.join("; ")));
+        }
+    }
+    if !twice.is_empty() {
+        // One result per check: the first copy, now the conflict.
+        let mut seen = rustc_hash::FxHashSet::default();
+        result.checks.retain(|c| {
+            !checks.contains_key(c.command_id.as_str()) || seen.insert(c.command_id.clone())
+        });
+    }
+    out
+}
+
+/// The checks `result` reports more than once, and how many times.
+fn reported_twice(result: &PartialResult) -> Vec<(CompactString, usize)> {
+    let mut counts: FxHashMap<&str, usize> = FxHashMap::default();
+    for c in &result.checks {
+        *counts.entry(c.command_id.as_str()).or_default() += 1;
+    }
+    let mut twice: Vec<(CompactString, usize)> = counts
+        .into_iter()
+        .filter(|(_, n)| *n > 1)
+        .map(|(id, n)| (id.into(), n))
+        .collect();
+    twice.sort();
+    twice
+}
+
+/// Re-derives `claimed` from its facts and the trusted manifest's `check`: the status
+/// from the exit code, the manifest's expectation, effectiveness, timeout, leaks,
+/// refusal and a group's items; the fields the manifest owns from the manifest. Each
+/// contradiction between the claims and the facts is returned, and `claimed` is left
+/// as the facts have it.
+pub(super) fn rederive(check: &Check, claimed: &mut CheckResult, share: bool) -> Vec<String> {
+    let mut contradictions = Vec::new();
+    let required_code = check.expect.required_code();
+    if claimed.required_exit_code != required_code {
+        contradictions.push(format!(
+            "it records the required exit code as {}, the manifest says {}",
+            describe_code(claimed.required_exit_code),
+            describe_code(required_code)
+        ));
+    }
+    if check.must_be_effective && !claimed.must_be_effective {
+        contradictions.push(
+            "it records the gate as not having to be effective, the manifest says it must be"
+                .to_owned(),
+        );
+    }
+    // A pass needs an exit code a process can have (POSIX statuses, 128+N for signal N;
+    // Windows' 32-bit codes are recorded as they are, and never pass).
+    if let Some(code) = claimed.exit_code
+        && !EXIT_CODES.contains(&code)
+        && claimed.status == Status::Pass
+    {
+        contradictions.push(format!(
+            "exit code {code} is outside {}..={}",
+            EXIT_CODES.start(),
+            EXIT_CODES.end()
+        ));
+    }
+    if claimed.status == Status::Pass {
+        let why_not = why_not_a_pass(check, claimed, share);
+        if !why_not.is_empty() {
+            contradictions.push(format!("it claims PASS, but {}", why_not.join(", ")));
+        }
+    }
+    claimed.required = check.required;
+    claimed.required_exit_code = required_code;
+    claimed.must_be_effective = check.must_be_effective;
+    if !contradictions.is_empty() {
+        if claimed.status == Status::Pass {
+            // No made-up exit code: without one there is no row.
+            claimed.status = if claimed.exit_code.is_some() {
+                Status::Fail
+            } else {
+                Status::Error
+            };
+        }
+        claimed.summary = one_line_summary(&format!(
+            "contradicts its facts: {}",
+            contradictions.join("; ")
+        ))
+        .into();
+    }
+    contradictions
+}
+
+/// The facts of `claimed` that a PASS of `check` cannot have.
+fn why_not_a_pass(check: &Check, claimed: &CheckResult, share: bool) -> Vec<String> {
+    let mut why_not = Vec::new();
+    match claimed.exit_code {
+        None => why_not.push("it has no exit code".to_owned()),
+        Some(code) if !check.expect.accepts(code) => why_not.push(format!(
+            "exit code {code} does not pass ({})",
+            match check.expect.required_code() {
+                Some(want) => format!("required {want}"),
+                None => "a failure was expected".to_owned(),
+            }
+        )),
+        Some(_) => {}
+    }
+    let empty_share = share && claimed.tests_executed == Some(0);
+    if check.must_be_effective && claimed.gate_effective != Some(true) && !empty_share {
+        why_not.push("the gate was not shown effective".to_owned());
+    }
+    if claimed.timed_out {
+        why_not.push("it timed out".to_owned());
+    }
+    if !claimed.leaked.is_empty() {
+        why_not.push("it left processes running".to_owned());
+    }
+    if claimed.refused.is_some() {
+        why_not.push("it was refused".to_owned());
+    }
+    if let Some(why) = group_not_passed(&check.kind, &claimed.items) {
+        why_not.push(why);
+    }
+    why_not
+}
+
+/// Why a group whose items are recorded did not pass by them, item by item as the
+/// manifest defines them: an `all-of` with an automated item that is not recorded as
+/// passed, an `any-of` with none that is (manual items are a person's to judge, and the
+/// run leaves them out of both). Nested groups are judged the same way.
+fn group_not_passed(kind: &CheckKind, items: &[ItemResult]) -> Option<String> {
+    let (defined, all) = match kind {
+        CheckKind::AllOf(defined) => (defined, true),
+        CheckKind::AnyOf(defined) => (defined, false),
+        _ => return None,
+    };
+    // Results written before groups recorded their items say nothing of them.
+    if items.is_empty() {
+        return None;
+    }
+    let passed = |item: &Check| {
+        items.iter().any(|r| {
+            r.item == item.id.as_str()
+                && r.status == Status::Pass
+                && group_not_passed(&item.kind, &r.items).is_none()
+        })
+    };
+    let mut automated = defined.iter().filter(|i| !i.kind.is_manual());
+    if all {
+        automated
+            .find(|i| !passed(i))
+            .map(|i| format!("its item `{}` did not pass", i.id))
+    } else {
+        (!automated.any(passed)).then(|| "none of its items passed".to_owned())
+    }
+}
+
+fn describe_code(code: Option<i32>) -> String {
+    code.map_or_else(|| "none (expect: failure)".to_owned(), |c| c.to_string())
+}

@@ -1,0 +1,397 @@
+//! Closed by construction: every result passes one intake before anything combines or
+//! judges it. Honest results are made by real runs, then edited as a careful attacker
+//! would; each edit is caught with its reason, whichever path the result takes (a
+//! shard, a whole environment, an environment another one's result is renamed to).
+
+mod common;
+
+use common::Project;
+use serde_json::Value;
+
+/// `merge --out report.json FROM…`: (exit code, the report, stderr).
+fn merge(project: &Project, from: &[&str]) -> (i32, Value, String) {
+    let out = project
+        .std_cmd()
+        .args(["merge", "--out", "report.json"])
+        .args(from)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    let report = if project.path().join("report.json").exists() {
+        project.json("report.json")
+    } else {
+        Value::Null
+    };
+    (out.status.code().unwrap(), report, stderr)
+}
+
+/// Edits the JSON file `relative` of `project` with `edit`.
+fn edit(project: &Project, relative: &str, edit: impl FnOnce(&mut Value)) {
+    let mut value = project.json(relative);
+    edit(&mut value);
+    project.write(relative, &value.to_string());
+}
+
+/// The check `id` of a result.
+fn check<'a>(result: &'a mut Value, id: &str) -> &'a mut Value {
+    result["checks"]
+        .as_array_mut()
+        .unwrap()
+        .iter_mut()
+        .find(|c| c["command_id"] == id)
+        .unwrap()
+}
+
+/// The reasons of a report, one per line.
+fn reasons(report: &Value) -> String {
+    report["reasons"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r.as_str().unwrap().to_owned())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// `lin` split three ways; shard 2's `unit` fails (exit 1).
+const SHARDED: &str = "version: 1
+environments:
+  - name: lin
+    shards: 3
+checks:
+  - id: unit
+    run: 'test {shard} -ne 2'
+";
+
+fn sharded() -> Project {
+    let project = Project::new(SHARDED);
+    for k in 1..=3 {
+        let out = project
+            .std_cmd()
+            .args(["run", "--env", "lin", "--shard", &format!("{k}/3")])
+            .args(["--out", &format!("s{k}")])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(i32::from(k == 2)), "{out:?}");
+    }
+    project
+}
+
+/// An edit of a check's result: what it is, the edit, what the report says of it.
+type Edit = (&'static str, fn(&mut Value), &'static str);
+
+/// Each fact of a failing shard a claim of PASS cannot stand beside: whatever the
+/// other shards say, the pair is NOT VERIFIED and the contradiction named with its shard.
+#[test]
+fn a_shards_claims_are_rederived_before_the_shards_are_combined() {
+    let cases: [Edit; 4] = [
+        (
+            "status PASS, its exit code kept",
+            |c| c["status"] = "PASS".into(),
+            "shard 2/3: it claims PASS, but exit code 1 does not pass (required 0)",
+        ),
+        (
+            "timed out",
+            |c| {
+                c["status"] = "PASS".into();
+                c["exit_code"] = 0.into();
+                c["timed_out"] = true.into();
+            },
+            "shard 2/3: it claims PASS, but it timed out",
+        ),
+        (
+            "refused",
+            |c| {
+                c["status"] = "PASS".into();
+                c["exit_code"] = 0.into();
+                c["refused"] = "policy".into();
+            },
+            "shard 2/3: it claims PASS, but it was refused",
+        ),
+        (
+            "no exit code",
+            |c| {
+                c["status"] = "PASS".into();
+                c["exit_code"] = Value::Null;
+            },
+            "shard 2/3: it claims PASS, but it has no exit code",
+        ),
+    ];
+    for (what, change, said) in cases {
+        let project = sharded();
+        edit(&project, "s2/verify-matrix-lin@2of3.json", |r| {
+            change(check(r, "unit"))
+        });
+        let (code, report, stderr) = merge(&project, &["s1", "s2", "s3"]);
+        assert_eq!(code, 1, "{what}: {stderr}");
+        assert_eq!(report["verdict"], "NOT_VERIFIED", "{what}");
+        let contradiction = &report["contradictions"][0];
+        assert_eq!(contradiction["check"], "unit", "{what}: {report:#}");
+        assert!(
+            contradiction["reason"].as_str().unwrap().contains(said),
+            "{what}: {contradiction}"
+        );
+        assert!(
+            reasons(&report).contains("the result contradicts its facts"),
+            "{what}: {}",
+            reasons(&report)
+        );
+    }
+}
+
+/// A shard is one leg's slice: a copy of shard 1 relabelled shard 2, a shard that
+/// claims the whole environment, a check reported twice in one shard — none stands.
+#[test]
+fn a_shard_is_the_slice_it_ran_once() {
+    // Shard 1's file copied as shard 2 (only its `shard` changed).
+    let project = sharded();
+    let mut copy = project.json("s1/verify-matrix-lin@1of3.json");
+    copy["shard"]["index"] = 2.into();
+    std::fs::remove_dir_all(project.path().join("s2")).unwrap();
+    project.write("s2/verify-matrix-lin@2of3.json", &copy.to_string());
+    let (code, report, _) = merge(&project, &["s1", "s2", "s3"]);
+    assert_eq!(code, 1);
+    let why = report["contradictions"][0]["reason"].as_str().unwrap();
+    assert!(
+        why.contains("shard 2/3: it records slice 1/3, but shard 2/3 runs slice 2/3"),
+        "{why}"
+    );
+
+    // Shard 1's file alone, claiming to be the whole environment.
+    let project = sharded();
+    edit(&project, "s1/verify-matrix-lin@1of3.json", |r| {
+        r.as_object_mut().unwrap().remove("shard");
+    });
+    let (code, report, _) = merge(&project, &["s1"]);
+    assert_eq!(code, 1);
+    let why = report["contradictions"][0]["reason"].as_str().unwrap();
+    assert!(
+        why.contains("it records slice 1/3, but the whole environment runs slice 1/1"),
+        "{why}"
+    );
+
+    // Shard 2 keeps its failing `unit` and adds shard 1's passing one after it.
+    let project = sharded();
+    let passing = project.json("s1/verify-matrix-lin@1of3.json")["checks"][0].clone();
+    edit(&project, "s2/verify-matrix-lin@2of3.json", |r| {
+        let mut passing = passing;
+        passing["sharded"]["slice"]["index"] = 2.into();
+        r["checks"].as_array_mut().unwrap().push(passing);
+    });
+    let (code, report, _) = merge(&project, &["s1", "s2", "s3"]);
+    assert_ne!(code, 0);
+    assert_eq!(report["verdict"], "NOT_VERIFIED");
+    let why = report["contradictions"][0]["reason"].as_str().unwrap();
+    assert!(
+        why.contains("shard 2/3: it is reported 2 times in one result"),
+        "{why}"
+    );
+}
+
+/// Results of one merge are of one manifest, one commit and one run: a file that
+/// embeds another manifest under the same digest, or records no commit (or no run)
+/// beside files that do, is refused with the files named.
+#[test]
+fn results_of_another_manifest_commit_or_run_are_refused() {
+    let project = Project::new(
+        "version: 1\nenvironments: [{name: a}, {name: b}]\nchecks:\n  - { id: unit, run: 'true' }\n",
+    );
+    assert_eq!(project.run_env("a", "ra"), 0);
+    assert_eq!(project.run_env("b", "rb"), 0);
+    let (code, report, _) = merge(&project, &["ra", "rb"]);
+    assert_eq!((code, report["verdict"].as_str()), (0, Some("VERIFIED")));
+
+    // The second file's embedded manifest made weaker, its recorded digest kept.
+    edit(&project, "rb/verify-matrix-b.json", |r| {
+        r["manifest"]["content"]["checks"][0]["required"] = false.into();
+    });
+    let (code, _, stderr) = merge(&project, &["ra", "rb"]);
+    assert_eq!(code, 4, "{stderr}");
+    assert!(
+        stderr.contains("the results embed different manifests under one digest")
+            && stderr.contains("rb/verify-matrix-b.json"),
+        "{stderr}"
+    );
+
+    // Every file from one commit: one without a commit beside one with it.
+    assert_eq!(project.run_env("b", "rb"), 0);
+    edit(&project, "ra/verify-matrix-a.json", |r| {
+        r["source"]["commit"] = "1".repeat(40).into();
+    });
+    let (code, _, stderr) = merge(&project, &["ra", "rb"]);
+    assert_eq!(code, 4, "{stderr}");
+    assert!(
+        stderr.contains("the results come from different commits")
+            && stderr.contains("(none recorded)"),
+        "{stderr}"
+    );
+
+    // Every file from one workflow run.
+    edit(&project, "ra/verify-matrix-a.json", |r| {
+        r["source"]["commit"] = Value::Null;
+        r["source"]["run_id"] = "100".into();
+    });
+    let (code, _, stderr) = merge(&project, &["ra", "rb"]);
+    assert_eq!(code, 4, "{stderr}");
+    assert!(
+        stderr.contains("the results come from different workflow runs"),
+        "{stderr}"
+    );
+}
+
+/// A group's claim is re-derived from its items as the manifest defines them.
+#[test]
+fn a_group_is_judged_by_its_items() {
+    let project = Project::new(
+        "version: 1\nenvironments: [{name: lin}]\nchecks:\n  - id: both\n    all-of:\n      - { item: a, run: 'true' }\n      - { item: b, run: 'exit 1' }\n",
+    );
+    assert_eq!(project.run_env("lin", "r"), 1);
+    edit(&project, "r/verify-matrix-lin.json", |r| {
+        let both = check(r, "both");
+        both["status"] = "PASS".into();
+        both["exit_code"] = 0.into();
+    });
+    let (code, report, _) = merge(&project, &["r"]);
+    assert_eq!(code, 1);
+    let why = report["contradictions"][0]["reason"].as_str().unwrap();
+    assert!(
+        why.contains("it claims PASS, but its item `b` did not pass"),
+        "{why}"
+    );
+}
+
+/// A result's machine facts must be facts of one machine: a Linux run's result
+/// relabelled Windows (its machine id removed, so no clash gives it away) still says
+/// Linux in its OS name, kernel and C library.
+#[test]
+fn machine_facts_that_contradict_each_other_are_not_taken() {
+    let project = Project::new(
+        "version: 1\nenvironments:\n  - { name: lin }\n  - { name: win, runs-on: windows-latest }\nchecks:\n  - { id: unit, run: 'true' }\n",
+    );
+    assert_eq!(project.run_env("lin", "lin"), 0);
+    let mut forged = project.json("lin/verify-matrix-lin.json");
+    forged["environment"] = "win".into();
+    forged["checks"][0]["environment"] = "win".into();
+    forged["runner"]["os"] = "windows".into();
+    forged["runner"].as_object_mut().unwrap().remove("machine");
+    assert!(forged["runner"]["kernel"].is_string(), "{forged}");
+    project.write("win/verify-matrix-win.json", &forged.to_string());
+    let (code, report, _) = merge(&project, &["lin", "win"]);
+    assert_eq!(code, 3);
+    let win = report["places"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["environment"] == "win")
+        .unwrap();
+    let why = win["mismatch"].as_str().unwrap();
+    assert!(
+        why.starts_with("its machine facts contradict each other: os windows with")
+            && why.contains("a kernel release"),
+        "{why}"
+    );
+}
+
+/// An environment known only by its `detect` rules on variables and files: its result
+/// records how each rule held where it ran, and a result that does not show them
+/// holding (another environment's, renamed) is not taken.
+#[test]
+fn a_detect_only_environment_takes_only_a_result_its_rules_held_for() {
+    let project = Project::new(
+        "version: 1\nenvironments:\n  - { name: lin }\n  - { name: special, detect: { env: { CI_FLAVOUR: special }, file: /etc/hostname } }\nchecks:\n  - { id: unit, run: 'true' }\n",
+    );
+    assert_eq!(project.run_env("lin", "lin"), 0);
+    let honest = project
+        .std_cmd()
+        .args(["run", "--env", "special", "--out", "special"])
+        .env("CI_FLAVOUR", "special")
+        .output()
+        .unwrap();
+    assert_eq!(honest.status.code(), Some(0), "{honest:?}");
+    let recorded = project.json("special/verify-matrix-special.json")["runner"]["detected"].clone();
+    assert_eq!(
+        recorded,
+        serde_json::json!({"env CI_FLAVOUR": true, "file /etc/hostname": true}),
+        "the rules by name, never a variable's value"
+    );
+    let (code, report, _) = merge(&project, &["lin", "special"]);
+    assert_eq!((code, report["verdict"].as_str()), (0, Some("VERIFIED")));
+
+    // lin's result renamed to special.
+    let mut forged = project.json("lin/verify-matrix-lin.json");
+    forged["environment"] = "special".into();
+    forged["checks"][0]["environment"] = "special".into();
+    std::fs::remove_dir_all(project.path().join("special")).unwrap();
+    project.write("special/verify-matrix-special.json", &forged.to_string());
+    let (code, report, _) = merge(&project, &["lin", "special"]);
+    assert_eq!(code, 3);
+    let special = report["places"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["environment"] == "special")
+        .unwrap();
+    let why = special["mismatch"].as_str().unwrap();
+    assert!(
+        why.contains("its `detect` rules are not shown to hold where it ran: `env CI_FLAVOUR` is not recorded, `file /etc/hostname` is not recorded"),
+        "{why}"
+    );
+}
+
+/// Shards that ran the same tests prove less than their count: the pair fails, unless
+/// the manifest says the split may overlap (and then `min-tests` counts each test once).
+#[test]
+fn shards_that_ran_the_same_tests_fail_unless_overlap_is_allowed() {
+    let manifest = |extra: &str| {
+        format!(
+            "version: 1
+environments:
+  - name: lin
+    shards: 2
+checks:
+  - id: unit
+    test: 'printf %s \"<testsuite name=\\\"t\\\" tests=\\\"2\\\"><testcase classname=\\\"t\\\" name=\\\"a\\\"/><testcase classname=\\\"t\\\" name=\\\"b\\\"/></testsuite>\" > junit.xml'
+    split: runner
+    reports: junit.xml
+{extra}"
+        )
+    };
+    let run_shards = |project: &Project| {
+        for k in 1..=2 {
+            let out = project
+                .std_cmd()
+                .args(["run", "--env", "lin", "--shard", &format!("{k}/2")])
+                .args(["--out", &format!("s{k}")])
+                .output()
+                .unwrap();
+            assert_eq!(out.status.code(), Some(0), "{out:?}");
+        }
+    };
+    let project = Project::new(&manifest(""));
+    run_shards(&project);
+    let (code, report, _) = merge(&project, &["s1", "s2"]);
+    assert_eq!(code, 1);
+    assert!(
+        reasons(&report).contains(
+            "the gate was ineffective (the split overlapped: 2 tests ran in more than one shard"
+        ),
+        "{}",
+        reasons(&report)
+    );
+
+    let project = Project::new(&manifest(
+        "    shards-may-overlap: true\n    min-tests: 3\n",
+    ));
+    run_shards(&project);
+    let (code, report, _) = merge(&project, &["s1", "s2"]);
+    assert_eq!(code, 1, "four test runs are two tests");
+    assert!(
+        reasons(&report).contains("ran 2 distinct tests together, fewer than min-tests 3"),
+        "{}",
+        reasons(&report)
+    );
+    let project = Project::new(&manifest("    shards-may-overlap: true\n"));
+    run_shards(&project);
+    let (code, report, _) = merge(&project, &["s1", "s2"]);
+    assert_eq!((code, report["verdict"].as_str()), (0, Some("VERIFIED")));
+}
