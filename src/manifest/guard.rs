@@ -12,7 +12,6 @@ use std::path::Path;
 use super::diagnostic::Diagnostic;
 use super::error::ManifestError;
 use super::spans::Pos;
-use crate::untrusted::read_at_most;
 
 /// The largest manifest read (16 MiB): far beyond any real one.
 pub const MAX_MANIFEST_BYTES: u64 = 16 * 1024 * 1024;
@@ -26,8 +25,8 @@ pub fn read_text(path: &Path) -> Result<String, ManifestError> {
         path: path.to_path_buf(),
         source,
     };
-    let file = std::fs::File::open(path).map_err(io)?;
-    let bytes = read_at_most(file, MAX_MANIFEST_BYTES)
+    // A regular file only: a FIFO would hold every command that loads the manifest.
+    let bytes = crate::untrusted::read_regular(path, MAX_MANIFEST_BYTES)
         .map_err(io)?
         .ok_or_else(|| ManifestError::TooLarge {
             path: path.to_path_buf(),

@@ -11,6 +11,7 @@ use super::aot;
 use super::diagnostic::{self, Diagnostic};
 use super::digest::digest;
 use super::error::ManifestError;
+use super::files::{NamedFiles, WorkingTree};
 use super::guard;
 use super::model::Manifest;
 use super::parse;
@@ -110,7 +111,10 @@ pub fn discover(start: &Path) -> Result<Found, ManifestError> {
 
 /// A cheap look before asking cargo: does the file mention the table at all?
 fn cargo_has_table(path: &Path) -> bool {
-    std::fs::read_to_string(path).is_ok_and(|text| text.contains("metadata.verify-matrix"))
+    crate::untrusted::read_regular(path, guard::MAX_MANIFEST_BYTES)
+        .ok()
+        .flatten()
+        .is_some_and(|bytes| String::from_utf8_lossy(&bytes).contains("metadata.verify-matrix"))
 }
 
 fn relative_to(path: &Path, base: &Path) -> PathBuf {
@@ -133,6 +137,17 @@ pub fn from_yaml_text(path: &Path, text: &str) -> Result<Manifest, ManifestError
 /// [`from_yaml_text`] in `dialect`. A Markdown file (`.md`) is read by its YAML front
 /// matter.
 pub fn from_text_as(path: &Path, text: &str, dialect: Dialect) -> Result<Manifest, ManifestError> {
+    from_text_in(path, text, dialect, None)
+}
+
+/// [`from_text_as`], the files the manifest names read from `files` (else from the
+/// working tree, under the manifest's folder).
+pub fn from_text_in(
+    path: &Path,
+    text: &str,
+    dialect: Dialect,
+    files: Option<&dyn NamedFiles>,
+) -> Result<Manifest, ManifestError> {
     let text = guard::strip_bom(text);
     let front;
     let text = if aot::is_markdown(path) {
@@ -175,9 +190,11 @@ pub fn from_text_as(path: &Path, text: &str, dialect: Dialect) -> Result<Manifes
                 aot::checks_folder(path),
             )
         }
-        Dialect::Auto | Dialect::Manifest => return build(path, content, &spans).map_err(invalid),
+        Dialect::Auto | Dialect::Manifest => {
+            return build(path, content, &spans, files).map_err(invalid);
+        }
     };
-    build(path, content, &Spans::default()).map_err(invalid)
+    build(path, content, &Spans::default(), files).map_err(invalid)
 }
 
 /// YAML text → JSON value, with serde_yaml's own position for a syntax error.
@@ -233,6 +250,16 @@ fn parse_yaml_text(text: &str, spans: &Spans) -> Result<Value, Diagnostic> {
 /// cargo cannot be asked): its `[workspace.metadata.verify-matrix]` table, else
 /// `[package.metadata.verify-matrix]`.
 pub fn from_cargo_toml_text(path: &Path, text: &str) -> Result<Manifest, ManifestError> {
+    from_cargo_toml_text_in(path, text, None)
+}
+
+/// [`from_cargo_toml_text`], the files the manifest names read from `files` (else from
+/// the working tree).
+pub fn from_cargo_toml_text_in(
+    path: &Path,
+    text: &str,
+    files: Option<&dyn NamedFiles>,
+) -> Result<Manifest, ManifestError> {
     let table: toml::Table = toml::from_str(text).map_err(|e| ManifestError::CargoMetadata {
         path: path.to_path_buf(),
         message: e.message().to_owned(),
@@ -253,13 +280,13 @@ pub fn from_cargo_toml_text(path: &Path, text: &str) -> Result<Manifest, Manifes
         path: path.to_path_buf(),
         message: e.to_string(),
     })?;
-    build(path, content, &Spans::default()).map_err(|d| invalid(path, text, d))
+    build(path, content, &Spans::default(), files).map_err(|d| invalid(path, text, d))
 }
 
 /// Validates manifest content already in JSON form (the copy embedded in a result file).
 pub fn from_embedded(path: &Path, content: Value) -> Result<Manifest, ManifestError> {
     let text = serde_json::to_string_pretty(&content).unwrap_or_default();
-    build(path, content, &Spans::default()).map_err(|d| invalid(path, &text, d))
+    build(path, content, &Spans::default(), None).map_err(|d| invalid(path, &text, d))
 }
 
 fn load_cargo(cargo_toml: &Path) -> Result<Manifest, ManifestError> {
@@ -287,7 +314,7 @@ fn load_cargo(cargo_toml: &Path) -> Result<Manifest, ManifestError> {
                 path: cargo_toml.to_path_buf(),
             })?;
     let text = guard::read_text(cargo_toml)?;
-    build(cargo_toml, content, &Spans::default()).map_err(|mut d| {
+    build(cargo_toml, content, &Spans::default(), None).map_err(|mut d| {
         // TOML positions are not mapped; point at the table header and say the key path.
         let header = text
             .lines()
@@ -304,7 +331,12 @@ fn load_cargo(cargo_toml: &Path) -> Result<Manifest, ManifestError> {
     })
 }
 
-fn build(path: &Path, content: Value, spans: &Spans) -> Result<Manifest, Vec<Diagnostic>> {
+fn build(
+    path: &Path,
+    content: Value,
+    spans: &Spans,
+    files: Option<&dyn NamedFiles>,
+) -> Result<Manifest, Vec<Diagnostic>> {
     let (parsed, mut diagnostics) = parse::deserialize(&content, spans);
     let Some(parsed) = parsed else {
         return Err(diagnostics);
@@ -333,7 +365,9 @@ fn build(path: &Path, content: Value, spans: &Spans) -> Result<Manifest, Vec<Dia
         dir
     };
     let mut environments = valid.environments;
-    let problems = super::validate::resolve_enter_files(&mut environments, &dir, spans);
+    let tree = WorkingTree::new(&dir);
+    let files = files.unwrap_or(&tree);
+    let problems = super::validate::resolve_enter_files(&mut environments, files, spans);
     if !problems.is_empty() {
         return Err(problems);
     }

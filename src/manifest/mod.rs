@@ -6,6 +6,7 @@ pub mod compare;
 pub mod diagnostic;
 pub mod digest;
 mod error;
+pub mod files;
 pub mod guard;
 pub mod init;
 mod load;
@@ -20,7 +21,7 @@ pub mod validate;
 
 pub use error::ManifestError;
 pub use load::{
-    Dialect, FILE_NAMES, Found, discover, from_cargo_toml_text, from_embedded, from_text_as,
-    from_yaml_text, load, load_as, load_yaml_file,
+    Dialect, FILE_NAMES, Found, discover, from_cargo_toml_text, from_cargo_toml_text_in,
+    from_embedded, from_text_as, from_text_in, from_yaml_text, load, load_as, load_yaml_file,
 };
 pub use model::*;

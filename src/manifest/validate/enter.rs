@@ -8,6 +8,7 @@ use std::path::Path;
 use super::*;
 use crate::manifest::Engine;
 use crate::manifest::diagnostic::suggestion;
+use crate::manifest::files::NamedFiles;
 
 /// The Compose files `docker compose` reads when none is named, in its order.
 const COMPOSE_FILES: [&str; 4] = [
@@ -128,19 +129,22 @@ impl Validator<'_> {
             );
             return None;
         }
-        if ssh.path.trim_end_matches('/').is_empty() || ssh.path.contains('\0') {
+        // Judged by its normal form (`/srv/../..` is `/`): every copy removes the last
+        // copy's files there and unpacks the repository into it.
+        let normal = normal_remote_path(&ssh.path);
+        if ssh.path.contains('\0') || is_system_folder(&normal) {
             self.error(
                 &join_key(&at, "path"),
                 format!(
-                    "`{}` cannot hold the repository; give a folder of its own",
-                    ssh.path
+                    "`{}` ({normal}) cannot hold the repository: the tool removes what it copied there before each copy; give a folder of its own (e.g. `/srv/{}`)",
+                    ssh.path, env.name
                 ),
             );
             return None;
         }
         Some(Enter::Ssh {
             host: ssh.host.clone(),
-            path: ssh.path.trim_end_matches('/').to_owned(),
+            path: normal,
             port: ssh.port,
             options: ssh.options.clone(),
         })
@@ -204,7 +208,7 @@ fn image_of(env: &RawEnvironment) -> Option<String> {
 /// naming its file as found; each missing file or service is a diagnostic at its key.
 pub fn resolve_enter_files(
     environments: &mut [Environment],
-    dir: &Path,
+    files: &dyn NamedFiles,
     spans: &Spans,
 ) -> Vec<Diagnostic> {
     let mut problems = Vec::new();
@@ -236,7 +240,7 @@ pub fn resolve_enter_files(
             ),
             Some(Enter::Compose { file, service, .. }) => {
                 if file.is_empty() {
-                    match COMPOSE_FILES.iter().find(|f| dir.join(f).is_file()) {
+                    match COMPOSE_FILES.iter().find(|f| files.is_file(f)) {
                         Some(found) => *file = (*found).to_owned(),
                         None => {
                             problem(
@@ -250,7 +254,7 @@ pub fn resolve_enter_files(
                         }
                     }
                 }
-                match compose_services(&dir.join(&*file)) {
+                match compose_services(files, file) {
                     Err(why) => problem("compose.file", format!("`{file}` {why}")),
                     Ok(services) if !services.contains(service) => problem(
                         "compose.service",
@@ -267,7 +271,7 @@ pub fn resolve_enter_files(
                     Ok(_) => {}
                 }
             }
-            Some(Enter::Devcontainer { config }) => match devcontainer_config(dir, config) {
+            Some(Enter::Devcontainer { config }) => match devcontainer_config(files, config) {
                 Some(found) => *config = found,
                 None => problem(
                     "devcontainer",
@@ -282,15 +286,68 @@ pub fn resolve_enter_files(
     problems
 }
 
-/// The services a Compose file defines, or why it cannot be read.
-fn compose_services(file: &Path) -> Result<Vec<String>, String> {
-    let text = match std::fs::read_to_string(file) {
-        Ok(text) => text,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            return Err("does not exist".to_owned());
+/// An absolute remote path with `.`, `..` and repeated or trailing `/` resolved as text
+/// (the remote's links are not known here): `/srv/./work/`, `/srv/../srv/work` →
+/// `/srv/work`; `/..` → `/`.
+fn normal_remote_path(path: &str) -> String {
+    let mut parts: Vec<&str> = Vec::new();
+    for part in path.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                parts.pop();
+            }
+            part => parts.push(part),
         }
-        Err(e) => return Err(format!("cannot be read: {e}")),
-    };
+    }
+    format!("/{}", parts.join("/"))
+}
+
+/// Whether `normal` (a normal absolute path) is the root or one of the system's own
+/// top-level folders, which no copy of a repository may take over.
+fn is_system_folder(normal: &str) -> bool {
+    const SYSTEM: &[&str] = &[
+        "bin",
+        "boot",
+        "dev",
+        "etc",
+        "home",
+        "lib",
+        "lib32",
+        "lib64",
+        "libx32",
+        "media",
+        "mnt",
+        "opt",
+        "proc",
+        "root",
+        "run",
+        "sbin",
+        "srv",
+        "sys",
+        "tmp",
+        "usr",
+        "var",
+        "Users",
+        "Library",
+        "System",
+        "Applications",
+        "private",
+        "Volumes",
+    ];
+    match normal.strip_prefix('/') {
+        None | Some("") => true,
+        Some(top) => !top.contains('/') && SYSTEM.contains(&top),
+    }
+}
+
+/// The services the Compose file `file` defines, or why it cannot be read.
+fn compose_services(files: &dyn NamedFiles, file: &str) -> Result<Vec<String>, String> {
+    let bytes = files
+        .read(file)?
+        .ok_or_else(|| "does not exist".to_owned())?;
+    let text = String::from_utf8(bytes)
+        .map_err(|_| "is not a Compose file (it is not UTF-8)".to_owned())?;
     let value: serde_yaml::Value = serde_yaml::from_str(&text)
         .map_err(|e| format!("is not a Compose file (it is not YAML: {e})"))?;
     let Some(services) = value.get("services").and_then(|s| s.as_mapping()) else {
@@ -304,10 +361,10 @@ fn compose_services(file: &Path) -> Result<Vec<String>, String> {
 
 /// A dev container's configuration named by `given` (a folder or a `.json` file),
 /// relative to `dir`, as the devcontainer CLI finds it.
-fn devcontainer_config(dir: &Path, given: &str) -> Option<String> {
+fn devcontainer_config(files: &dyn NamedFiles, given: &str) -> Option<String> {
     let given = given.trim_end_matches('/');
     if given.ends_with(".json") {
-        return dir.join(given).is_file().then(|| given.to_owned());
+        return files.is_file(given).then(|| given.to_owned());
     }
     [".devcontainer/devcontainer.json", ".devcontainer.json"]
         .into_iter()
@@ -318,5 +375,5 @@ fn devcontainer_config(dir: &Path, given: &str) -> Option<String> {
                 format!("{given}/{f}")
             }
         })
-        .find(|f| dir.join(f).is_file())
+        .find(|f| files.is_file(f))
 }
