@@ -20,6 +20,8 @@
 //!        │                html | signals
 //!        └──► [publish] ─ job summary, PR comment, check run    src/publish/
 //!
+//!   [gate] ────── what the coding-agent gate trusts (the        src/gate/
+//!                 manifest as committed), and its judgement
 //!   [cli] ─────── flags and environment → settings; one file   src/cli/
 //!                 per command; the only stage that prints
 //! ```
@@ -34,6 +36,7 @@
 pub mod actions_env;
 pub mod cli;
 pub mod exit_code;
+pub mod gate;
 pub mod history;
 pub mod manifest;
 pub mod plan;

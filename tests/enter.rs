@@ -221,6 +221,17 @@ fn the_stop_hook_enters_the_environment_before_an_agent_may_stop() {
     project.write(".gitignore", "verify-matrix-results/\nfixed\n");
     project.commit_all("manifest");
     let state = tempfile::tempdir().unwrap();
+    // The session starts (the client sends its start event, as the book sets it up).
+    let started = assert_cmd::Command::from_std({
+        let mut cmd = project.std_cmd();
+        cmd.args(["hook", "claude-code", "-q"])
+            .env("XDG_STATE_HOME", state.path());
+        cmd
+    })
+    .write_stdin(r#"{"session_id":"s","hook_event_name":"SessionStart"}"#)
+    .output()
+    .unwrap();
+    assert_eq!(started.status.code(), Some(0), "{started:?}");
     let stop = |active: bool| {
         let out = assert_cmd::Command::from_std({
             let mut cmd = project.std_cmd();

@@ -12,6 +12,9 @@ use common::Project;
 struct Gate {
     project: Project,
     state: tempfile::TempDir,
+    /// The sessions whose start event was sent (as a client set up as the book shows
+    /// sends it).
+    started: std::cell::RefCell<std::collections::HashSet<String>>,
 }
 
 impl std::ops::Deref for Gate {
@@ -47,6 +50,7 @@ fn project(extra: &str) -> Gate {
     Gate {
         project,
         state: tempfile::tempdir().unwrap(),
+        started: Default::default(),
     }
 }
 
@@ -72,8 +76,41 @@ fn hook_cmd(gate: &Gate, client: &str, args: &[&str]) -> std::process::Command {
     cmd
 }
 
-/// Runs the hook with `input` on stdin: (exit code, stdout with durations as `Nms`).
+/// Sends `client`'s session-start event for `session` (once per session), as a client
+/// set up as the book shows does before the session's first stop: the gate trusts the
+/// commit `HEAD` names then.
+fn begin(gate: &Gate, client: &str, session: &str) {
+    if !gate.started.borrow_mut().insert(session.to_owned()) {
+        return;
+    }
+    let input = match client {
+        "cursor" => {
+            serde_json::json!({"conversation_id": session, "hook_event_name": "sessionStart"})
+        }
+        _ => serde_json::json!({"session_id": session, "hook_event_name": "SessionStart"}),
+    };
+    let out = assert_cmd::Command::from_std(hook_cmd(gate, client, &[]))
+        .write_stdin(input.to_string())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+}
+
+/// The session an event names.
+fn session_of(input: &str) -> Option<String> {
+    let v: serde_json::Value = serde_json::from_str(input).ok()?;
+    v.get("session_id")
+        .or_else(|| v.get("conversation_id"))?
+        .as_str()
+        .map(str::to_owned)
+}
+
+/// Runs the hook with `input` on stdin (the session started first): (exit code, stdout
+/// with durations as `Nms`).
 fn hook(gate: &Gate, client: &str, input: &str, args: &[&str]) -> (i32, String) {
+    if let Some(session) = session_of(input) {
+        begin(gate, client, &session);
+    }
     let out = assert_cmd::Command::from_std(hook_cmd(gate, client, args))
         .write_stdin(input)
         .output()
@@ -296,27 +333,27 @@ fn a_weakened_manifest_blocks_and_is_told_to_the_person() {
         (
             "exit code",
             manifest_text("").replace(unit_line, &format!("{unit_line}\n    exit-code: 1")),
-            "check `unit`: exit code 0 became 1",
+            "check `unit`: `exit-code` was added (1)",
         ),
         (
             "expect failure",
             manifest_text("").replace(unit_line, &format!("{unit_line}\n    expect: failure")),
-            "check `unit`: exit code 0 became `failure` (any non-zero)",
+            "check `unit`: `expect` was added (\"failure\")",
         ),
         (
             "or true",
             manifest_text("").replace("exit 1; }\"", "exit 1; } || true\""),
-            "required check `unit` runs differently: its command",
+            "check `unit`: `run` went from",
         ),
         (
             "hook checks",
             manifest_text("hook:\n  checks: [lint]\n"),
-            "`hook.checks` went from every check to lint",
+            "`hook.checks` was added ([\"lint\"])",
         ),
         (
             "variables",
             manifest_text("    env: { SKIP_SLOW: \"1\" }\n"),
-            "required check `unit` runs differently: its variables in local (SKIP_SLOW)",
+            "environment `local`: `env` was added",
         ),
         (
             "no checks",
@@ -383,6 +420,8 @@ fn a_decoy_manifest_in_a_subfolder_is_not_judged_by() {
         "version: 1\nenvironments: [{ name: local }]\nchecks: []\n",
     );
     let decoy = gate.path().join("decoy");
+    begin(&gate, "claude-code", "decoy");
+    begin(&gate, "claude-code", "decoy2");
     let out = assert_cmd::Command::from_std({
         let mut cmd = hook_cmd(&gate, "claude-code", &[]);
         cmd.current_dir(&decoy);
@@ -457,6 +496,7 @@ fn the_gate_ignores_verify_matrix_env() {
     );
     gate.write("verify-matrix.yml", &text);
     gate.commit_all("unit only in local");
+    begin(&gate, "claude-code", "env");
     let out = assert_cmd::Command::from_std({
         let mut cmd = hook_cmd(&gate, "claude-code", &[]);
         cmd.env("VERIFY_MATRIX_ENV", "elsewhere");
@@ -522,7 +562,7 @@ fn a_person_allows_a_weakened_manifest_at_the_terminal() {
     assert_eq!(out.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
-        stderr.contains("[weakens] check `unit` was made optional"),
+        stderr.contains("[not proven] check `unit` was made optional"),
         "{stderr}"
     );
     assert!(stderr.contains("asks a person at a terminal"), "{stderr}");
@@ -813,4 +853,248 @@ fn every_clients_gate_refuses_to_be_an_environment_this_machine_is_not() {
             "{client}"
         );
     }
+}
+
+/// The gate's answer to `client`'s stop: whether it lets the stop through, and all it
+/// said (the JSON answer and the hook's log).
+fn stops(gate: &Gate, client: &str, session: &str) -> (bool, String) {
+    let input = match client {
+        "gemini" => after_agent(session, false),
+        "cursor" => cursor_stop(session, "completed", 0),
+        _ => stop(session, false),
+    };
+    let (code, stdout) = hook(gate, client, &input, &[]);
+    assert_eq!(code, 0, "{stdout}");
+    let answer: serde_json::Value = serde_json::from_str(&stdout).unwrap_or_default();
+    let blocked = answer["decision"] == "block"
+        || answer["decision"] == "deny"
+        || answer["followup_message"].is_string();
+    (!blocked, stdout)
+}
+
+/// The gate uses a working-copy change only where it is proven to strengthen the
+/// committed manifest; every other change — however it is spelled, in whatever part of
+/// the manifest — blocks, in each of the four clients.
+#[test]
+fn a_change_not_proven_a_strengthening_blocks_in_every_client() {
+    let group = "  - id: all\n    all-of:\n      - { item: a, run: 'exit 1' }\n      - { item: b, run: 'true' }\n";
+    let base = format!("{}{group}", manifest_text(""));
+    let cases = [
+        (
+            "an item's command",
+            base.replace("{ item: a, run: 'exit 1' }", "{ item: a, run: 'true' }"),
+            "check `all`: `all-of` went from",
+        ),
+        (
+            "an item's exit code",
+            base.replace(
+                "{ item: a, run: 'exit 1' }",
+                "{ item: a, run: 'exit 1', exit-code: 1 }",
+            ),
+            "check `all`: `all-of` went from",
+        ),
+        (
+            "an identity no machine here is",
+            base.replace(
+                "  - name: local\n",
+                "  - name: local\n    runs-on: windows-latest\n",
+            ),
+            "environment `local`: `runs-on` was added",
+        ),
+        (
+            "a detect rule",
+            base.replace(
+                "  - name: local\n",
+                "  - name: local\n    detect: { os: windows }\n",
+            ),
+            "environment `local`: `detect` was added",
+        ),
+        (
+            "a way in",
+            base.replace(
+                "  - name: local\n",
+                "  - name: local\n    enter: { command: [env, 'BASH_ENV={repo}/evil.sh'] }\n",
+            ),
+            "environment `local`: `enter` was added",
+        ),
+    ];
+    for client in ["claude-code", "codex", "gemini", "cursor"] {
+        for (what, text, said) in &cases {
+            let gate = project("");
+            gate.write("verify-matrix.yml", &base);
+            gate.commit_all("a group");
+            let session = format!("{client}-{what}");
+            begin(&gate, client, &session);
+            gate.write("verify-matrix.yml", text);
+            let (through, said_all) = stops(&gate, client, &session);
+            assert!(!through, "{client}, {what}: {said_all}");
+            assert!(said_all.contains(said), "{client}, {what}: {said_all}");
+            assert!(
+                !said_all.contains("VERIFIED ("),
+                "{client}, {what}: {said_all}"
+            );
+        }
+    }
+}
+
+/// A timing split's `list:` decides which tests a shard runs: changing it is no
+/// strengthening.
+#[test]
+fn a_splits_listing_changed_blocks() {
+    let gate = project("    shards: 2\n");
+    let text = manifest_text("    shards: 2\n").replace(
+        "  - id: lint\n",
+        "  - id: py\n    run: 'cat {tests_file}'\n    split: timing\n    list: 'printf \"a\\nb\\n\"'\n    reports: r.xml\n  - id: lint\n",
+    );
+    gate.write("verify-matrix.yml", &text);
+    gate.commit_all("a split");
+    begin(&gate, "claude-code", "list");
+    gate.write(
+        "verify-matrix.yml",
+        &text.replace("printf \"a\\nb\\n\"", "printf \"b\\n\""),
+    );
+    let (through, said) = stops(&gate, "claude-code", "list");
+    assert!(!through, "{said}");
+    assert!(said.contains("check `py`: `list` went from"), "{said}");
+}
+
+/// What the committed manifest names is read from the commit too: deleting the Compose
+/// file a way in reads does not make the committed manifest unreadable (the trust
+/// stays), and a Compose file changed in the working copy is a changed way in.
+#[test]
+fn the_files_a_way_in_reads_are_the_committed_ones() {
+    let compose = "services:\n  dev:\n    image: debian:12\n";
+    let text = manifest_text("    enter: { compose: { service: dev } }\n");
+    let gate = project("");
+    gate.write("compose.yaml", compose);
+    gate.write("verify-matrix.yml", &text);
+    gate.commit_all("a compose way in");
+    begin(&gate, "claude-code", "compose");
+    // The Compose file's service made to run something else.
+    gate.write(
+        "compose.yaml",
+        &format!("{compose}    entrypoint: ['true']\n"),
+    );
+    let (through, said) = stops(&gate, "claude-code", "compose");
+    assert!(!through, "{said}");
+    assert!(
+        said.contains(
+            "`compose.yaml`, which a way in (`enter`) reads, differs from the committed one"
+        ),
+        "{said}"
+    );
+    // Deleted, with the manifest weakened: still judged against the commit, blocked.
+    std::fs::remove_file(gate.path().join("compose.yaml")).unwrap();
+    gate.write(
+        "verify-matrix.yml",
+        &text.replace(
+            UNIT.trim_end(),
+            &format!("{}\n    required: false", UNIT.trim_end()),
+        ),
+    );
+    let (through, said) = stops(&gate, "claude-code", "compose");
+    assert!(!through, "{said}");
+    assert!(!said.contains("was used as it is"), "{said}");
+    assert!(said.contains("compose.yaml"), "{said}");
+}
+
+/// The session's starting commit is read from git's objects: rewriting history so that
+/// it is gone leaves nothing to trust (the stop is blocked, saying so), and `git
+/// replace` cannot make it show another manifest.
+#[test]
+fn a_starting_commit_rewritten_away_or_replaced_is_never_judged_by() {
+    let optional = manifest_text("").replace(
+        UNIT.trim_end(),
+        &format!("{}\n    required: false", UNIT.trim_end()),
+    );
+    // Amended, the reflog expired and the objects pruned.
+    let gate = project("");
+    begin(&gate, "claude-code", "rewrite");
+    gate.write("verify-matrix.yml", &optional);
+    gate.git(&["add", "-A"]);
+    gate.git(&["commit", "-q", "--amend", "-m", "manifest"]);
+    gate.git(&["reflog", "expire", "--expire=now", "--all"]);
+    gate.git(&["gc", "-q", "--prune=now"]);
+    let (through, said) = stops(&gate, "claude-code", "rewrite");
+    assert!(!through, "{said}");
+    assert!(
+        said.contains(
+            "cannot be read from the repository (its history was rewritten, or its objects removed)"
+        ),
+        "{said}"
+    );
+    // The starting commit replaced by one with the weakened manifest.
+    let gate = project("");
+    begin(&gate, "claude-code", "replace");
+    let start = gate.git(&["rev-parse", "HEAD"]).trim().to_owned();
+    gate.write("verify-matrix.yml", &optional);
+    gate.commit_all("optional");
+    let weak = gate.git(&["rev-parse", "HEAD"]).trim().to_owned();
+    gate.git(&["replace", "-f", &start, &weak]);
+    let (through, said) = stops(&gate, "claude-code", "replace");
+    assert!(!through, "{said}");
+    assert!(said.contains("check `unit` was made optional"), "{said}");
+}
+
+/// A client that sends no session-start event: the gate does not trust `HEAD` at the
+/// first stop (the agent may have committed before it) but the merge-base with the
+/// upstream branch; without one, the stop is blocked with what to set up.
+#[test]
+fn without_a_session_start_the_upstream_merge_base_is_trusted() {
+    let optional = manifest_text("").replace(
+        UNIT.trim_end(),
+        &format!("{}\n    required: false", UNIT.trim_end()),
+    );
+    let gate = project("");
+    gate.write("verify-matrix.yml", &optional);
+    gate.commit_all("the agent's own commit, before its first stop");
+    // No upstream: nothing the agent could not have made.
+    gate.started.borrow_mut().insert("codex".to_owned());
+    let (code, stdout) = hook(&gate, "codex", &stop("codex", false), &[]);
+    assert_eq!(code, 0);
+    let answer: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(answer["decision"], "block", "{answer}");
+    assert!(
+        answer["reason"]
+            .as_str()
+            .unwrap()
+            .contains("Register the hook for the client's session-start event"),
+        "{answer}"
+    );
+    // With an upstream (a clone's `origin/main`): its merge-base with HEAD.
+    let upstream = tempfile::tempdir().unwrap();
+    let clone = upstream.path().join("work");
+    let gate = project("");
+    gate.git(&["branch", "-M", "main"]);
+    let status = std::process::Command::new("git")
+        .args(["clone", "-q"])
+        .arg(gate.path())
+        .arg(&clone)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let agent = Gate {
+        project: Project {
+            dir: tempfile::TempDir::new_in(upstream.path()).unwrap(),
+        },
+        state: tempfile::tempdir().unwrap(),
+        started: Default::default(),
+    };
+    // The clone is the agent's worktree.
+    std::fs::remove_dir(agent.path()).unwrap();
+    std::fs::rename(&clone, agent.path()).unwrap();
+    agent.write("verify-matrix.yml", &optional);
+    agent.commit_all("the agent's own commit, before its first stop");
+    agent.started.borrow_mut().insert("codex".to_owned());
+    let (code, stdout) = hook(&agent, "codex", &stop("codex", false), &[]);
+    assert_eq!(code, 0);
+    let answer: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(answer["decision"], "block", "{answer}");
+    assert!(
+        answer["reason"]
+            .as_str()
+            .unwrap()
+            .contains("check `unit` was made optional"),
+        "{answer}"
+    );
 }

@@ -22,8 +22,6 @@ mod live;
 mod local;
 mod publishing;
 mod settings;
-mod state;
-mod trust;
 
 use std::ffi::OsString;
 use std::io::Write as _;

@@ -8,8 +8,9 @@
 //!   only for a run of every required pair, else that the run was partial;
 //! - they did not: `{"decision": "block", "reason": …}` (the agent keeps working, with
 //!   the reason as its next instruction): what failed, its log, the log's last lines;
-//! - the agent weakened the manifest (see [`crate::cli::trust`]): a block that names
-//!   the changes, with a `systemMessage` telling the person how to allow them;
+//! - the agent changed the manifest in a way not proven a strengthening (see
+//!   [`crate::gate::trust`]): a block that names the changes, with a `systemMessage`
+//!   telling the person how to allow them;
 //! - after `max-blocks` blocks in a row in one session (counted per session in the
 //!   user's state folder, outside the repository; a stop that is not itself the
 //!   continuation of a block starts the count again), the stop goes through with a
@@ -30,12 +31,12 @@ use serde::{Deserialize, Serialize};
 use crate::cli::args::{AllowArgs, GateArgs, HookArgs, HookCommand};
 use crate::cli::live::{Live, Mode};
 use crate::cli::local::{Ran, Refusal, admit, only_checks, result_path, run_here};
-use crate::cli::settings::{Settings, quoter};
-use crate::cli::state;
-use crate::cli::trust::{Judged, Manifests, Repository, short};
+use crate::cli::settings::{Settings, current_dir, quoter};
 use crate::cli::{Error, print_stdout};
+use crate::gate::state;
+use crate::gate::strengthen::Change;
+use crate::gate::trust::{self, Blocked, Judged, Repository, short};
 use crate::manifest::Manifest;
-use crate::manifest::compare::{ManifestChange, gate_changes};
 use crate::plan::select::{self, Surroundings};
 use crate::render::hook::{TAIL_LINES, block_reason};
 use crate::render::{Quoted, RenderOptions, Tails};
@@ -195,20 +196,23 @@ fn gate_stop(settings: &Settings, args: &GateArgs, client: Client) -> Result<i32
         eprintln!("verify-matrix: the turn ended `{status}`; nothing to gate");
         return answer_with(&Answer::nothing());
     }
-    let repo = match Repository::of_project() {
+    let repo = match current_dir()
+        .map_err(|e| e.to_string())
+        .and_then(|here| Repository::of_project(&here))
+    {
         Ok(repo) => repo,
         // Without the state folder no count is kept: the client's flag that this stop
         // continues a block is the only cap left.
         Err(e) if input.continues_a_block() => {
             return answer_with(&Answer::allow(format!(
                 "verify-matrix: NOT VERIFIED (nothing could be checked: {}). The stop was blocked once already and no count of blocks can be kept, so it is let through.",
-                bounded(&e.to_string())
+                bounded(&e)
             )));
         }
         Err(e) => {
             return answer_with(&Answer::block(format!(
                 "verify-matrix could not check this work, so the stop is blocked: {}",
-                bounded(&e.to_string())
+                bounded(&e)
             )));
         }
     };
@@ -221,14 +225,30 @@ fn gate_stop(settings: &Settings, args: &GateArgs, client: Client) -> Result<i32
         "{}.json",
         state::key(&[&repo.root.to_string_lossy(), &session])
     ));
-    let mut state = state::read::<SessionState>(&state_path)
-        .filter(|s| s.session_id == session && s.root == repo.root)
-        .unwrap_or_else(|| SessionState {
+    let known = state::read::<SessionState>(&state_path)
+        .filter(|s| s.session_id == session && s.root == repo.root);
+    // The commit the session is judged from: HEAD at its start event; a session first
+    // seen at a stop has none the agent could not have made but its upstream's.
+    let mut start_unknown = None;
+    let mut state = known.unwrap_or_else(|| {
+        let commit = if is_start {
+            repo.head()
+        } else {
+            match repo.start_without_session() {
+                Ok(commit) => Some(commit),
+                Err(why) => {
+                    start_unknown = Some(why);
+                    None
+                }
+            }
+        };
+        SessionState {
             session_id: session.clone(),
             root: repo.root.clone(),
-            commit: repo.head(),
+            commit,
             blocks: 0,
-        });
+        }
+    });
     if is_start {
         // The session's start: the commit its manifest is trusted at is now pinned.
         save_state(&state_path, &state);
@@ -238,16 +258,18 @@ fn gate_stop(settings: &Settings, args: &GateArgs, client: Client) -> Result<i32
         // Not the continuation of a block: a new run of blocks starts.
         state.blocks = 0;
     }
-    let judged = Manifests::find(
-        settings,
-        &repo,
-        state.commit.as_deref(),
-        settings.manifest.as_deref(),
-    )
-    .and_then(|found| found.judge(&repo, state.commit.as_deref()));
+    let judged = match start_unknown {
+        Some(why) => Err(why),
+        None => trust::judge(
+            &repo,
+            state.commit.as_deref(),
+            settings.manifest.as_deref(),
+            settings.dialect,
+        ),
+    };
     let max_blocks = args.max_blocks.unwrap_or(match &judged {
         Ok(Judged::Run { manifest, .. }) => manifest.hook.max_blocks,
-        Ok(Judged::Weakened { committed, .. }) => committed.hook.max_blocks,
+        Ok(Judged::Blocked(blocked)) => blocked.max_blocks,
         Err(_) => crate::manifest::DEFAULT_MAX_BLOCKS,
     });
     let capped = state.blocks >= max_blocks;
@@ -255,20 +277,13 @@ fn gate_stop(settings: &Settings, args: &GateArgs, client: Client) -> Result<i32
         "The stop was blocked {max_blocks} times in a row in this session; it is let through so that the session does not loop."
     );
     let answer = match judged {
-        Ok(Judged::Weakened { changes, .. }) if capped => Answer::allow(format!(
-            "verify-matrix: NOT VERIFIED: the manifest was changed in ways that weaken the gate ({}), and no person allowed it. {loop_note}",
-            bounded(&listed(&changes))
+        Ok(Judged::Blocked(blocked)) if capped => Answer::allow(format!(
+            "verify-matrix: NOT VERIFIED: the manifest was changed in ways not proven to strengthen the gate ({}), and no person allowed it. {loop_note}",
+            bounded(&listed(&blocked.changes))
         )),
-        Ok(Judged::Weakened { committed, changes }) => {
+        Ok(Judged::Blocked(blocked)) => {
             state.blocks += 1;
-            weakened_answer(
-                &repo.root,
-                &committed,
-                &changes,
-                state.commit.as_deref(),
-                state.blocks,
-                max_blocks,
-            )
+            blocked_answer(&repo.root, &blocked, state.blocks, max_blocks)
         }
         Ok(Judged::Run { manifest, notes }) => {
             let mut notes = notes_text(&notes);
@@ -284,7 +299,7 @@ fn gate_stop(settings: &Settings, args: &GateArgs, client: Client) -> Result<i32
                         ),
                     }
                 }
-                Err(e) => error_answer(&e, &mut state, capped, max_blocks, &loop_note),
+                Err(e) => error_answer(&e.to_string(), &mut state, capped, max_blocks, &loop_note),
             }
         }
         Err(e) => error_answer(&e, &mut state, capped, max_blocks, &loop_note),
@@ -351,13 +366,13 @@ fn elsewhere_note(elsewhere: &[Refusal]) -> String {
 /// The answer when nothing could be judged: a block, or past the cap the stop let
 /// through, NOT VERIFIED.
 fn error_answer(
-    e: &Error,
+    e: &str,
     state: &mut SessionState,
     capped: bool,
     max_blocks: u32,
     loop_note: &str,
 ) -> Answer {
-    let e = bounded(&e.to_string());
+    let e = bounded(e);
     if capped {
         return Answer::allow(format!(
             "verify-matrix: NOT VERIFIED (nothing could be checked: {e}). {loop_note}"
@@ -370,39 +385,47 @@ fn error_answer(
     ))
 }
 
-/// The block for a weakened manifest: the changes for the agent, and for the person the
-/// way to allow them.
-fn weakened_answer(
+/// The block for a manifest changed in ways not proven to strengthen it: the changes
+/// for the agent, and for the person the way to allow them.
+fn blocked_answer(
     root: &std::path::Path,
-    committed: &Manifest,
-    changes: &[ManifestChange],
-    commit: Option<&str>,
+    blocked: &Blocked,
     blocks: u32,
     max_blocks: u32,
 ) -> Answer {
-    let at = commit.map(short).unwrap_or("the session's start");
-    let path = committed.path.display();
-    let weakenings: Vec<&ManifestChange> = changes.iter().filter(|c| c.weakens).collect();
+    let at = blocked
+        .commit
+        .as_deref()
+        .map(short)
+        .unwrap_or("the session's start");
+    let path = blocked.path.display();
     let mut reason = format!(
-        "verify-matrix: `{path}` was changed in ways that weaken the gate, so this stop is blocked (block {blocks} of at most {max_blocks} in a row). The gate judges by the manifest committed at {at}; undo these changes, or ask the person to allow them:\n"
+        "verify-matrix: `{path}` was changed in ways not proven to strengthen the gate, so this stop is blocked (block {blocks} of at most {max_blocks} in a row). The gate judges by the manifest committed at {at}; undo these changes, or ask the person to allow them:\n"
     );
-    for change in &weakenings {
+    for change in blocked.changes.iter().filter(|c| !c.proven) {
         reason.push_str(&format!("- {}\n", change.change));
     }
     let reason = bounded(&reason);
+    let allow = if blocked.key.is_some() {
+        format!(
+            "or allowed by you: run `cargo verify-matrix hook allow` in {}",
+            root.display()
+        )
+    } else {
+        "nothing else can be allowed".to_owned()
+    };
     let message = format!(
-        "verify-matrix: the agent changed `{path}` in ways that weaken the gate ({}). Nothing is verified until the change is undone, or allowed by you: run `cargo verify-matrix hook allow` in {}",
-        bounded(&listed(changes)),
-        root.display()
+        "verify-matrix: the agent changed `{path}` in ways not proven to strengthen the gate ({}). Nothing is verified until the change is undone, {allow}",
+        bounded(&listed(&blocked.changes)),
     );
     Answer::block(reason).telling(message)
 }
 
-/// The weakenings among `changes`, one phrase each.
-fn listed(changes: &[ManifestChange]) -> String {
+/// The changes not proven strengthenings, one phrase each.
+fn listed(changes: &[Change]) -> String {
     changes
         .iter()
-        .filter(|c| c.weakens)
+        .filter(|c| !c.proven)
         .map(|c| c.change.as_str())
         .collect::<Vec<_>>()
         .join("; ")
@@ -424,45 +447,46 @@ fn save_state(path: &std::path::Path, state: &SessionState) {
     }
 }
 
-/// `hook allow`: a person allows the working copy's manifest as it is now.
+/// `hook allow`: a person allows the working copy's manifest (and the files it names)
+/// as they are now.
 fn allow_manifest(settings: &Settings, _args: &AllowArgs) -> Result<i32, Error> {
-    let repo = Repository::around(&super::super::settings::current_dir()?)?;
+    let repo = Repository::around(&current_dir()?).map_err(Error::Usage)?;
     std::env::set_current_dir(&repo.root).map_err(|source| Error::Io {
         context: format!("cannot enter the repository {}", repo.root.display()),
         source,
     })?;
     let head = repo.head();
-    let found = Manifests::find(
-        settings,
+    let review = trust::review(
         &repo,
         head.as_deref(),
         settings.manifest.as_deref(),
-    )?;
-    let path = found.path.display().to_string();
-    let working = found.working?;
-    let changes = match &found.committed {
-        Some(committed) => gate_changes(committed, &working),
-        None => Vec::new(),
-    };
+        settings.dialect,
+    )
+    .map_err(Error::Usage)?;
+    let path = review.path.display().to_string();
     let mut text = format!(
-        "The Stop-hook gate in {} will judge by `{path}` as it is now ({}).\n",
+        "The Stop-hook gate in {} will judge by `{path}` as it is now ({}), and the files it names as they are now.\n",
         repo.root.display(),
-        working.digest
+        review.digest
     );
-    match (&found.committed, head.as_deref()) {
-        (Some(_), Some(head)) if changes.is_empty() => {
+    match (review.committed, head.as_deref()) {
+        (true, Some(head)) if review.changes.is_empty() => {
             text.push_str(&format!(
                 "It is the manifest committed at {}.\n",
                 short(head)
             ));
         }
-        (Some(_), Some(head)) => {
+        (true, Some(head)) => {
             text.push_str(&format!(
                 "Changes against the manifest committed at {}:\n",
                 short(head)
             ));
-            for change in &changes {
-                let mark = if change.weakens { "weakens" } else { "changes" };
+            for change in &review.changes {
+                let mark = if change.proven {
+                    "strengthens"
+                } else {
+                    "not proven"
+                };
                 text.push_str(&format!("  - [{mark}] {}\n", change.change));
             }
         }
@@ -488,7 +512,7 @@ fn allow_manifest(settings: &Settings, _args: &AllowArgs) -> Result<i32, Error> 
         eprintln!("Not allowed.");
         return Ok(crate::exit_code::USAGE);
     }
-    let saved = repo.allow(&working.digest)?;
+    let saved = repo.allow(&review.key).map_err(Error::Usage)?;
     eprintln!("Allowed (kept in {}).", saved.display());
     Ok(crate::exit_code::OK)
 }

@@ -13,7 +13,6 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use sha2::{Digest, Sha256};
 
-use super::Error;
 use crate::results::write_json_atomic;
 
 /// The state folder's name under the platform's folder for such state.
@@ -23,22 +22,20 @@ const APP: &str = "cargo-verify-matrix";
 const MAX_STATE_BYTES: u64 = 64 * 1024;
 
 /// The state folder for the repository at `root` (which it must lie outside of).
-pub(crate) fn dir(root: &Path) -> Result<PathBuf, Error> {
+pub fn dir(root: &Path) -> Result<PathBuf, String> {
     let base = crate::run::platform::state_home().ok_or_else(|| {
-        Error::Usage(
-            "no folder for the gate's state: set HOME (or XDG_STATE_HOME) for the agent's client"
-                .to_owned(),
-        )
+        "no folder for the gate's state: set HOME (or XDG_STATE_HOME) for the agent's client"
+            .to_owned()
     })?;
     let dir = base.join(APP);
     let canonical_root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
     let canonical_dir = canonical_ancestor(&dir);
     if canonical_dir.starts_with(&canonical_root) {
-        return Err(Error::Usage(format!(
+        return Err(format!(
             "the gate's state folder {} is inside the repository {}, where the agent could write it; point XDG_STATE_HOME (or HOME) outside it",
             dir.display(),
             root.display()
-        )));
+        ));
     }
     Ok(dir)
 }
@@ -56,7 +53,7 @@ fn canonical_ancestor(path: &Path) -> PathBuf {
 }
 
 /// A file name for `parts` (any text): a digest, so that any id makes a plain name.
-pub(crate) fn key(parts: &[&str]) -> String {
+pub fn key(parts: &[&str]) -> String {
     let mut hasher = Sha256::new();
     for part in parts {
         hasher.update((part.len() as u64).to_le_bytes());
@@ -69,14 +66,14 @@ pub(crate) fn key(parts: &[&str]) -> String {
 }
 
 /// The JSON at `path`; a missing, oversized or unreadable file is `None`.
-pub(crate) fn read<T: DeserializeOwned>(path: &Path) -> Option<T> {
+pub fn read<T: DeserializeOwned>(path: &Path) -> Option<T> {
     let file = std::fs::File::open(path).ok()?;
     let bytes = crate::untrusted::read_at_most(file, MAX_STATE_BYTES).ok()??;
     serde_json::from_slice(&bytes).ok()
 }
 
 /// Saves `value` at `path` (written aside, then renamed into place), creating folders.
-pub(crate) fn write<T: Serialize>(path: &Path, value: &T) -> Result<(), String> {
+pub fn write<T: Serialize>(path: &Path, value: &T) -> Result<(), String> {
     if let Some(parent) = path.parent() {
         std::fs::create_dir_all(parent).map_err(|e| e.to_string())?;
     }
