@@ -41,7 +41,9 @@ fn client(project: &Project, scenario: &str) -> Vec<(String, Value)> {
         &client_dir().join("node_modules"),
         &dir.path().join("node_modules"),
     );
-    let out = Command::new("node")
+    // A client that waits on an answer that never comes fails the test, never hangs it.
+    let out = Command::new("timeout")
+        .args(["300", "node"])
         .arg(dir.path().join("client.mjs"))
         .arg(env!("CARGO_BIN_EXE_cargo-verify-matrix"))
         .arg(project.path())
@@ -234,6 +236,7 @@ checks:
   - { id: slow, run: 'sleep 47.25' }
 ",
     );
+    project.commit_all("manifest");
     let answers = client(&project, "cancel");
     let second = get(&answers, "second-run");
     assert!(

@@ -320,7 +320,9 @@ impl Write for TrackedStdout {
 
 /// Says on stderr what a signal does to the run (`run`, `exec`).
 pub(crate) fn announce(interrupt: Interrupt) {
-    eprintln!("{}", interrupt.describe());
+    // Whoever read stderr may be gone (the server that started the run, killed): the
+    // run stops all the same.
+    let _ = writeln!(std::io::stderr(), "{}", interrupt.describe());
 }
 
 #[cfg(test)]

@@ -146,10 +146,11 @@ async fn forward(
             }
         };
         count += 1;
-        on_signal(Interrupt { signal, count });
+        // The stop first: saying so may fail (a closed stderr), the stop must not.
         let _ = stop.send(Some(Stop {
             reason: StopReason::Interrupted(signal),
             immediate: count > 1,
         }));
+        on_signal(Interrupt { signal, count });
     }
 }

@@ -33,6 +33,7 @@ use super::super::args::McpArgs;
 use super::super::local::admit;
 use super::super::settings::{Settings, quoter};
 use crate::actions_env::ActionsEnv;
+use crate::gate::trust::{self, Judged, Repository};
 use crate::results::logs;
 use crate::run::facts;
 use crate::untrusted::Quoter;
@@ -50,11 +51,19 @@ const TAIL_BYTES: u64 = crate::render::Tails::SHORT;
 struct Server {
     /// This program, whose `run` and `render` the tools use.
     exe: PathBuf,
-    /// The repository the server serves.
+    /// The repository the server serves (canonical).
     root: PathBuf,
-    /// The manifest (inside `root`).
+    /// The manifest, relative to `root`.
     manifest: PathBuf,
-    /// Where runs write their results (`OUT/latest`, replaced by each run).
+    /// The dialect the manifest is read in.
+    dialect: crate::manifest::Dialect,
+    /// The commit `HEAD` named when the server started: the session's start, whose
+    /// committed manifest the gate judges by.
+    start: Option<String>,
+    /// The user's state folder for this repository (a person's allowances).
+    state: PathBuf,
+    /// Where runs write their results (`OUT/latest`, replaced by each run), inside
+    /// `root`.
     out: PathBuf,
     /// The GitHub Actions context, for the machine's facts.
     actions: ActionsEnv,
@@ -78,7 +87,7 @@ pub(super) fn run(settings: &Settings, args: &McpArgs) -> Result<i32, Error> {
         context: "cannot read the current folder".to_owned(),
         source,
     })?;
-    let root = repository_root(&here);
+    let repo = Repository::around(&here).map_err(Error::Usage)?;
     let manifest = match &settings.manifest {
         Some(path) => here.join(path),
         None => match crate::manifest::discover(&here) {
@@ -86,27 +95,30 @@ pub(super) fn run(settings: &Settings, args: &McpArgs) -> Result<i32, Error> {
             Err(e) => return Err(e.into()),
         },
     };
-    let inside = manifest
+    let relative = manifest
         .canonicalize()
         .ok()
-        .zip(root.canonicalize().ok())
-        .is_some_and(|(m, r)| m.starts_with(r));
-    if !inside {
+        .and_then(|m| m.strip_prefix(&repo.root).ok().map(Path::to_path_buf));
+    let Some(relative) = relative else {
         return Err(Error::Usage(format!(
             "the manifest `{}` is outside the repository `{}`: the server verifies this repository with its own manifest",
             manifest.display(),
-            root.display()
+            repo.root.display()
         )));
-    }
+    };
+    let out = confined_out(&repo.root, &args.out)?;
     let exe = std::env::current_exe().map_err(|source| Error::Io {
         context: "cannot tell where this program is".to_owned(),
         source,
     })?;
     let server = Server {
         exe,
-        out: root.join(&args.out),
-        root,
-        manifest,
+        start: repo.head(),
+        out,
+        manifest: relative,
+        dialect: settings.dialect,
+        root: repo.root,
+        state: repo.state,
         actions: settings.actions.clone(),
         quoter: quoter(None),
         running: Arc::new(AtomicBool::new(false)),
@@ -121,7 +133,7 @@ pub(super) fn run(settings: &Settings, args: &McpArgs) -> Result<i32, Error> {
         })?;
     runtime.block_on(async move {
         let service = server
-            .serve(rmcp::transport::stdio())
+            .serve(stdio_answering_parse_errors())
             .await
             .map_err(|e| Error::Usage(format!("the MCP session did not start: {e}")))?;
         service
@@ -133,12 +145,136 @@ pub(super) fn run(settings: &Settings, args: &McpArgs) -> Result<i32, Error> {
     Ok(crate::exit_code::OK)
 }
 
-/// The repository folder: the nearest one up from `here` with `.git`, else `here`.
-fn repository_root(here: &Path) -> PathBuf {
-    here.ancestors()
-        .find(|dir| dir.join(".git").exists())
-        .unwrap_or(here)
-        .to_path_buf()
+/// `--out`, which must stay inside the repository: a relative path without `..`, and
+/// whatever part of it exists (links resolved) inside the root.
+fn confined_out(root: &Path, out: &Path) -> Result<PathBuf, Error> {
+    let plain = out.components().all(|c| {
+        matches!(
+            c,
+            std::path::Component::Normal(_) | std::path::Component::CurDir
+        )
+    });
+    if !plain || out.as_os_str().is_empty() {
+        return Err(Error::Usage(format!(
+            "--out {} must be a folder inside the repository, relative to its root (no `..`, not absolute)",
+            out.display()
+        )));
+    }
+    let full = root.join(out);
+    inside(root, &full).map_err(Error::Usage)?;
+    Ok(full)
+}
+
+/// Whether `path` (whatever of it exists, links resolved) is inside `root`; why not.
+fn inside(root: &Path, path: &Path) -> Result<(), String> {
+    let existing = path
+        .ancestors()
+        .find_map(|a| std::fs::canonicalize(a).ok().map(|real| (a, real)));
+    match existing {
+        Some((_, real)) if real.starts_with(root) => Ok(()),
+        Some((at, real)) => Err(format!(
+            "`{}` leads outside the repository (to `{}`)",
+            at.display(),
+            real.display()
+        )),
+        None => Err(format!("`{}` cannot be resolved", path.display())),
+    }
+}
+
+/// Standard input and output as the server's transport, with each line that is not
+/// JSON answered by a JSON-RPC parse error (-32700, as the JSON-RPC 2.0 specification
+/// asks) instead of passed on, and lines of more than [`MAX_LINE_BYTES`] refused the
+/// same way. One task writes standard output, so no two answers interleave.
+fn stdio_answering_parse_errors() -> (tokio::io::DuplexStream, tokio::io::DuplexStream) {
+    use tokio::io::{AsyncBufReadExt as _, AsyncWriteExt as _};
+    let (to_server, mut from_client) = tokio::io::duplex(1 << 16);
+    let (from_server, to_client) = tokio::io::duplex(1 << 16);
+    let (lines, mut outgoing) = tokio::sync::mpsc::channel::<Vec<u8>>(64);
+    let errors = lines.clone();
+    tokio::spawn(async move {
+        let mut stdin = tokio::io::BufReader::new(tokio::io::stdin());
+        loop {
+            let Some((line, oversized)) = next_line(&mut stdin).await else {
+                return;
+            };
+            let text = line.trim_ascii();
+            if !oversized && text.is_empty() {
+                continue;
+            }
+            if oversized || serde_json::from_slice::<serde::de::IgnoredAny>(text).is_err() {
+                if errors.send(PARSE_ERROR.to_vec()).await.is_err() {
+                    return;
+                }
+                continue;
+            }
+            let mut line = text.to_vec();
+            line.push(b'\n');
+            if from_client.write_all(&line).await.is_err() {
+                return;
+            }
+        }
+    });
+    tokio::spawn(async move {
+        let mut answers = tokio::io::BufReader::new(to_client);
+        loop {
+            let mut line = Vec::new();
+            match answers.read_until(b'\n', &mut line).await {
+                Ok(0) | Err(_) => return,
+                Ok(_) => {
+                    if lines.send(line).await.is_err() {
+                        return;
+                    }
+                }
+            }
+        }
+    });
+    tokio::spawn(async move {
+        let mut stdout = tokio::io::stdout();
+        while let Some(mut line) = outgoing.recv().await {
+            if !line.ends_with(b"\n") {
+                line.push(b'\n');
+            }
+            if stdout.write_all(&line).await.is_err() || stdout.flush().await.is_err() {
+                return;
+            }
+        }
+    });
+    (to_server, from_server)
+}
+
+/// The JSON-RPC 2.0 answer to a line that is not JSON.
+const PARSE_ERROR: &[u8] =
+    br#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error: the line is not JSON"}}"#;
+
+/// The longest line of JSON-RPC read (16 MiB); a longer one is a parse error.
+const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
+
+/// The next line of `reader` (kept only up to [`MAX_LINE_BYTES`]: beyond it, `true` and
+/// nothing kept); `None` at the end.
+async fn next_line(reader: &mut (impl tokio::io::AsyncBufRead + Unpin)) -> Option<(Vec<u8>, bool)> {
+    use tokio::io::AsyncBufReadExt as _;
+    let mut line = Vec::new();
+    let mut oversized = false;
+    loop {
+        let buf = reader.fill_buf().await.ok()?;
+        if buf.is_empty() {
+            return (!line.is_empty() || oversized).then_some((line, oversized));
+        }
+        let (take, done) = match memchr::memchr(b'\n', buf) {
+            Some(at) => (at + 1, true),
+            None => (buf.len(), false),
+        };
+        if !oversized && line.len() + take <= MAX_LINE_BYTES {
+            line.extend_from_slice(&buf[..take]);
+        } else {
+            oversized = true;
+            line.clear();
+        }
+        reader.consume(take);
+        if done {
+            return Some((line, oversized));
+        }
+    }
 }
 
 /// A JSON Schema object from `value`.
@@ -293,11 +429,46 @@ impl Server {
         self.out.join("latest")
     }
 
+    /// The manifest the gate judges by, as `hook` judges it: the one committed when
+    /// the server started, or the working copy's where it only strengthens that one
+    /// (or a person allowed it); else why nothing may run.
+    fn judged(&self) -> Result<(crate::manifest::Manifest, Vec<String>), String> {
+        let repo = Repository {
+            root: self.root.clone(),
+            state: self.state.clone(),
+        };
+        match trust::judge(
+            &repo,
+            self.start.as_deref(),
+            Some(&self.manifest),
+            self.dialect,
+        )? {
+            Judged::Run { manifest, notes } => Ok((*manifest, notes)),
+            Judged::Blocked(blocked) => {
+                let changes: Vec<&str> = blocked
+                    .changes
+                    .iter()
+                    .filter(|c| !c.proven)
+                    .map(|c| c.change.as_str())
+                    .collect();
+                Err(format!(
+                    "`{}` was changed in ways not proven to strengthen the manifest committed at {} ({}); nothing is judged by it until the change is undone, or a person allows it with `cargo verify-matrix hook allow`",
+                    blocked.path.display(),
+                    blocked
+                        .commit
+                        .as_deref()
+                        .map_or("the server's start", trust::short),
+                    changes.join("; ")
+                ))
+            }
+        }
+    }
+
     /// `plan`: the environments and checks, and which environments this machine is.
     fn plan(&self) -> CallToolResponse {
-        let manifest = match crate::manifest::load(Some(&self.manifest), &self.root) {
-            Ok(manifest) => manifest,
-            Err(e) => return refused(e.to_string()),
+        let manifest = match self.judged() {
+            Ok((manifest, _)) => manifest,
+            Err(why) => return refused(why),
         };
         let machine = facts::this(&facts::this_machine(&self.actions));
         let (here, elsewhere) = admit(
@@ -356,23 +527,38 @@ impl Server {
     }
 
     fn manifest_shown(&self) -> String {
-        self.manifest
-            .strip_prefix(&self.root)
-            .unwrap_or(&self.manifest)
-            .display()
-            .to_string()
+        self.manifest.display().to_string()
     }
 
-    /// The latest results as `render --format json` reads them (quoted and redacted), or
-    /// why there are none.
-    async fn report(&self) -> Result<Value, String> {
+    /// The environments of `manifest` this machine can run: those it is, and those it
+    /// enters.
+    fn runnable_here(&self, manifest: &crate::manifest::Manifest) -> Vec<String> {
+        let machine = facts::this(&facts::this_machine(&self.actions));
+        let (here, _) = admit(
+            manifest.environments.iter().collect(),
+            &machine,
+            &crate::plan::select::Host,
+        );
+        manifest
+            .environments
+            .iter()
+            .filter(|env| env.enter.is_some() || here.iter().any(|h| h.name == env.name))
+            .map(|env| env.name.to_string())
+            .collect()
+    }
+
+    /// The latest results as `render --format json` reads them (quoted and redacted),
+    /// judged by the manifest whose digest is `digest` (the gate's), or why there are
+    /// none.
+    async fn report(&self, digest: &str) -> Result<Value, String> {
         let folder = self.results();
         if !folder.is_dir() {
             return Err("no results yet: call `run` first".to_owned());
         }
+        inside(&self.root, &folder)?;
         let out = tokio::process::Command::new(&self.exe)
             .arg("--manifest")
-            .arg(&self.manifest)
+            .arg(self.root.join(&self.manifest))
             .args(["render", "--format", "json", "--quiet"])
             .arg(&folder)
             .current_dir(&self.root)
@@ -382,7 +568,18 @@ impl Server {
         if !out.status.success() {
             return Err(String::from_utf8_lossy(&out.stderr).trim().to_owned());
         }
-        serde_json::from_slice(&out.stdout).map_err(|e| format!("cannot read the results: {e}"))
+        let report: Value = serde_json::from_slice(&out.stdout)
+            .map_err(|e| format!("cannot read the results: {e}"))?;
+        // Judged, and produced, by the manifest the gate judged: the working copy may
+        // have changed since.
+        let judged_by = report["manifest"]["digest"].as_str();
+        let produced_by = report["manifest"]["results_digest"].as_str().or(judged_by);
+        if judged_by != Some(digest) || produced_by != Some(digest) {
+            return Err(format!(
+                "the results are not of the manifest the gate judges by ({digest}): the manifest changed while they were taken or read; run again"
+            ));
+        }
+        Ok(report)
     }
 
     /// `run`: this program's `run` into a fresh results folder, progress from its
@@ -393,9 +590,9 @@ impl Server {
         ctx: &RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
         only_arguments("run", arguments, &["environments", "checks"])?;
-        let manifest = match crate::manifest::load(Some(&self.manifest), &self.root) {
-            Ok(manifest) => manifest,
-            Err(e) => return Ok(refused(e.to_string())),
+        let manifest = match self.judged() {
+            Ok((manifest, _)) => manifest,
+            Err(why) => return Ok(refused(why)),
         };
         let env_names: Vec<&str> = manifest
             .environments
@@ -403,8 +600,17 @@ impl Server {
             .map(|e| e.name.as_str())
             .collect();
         let check_ids: Vec<&str> = manifest.checks.iter().map(|c| c.id.as_str()).collect();
-        let environments = names_of(arguments, "environments", &env_names)?;
+        let mut environments = names_of(arguments, "environments", &env_names)?;
         let checks = names_of(arguments, "checks", &check_ids)?;
+        if environments.is_empty() {
+            // What this machine can run: the environments it is, and those it enters.
+            environments = self.runnable_here(&manifest);
+            if environments.is_empty() {
+                return Ok(refused(
+                    "no environment of the manifest is this machine, and none says how to enter it: only CI can run them (see `plan`)",
+                ));
+            }
+        }
         if self.running.swap(true, Ordering::SeqCst) {
             return Err(McpError::invalid_request(
                 "a run is going: wait for it (or cancel it) before starting another",
@@ -412,27 +618,48 @@ impl Server {
             ));
         }
         let _slot = RunSlot(self.running.clone());
-        Ok(self.run_with(&environments, &checks, ctx).await)
+        Ok(self
+            .run_with(&manifest.digest, &environments, &checks, ctx)
+            .await)
     }
 
     async fn run_with(
         &self,
+        digest: &str,
         environments: &[String],
         checks: &[String],
         ctx: &RequestContext<RoleServer>,
     ) -> CallToolResponse {
         let folder = self.results();
-        let _ = std::fs::remove_dir_all(&folder);
+        // The folder is the server's, inside the repository: checked again as it is
+        // used (a link planted since start is not followed out), and a link itself is
+        // removed, never what it points at.
+        if let Err(why) = inside(&self.root, &folder) {
+            return refused(why);
+        }
+        match std::fs::symlink_metadata(&folder) {
+            Ok(meta) if meta.file_type().is_symlink() || meta.is_file() => {
+                let _ = std::fs::remove_file(&folder);
+            }
+            Ok(_) => {
+                let _ = std::fs::remove_dir_all(&folder);
+            }
+            Err(_) => {}
+        }
         let mut command = tokio::process::Command::new(&self.exe);
         command
             .arg("--manifest")
-            .arg(&self.manifest)
+            .arg(self.root.join(&self.manifest))
             .arg("run")
             .arg("--out")
             .arg(&folder)
             .current_dir(&self.root)
             .env_remove("VERIFY_MATRIX_ENV")
-            .stdin(std::process::Stdio::null())
+            // The run is linked to this server by its stdin: however the server ends
+            // (a SIGKILL included), the pipe closes and the run stops its checks as at
+            // SIGHUP, keeping what finished.
+            .env(crate::run::enter::LINK_VAR, "stdin")
+            .stdin(std::process::Stdio::piped())
             .stdout(std::process::Stdio::null())
             .stderr(std::process::Stdio::piped())
             .kill_on_drop(true);
@@ -446,6 +673,8 @@ impl Server {
             Ok(child) => child,
             Err(e) => return refused(format!("cannot start the run: {e}")),
         };
+        // Held until the run ends: its closing is the run's signal to stop.
+        let _link = child.stdin.take();
         let progress = ctx.meta.get_progress_token();
         let mut lines = tokio::io::BufReader::new(child.stderr.take().expect("piped")).lines();
         let mut finished = 0u32;
@@ -487,7 +716,7 @@ impl Server {
         }
         let status = child.wait().await;
         let code = status.ok().and_then(|s| s.code());
-        match self.report().await {
+        match self.report(digest).await {
             Ok(report) => {
                 let mut value = summary(&report, 5);
                 value["exit_code"] = json!(code);
@@ -512,7 +741,11 @@ impl Server {
 
     /// `verdict`: the latest results, their age, and whether they are stale.
     async fn verdict(&self) -> CallToolResponse {
-        let report = match self.report().await {
+        let digest = match self.judged() {
+            Ok((manifest, _)) => manifest.digest,
+            Err(why) => return refused(why),
+        };
+        let report = match self.report(&digest).await {
             Ok(report) => report,
             Err(why) => return refused(why),
         };
@@ -555,7 +788,11 @@ impl Server {
         only_arguments("failures", arguments, &["offset", "limit"])?;
         let offset = number_of(arguments, "offset", 0, 0..=u64::from(u32::MAX))? as usize;
         let limit = number_of(arguments, "limit", 10, 1..=PAGE_MAX as u64)? as usize;
-        let report = match self.report().await {
+        let digest = match self.judged() {
+            Ok((manifest, _)) => manifest.digest,
+            Err(why) => return Ok(refused(why)),
+        };
+        let report = match self.report(&digest).await {
             Ok(report) => report,
             Err(why) => return Ok(refused(why)),
         };
@@ -830,9 +1067,20 @@ impl ServerHandler for Server {
                 None,
             ));
         }
-        let text = std::fs::read_to_string(&self.manifest).map_err(|e| {
-            McpError::internal_error(format!("cannot read the manifest: {e}"), None)
-        })?;
+        // Read as it is now, links resolved at this read: inside the repository, a
+        // regular file, bounded.
+        let path = self.root.join(&self.manifest);
+        let text = inside(&self.root, &path)
+            .and_then(|()| {
+                let real = std::fs::canonicalize(&path).map_err(|e| e.to_string())?;
+                crate::untrusted::read_regular(&real, crate::manifest::guard::MAX_MANIFEST_BYTES)
+                    .map_err(|e| e.to_string())?
+                    .ok_or_else(|| "it is too large".to_owned())
+            })
+            .map(|bytes| String::from_utf8_lossy(&bytes).into_owned())
+            .map_err(|e| {
+                McpError::internal_error(format!("cannot read the manifest: {e}"), None)
+            })?;
         Ok(ReadResourceResult::new(vec![ResourceContents::text(text, MANIFEST_URI)]).into())
     }
 }
