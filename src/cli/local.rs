@@ -250,6 +250,11 @@ struct Entry {
     grace: std::time::Duration,
     /// The shard it runs (`--shard`).
     shard: Option<Shard>,
+    /// The digest of the manifest this run runs: what the run inside must have run.
+    digest: String,
+    /// The run's time limit (`--run-timeout`, else the manifest's `run-timeout`): the
+    /// way in too must end within it (and the grace that follows).
+    limit: Option<std::time::Duration>,
 }
 
 impl Entry {
@@ -313,6 +318,8 @@ impl Entry {
             args: inner,
             grace,
             shard: args.shard,
+            digest: manifest.digest.clone(),
+            limit: args.run_timeout.or(manifest.run_timeout),
         })
     }
 
@@ -352,7 +359,30 @@ impl Entry {
                 eprintln!("{line}");
             }
         };
-        let entered = enter::enter(way_in, &inner, stop, self.grace, &say).await?;
+        // The run timeout bounds the way in as well as the checks inside: past it (and
+        // the grace the run inside has to stop its checks), the way in is asked to stop,
+        // then killed, and the environment is blocked.
+        let timed_out = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let stop = match self.limit {
+            Some(limit) => with_deadline(stop, limit + self.grace, timed_out.clone()),
+            None => stop,
+        };
+        let entered = enter::enter(way_in, &inner, stop, self.grace, &say).await;
+        if timed_out.load(std::sync::atomic::Ordering::SeqCst) {
+            let limit = self.limit.unwrap_or_default();
+            return Err(format!(
+                "its way in did not end within the run timeout ({}) and the {} the run inside has to stop: it was stopped{}",
+                crate::results::format_duration(limit),
+                crate::results::format_duration(self.grace),
+                entered
+                    .ok()
+                    .map(|e| enter::last_words(&e.stderr_tail))
+                    .filter(|w| !w.is_empty())
+                    .map(|w| format!("; it said: {w}"))
+                    .unwrap_or_default()
+            ));
+        }
+        let entered = entered?;
         let why_none = || {
             let last = enter::last_words(&entered.stderr_tail);
             if last.is_empty() {
@@ -372,13 +402,60 @@ impl Entry {
         }
         let collected = crate::results::merge::collect(std::slice::from_ref(&result), &self.out)
             .map_err(|e| format!("its result could not be read: {e}"))?;
-        collected
+        let partial = collected
             .partials
             .into_iter()
             .map(|l| l.result)
             .find(|p| p.environment == env.name.as_str())
-            .ok_or_else(why_none)
+            .ok_or_else(why_none)?;
+        // The run inside must have run this run's manifest: a way in that runs another
+        // (a weaker one) left a result that is not this environment's under it.
+        if partial.manifest.digest != self.digest {
+            return Err(format!(
+                "its result was made from another manifest ({}) than this run's ({}): not taken",
+                partial.manifest.digest, self.digest
+            ));
+        }
+        Ok(partial)
     }
+}
+
+/// `stop`, and a stop (the run timeout) of its own once `after` has passed, which
+/// `timed_out` records.
+fn with_deadline(
+    mut stop: crate::run::process::StopReceiver,
+    after: std::time::Duration,
+    timed_out: std::sync::Arc<std::sync::atomic::AtomicBool>,
+) -> crate::run::process::StopReceiver {
+    use crate::run::process::{Stop, StopReason};
+    let (sender, receiver) = tokio::sync::watch::channel(*stop.borrow());
+    tokio::spawn(async move {
+        let deadline = tokio::time::sleep(after);
+        tokio::pin!(deadline);
+        let (mut fired, mut open) = (false, true);
+        loop {
+            tokio::select! {
+                () = sender.closed() => return,
+                changed = stop.changed(), if open => {
+                    // No one can ask any more once it closed; the deadline still stands.
+                    open = changed.is_ok();
+                    let now = *stop.borrow();
+                    if open && sender.send(now).is_err() {
+                        return;
+                    }
+                }
+                () = &mut deadline, if !fired => {
+                    fired = true;
+                    timed_out.store(true, std::sync::atomic::Ordering::SeqCst);
+                    let _ = sender.send(Some(Stop {
+                        reason: StopReason::RunTimeout,
+                        immediate: false,
+                    }));
+                }
+            }
+        }
+    });
+    receiver
 }
 
 /// Each environment that could not be entered: INFRA_BLOCKED, with the reason in place
