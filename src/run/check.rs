@@ -179,8 +179,16 @@ impl CheckJob {
         }
         let mut text = share.ids.join("\n");
         text.push('\n');
-        std::fs::write(&file, text)?;
-        let absolute = std::path::absolute(&file).unwrap_or(file);
+        // The share as given to the check, in a folder of its own outside the results
+        // (removed when the check is done): the results folder is uploaded, and it gets
+        // the copy with the secrets masked, as every file the run writes.
+        let private = tempfile::Builder::new()
+            .prefix("verify-matrix-share-")
+            .tempdir()?;
+        let given = private.path().join("tests");
+        std::fs::write(&given, &text)?;
+        std::fs::write(&file, self.masks.redact(&text).as_bytes())?;
+        let absolute = given;
         let with_facts = |mut result: CheckResult| {
             let sharded = result.sharded.get_or_insert_with(Default::default);
             sharded.slice = Some(slice);
@@ -221,6 +229,7 @@ impl CheckJob {
             absolute.display().to_string(),
         );
         let result = job.run_command(&expanded, stop).await?;
+        drop(private);
         Ok(with_facts(result))
     }
 
@@ -512,7 +521,9 @@ impl CheckJob {
         if let Some(dir) = self.log_file.parent() {
             std::fs::create_dir_all(dir)?;
         }
-        std::fs::write(&self.log_file, text)
+        // What the tool writes of its own (a listing's error, a group's lines) quotes
+        // what commands said: masked as their output is.
+        std::fs::write(&self.log_file, self.masks.redact(text).as_bytes())
     }
 
     /// A command check, retrying retryable failures up to `retries` times.

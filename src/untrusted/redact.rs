@@ -104,14 +104,19 @@ static KEY_END_MARK: LazyLock<memmem::Finder<'static>> =
 static KEY_BEGIN_MARK: LazyLock<memmem::Finder<'static>> =
     LazyLock::new(|| memmem::Finder::new("-----BEGIN "));
 
+/// The secrets' total size (bytes) past which their search is built as a contiguous
+/// NFA rather than a DFA.
+const LARGE_SECRETS: usize = 16 * 1024;
+
 /// Replaces secrets in text with [`MASK`].
 #[derive(Debug, Clone, Default)]
 pub struct Redactor {
     /// Known secret values.
     values: Vec<String>,
     /// All of `values` as one search, the longest match first, so that a secret
-    /// containing another is masked whole.
-    search: Option<AhoCorasick>,
+    /// containing another is masked whole: built once, when first searched with (not
+    /// once per value added, which grows with the square of the secrets).
+    search: std::sync::OnceLock<Option<AhoCorasick>>,
     /// The manifest's own patterns (`redact: { patterns: [...] }`).
     patterns: Vec<Regex>,
 }
@@ -162,16 +167,35 @@ impl Redactor {
             return;
         }
         self.values.push(value.to_owned());
-        // Building only fails past limits far beyond any environment's size.
-        self.search = AhoCorasick::builder()
-            .match_kind(MatchKind::LeftmostLongest)
-            .build(&self.values)
-            .ok();
+        self.search = std::sync::OnceLock::new();
+    }
+
+    /// The one search over every value, built the first time it is needed.
+    fn search(&self) -> Option<&AhoCorasick> {
+        self.search
+            .get_or_init(|| {
+                if self.values.is_empty() {
+                    return None;
+                }
+                let total: usize = self.values.iter().map(String::len).sum();
+                let mut builder = AhoCorasick::builder();
+                builder.match_kind(MatchKind::LeftmostLongest);
+                // A DFA is its states times the bytes it tells apart: for long secrets
+                // (a key file's worth) its building grows past their length. The
+                // contiguous NFA is built in time linear in the secrets, and searches
+                // text that holds none of them as fast (its prefilter skips ahead).
+                if total > LARGE_SECRETS {
+                    builder.kind(Some(aho_corasick::AhoCorasickKind::ContiguousNFA));
+                }
+                // Building only fails past limits far beyond any environment's size.
+                builder.build(&self.values).ok()
+            })
+            .as_ref()
     }
 
     /// `text` with every known value replaced by [`MASK`].
     fn mask_values(&self, text: &str) -> String {
-        match &self.search {
+        match self.search() {
             Some(search) => search.replace_all(text, &vec![MASK; self.values.len()]),
             None => text.to_owned(),
         }
@@ -190,7 +214,7 @@ impl Redactor {
     /// `text` with every known value, every value masked by an `::add-mask::` line of
     /// the text itself, and every token shape replaced by [`MASK`].
     pub fn redact<'a>(&self, text: &'a str) -> Cow<'a, str> {
-        let mut out = match &self.search {
+        let mut out = match self.search() {
             Some(search) if search.is_match(text) => Cow::Owned(self.mask_values(text)),
             _ => Cow::Borrowed(text),
         };
