@@ -351,3 +351,194 @@ fn an_agent_runs_an_environment_it_enters() {
     assert_eq!(run["pairs"][0]["environment"], "sandbox", "{run:#}");
     assert_eq!(run["pairs"][0]["result"], "PASS", "{run:#}");
 }
+
+/// The server judges by the manifest committed when it started, as the hook does: a
+/// weakening of the working copy runs nothing and judges nothing, with the reason.
+#[test]
+fn a_weakened_manifest_is_never_judged_by() {
+    let project = project();
+    project.write(
+        "verify-matrix.yml",
+        &MANIFEST.replace("    reports: junit.xml\n", "    reports: junit.xml\n    required: false\n"),
+    );
+    let answers = client(&project, "weakened");
+    for what in ["run", "verdict"] {
+        let answer = get(&answers, what);
+        assert_eq!(answer["isError"], true, "{what}: {answer:#}");
+        let error = answer["structuredContent"]["error"].as_str().unwrap();
+        assert!(
+            error.contains("was changed in ways not proven to strengthen the manifest committed at")
+                && error.contains("check `unit` was made optional"),
+            "{what}: {error}"
+        );
+    }
+    assert!(!project.path().join("verify-matrix-results/mcp/latest").exists());
+}
+
+/// `run` without `environments` runs what this machine can (the others are CI's).
+#[test]
+fn run_without_environments_runs_what_this_machine_can() {
+    let project = Project::new(
+        "version: 1\nenvironments:\n  - { name: here }\n  - { name: ci-only, runs-on: windows-latest }\nchecks:\n  - { id: unit, run: 'true' }\n",
+    );
+    project.commit_all("manifest");
+    let answers = client(&project, "what-runs-here");
+    let run = &get(&answers, "run")["structuredContent"];
+    assert_eq!(run["environments_tested"], serde_json::json!(["here"]), "{run:#}");
+    assert_eq!(run["pairs"][0]["result"], "PASS", "{run:#}");
+    assert_eq!(run["verdict"], "NOT_VERIFIED", "ci-only is not run here: {run:#}");
+}
+
+/// A server killed while a run goes (SIGKILL from its client) takes the run and its
+/// checks along: the run is linked to it by its stdin, stops its checks and keeps
+/// what finished.
+#[test]
+fn a_killed_server_leaves_nothing_running() {
+    let project = Project::new(
+        "version: 1
+environments: [{name: local}]
+checks:
+  - { id: quick, run: 'true' }
+  - { id: slow, run: 'sleep 53.25' }
+",
+    );
+    project.commit_all("manifest");
+    let answers = client(&project, "killed");
+    assert!(get(&answers, "server").is_u64(), "{answers:?}");
+    assert!(
+        common::wait_until_gone("sleep 53.25"),
+        "the slow check outlived the server"
+    );
+    // The run stopped as at SIGHUP, and wrote what it had.
+    let result = &project.path().join("verify-matrix-results/mcp/latest/verify-matrix-local.json");
+    for _ in 0..100 {
+        if std::fs::read_to_string(result).is_ok_and(|t| t.contains("interrupted")) {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    let result: Value = serde_json::from_str(&std::fs::read_to_string(result).unwrap()).unwrap();
+    assert_eq!(result["outcome"], "interrupted", "{result:#}");
+    assert_eq!(common::check_in(&result, "quick")["status"], "PASS");
+}
+
+/// One server, its raw stdio: lines written, answers read (each within a bound).
+struct Raw {
+    child: std::process::Child,
+    answers: std::sync::mpsc::Receiver<String>,
+}
+
+impl Raw {
+    fn start(project: &Project, args: &[&str]) -> Raw {
+        use std::io::BufRead as _;
+        let mut child = project
+            .std_cmd()
+            .arg("mcp")
+            .args(args)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (send, answers) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in std::io::BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if send.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        Raw { child, answers }
+    }
+
+    fn send(&mut self, line: &str) {
+        use std::io::Write as _;
+        let stdin = self.child.stdin.as_mut().unwrap();
+        stdin.write_all(line.as_bytes()).unwrap();
+        stdin.write_all(b"\n").unwrap();
+        stdin.flush().unwrap();
+    }
+
+    fn answer(&self) -> Value {
+        let line = self
+            .answers
+            .recv_timeout(std::time::Duration::from_secs(60))
+            .expect("an answer");
+        serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {line}"))
+    }
+
+    fn handshake(&mut self) {
+        self.send(r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}"#);
+        assert_eq!(self.answer()["id"], 1);
+        self.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+    }
+}
+
+impl Drop for Raw {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A line that is not JSON gets JSON-RPC's parse error (-32700, id null), and the
+/// session goes on.
+#[test]
+fn a_line_that_is_not_json_gets_a_parse_error() {
+    let project = project();
+    let mut raw = Raw::start(&project, &[]);
+    raw.handshake();
+    for line in ["{this is not json", r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","#] {
+        raw.send(line);
+        let answer = raw.answer();
+        assert_eq!(answer["error"]["code"], -32700, "{line}: {answer}");
+        assert_eq!(answer["id"], Value::Null, "{answer}");
+    }
+    raw.send(r#"{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"plan","arguments":{}}}"#);
+    let answer = raw.answer();
+    assert_eq!(answer["id"], 8, "{answer}");
+    assert_eq!(answer["result"]["isError"], Value::Bool(false), "{answer}");
+}
+
+/// The results folder stays inside the repository: `--out` that leaves it is refused at
+/// start, and a link planted where the results go is not followed out.
+#[test]
+fn the_results_folder_stays_inside_the_repository() {
+    let project = project();
+    let elsewhere = tempfile::tempdir().unwrap();
+    let absolute = elsewhere.path().display().to_string();
+    for out in ["../elsewhere", absolute.as_str()] {
+        let run = project
+            .std_cmd()
+            .args(["mcp", "--out", out])
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap();
+        assert_eq!(run.status.code(), Some(2), "{out}");
+        assert!(
+            String::from_utf8_lossy(&run.stderr).contains("must be a folder inside the repository"),
+            "{out}: {run:?}"
+        );
+    }
+    // A link planted after the server started, where its results go.
+    let mut raw = Raw::start(&project, &["--out", "results"]);
+    raw.handshake();
+    std::fs::write(elsewhere.path().join("keep.txt"), "precious").unwrap();
+    link(elsewhere.path(), &project.path().join("results"));
+    raw.send(r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"run","arguments":{}}}"#);
+    let answer = raw.answer();
+    assert_eq!(answer["result"]["isError"], true, "{answer}");
+    let error = answer["result"]["structuredContent"]["error"].as_str().unwrap();
+    assert!(error.contains("leads outside the repository"), "{error}");
+    assert!(elsewhere.path().join("keep.txt").exists());
+    // The manifest resource, replaced by a link out after start: not read.
+    std::fs::write(elsewhere.path().join("secret.yml"), "secret: yes\n").unwrap();
+    std::fs::remove_file(project.path().join("verify-matrix.yml")).unwrap();
+    link(&elsewhere.path().join("secret.yml"), &project.path().join("verify-matrix.yml"));
+    raw.send(r#"{"jsonrpc":"2.0","id":3,"method":"resources/read","params":{"uri":"verify-matrix://manifest"}}"#);
+    let answer = raw.answer();
+    assert!(answer["error"]["message"].as_str().unwrap().contains("leads outside the repository"), "{answer}");
+    assert!(!answer.to_string().contains("secret: yes"), "{answer}");
+}

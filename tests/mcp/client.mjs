@@ -73,5 +73,26 @@ if (scenario === "tour") {
   // The server stops the run as SIGTERM stops it; its results stay, never a verdict.
   await new Promise((r) => setTimeout(r, 3000));
   print("verdict", await client.callTool({ name: "verdict", arguments: {} }));
+} else if (scenario === "weakened") {
+  // The working copy weakened after the server started: nothing is judged by it.
+  print("run", await client.callTool({ name: "run", arguments: {} }));
+  print("verdict", await client.callTool({ name: "verdict", arguments: {} }));
+} else if (scenario === "what-runs-here") {
+  print("run", await client.callTool({ name: "run", arguments: {} }));
+} else if (scenario === "killed") {
+  // The server killed while a run goes (SIGKILL, which no handler sees): the client
+  // says which process it was, and the test watches what is left.
+  let progressed;
+  const firstProgress = new Promise((resolve) => (progressed = resolve));
+  const call = client.callTool({ name: "run", arguments: {} }, undefined, {
+    onprogress: () => progressed(),
+    timeout: 120000,
+  });
+  call.catch(() => {});
+  await firstProgress;
+  print("server", transport.pid);
+  process.kill(transport.pid, "SIGKILL");
+  await new Promise((r) => setTimeout(r, 500));
+  process.exit(0);
 }
 await client.close();
