@@ -395,3 +395,226 @@ checks:
     let (code, report, _) = merge(&project, &["s1", "s2"]);
     assert_eq!((code, report["verdict"].as_str()), (0, Some("VERIFIED")));
 }
+
+/// Runs `cmd`, which must end within `secs` seconds (a command that waits on a FIFO
+/// would not): its output.
+fn within(mut cmd: std::process::Command, secs: u64) -> std::process::Output {
+    let mut child = cmd
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if started.elapsed() > std::time::Duration::from_secs(secs) {
+            let _ = child.kill();
+            panic!("still running after {secs} s: {cmd:?}");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    child.wait_with_output().unwrap()
+}
+
+/// What a manifest names is read confined to the repository, regular files only, with
+/// a bound: a Compose file that is a FIFO, a link to `/dev/zero` or to a file outside
+/// is refused at once with its place, by every command that loads the manifest.
+#[cfg(unix)]
+#[test]
+fn a_file_the_manifest_names_that_is_no_plain_file_of_the_repository_is_refused() {
+    let manifest = "version: 1\nenvironments:\n  - name: dev\n    enter: { compose: { service: dev } }\nchecks:\n  - { id: x, run: 'true' }\n";
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::write(
+        outside.path().join("compose.yaml"),
+        "services:\n  dev: {}\n",
+    )
+    .unwrap();
+    type Make<'a> = Box<dyn Fn(&std::path::Path) + 'a>;
+    let cases: [(&str, Make<'_>, &str); 3] = [
+        (
+            "a FIFO",
+            Box::new(|at| {
+                let made = std::process::Command::new("mkfifo")
+                    .arg(at)
+                    .status()
+                    .unwrap();
+                assert!(made.success());
+            }),
+            "`compose.yaml` cannot be read: not a regular file",
+        ),
+        (
+            "a link to /dev/zero",
+            Box::new(|at| std::os::unix::fs::symlink("/dev/zero", at).unwrap()),
+            "`compose.yaml` leads outside the repository (to `/dev/zero`)",
+        ),
+        (
+            "a link out of the repository",
+            Box::new(|at| {
+                std::os::unix::fs::symlink(outside.path().join("compose.yaml"), at).unwrap()
+            }),
+            "`compose.yaml` leads outside the repository",
+        ),
+    ];
+    for (what, make, said) in cases {
+        let project = Project::new(manifest);
+        make(&project.path().join("compose.yaml"));
+        for command in ["plan", "run"] {
+            let mut cmd = project.std_cmd();
+            cmd.arg(command);
+            let out = within(cmd, 30);
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(4), "{what}, {command}: {stderr}");
+            assert!(stderr.contains(said), "{what}, {command}: {stderr}");
+            assert!(
+                stderr.contains("(environments[0].enter.compose"),
+                "{what}, {command}: {stderr}"
+            );
+        }
+    }
+}
+
+/// An ssh path is judged by its normal form: one that is the remote's root or one of
+/// its system folders, however it is spelled, is a manifest error.
+#[test]
+fn an_ssh_path_that_normalises_to_a_system_folder_is_refused() {
+    let project = Project::empty();
+    for path in [
+        "/..",
+        "/./",
+        "/srv/../..",
+        "//",
+        "/srv/work/../../etc",
+        "/home/",
+        "/tmp/.",
+    ] {
+        let manifest = format!(
+            "version: 1\nenvironments:\n  - name: box\n    enter: {{ ssh: {{ host: box, path: '{path}' }} }}\nchecks:\n  - {{ id: x, run: 'true' }}\n"
+        );
+        project.write("verify-matrix.yml", &manifest);
+        let out = project.std_cmd().arg("plan").output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(4), "{path}: {stderr}");
+        assert!(
+            stderr.contains("cannot hold the repository"),
+            "{path}: {stderr}"
+        );
+        assert!(
+            stderr.contains("(environments[0].enter.ssh.path)"),
+            "{path}: {stderr}"
+        );
+    }
+    // A folder of its own, spelled with dots, is its normal form.
+    project.write(
+        "verify-matrix.yml",
+        "version: 1\nenvironments:\n  - name: box\n    enter: { ssh: { host: box, path: '/srv/./work/../work/' } }\nchecks:\n  - { id: x, run: 'true' }\n",
+    );
+    let out = project.std_cmd().arg("plan").output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+}
+
+/// `run-timeout` bounds the whole run, the ways in included: a way in that never
+/// returns is stopped, and its environment is blocked with the reason.
+#[test]
+fn the_run_timeout_bounds_a_way_in_that_never_returns() {
+    let project = Project::new(
+        "version: 1\nrun-timeout: 2s\ndefaults: { grace: 1s }\nenvironments:\n  - name: host\n  - name: stuck\n    enter: { command: [sh, -c, 'sleep 61.5 # {repo}'] }\nchecks:\n  - { id: x, run: 'true' }\n",
+    );
+    let mut cmd = project.std_cmd();
+    cmd.args(["run", "--env", "host", "--env", "stuck"]);
+    let out = within(cmd, 60);
+    let said = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(out.status.code(), Some(3), "{said}");
+    assert!(
+        said.contains(
+            "stuck: could not be entered: its way in did not end within the run timeout (2s)"
+        ),
+        "{said}"
+    );
+    assert!(
+        common::wait_until_gone("sleep 61.5"),
+        "the way in outlived the run"
+    );
+}
+
+/// An entered environment's result must be of the manifest this run runs: a way in
+/// that runs the tool with another (weaker) manifest leaves a result that is not taken.
+#[cfg(unix)]
+#[test]
+fn an_entered_result_of_another_manifest_is_not_taken() {
+    let project = Project::new(
+        "version: 1\nenvironments:\n  - name: host\n  - name: inside\n    enter: { command: [sh, '{repo}/in.sh'] }\nchecks:\n  - { id: x, run: 'exit 1' }\n",
+    );
+    project.write(
+        "weak.yml",
+        "version: 1\nenvironments:\n  - name: host\n  - name: inside\nchecks:\n  - { id: x, run: 'exit 1', exit-code: 1 }\n",
+    );
+    // The way in: the tool, with `--manifest weak.yml` in place of the one given.
+    project.write(
+        "in.sh",
+        r#"dir=$(dirname "$0"); prog=$1; shift; n=$#; next=
+for a in "$@"; do
+  if [ -n "$next" ]; then set -- "$@" "$dir/weak.yml"; next=; else set -- "$@" "$a"; fi
+  [ "$a" = --manifest ] && next=1
+done
+shift "$n"
+exec "$prog" "$@"
+"#,
+    );
+    let out = project
+        .std_cmd()
+        .args(["run", "--env", "inside"])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(3), "{stdout}");
+    assert!(
+        stdout.contains("inside: could not be entered: its result was made from another manifest"),
+        "{stdout}"
+    );
+}
+
+/// What a timing split writes with the results — the share given to the check, what
+/// the listing said when it failed — is masked as the check's output is.
+#[test]
+fn a_splits_files_and_its_listings_words_are_masked() {
+    let project = Project::new(
+        "version: 1
+environments: [{name: lin, shards: 2}]
+checks:
+  - id: py
+    run: 'cat {tests_file} > /dev/null'
+    split: timing
+    list: 'printf \"test_$MY_TOKEN\\nother\\n\"'
+    reports: r.xml
+  - id: broken
+    run: 'true'
+    split: timing
+    list: 'echo \"cannot list: $MY_TOKEN\" >&2; exit 4'
+    reports: r.xml
+",
+    );
+    let secret = "s3cr3t-t0ken-value";
+    let out = project
+        .std_cmd()
+        .args(["run", "--shard", "1/2", "--out", "out"])
+        .env("MY_TOKEN", secret)
+        .output()
+        .unwrap();
+    assert!(out.status.code().is_some(), "{out:?}");
+    let mut seen = 0;
+    for entry in walkdir::WalkDir::new(project.path().join("out")) {
+        let entry = entry.unwrap();
+        if entry.file_type().is_file() {
+            seen += 1;
+            let text = String::from_utf8_lossy(&std::fs::read(entry.path()).unwrap()).into_owned();
+            assert!(!text.contains(secret), "{}: {text}", entry.path().display());
+        }
+    }
+    assert!(seen >= 3, "the results, a log and a share");
+    let log = project.read("out/logs/lin@1of2/broken.log");
+    assert!(log.contains("cannot list: ***"), "{log}");
+}

@@ -240,7 +240,12 @@ pub fn resolve_enter_files(
             ),
             Some(Enter::Compose { file, service, .. }) => {
                 if file.is_empty() {
-                    match COMPOSE_FILES.iter().find(|f| files.is_file(f)) {
+                    // The first that is there, whatever it is (one that cannot be read
+                    // is said so below, never passed over for the next).
+                    match COMPOSE_FILES
+                        .iter()
+                        .find(|f| !matches!(files.read(f), Ok(None)))
+                    {
                         Some(found) => *file = (*found).to_owned(),
                         None => {
                             problem(
