@@ -618,3 +618,252 @@ checks:
     let log = project.read("out/logs/lin@1of2/broken.log");
     assert!(log.contains("cannot list: ***"), "{log}");
 }
+
+/// Effectiveness is a fact too: a test gate's `min-tests` against the tests it shows it
+/// ran, and a shard's empty share only where it is shown empty.
+#[test]
+fn min_tests_and_an_empty_share_are_judged_from_the_counts() {
+    let project = Project::new(
+        "version: 1\nenvironments: [{name: lin}]\nchecks:\n  - id: unit\n    test: 'echo \"test result: ok. 3 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.00s\"'\n    min-tests: 5\n",
+    );
+    assert_eq!(project.run_env("lin", "r"), 1);
+    edit(&project, "r/verify-matrix-lin.json", |r| {
+        let unit = check(r, "unit");
+        unit["status"] = "PASS".into();
+        unit["gate_effective"] = true.into();
+        unit["ineffective_reason"] = Value::Null;
+    });
+    let (code, report, _) = merge(&project, &["r"]);
+    assert_eq!(code, 1);
+    let why = report["contradictions"][0]["reason"].as_str().unwrap();
+    assert!(
+        why.contains("it ran 3 tests, fewer than min-tests 5"),
+        "{why}"
+    );
+
+    // Shard 2 prints no summary at all; its result claims an empty share.
+    let project = Project::new(
+        "version: 1\nenvironments: [{name: lin, shards: 2}]\nchecks:\n  - id: unit\n    test: 'if [ {shard} = 1 ]; then echo \"test result: ok. 3 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.00s\"; fi'\n",
+    );
+    for k in 1..=2 {
+        let out = project
+            .std_cmd()
+            .args([
+                "run",
+                "--env",
+                "lin",
+                "--shard",
+                &format!("{k}/2"),
+                "--out",
+                &format!("s{k}"),
+            ])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(i32::from(k == 2)), "{out:?}");
+    }
+    edit(&project, "s2/verify-matrix-lin@2of2.json", |r| {
+        let unit = check(r, "unit");
+        unit["status"] = "PASS".into();
+        unit["tests_executed"] = 0.into();
+    });
+    let (code, report, _) = merge(&project, &["s1", "s2"]);
+    assert_eq!(code, 1);
+    let why = report["contradictions"][0]["reason"].as_str().unwrap();
+    assert!(
+        why.contains("shard 2/2: it claims PASS, but the gate was not shown effective"),
+        "{why}"
+    );
+}
+
+/// A group's result that records none of its items shows nothing passed.
+#[test]
+fn a_group_that_records_no_item_did_not_pass() {
+    let project = Project::new(
+        "version: 1\nenvironments: [{name: lin}]\nchecks:\n  - id: both\n    all-of:\n      - { item: a, run: 'true' }\n      - { item: b, run: 'exit 1' }\n",
+    );
+    assert_eq!(project.run_env("lin", "r"), 1);
+    edit(&project, "r/verify-matrix-lin.json", |r| {
+        let both = check(r, "both");
+        both["status"] = "PASS".into();
+        both["exit_code"] = 0.into();
+        both.as_object_mut().unwrap().remove("items");
+    });
+    let (code, report, _) = merge(&project, &["r"]);
+    assert_eq!(code, 1);
+    let why = report["contradictions"][0]["reason"].as_str().unwrap();
+    assert!(why.contains("it records none of its items"), "{why}");
+}
+
+/// A timing split's shards must each say how they split the tests: with those facts
+/// removed, they cannot be shown to have covered the listing.
+#[test]
+fn a_timing_splits_shards_that_hide_their_split_fail() {
+    let project = Project::new(
+        "version: 1
+environments: [{name: lin, shards: 2}]
+checks:
+  - id: py
+    run: 'for t in $(cat {tests_file}); do echo \"<testcase classname=\\\"s\\\" name=\\\"$t\\\"/>\"; done > cases.txt; { echo \"<testsuite>\"; cat cases.txt; echo \"</testsuite>\"; } > r.xml'
+    split: timing
+    list: 'printf \"a\\nb\\nc\\nd\\n\"'
+    reports: r.xml
+",
+    );
+    for k in 1..=2 {
+        let out = project
+            .std_cmd()
+            .args([
+                "run",
+                "--env",
+                "lin",
+                "--shard",
+                &format!("{k}/2"),
+                "--out",
+                &format!("s{k}"),
+            ])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{out:?}");
+    }
+    let (code, _, stderr) = merge(&project, &["s1", "s2"]);
+    assert_eq!(code, 0, "{stderr}");
+    for k in 1..=2 {
+        edit(
+            &project,
+            &format!("s{k}/verify-matrix-lin@{k}of2.json"),
+            |r| {
+                check(r, "py")["sharded"]
+                    .as_object_mut()
+                    .unwrap()
+                    .remove("split");
+            },
+        );
+    }
+    let (code, report, _) = merge(&project, &["s1", "s2"]);
+    assert_eq!(code, 1);
+    assert!(
+        reasons(&report).contains("the shards do not say how they split the tests"),
+        "{}",
+        reasons(&report)
+    );
+}
+
+/// A report read from a file (`render`, `publish`) must not contradict itself: an edited
+/// verdict or row is refused (exit 4), never rendered.
+#[test]
+fn a_report_that_contradicts_itself_is_refused() {
+    let project = Project::new(
+        "version: 1\nenvironments: [{name: lin}]\nchecks:\n  - { id: unit, run: 'exit 1' }\n",
+    );
+    assert_eq!(project.run_env("lin", "r"), 1);
+    let (code, _, _) = merge(&project, &["r"]);
+    assert_eq!(code, 1);
+    let edits: [Edit; 2] = [
+        (
+            "the verdict",
+            |r| {
+                r["verdict"] = "VERIFIED".into();
+                r["reasons"] = serde_json::json!([]);
+            },
+            "it says VERIFIED, but unit in lin failed",
+        ),
+        (
+            "a row",
+            |r| r["rows"][0]["result"] = "PASS".into(),
+            "unit in lin is PASS, and its detail says FAIL",
+        ),
+    ];
+    for (what, change, said) in edits {
+        let mut report = project.json("report.json");
+        change(&mut report);
+        project.write("edited.json", &report.to_string());
+        let out = project
+            .std_cmd()
+            .args(["render", "--format", "markdown", "edited.json"])
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(4), "{what}: {stderr}");
+        assert!(
+            stderr.contains("contradicts itself") && stderr.contains(said),
+            "{what}: {stderr}"
+        );
+    }
+}
+
+/// Results produced from a pull request's manifest, judged by the trusted one: a check
+/// the pull request's manifest runs otherwise (its command changed) is no evidence.
+#[test]
+fn a_check_run_otherwise_than_the_trusted_manifest_says_is_no_evidence() {
+    let trusted = "version: 1\nenvironments: [{name: lin}]\nchecks:\n  - { id: unit, run: 'exit 1' }\n  - { id: lint, run: 'true' }\n";
+    let project = Project::new(&trusted.replace("run: 'exit 1'", "run: 'true'"));
+    project.write("base.yml", trusted);
+    assert_eq!(project.run_env("lin", "r"), 0);
+    let out = project
+        .std_cmd()
+        .args([
+            "--manifest",
+            "base.yml",
+            "merge",
+            "--out",
+            "report.json",
+            "r",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let report = project.json("report.json");
+    let why = report["contradictions"][0]["reason"].as_str().unwrap();
+    assert_eq!(report["contradictions"][0]["check"], "unit");
+    assert!(
+        why.contains("runs otherwise than the manifest it is judged by"),
+        "{why}"
+    );
+    // What the trusted manifest runs the same way stands.
+    let lint = report["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["check"] == "lint")
+        .unwrap();
+    assert_eq!(lint["result"], "PASS");
+}
+
+/// A shard that claims more tests than a number can hold is a claim like any other:
+/// the merge adds them without overflowing, and judges.
+#[test]
+fn counts_past_any_real_suite_do_not_break_the_merge() {
+    let project = Project::new(
+        "version: 1\nenvironments: [{name: lin, shards: 2}]\nchecks:\n  - id: unit\n    test: 'echo \"test result: ok. 3 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.00s\" # {shard}'\n",
+    );
+    for k in 1..=2 {
+        let out = project
+            .std_cmd()
+            .args([
+                "run",
+                "--env",
+                "lin",
+                "--shard",
+                &format!("{k}/2"),
+                "--out",
+                &format!("s{k}"),
+            ])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{out:?}");
+    }
+    for k in 1..=2 {
+        edit(
+            &project,
+            &format!("s{k}/verify-matrix-lin@{k}of2.json"),
+            |r| {
+                let unit = check(r, "unit");
+                unit["tests_executed"] = u64::MAX.into();
+                unit["test_counts"]["passed"] = u64::MAX.into();
+            },
+        );
+    }
+    let (code, report, stderr) = merge(&project, &["s1", "s2"]);
+    assert!(matches!(code, 0 | 1), "{code}: {stderr}");
+    assert!(report["verdict"].is_string(), "{stderr}");
+}

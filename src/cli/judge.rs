@@ -65,7 +65,7 @@ pub(crate) fn merged(
     // A checklist's answer and a task's report are about the run's own manifest (the
     // base case or task it ran): without `--manifest`, the one the results embed.
     let own = matches!(format, Format::Aot | Format::Steps) && settings.manifest.is_none();
-    let (manifest, trust) = judged_manifest(settings, trust, &collected.partials, own)?;
+    let (manifest, trust, ran_by) = judged_manifest(settings, trust, &collected.partials, own)?;
     let partials: Vec<PartialResult> = collected.partials.into_iter().map(|l| l.result).collect();
     let contracts = Contracts {
         steps: (format == Format::Steps)
@@ -73,7 +73,7 @@ pub(crate) fn merged(
         aot: (format == Format::Aot).then(|| manifest::aot::from_manifest(&manifest)),
     };
     let jobs = run_jobs(settings, &partials);
-    let mut report = Report::build_checked(&manifest, partials, &jobs);
+    let mut report = Report::build_judged(&manifest, partials, &jobs, Some(&ran_by));
     report.apply_trust(trust);
     match baseline {
         BaselineSource::None => {}
@@ -381,6 +381,12 @@ pub(crate) fn streamed_report(path: &Path) -> Result<Report, Error> {
 }
 
 fn names_checked(path: &Path, report: Report) -> Result<Report, Error> {
+    if let Some(why) = report.self_contradiction() {
+        return Err(Error::InvalidInput(format!(
+            "report `{}` contradicts itself: {why}",
+            path.display()
+        )));
+    }
     if let Some(name) = report.invalid_name() {
         return Err(Error::InvalidInput(format!(
             "report `{}` is not valid: `{}` is not a check or environment name",
@@ -391,8 +397,8 @@ fn names_checked(path: &Path, report: Report) -> Result<Report, Error> {
     Ok(report)
 }
 
-/// The manifest the results are judged against, and how it relates to the results'
-/// own manifest and to a trusted base: `--manifest` when given, else the manifest in
+/// The manifest the results are judged against, how it relates to the results' own
+/// manifest and to a trusted base, and the results' own manifest: `--manifest` when given, else the manifest in
 /// the checked-out tree, else the copy embedded in the results. When the one used is
 /// not the results' own, it is the trusted one: the results' manifest is compared with
 /// it (or with `--base-manifest`), and its changes are listed.
@@ -401,7 +407,7 @@ fn judged_manifest(
     flags: &TrustFlags,
     partials: &[merge::Loaded],
     embedded_first: bool,
-) -> Result<(Manifest, ManifestTrust), Error> {
+) -> Result<(Manifest, ManifestTrust, Manifest), Error> {
     // `merge::collect` has checked that every result names the same digest.
     let loaded = partials
         .first()
@@ -503,5 +509,5 @@ fn judged_manifest(
         trust.compared_with = Some(reference.digest.clone());
         trust.changes = compare::changes(reference, &results);
     }
-    Ok((used, trust))
+    Ok((used, trust, results))
 }

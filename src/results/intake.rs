@@ -88,8 +88,16 @@ impl Checked {
 }
 
 /// Admits `partials` against `manifest` (and, under Actions, the run's `jobs`): each
-/// result's place, and its checks re-derived from their facts.
-pub fn admit(manifest: &Manifest, partials: Vec<PartialResult>, jobs: &Jobs) -> Vec<Checked> {
+/// result's place, and its checks re-derived from their facts. `ran_by` is the manifest
+/// the results were produced from when it is not `manifest` (a pull request's, judged
+/// by the base branch's): a check it runs otherwise than `manifest` does is no
+/// evidence for `manifest`'s.
+pub fn admit(
+    manifest: &Manifest,
+    partials: Vec<PartialResult>,
+    jobs: &Jobs,
+    ran_by: Option<&Manifest>,
+) -> Vec<Checked> {
     let places = super::identity::places(manifest, &partials, jobs);
     let checks: FxHashMap<&str, &Check> =
         manifest.checks.iter().map(|c| (c.id.as_str(), c)).collect();
@@ -97,7 +105,10 @@ pub fn admit(manifest: &Manifest, partials: Vec<PartialResult>, jobs: &Jobs) -> 
         .into_iter()
         .zip(places)
         .map(|(mut result, place)| {
-            let contradictions = rederive_result(manifest, &checks, &mut result);
+            let mut contradictions = rederive_result(manifest, &checks, &mut result);
+            if let Some(ran_by) = ran_by.filter(|m| m.digest != manifest.digest) {
+                ran_otherwise(manifest, ran_by, &checks, &mut result, &mut contradictions);
+            }
             Checked {
                 result,
                 place,
@@ -186,6 +197,90 @@ fn rederive_result(
         });
     }
     out
+}
+
+/// The keys of a check that say how it is judged, not what runs: the manifest judged by
+/// decides them whatever the results' manifest said.
+const JUDGED_BY: &[&str] = &[
+    "name",
+    "required",
+    "must-be-effective",
+    "min-tests",
+    "tests-may-drop",
+    "exit-code",
+    "expect",
+    "gate",
+    "environment",
+];
+
+/// What runs for `check` in `env` as `manifest` defines it: the check as written (but
+/// for how it is judged), and the variables and shell it gets there.
+fn what_runs(manifest: &Manifest, check: &Check, env: &str) -> Option<serde_json::Value> {
+    let raw = manifest
+        .content
+        .get("checks")?
+        .as_array()?
+        .iter()
+        .find(|c| c.get("id").and_then(serde_json::Value::as_str) == Some(check.id.as_str()))?;
+    let mut raw = raw.as_object()?.clone();
+    for key in JUDGED_BY {
+        raw.remove(*key);
+    }
+    let env = manifest.environment(env)?;
+    raw.insert(
+        "(variables)".to_owned(),
+        serde_json::json!(manifest.env_for(check, env)),
+    );
+    raw.insert(
+        "(shell)".to_owned(),
+        format!("{:?}", manifest.shell_for(check, env)).into(),
+    );
+    Some(serde_json::Value::Object(raw))
+}
+
+/// Marks each check of `result` that `ran_by` runs otherwise than `manifest` (its
+/// command, folder, shell, variables, items, timeout…) as a contradiction: it ran what
+/// the results' manifest defines, which is no evidence for the manifest judged by.
+fn ran_otherwise(
+    manifest: &Manifest,
+    ran_by: &Manifest,
+    checks: &FxHashMap<&str, &Check>,
+    result: &mut PartialResult,
+    contradictions: &mut Vec<(CompactString, String)>,
+) {
+    let env = result.environment.clone();
+    for claimed in &mut result.checks {
+        let Some(&check) = checks.get(claimed.command_id.as_str()) else {
+            continue;
+        };
+        let theirs = ran_by.checks.iter().find(|c| c.id == check.id);
+        let same = theirs.is_some_and(|theirs| {
+            let ours = what_runs(manifest, check, &env);
+            ours.is_some() && ours == what_runs(ran_by, theirs, &env)
+        });
+        if same {
+            continue;
+        }
+        let why = "it ran the check as the results' own manifest defines it, which runs otherwise than the manifest it is judged by".to_owned();
+        if claimed.status == Status::Pass {
+            claimed.status = if claimed.exit_code.is_some() {
+                Status::Fail
+            } else {
+                Status::Error
+            };
+        }
+        claimed.summary = one_line_summary(&format!("contradicts its facts: {why}")).into();
+        match contradictions
+            .iter_mut()
+            .find(|(id, _)| *id == claimed.command_id)
+        {
+            Some((_, all)) => {
+                all.push_str("; ");
+                all.push_str(&why);
+            }
+            None => contradictions.push((claimed.command_id.clone(), why)),
+        }
+    }
 }
 
 /// The checks `result` reports more than once, and how many times.
@@ -277,9 +372,32 @@ fn why_not_a_pass(check: &Check, claimed: &CheckResult, share: bool) -> Vec<Stri
         )),
         Some(_) => {}
     }
-    let empty_share = share && claimed.tests_executed == Some(0);
+    // A shard's share with no test in it proves nothing either way: judged on the union
+    // of the shards. Only a share shown empty counts as one: a timing split's facts say
+    // its share held no test; a runner's own split, a summary read that counted none.
+    let empty_share = share
+        && claimed.tests_executed == Some(0)
+        && match claimed.sharded.as_ref().and_then(|s| s.split.as_ref()) {
+            Some(split) => split.share == 0,
+            None => claimed
+                .test_counts
+                .as_ref()
+                .is_some_and(|c| c.passed == 0 && c.failed == 0),
+        };
     if check.must_be_effective && claimed.gate_effective != Some(true) && !empty_share {
         why_not.push("the gate was not shown effective".to_owned());
+    }
+    // `min-tests` is a floor on what ran: a shard's share is judged on the union.
+    if let Some(min) = check.min_tests
+        && !share
+    {
+        match claimed.tests_executed {
+            Some(ran) if ran >= min => {}
+            Some(ran) => why_not.push(format!("it ran {ran} tests, fewer than min-tests {min}")),
+            None => why_not.push(format!(
+                "it shows no count of tests against min-tests {min}"
+            )),
+        }
     }
     if claimed.timed_out {
         why_not.push("it timed out".to_owned());
@@ -296,8 +414,8 @@ fn why_not_a_pass(check: &Check, claimed: &CheckResult, share: bool) -> Vec<Stri
     why_not
 }
 
-/// Why a group whose items are recorded did not pass by them, item by item as the
-/// manifest defines them: an `all-of` with an automated item that is not recorded as
+/// Why a group did not pass by its items, item by item as the manifest defines them
+/// (a group that records none shows nothing passed): an `all-of` with an automated item that is not recorded as
 /// passed, an `any-of` with none that is (manual items are a person's to judge, and the
 /// run leaves them out of both). Nested groups are judged the same way.
 fn group_not_passed(kind: &CheckKind, items: &[ItemResult]) -> Option<String> {
@@ -306,9 +424,9 @@ fn group_not_passed(kind: &CheckKind, items: &[ItemResult]) -> Option<String> {
         CheckKind::AnyOf(defined) => (defined, false),
         _ => return None,
     };
-    // Results written before groups recorded their items say nothing of them.
+    // A group's result is its items: one that records none shows nothing passed.
     if items.is_empty() {
-        return None;
+        return Some("it records none of its items".to_owned());
     }
     let passed = |item: &Check| {
         items.iter().any(|r| {

@@ -1,6 +1,6 @@
 //! The run's jobs, as GitHub lists them: what the pull request's code cannot write.
-//! Each leg of an environment that runs on GitHub (`runs-on`) must be one job that ran
-//! it, or its results are not taken: a job that **ran** (completed with `success` or
+//! Under Actions each leg of an environment must be one job that ran it, or its results
+//! are not taken: a job that **ran** (completed with `success` or
 //! `failure`: not skipped, not cancelled, not neutral), under the leg's **name** (the
 //! plan's matrix names it: `run (linux)`, `run (linux, 2/3)`), on the **runner** the
 //! result records (a result that records none is refused), in the run and **attempt**
@@ -78,7 +78,15 @@ pub fn names_leg(name: &str, environment: &str, shard: Option<Shard>) -> bool {
     }
     let rest = &parts[1..];
     match shard {
-        None => true,
+        // The whole environment: no shard's leg.
+        None => !rest.iter().any(|p| {
+            p.split_once('/').is_some_and(|(k, n)| {
+                !k.is_empty()
+                    && !n.is_empty()
+                    && k.bytes().all(|b| b.is_ascii_digit())
+                    && n.bytes().all(|b| b.is_ascii_digit())
+            })
+        }),
         Some(shard) => {
             let (k, n) = (shard.index.to_string(), shard.count.to_string());
             rest.iter().any(|p| *p == format!("{k}/{n}"))
@@ -99,9 +107,9 @@ pub enum Jobs {
 }
 
 /// For each of `legs` (environment, shard, its result's run and attempt, the runner
-/// name the result records), the job that ran it, or why none did. Legs of environments
-/// without `runs-on` are not checked (`Ok(None)`); neither is anything when the run's
-/// jobs are not at hand (`Jobs::NotChecked`, a merge outside Actions). Each job is one
+/// name the result records), the job that ran it, or why none did. Nothing is checked
+/// when the run's jobs are not at hand (`Jobs::NotChecked`, a merge outside Actions),
+/// nor a result of an environment the manifest does not declare (never judged). Each job is one
 /// leg's at most; a leg whose results are in several files is one leg.
 pub fn match_legs(
     manifest: &Manifest,
@@ -142,7 +150,7 @@ fn match_leg(
         attempt,
         runner,
     } = leg;
-    let Some(runs_on) = manifest.environment(env).and_then(|e| e.runs_on.as_ref()) else {
+    let Some(declared) = manifest.environment(env) else {
         return Ok(None);
     };
     let (run_id, listed) = match jobs {
@@ -171,6 +179,12 @@ fn match_leg(
             unrecorded.join(", ")
         ));
     }
+    let legs = manifest.legs(declared);
+    if legs > 1 && shard.is_none() {
+        return Err(format!(
+            "the plan runs {env} in {legs} shards: a result of the whole environment is no leg of the run"
+        ));
+    }
     if let Some(leg_run) = leg_run
         && leg_run != run_id
     {
@@ -178,12 +192,19 @@ fn match_leg(
             "its results say they are of run {leg_run}, not of run {run_id}, whose jobs were read"
         ));
     }
-    // Labels with expressions are the workflow's to fill: only literal ones are checked.
-    let wanted: Vec<String> = runs_on::labels(runs_on)
+    // Labels with expressions are the workflow's to fill: only literal ones are checked
+    // (an environment without `runs-on` runs where the workflow says: its name, runner,
+    // run and attempt are still checked).
+    let runs_on = declared.runs_on.as_ref();
+    let wanted: Vec<String> = runs_on
+        .map(runs_on::labels)
+        .unwrap_or_default()
         .into_iter()
         .filter(|l| !l.contains("${{"))
         .collect();
-    let group = runs_on.get("group").and_then(|g| g.as_str());
+    let group = runs_on
+        .and_then(|r| r.get("group"))
+        .and_then(|g| g.as_str());
     let fits = |job: &RunJob| {
         job.status == "completed"
             && matches!(job.conclusion.as_deref(), Some("success" | "failure"))
@@ -371,7 +392,9 @@ mod tests {
             why.contains("run (windows) [windows-latest] skipped on no runner"),
             "{why}"
         );
-        assert_eq!(matched[2], Ok(None));
+        // An environment without `runs-on` runs in a job of the run all the same.
+        let why = matched[2].clone().unwrap_err();
+        assert!(why.contains("do not record its runner's name"), "{why}");
         // The plan job is never a leg; a leg in several files is one leg; one job is
         // one leg's only.
         let legs = [

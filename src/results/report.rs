@@ -372,6 +372,71 @@ impl Report {
             .collect()
     }
 
+    /// Why the report contradicts itself, if it does: a row marked `PASS` whose own
+    /// detail did not pass or whose exit code the row's required code does not accept,
+    /// or a VERIFIED verdict beside a required row that failed, a contradiction, an
+    /// environment with no results, a partial or cancelled run. A report comes from a
+    /// file a pull request may have edited: one that cannot be true is not rendered.
+    pub fn self_contradiction(&self) -> Option<String> {
+        for row in &self.rows {
+            let (check, env) = (&row.check, &row.environment);
+            if row.result == RowResult::Pass {
+                if row.detail.status != super::Status::Pass {
+                    return Some(format!(
+                        "{check} in {env} is PASS, and its detail says {}",
+                        row.detail.status.as_str()
+                    ));
+                }
+                if row.detail.exit_code != Some(row.exit_code) {
+                    return Some(format!(
+                        "{check} in {env} has exit code {} in its row and {:?} in its detail",
+                        row.exit_code, row.detail.exit_code
+                    ));
+                }
+                let accepted = match row.required_exit_code {
+                    Some(code) => row.exit_code == code,
+                    None => row.exit_code != 0,
+                };
+                if !accepted {
+                    return Some(format!(
+                        "{check} in {env} is PASS with exit code {}, which its required code does not accept",
+                        row.exit_code
+                    ));
+                }
+            }
+        }
+        if self.verdict != Verdict::Verified {
+            return None;
+        }
+        let failed = self
+            .rows
+            .iter()
+            .find(|r| r.required && r.result != RowResult::Pass)
+            .map(|r| format!("{} in {} failed", r.check, r.environment));
+        failed
+            .or_else(|| {
+                self.contradictions
+                    .first()
+                    .map(|c| format!("{} in {} contradicts its facts", c.check, c.environment))
+            })
+            .or_else(|| {
+                self.infra_blocked
+                    .first()
+                    .map(|b| format!("{} has no results", b.environment))
+            })
+            .or_else(|| {
+                self.partial
+                    .as_ref()
+                    .map(|_| "it is a partial run".to_owned())
+            })
+            .or_else(|| self.cancelled.then(|| "its run was cancelled".to_owned()))
+            .or_else(|| {
+                self.failed_to_run
+                    .then(|| "a required pair failed to run".to_owned())
+            })
+            .map(|why| format!("it says VERIFIED, but {why}"))
+    }
+
     /// Checks the names a report read from a file carries: every check and environment
     /// name must be one a manifest can declare (`[A-Za-z0-9][A-Za-z0-9._-]*`), so that a
     /// tampered report cannot break the matrix's lines or inject markup. Returns the

@@ -327,7 +327,7 @@ impl<'a> Combining<'a> {
                 None => not_run(result, &missing),
             });
         }
-        if let Some(why) = split_disagreement(&found) {
+        if let Some(why) = split_disagreement(check, &found) {
             result.status = Status::Error;
             result.exit_code = None;
             result.summary = one_line_summary(&why).into();
@@ -350,13 +350,17 @@ impl<'a> Combining<'a> {
 /// Why the shards of a `split: timing` check cannot be one result: each computed the
 /// split itself, so they must have listed the same tests and split them the same way,
 /// or some test may have run nowhere.
-fn split_disagreement(found: &[(Shard, &CheckResult)]) -> Option<String> {
+fn split_disagreement(check: &Check, found: &[(Shard, &CheckResult)]) -> Option<String> {
     let facts: Vec<(Shard, Option<&super::schema::SplitFacts>)> = found
         .iter()
         .map(|(shard, r)| (*shard, r.sharded.as_ref().and_then(|s| s.split.as_ref())))
         .collect();
-    let (first_shard, Some(first)) = *facts.iter().find(|(_, f)| f.is_some())? else {
-        return None;
+    let timing = check.split == Some(crate::manifest::Split::Timing);
+    let Some(&(first_shard, Some(first))) = facts.iter().find(|(_, f)| f.is_some()) else {
+        // A timing split's shards each computed the split: one that does not say how
+        // cannot be shown to have run its share.
+        return (timing && !facts.is_empty())
+            .then(|| "the shards do not say how they split the tests".to_owned());
     };
     for (shard, f) in &facts {
         match f {
@@ -379,7 +383,10 @@ fn split_disagreement(found: &[(Shard, &CheckResult)]) -> Option<String> {
             Some(_) => {}
         }
     }
-    let shares: u64 = facts.iter().filter_map(|(_, f)| f.map(|f| f.share)).sum();
+    let shares: u64 = facts
+        .iter()
+        .filter_map(|(_, f)| f.map(|f| f.share))
+        .fold(0, u64::saturating_add);
     (shares != first.listed).then(|| {
         format!(
             "the shards' shares hold {shares} tests, but {} were listed",
@@ -431,15 +438,17 @@ fn union(
         .iter()
         .filter_map(|(_, r)| r.test_counts.as_ref())
         .collect();
+    // Sums that cannot overflow, whatever a shard claims.
+    let total = |values: &mut dyn Iterator<Item = u64>| values.fold(0u64, u64::saturating_add);
     result.test_counts = (!counts.is_empty()).then(|| TestCounts {
-        passed: counts.iter().map(|c| c.passed).sum(),
-        failed: counts.iter().map(|c| c.failed).sum(),
-        skipped: counts.iter().map(|c| c.skipped).sum(),
+        passed: total(&mut counts.iter().map(|c| c.passed)),
+        failed: total(&mut counts.iter().map(|c| c.failed)),
+        skipped: total(&mut counts.iter().map(|c| c.skipped)),
         runner: counts[0].runner.clone(),
-        flaky: counts.iter().map(|c| c.flaky).sum(),
+        flaky: total(&mut counts.iter().map(|c| c.flaky)),
     });
     let executed: Vec<u64> = found.iter().filter_map(|(_, r)| r.tests_executed).collect();
-    result.tests_executed = (!executed.is_empty()).then(|| executed.iter().sum());
+    result.tests_executed = (!executed.is_empty()).then(|| total(&mut executed.iter().copied()));
     let mut sharded = Sharded::default();
     // Every test of every shard; a test that ran in two is the split overlapping.
     if let Some(first) = tests.iter().flatten().next() {
@@ -460,11 +469,11 @@ fn union(
                     union.files.push(file);
                 }
             }
-            union.left_out += t.left_out;
+            union.left_out = union.left_out.saturating_add(t.left_out);
             for case in t.cases {
                 match seen.get(&case.identity()) {
                     Some(other) if *other != shard.index => {
-                        sharded.overlap_count += 1;
+                        sharded.overlap_count = sharded.overlap_count.saturating_add(1);
                         if sharded.overlapped.len() < OVERLAP_SHOWN {
                             sharded
                                 .overlapped

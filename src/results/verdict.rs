@@ -31,7 +31,7 @@ impl Report {
         partials: &[PartialResult],
         environments: &[EnvName],
     ) -> Report {
-        let checked = intake::admit(manifest, partials.to_vec(), &Jobs::NotChecked);
+        let checked = intake::admit(manifest, partials.to_vec(), &Jobs::NotChecked, None);
         Report::assemble(manifest, checked, environments)
     }
 
@@ -45,10 +45,22 @@ impl Report {
     /// [`Report::build_from`], each leg also checked against the run's `jobs` as GitHub
     /// lists them: a leg that no job fits is not taken.
     pub fn build_checked(manifest: &Manifest, partials: Vec<PartialResult>, jobs: &Jobs) -> Report {
+        Report::build_judged(manifest, partials, jobs, None)
+    }
+
+    /// [`Report::build_checked`] of results produced from `ran_by` (a pull request's
+    /// manifest) and judged by `manifest` (the trusted one): a check `ran_by` runs
+    /// otherwise is no evidence for `manifest`'s.
+    pub fn build_judged(
+        manifest: &Manifest,
+        partials: Vec<PartialResult>,
+        jobs: &Jobs,
+        ran_by: Option<&Manifest>,
+    ) -> Report {
         let environments = plan::environment_names(manifest);
         // Every result passes the intake first (where it ran, its claims re-derived from
         // its facts); only then are each sharded environment's shards made one result.
-        let checked = intake::admit(manifest, partials, jobs);
+        let checked = intake::admit(manifest, partials, jobs, ran_by);
         let checked = super::shards::combine(manifest, checked);
         let mut report = Report::assemble(manifest, checked, &environments);
         for blocked in &mut report.infra_blocked {
