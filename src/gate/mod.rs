@@ -7,13 +7,18 @@
 //!   the judgement: the manifest that runs, or why nothing may;
 //! - [`strengthen`]: which changes of the working copy's manifest are proven
 //!   strengthenings (an allowlist: everything else blocks);
-//! - [`state`]: the user's state folder outside the repository (sessions, allowances).
+//! - [`state`]: the user's state folder outside the repository (allowances), and
+//!   [`session`]: each agent session's commit and blocks in a row, kept there;
+//! - [`protocol`]: the four agents' hook protocols, what each client sends and how each
+//!   is answered.
 //!
 //! The protocols themselves are thin: each reads its client's input, asks
 //! [`trust::judge`], runs what it says, and answers in its client's words
 //! (`cli/commands/hook.rs`, `cli/commands/mcp.rs`).
 
 pub mod git;
+pub mod protocol;
+pub mod session;
 pub mod state;
 pub mod strengthen;
 pub mod trust;

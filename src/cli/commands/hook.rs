@@ -24,16 +24,14 @@
 //! it is now, may be judged by.
 
 use std::io::{BufRead as _, IsTerminal};
-use std::path::PathBuf;
-
-use serde::{Deserialize, Serialize};
 
 use crate::cli::args::{AllowArgs, GateArgs, HookArgs, HookCommand};
 use crate::cli::live::{Live, Mode};
 use crate::cli::local::{Ran, Refusal, admit, only_checks, result_path, run_here};
 use crate::cli::settings::{Settings, current_dir, quoter};
 use crate::cli::{Error, print_stdout};
-use crate::gate::state;
+use crate::gate::protocol::{Answer, Client, Event, HookInput};
+use crate::gate::session::Session;
 use crate::gate::strengthen::Change;
 use crate::gate::trust::{self, Blocked, Judged, Repository, short};
 use crate::manifest::Manifest;
@@ -46,108 +44,6 @@ use crate::untrusted::{cut, read_at_most};
 
 /// The most bytes of hook input read.
 const MAX_INPUT_BYTES: u64 = 1024 * 1024;
-
-/// What the clients send (unknown fields ignored). Claude Code, Codex and Gemini CLI
-/// name the session `session_id` and say a stop continues a block with
-/// `stop_hook_active`; Cursor names it `conversation_id` and counts the continuations
-/// in `loop_count`, with the turn's `status`.
-#[derive(Debug, Default, Deserialize)]
-struct HookInput {
-    #[serde(default)]
-    session_id: Option<String>,
-    #[serde(default)]
-    conversation_id: Option<String>,
-    #[serde(default)]
-    hook_event_name: Option<String>,
-    #[serde(default)]
-    stop_hook_active: bool,
-    #[serde(default)]
-    loop_count: Option<u64>,
-    #[serde(default)]
-    status: Option<String>,
-}
-
-impl HookInput {
-    /// The session (Cursor: the conversation).
-    fn session(&self) -> String {
-        self.session_id
-            .clone()
-            .or_else(|| self.conversation_id.clone())
-            .unwrap_or_default()
-    }
-
-    /// Whether this stop is the continuation of a block.
-    fn continues_a_block(&self) -> bool {
-        self.stop_hook_active || self.loop_count.is_some_and(|n| n > 0)
-    }
-}
-
-/// The client a gate answers, each in its own documented words.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Client {
-    /// Claude Code's and Codex's Stop hook: `{"decision": "block", "reason"}`.
-    StopHook,
-    /// Gemini CLI's AfterAgent hook: `{"decision": "deny", "reason"}` retries the turn
-    /// with the reason as its prompt.
-    Gemini,
-    /// Cursor's `stop` hook: `{"followup_message"}` is sent as the next user message;
-    /// `{}` lets the agent stop.
-    Cursor,
-}
-
-/// The answer: a block with its reason, or a message for the person watching (or both).
-#[derive(Debug, Serialize)]
-struct Answer {
-    #[serde(skip_serializing_if = "Option::is_none")]
-    decision: Option<&'static str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    reason: Option<String>,
-    #[serde(rename = "systemMessage", skip_serializing_if = "Option::is_none")]
-    system_message: Option<String>,
-}
-
-impl Answer {
-    fn block(reason: String) -> Answer {
-        Answer {
-            decision: Some("block"),
-            reason: Some(reason),
-            system_message: None,
-        }
-    }
-
-    /// No word: the event is not one the gate judges.
-    fn nothing() -> Answer {
-        Answer {
-            decision: None,
-            reason: None,
-            system_message: None,
-        }
-    }
-
-    fn allow(message: String) -> Answer {
-        Answer {
-            decision: None,
-            reason: None,
-            system_message: Some(message),
-        }
-    }
-
-    /// The same answer, with `message` for the person as well.
-    fn telling(mut self, message: String) -> Answer {
-        self.system_message = Some(message);
-        self
-    }
-}
-
-/// One session's state: the commit its manifest is trusted at, and its blocks in a row.
-#[derive(Debug, Serialize, Deserialize)]
-struct SessionState {
-    session_id: String,
-    root: PathBuf,
-    /// `HEAD` when the session first reached the gate (none: no commit yet).
-    commit: Option<String>,
-    blocks: u32,
-}
 
 pub(super) fn run(settings: &Settings, args: &HookArgs) -> Result<i32, Error> {
     match &args.command {
@@ -173,29 +69,18 @@ fn gate_stop(settings: &Settings, args: &GateArgs, client: Client) -> Result<i32
             return answer_with(&answer);
         }
     };
-    let event = input.hook_event_name.as_deref().unwrap_or(match client {
-        Client::StopHook => "Stop",
-        Client::Gemini => "AfterAgent",
-        Client::Cursor => "stop",
-    });
-    let is_stop = match client {
-        Client::StopHook => matches!(event, "Stop" | "SubagentStop"),
-        Client::Gemini => event == "AfterAgent",
-        Client::Cursor => event == "stop",
+    let is_start = match input.event(client) {
+        Event::Start => true,
+        Event::Stop => false,
+        Event::Other(event) => {
+            eprintln!("verify-matrix: `{event}` is not a Stop event; nothing to gate");
+            return answer_with(&Answer::nothing());
+        }
+        Event::Unjudged(status) => {
+            eprintln!("verify-matrix: the turn ended `{status}`; nothing to gate");
+            return answer_with(&Answer::nothing());
+        }
     };
-    let is_start = matches!(event, "SessionStart" | "sessionStart");
-    if !is_stop && !is_start {
-        eprintln!("verify-matrix: `{event}` is not a Stop event; nothing to gate");
-        return answer_with(&Answer::nothing());
-    }
-    // Cursor: a turn the person aborted, or that ended in an error, is theirs to see;
-    // no follow-up is forced on it.
-    if client == Client::Cursor
-        && let Some(status) = input.status.as_deref().filter(|s| *s != "completed")
-    {
-        eprintln!("verify-matrix: the turn ended `{status}`; nothing to gate");
-        return answer_with(&Answer::nothing());
-    }
     let repo = match current_dir()
         .map_err(|e| e.to_string())
         .and_then(|here| Repository::of_project(&here))
@@ -220,53 +105,38 @@ fn gate_stop(settings: &Settings, args: &GateArgs, client: Client) -> Result<i32
         context: format!("cannot enter the repository {}", repo.root.display()),
         source,
     })?;
-    let session = input.session();
-    let state_path = repo.state.join("sessions").join(format!(
-        "{}.json",
-        state::key(&[&repo.root.to_string_lossy(), &session])
-    ));
-    let known = state::read::<SessionState>(&state_path)
-        .filter(|s| s.session_id == session && s.root == repo.root);
     // The commit the session is judged from: HEAD at its start event; a session first
     // seen at a stop has none the agent could not have made but its upstream's.
-    let mut start_unknown = None;
-    let mut state = known.unwrap_or_else(|| {
-        let commit = if is_start {
-            repo.head()
-        } else {
-            match repo.start_without_session() {
-                Ok(commit) => Some(commit),
-                Err(why) => {
-                    start_unknown = Some(why);
-                    None
-                }
-            }
-        };
-        SessionState {
-            session_id: session.clone(),
-            root: repo.root.clone(),
-            commit,
-            blocks: 0,
+    let mut state = match Session::of(&repo, &input.session(), is_start) {
+        Ok(state) => state,
+        Err(why) if input.continues_a_block() => {
+            return answer_with(&Answer::allow(format!(
+                "verify-matrix: NOT VERIFIED (nothing could be checked: {}). The stop was blocked once already and no count of blocks can be kept, so it is let through.",
+                bounded(&why)
+            )));
         }
-    });
+        Err(why) => {
+            return answer_with(&Answer::block(format!(
+                "verify-matrix could not check this work, so the stop is blocked: {}",
+                bounded(&why)
+            )));
+        }
+    };
     if is_start {
         // The session's start: the commit its manifest is trusted at is now pinned.
-        save_state(&state_path, &state);
+        save_state(&state);
         return answer_with(&Answer::nothing());
     }
     if !input.continues_a_block() {
         // Not the continuation of a block: a new run of blocks starts.
         state.blocks = 0;
     }
-    let judged = match start_unknown {
-        Some(why) => Err(why),
-        None => trust::judge(
-            &repo,
-            state.commit.as_deref(),
-            settings.manifest.as_deref(),
-            settings.dialect,
-        ),
-    };
+    let judged = trust::judge(
+        &repo,
+        state.commit.as_deref(),
+        settings.manifest.as_deref(),
+        settings.dialect,
+    );
     let max_blocks = args.max_blocks.unwrap_or(match &judged {
         Ok(Judged::Run { manifest, .. }) => manifest.hook.max_blocks,
         Ok(Judged::Blocked(blocked)) => blocked.max_blocks,
@@ -304,10 +174,10 @@ fn gate_stop(settings: &Settings, args: &GateArgs, client: Client) -> Result<i32
         }
         Err(e) => error_answer(&e, &mut state, capped, max_blocks, &loop_note),
     };
-    if answer.decision.is_none() {
+    if !answer.blocks() {
         state.blocks = 0;
     }
-    save_state(&state_path, &state);
+    save_state(&state);
     answer_with(&answer)
 }
 
@@ -316,7 +186,7 @@ fn gate_stop(settings: &Settings, args: &GateArgs, client: Client) -> Result<i32
 fn ran_answer(
     args: &GateArgs,
     ran: Ran,
-    state: &mut SessionState,
+    state: &mut Session,
     capped: bool,
     max_blocks: u32,
     loop_note: &str,
@@ -367,7 +237,7 @@ fn elsewhere_note(elsewhere: &[Refusal]) -> String {
 /// through, NOT VERIFIED.
 fn error_answer(
     e: &str,
-    state: &mut SessionState,
+    state: &mut Session,
     capped: bool,
     max_blocks: u32,
     loop_note: &str,
@@ -438,12 +308,9 @@ fn notes_text(notes: &[String]) -> String {
 
 /// Saves the session's state. A state that cannot be saved is said, not fatal: the
 /// client's own flag still ends a loop.
-fn save_state(path: &std::path::Path, state: &SessionState) {
-    if let Err(e) = state::write(path, state) {
-        eprintln!(
-            "verify-matrix: cannot save the gate's state in {}: {e}",
-            path.display()
-        );
+fn save_state(state: &Session) {
+    if let Err(e) = state.save() {
+        eprintln!("verify-matrix: {e}");
     }
 }
 
@@ -691,49 +558,17 @@ fn read_input() -> Result<HookInput, String> {
     let bytes = read_at_most(stdin.lock(), MAX_INPUT_BYTES)
         .map_err(|e| format!("stdin: {e}"))?
         .ok_or_else(|| format!("stdin holds more than {MAX_INPUT_BYTES} bytes"))?;
-    if bytes.iter().all(u8::is_ascii_whitespace) {
-        return Ok(HookInput::default());
-    }
-    serde_json::from_slice(&bytes).map_err(|e| {
-        format!(
-            "stdin is not the hook's JSON object: {e} (line {}, column {})",
-            e.line(),
-            e.column()
-        )
-    })
+    HookInput::parse(&bytes)
 }
 
-/// Prints the answer as one line of JSON in `client`'s words; exit 0 (the answer is in
-/// the JSON).
+/// Prints the answer in `client`'s words; exit 0 (the answer is in the JSON).
 fn answer_in(client: Client, answer: &Answer) -> Result<i32, Error> {
-    let silent = answer.decision.is_none() && answer.system_message.is_none();
-    if silent && client == Client::StopHook {
-        // Claude Code and Codex read an empty answer as "go on".
-        return Ok(crate::exit_code::OK);
+    let said = answer.said_to(client);
+    if let Some(log) = said.log {
+        eprintln!("{log}");
     }
-    let value = match client {
-        Client::StopHook => serde_json::to_value(answer).unwrap_or_default(),
-        Client::Gemini => {
-            let mut value = serde_json::to_value(answer).unwrap_or_default();
-            if answer.decision.is_some() {
-                value["decision"] = "deny".into();
-            }
-            value
-        }
-        // Cursor's stop hook reads `followup_message` only; what the person should see
-        // goes to its hook log (stderr).
-        Client::Cursor => {
-            if let Some(message) = &answer.system_message {
-                eprintln!("{message}");
-            }
-            match (&answer.decision, &answer.reason) {
-                (Some(_), Some(reason)) => serde_json::json!({ "followup_message": reason }),
-                _ => serde_json::json!({}),
-            }
-        }
-    };
-    let mut json = serde_json::to_string(&value).unwrap_or_default();
-    json.push('\n');
-    print_stdout(&json)?;
+    if let Some(line) = said.stdout {
+        print_stdout(&line)?;
+    }
     Ok(crate::exit_code::OK)
 }
