@@ -998,36 +998,67 @@ fn the_files_a_way_in_reads_are_the_committed_ones() {
     assert!(said.contains("compose.yaml"), "{said}");
 }
 
-/// The session's starting commit is read from git's objects: rewriting history so that
-/// it is gone leaves nothing to trust (the stop is blocked, saying so), and `git
-/// replace` cannot make it show another manifest.
-#[test]
-fn a_starting_commit_rewritten_away_or_replaced_is_never_judged_by() {
-    let optional = manifest_text("").replace(
+/// At a person's terminal (script(1) gives it one): `hook WORD` in the gate's project,
+/// answered WORD; what it printed.
+fn at_a_terminal(gate: &Gate, word: &str) -> String {
+    let bin = assert_cmd::cargo::cargo_bin("cargo-verify-matrix");
+    let out = std::process::Command::new("script")
+        .args([
+            "-qec",
+            &format!("{} hook {word}", bin.display()),
+            "/dev/null",
+        ])
+        .current_dir(gate.path())
+        .env("XDG_STATE_HOME", gate.state.path())
+        .env("NO_COLOR", "1")
+        .env_remove("CLAUDE_PROJECT_DIR")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .and_then(|mut child| {
+            use std::io::Write as _;
+            child
+                .stdin
+                .take()
+                .unwrap()
+                .write_all(format!("{word}\n").as_bytes())?;
+            child.wait_with_output()
+        })
+        .unwrap();
+    let said = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert_eq!(out.status.code(), Some(0), "{said}");
+    said
+}
+
+/// The weakened manifest, `unit` made optional.
+fn optional_unit() -> String {
+    manifest_text("").replace(
         UNIT.trim_end(),
         &format!("{}\n    required: false", UNIT.trim_end()),
-    );
-    // Amended, the reflog expired and the objects pruned.
+    )
+}
+
+/// What the gate trusts is taken at the session's start and kept outside the
+/// repository: rewriting history afterwards (amended, the reflog expired, the objects
+/// pruned), or replacing the starting commit, changes nothing it judges by.
+#[test]
+fn history_rewritten_or_replaced_after_the_start_changes_nothing() {
     let gate = project("");
     begin(&gate, "claude-code", "rewrite");
-    gate.write("verify-matrix.yml", &optional);
+    gate.write("verify-matrix.yml", &optional_unit());
     gate.git(&["add", "-A"]);
     gate.git(&["commit", "-q", "--amend", "-m", "manifest"]);
     gate.git(&["reflog", "expire", "--expire=now", "--all"]);
     gate.git(&["gc", "-q", "--prune=now"]);
     let (through, said) = stops(&gate, "claude-code", "rewrite");
     assert!(!through, "{said}");
-    assert!(
-        said.contains(
-            "cannot be read from the repository (its history was rewritten, or its objects removed)"
-        ),
-        "{said}"
-    );
-    // The starting commit replaced by one with the weakened manifest.
+    assert!(said.contains("check `unit` was made optional"), "{said}");
+
     let gate = project("");
     begin(&gate, "claude-code", "replace");
     let start = gate.git(&["rev-parse", "HEAD"]).trim().to_owned();
-    gate.write("verify-matrix.yml", &optional);
+    gate.write("verify-matrix.yml", &optional_unit());
     gate.commit_all("optional");
     let weak = gate.git(&["rev-parse", "HEAD"]).trim().to_owned();
     gate.git(&["replace", "-f", &start, &weak]);
@@ -1036,65 +1067,143 @@ fn a_starting_commit_rewritten_away_or_replaced_is_never_judged_by() {
     assert!(said.contains("check `unit` was made optional"), "{said}");
 }
 
-/// A client that sends no session-start event: the gate does not trust `HEAD` at the
-/// first stop (the agent may have committed before it) but the merge-base with the
-/// upstream branch; without one, the stop is blocked with what to set up.
+/// Every object the gate reads is hashed against its id: a loose object overwritten
+/// with another manifest under the committed one's id (say, by an agent of an earlier
+/// session) is found out when the next session starts, and its stops are blocked.
 #[test]
-fn without_a_session_start_the_upstream_merge_base_is_trusted() {
-    let optional = manifest_text("").replace(
-        UNIT.trim_end(),
-        &format!("{}\n    required: false", UNIT.trim_end()),
-    );
+fn an_object_that_does_not_hash_to_its_id_is_never_trusted() {
     let gate = project("");
-    gate.write("verify-matrix.yml", &optional);
-    gate.commit_all("the agent's own commit, before its first stop");
-    // No upstream: nothing the agent could not have made.
-    gate.started.borrow_mut().insert("codex".to_owned());
-    let (code, stdout) = hook(&gate, "codex", &stop("codex", false), &[]);
-    assert_eq!(code, 0);
-    let answer: serde_json::Value = serde_json::from_str(&stdout).unwrap();
-    assert_eq!(answer["decision"], "block", "{answer}");
-    assert!(
-        answer["reason"]
-            .as_str()
-            .unwrap()
-            .contains("Register the hook for the client's session-start event"),
-        "{answer}"
-    );
-    // With an upstream (a clone's `origin/main`): its merge-base with HEAD.
-    let upstream = tempfile::tempdir().unwrap();
-    let clone = upstream.path().join("work");
-    let gate = project("");
-    gate.git(&["branch", "-M", "main"]);
-    let status = std::process::Command::new("git")
-        .args(["clone", "-q"])
-        .arg(gate.path())
-        .arg(&clone)
+    let blob = gate
+        .git(&["rev-parse", "HEAD:verify-matrix.yml"])
+        .trim()
+        .to_owned();
+    let object = gate
+        .path()
+        .join(".git/objects")
+        .join(&blob[..2])
+        .join(&blob[2..]);
+    let forged = optional_unit();
+    let written = std::process::Command::new("python3")
+        .args([
+            "-c",
+            "import sys, zlib, os\nbody = open(sys.argv[2], 'rb').read()\nos.chmod(sys.argv[1], 0o644)\nopen(sys.argv[1], 'wb').write(zlib.compress(b'blob %d\\0' % len(body) + body))",
+        ])
+        .arg(&object)
+        .arg(gate.write("forged.yml", &forged))
         .status()
         .unwrap();
-    assert!(status.success());
-    let agent = Gate {
-        project: Project {
-            dir: tempfile::TempDir::new_in(upstream.path()).unwrap(),
-        },
-        state: tempfile::tempdir().unwrap(),
-        started: Default::default(),
-    };
-    // The clone is the agent's worktree.
-    std::fs::remove_dir(agent.path()).unwrap();
-    std::fs::rename(&clone, agent.path()).unwrap();
-    agent.write("verify-matrix.yml", &optional);
-    agent.commit_all("the agent's own commit, before its first stop");
-    agent.started.borrow_mut().insert("codex".to_owned());
-    let (code, stdout) = hook(&agent, "codex", &stop("codex", false), &[]);
-    assert_eq!(code, 0);
-    let answer: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert!(written.success());
+    // git itself shows the forgery as the commit's manifest.
+    assert!(
+        gate.git(&["show", "HEAD:verify-matrix.yml"])
+            .contains("required: false")
+    );
+    gate.write("verify-matrix.yml", &forged);
+    std::fs::remove_file(gate.path().join("forged.yml")).unwrap();
+    let (through, said) = stops(&gate, "claude-code", "forged");
+    assert!(!through, "{said}");
+    assert!(
+        said.contains("does not hash to its id: the repository's objects were altered"),
+        "{said}"
+    );
+}
+
+/// A session that sends no start event is judged by what a person pinned (`hook pin`,
+/// at a terminal), never by the commit at its first stop, which the agent may have
+/// made; with nothing pinned, its stop is blocked with what to set up.
+#[test]
+fn without_a_session_start_the_pinned_manifest_is_trusted() {
+    let gate = project("");
+    gate.write("verify-matrix.yml", &optional_unit());
+    gate.commit_all("the agent's own commit, before its first stop");
+    gate.started.borrow_mut().insert("codex".to_owned());
+    let (through, said) = stops(&gate, "codex", "codex");
+    assert!(!through, "{said}");
+    assert!(
+        said.contains("Register the hook for the client's session-start event")
+            && said.contains("hook pin"),
+        "{said}"
+    );
+    // Pinned by a person before the agent's session.
+    let gate = project("");
+    let said = at_a_terminal(&gate, "pin");
+    assert!(said.contains("Pinned (kept in"), "{said}");
+    gate.write("verify-matrix.yml", &optional_unit());
+    gate.commit_all("the agent's own commit, before its first stop");
+    gate.started.borrow_mut().insert("codex".to_owned());
+    let (through, said) = stops(&gate, "codex", "codex");
+    assert!(!through, "{said}");
+    assert!(said.contains("check `unit` was made optional"), "{said}");
+    // An agent's command (no terminal) cannot pin.
+    let out = gate
+        .std_cmd()
+        .args(["hook", "pin"])
+        .env("XDG_STATE_HOME", gate.state.path())
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("asks a person at a terminal"));
+}
+
+/// The repository's own configuration cannot move the gate: a `core.worktree` the agent
+/// sets neither changes the root (nor so the session kept for it), and a manifest in
+/// Cargo.toml is read as text, never through a `cargo` the repository chooses.
+#[test]
+fn the_repositorys_own_configuration_does_not_move_the_gate() {
+    let gate = project("");
+    begin(&gate, "claude-code", "worktree");
+    let elsewhere = tempfile::tempdir().unwrap();
+    gate.git(&[
+        "config",
+        "core.worktree",
+        &elsewhere.path().display().to_string(),
+    ]);
+    gate.write("verify-matrix.yml", &optional_unit());
+    let (through, said) = stops(&gate, "claude-code", "worktree");
+    assert!(!through, "{said}");
+    assert!(said.contains("check `unit` was made optional"), "{said}");
+
+    let gate = project("");
+    std::fs::remove_file(gate.path().join("verify-matrix.yml")).unwrap();
+    gate.write(
+        "Cargo.toml",
+        "[package]\nname = \"p\"\nversion = \"0.1.0\"\n\n[package.metadata.verify-matrix]\nversion = 1\nenvironments = [{ name = \"local\" }]\nchecks = [{ id = \"unit\", run = \"exit 1\" }]\n",
+    );
+    gate.commit_all("a Cargo.toml manifest");
+    begin(&gate, "claude-code", "cargo");
+    // A `cargo` on PATH that leaves a mark: the gate never runs it.
+    let bin = tempfile::tempdir().unwrap();
+    let mark = bin.path().join("ran");
+    let fake = bin.path().join("cargo");
+    std::fs::write(
+        &fake,
+        format!("#!/bin/sh\ntouch {}\nexit 1\n", mark.display()),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt as _;
+    std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let path = format!(
+        "{}:{}",
+        bin.path().display(),
+        std::env::var("PATH").unwrap()
+    );
+    let out = assert_cmd::Command::from_std({
+        let mut cmd = hook_cmd(&gate, "claude-code", &[]);
+        cmd.env("PATH", path);
+        cmd
+    })
+    .write_stdin(stop("cargo", false))
+    .output()
+    .unwrap();
+    let answer: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(answer["decision"], "block", "{answer}");
     assert!(
         answer["reason"]
             .as_str()
             .unwrap()
-            .contains("check `unit` was made optional"),
+            .contains("- unit in local: FAIL (exit 1)"),
         "{answer}"
     );
+    assert!(!mark.exists(), "the gate ran the repository's `cargo`");
 }

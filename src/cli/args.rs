@@ -348,6 +348,9 @@ pub(crate) enum HookCommand {
     /// For a person: let the gate judge by the working copy's manifest as it is now,
     /// although it weakens the committed one (asks at the terminal)
     Allow(AllowArgs),
+    /// For a person: pin the manifest committed at HEAD as what sessions that send no
+    /// start event are judged by (asks at the terminal)
+    Pin(AllowArgs),
 }
 
 /// `hook claude-code` / `hook codex`.
@@ -530,7 +533,7 @@ pub(crate) enum RunFormat {
 }
 
 /// `run`'s own options (also accepted with no command name).
-#[derive(Debug, Args, Default, PartialEq)]
+#[derive(Debug, Clone, Args, Default, PartialEq)]
 pub(crate) struct RunArgs {
     /// The environment to run (repeatable; default: VERIFY_MATRIX_ENV, then `detect` rules,
     /// then the only environment)

@@ -1,7 +1,8 @@
 //! The user's state folder, outside every repository: where the coding-agent gate keeps
 //! what an agent working in a repository must not be able to forge by writing a file
-//! there — each session's count of blocks and the commit its manifest is trusted at,
-//! and a person's allowances of a changed manifest.
+//! there — each session's count of blocks and the snapshot of the manifest it is
+//! trusted at, a person's allowances of a changed manifest, and the snapshot a person
+//! pinned for sessions that send no start event.
 //!
 //! `$XDG_STATE_HOME/cargo-verify-matrix`, else `~/.local/state/cargo-verify-matrix`
 //! (on macOS too), and `%LOCALAPPDATA%\cargo-verify-matrix` on Windows. A state folder inside the
@@ -20,6 +21,10 @@ const APP: &str = "cargo-verify-matrix";
 
 /// The most bytes of one state file read (they hold a few short fields).
 const MAX_STATE_BYTES: u64 = 64 * 1024;
+
+/// The most bytes of a state file holding a manifest's snapshot: the manifest's own
+/// bound, and the files it names.
+const MAX_SNAPSHOT_BYTES: u64 = 64 * 1024 * 1024;
 
 /// The state folder for the repository at `root` (which it must lie outside of).
 pub fn dir(root: &Path) -> Result<PathBuf, String> {
@@ -67,8 +72,16 @@ pub fn key(parts: &[&str]) -> String {
 
 /// The JSON at `path`; a missing, oversized or unreadable file is `None`.
 pub fn read<T: DeserializeOwned>(path: &Path) -> Option<T> {
-    let file = std::fs::File::open(path).ok()?;
-    let bytes = crate::untrusted::read_at_most(file, MAX_STATE_BYTES).ok()??;
+    read_within(path, MAX_STATE_BYTES)
+}
+
+/// [`read`] of a file that holds a manifest's snapshot (a session's, a pinned one).
+pub fn read_large<T: DeserializeOwned>(path: &Path) -> Option<T> {
+    read_within(path, MAX_SNAPSHOT_BYTES)
+}
+
+fn read_within<T: DeserializeOwned>(path: &Path, limit: u64) -> Option<T> {
+    let bytes = crate::untrusted::read_regular(path, limit).ok()??;
     serde_json::from_slice(&bytes).ok()
 }
 

@@ -1,29 +1,31 @@
 //! What the coding-agent gate trusts, and what it refuses. An agent can edit any file of
 //! its worktree — the manifest, the files the manifest names, `.git` itself — so the
-//! gate judges by the manifest **as committed** when the session began, read from git's
-//! objects ([`super::git`]), never from the working tree:
+//! gate judges by a **snapshot** of the manifest as committed when the session began,
+//! taken then and kept outside the repository:
 //!
-//! - the root: `git rev-parse --show-toplevel` from the project folder the client starts
-//!   the hook in (`CLAUDE_PROJECT_DIR` when set, else the hook's own folder);
-//! - the commit: `HEAD` at the session's start (its `SessionStart` event; for the MCP
-//!   server, its own start), kept in the user's state folder outside the repository
-//!   ([`super::state`]); without one, the merge-base of `HEAD` with its upstream branch
-//!   ([`Repository::start_without_session`]);
-//! - the manifest at that commit, and every file it names (a Compose file, a dev
-//!   container's configuration) from the same commit. A commit that cannot be read, a
-//!   manifest that does not load from it: nothing can be trusted, and the gate blocks.
-//!
-//! The working copy's manifest is what runs only where every change it makes is a
-//! proven strengthening ([`super::strengthen`]), and the files it names are the
-//! committed ones byte for byte. Anything else blocks until a person allows that exact
-//! manifest and those files (`hook allow`, kept in the state folder by their digest).
+//! - the root: the folder holding `.git`, found from the project folder the client
+//!   starts the hook in (`CLAUDE_PROJECT_DIR` when set, else the hook's own folder) —
+//!   never moved by the repository's own configuration (`core.worktree`);
+//! - the snapshot ([`Snapshot`]): at the session's start (its start event; for the MCP
+//!   server, its own start) the manifest committed at `HEAD` and every file it names (a
+//!   Compose file, a dev container's configuration), read from git's objects with each
+//!   object hashed against its id ([`super::git`]), kept in the user's state folder
+//!   ([`super::session`]). A session with no start event is judged from the snapshot a
+//!   person pinned (`hook pin`), or not at all;
+//! - the judgement ([`judge`]): the working copy's manifest runs only where every change
+//!   it makes to the snapshot's is a proven strengthening ([`super::strengthen`]) and the
+//!   files it names are the snapshot's byte for byte. Anything else blocks until a
+//!   person allows that exact manifest and those files (`hook allow`, kept in the state
+//!   folder by their digest).
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use super::git::{self, CommitFiles, Entry};
+use super::git::Git;
+pub use super::git::short;
 use super::state;
 use super::strengthen::{self, Change};
 use crate::manifest::files::{NamedFiles, WorkingTree};
@@ -47,62 +49,47 @@ impl Repository {
         Repository::around(&project)
     }
 
-    /// The repository holding `folder` (the folder itself when it is in none).
+    /// The repository holding `folder`: the nearest folder up from it that holds `.git`
+    /// (a folder, or a worktree's file), else the folder itself.
     pub fn around(folder: &Path) -> Result<Repository, String> {
-        let top = git::line(folder, &["rev-parse", "--show-toplevel"])
-            .map(PathBuf::from)
-            .filter(|p| p.is_dir())
-            .unwrap_or_else(|| folder.to_path_buf());
-        let root = std::fs::canonicalize(&top)
-            .map_err(|e| format!("cannot read the repository folder {}: {e}", top.display()))?;
+        let folder = std::fs::canonicalize(folder)
+            .map_err(|e| format!("cannot read the folder {}: {e}", folder.display()))?;
+        let root = folder
+            .ancestors()
+            .find(|dir| std::fs::symlink_metadata(dir.join(".git")).is_ok())
+            .unwrap_or(&folder)
+            .to_path_buf();
         let state = state::dir(&root)?;
         Ok(Repository { root, state })
     }
 
+    /// The repository's objects, read and checked.
+    pub fn git(&self) -> Git {
+        Git::new(&self.root)
+    }
+
     /// The commit `HEAD` names now (none in a repository without commits, or outside git).
     pub fn head(&self) -> Option<String> {
-        git::line(
-            &self.root,
-            &["rev-parse", "--verify", "--quiet", "HEAD^{commit}"],
-        )
+        self.git().head()
     }
 
-    /// The commit a session that sent no start event is judged from: not `HEAD` (the
-    /// agent may have committed before its first stop) but the merge-base of `HEAD` with
-    /// its upstream branch, else with the remote's default branch. Without either there
-    /// is none the agent could not have made: why.
-    pub fn start_without_session(&self) -> Result<String, String> {
-        for other in ["@{upstream}", "refs/remotes/origin/HEAD"] {
-            if let Some(base) = git::line(&self.root, &["merge-base", "HEAD", other]) {
-                return Ok(base);
-            }
-        }
-        Err(
-            "the session's start is not known: the agent's client sent no start event, and \
-             HEAD has no upstream branch to take its merge-base with (a commit made in the \
-             session would be trusted otherwise). Register the hook for the client's \
-             session-start event (SessionStart, sessionStart), as docs/agents.md shows"
-                .to_owned(),
-        )
-    }
-
-    /// Where the allowances of this repository are kept.
-    fn allowances_path(&self) -> PathBuf {
+    /// Where this repository's files of `kind` are kept in the state folder.
+    fn kept(&self, kind: &str) -> PathBuf {
         let root = self.root.to_string_lossy();
         self.state
-            .join("allowed")
+            .join(kind)
             .join(format!("{}.json", state::key(&[&root])))
     }
 
-    /// Whether a person allowed what `key` names ([`Judged::Blocked`]'s) here.
+    /// Whether a person allowed what `key` names ([`Blocked`]'s) here.
     pub fn allowed(&self, key: &str) -> bool {
-        state::read::<Allowances>(&self.allowances_path())
+        state::read::<Allowances>(&self.kept("allowed"))
             .is_some_and(|a| a.root == self.root && a.digests.iter().any(|d| d == key))
     }
 
     /// Records that a person allowed what `key` names.
     pub fn allow(&self, key: &str) -> Result<PathBuf, String> {
-        let path = self.allowances_path();
+        let path = self.kept("allowed");
         let mut allowances = state::read::<Allowances>(&path)
             .filter(|a| a.root == self.root)
             .unwrap_or_else(|| Allowances {
@@ -119,6 +106,25 @@ impl Repository {
             .map_err(|e| format!("cannot save the allowance in {}: {e}", path.display()))?;
         Ok(path)
     }
+
+    /// The snapshot a person pinned for sessions that send no start event.
+    pub fn pinned(&self) -> Option<Snapshot> {
+        state::read_large::<Pinned>(&self.kept("pinned"))
+            .filter(|p| p.root == self.root)
+            .map(|p| p.snapshot)
+    }
+
+    /// Pins `snapshot` for sessions that send no start event.
+    pub fn pin(&self, snapshot: Snapshot) -> Result<PathBuf, String> {
+        let path = self.kept("pinned");
+        let pinned = Pinned {
+            root: self.root.clone(),
+            snapshot,
+        };
+        state::write(&path, &pinned)
+            .map_err(|e| format!("cannot save the pinned manifest in {}: {e}", path.display()))?;
+        Ok(path)
+    }
 }
 
 /// The most manifests remembered as allowed in one repository.
@@ -130,6 +136,194 @@ const MAX_ALLOWANCES: usize = 20;
 struct Allowances {
     root: PathBuf,
     digests: Vec<String>,
+}
+
+/// The snapshot a person pinned in one repository.
+#[derive(Debug, Serialize, Deserialize)]
+struct Pinned {
+    root: PathBuf,
+    snapshot: Snapshot,
+}
+
+/// The manifest as committed at a commit, and the files it names, read once from git's
+/// objects (each checked against its id) and kept: what a session is judged by.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct Snapshot {
+    /// The commit it was taken at (none: the repository had no commit).
+    pub commit: Option<String>,
+    /// The manifest's path, relative to the root (none: no manifest was committed).
+    pub path: Option<PathBuf>,
+    /// The manifest's text as committed.
+    pub text: Option<String>,
+    /// Each file the manifest named, relative to its folder, as committed.
+    pub files: BTreeMap<String, Named>,
+}
+
+/// A file a committed manifest names, as the commit had it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Named {
+    Absent,
+    Text(String),
+    Unreadable(String),
+}
+
+impl Snapshot {
+    /// The manifest committed at `HEAD` of `repo` (`given`, relative to the root, else the
+    /// first of [`FILE_NAMES`] at the root, else the root's Cargo.toml table), and the
+    /// files it names. A commit whose objects are gone or altered: why.
+    pub fn take(
+        repo: &Repository,
+        given: Option<&Path>,
+        dialect: Dialect,
+    ) -> Result<Snapshot, String> {
+        let Some(commit) = repo.head() else {
+            return Ok(Snapshot::default());
+        };
+        Snapshot::at(repo, &commit, given, dialect)
+    }
+
+    /// [`Snapshot::take`] at `commit`.
+    pub fn at(
+        repo: &Repository,
+        commit: &str,
+        given: Option<&Path>,
+        dialect: Dialect,
+    ) -> Result<Snapshot, String> {
+        let git = repo.git();
+        let at = short(commit);
+        let unreadable = |why: String| {
+            format!(
+                "the manifest cannot be read from commit {at} ({why}), so the gate has nothing to trust"
+            )
+        };
+        let given = given.map(|p| inside_root(&repo.root, p)).transpose()?;
+        let mut found = None;
+        let candidates: Vec<PathBuf> = match &given {
+            Some(path) => vec![path.clone()],
+            None => FILE_NAMES.iter().map(PathBuf::from).collect(),
+        };
+        for path in candidates {
+            if let Some(bytes) = git.file(commit, &git_path(&path)).map_err(unreadable)? {
+                found = Some((path, bytes));
+                break;
+            }
+        }
+        if found.is_none() && given.is_none() {
+            let cargo = git.file(commit, "Cargo.toml").map_err(unreadable)?;
+            found = cargo
+                .filter(|b| String::from_utf8_lossy(b).contains("metadata.verify-matrix"))
+                .map(|b| (PathBuf::from("Cargo.toml"), b));
+        }
+        let Some((path, bytes)) = found else {
+            return Ok(Snapshot {
+                commit: Some(commit.to_owned()),
+                ..Snapshot::default()
+            });
+        };
+        if bytes.len() as u64 > guard::MAX_MANIFEST_BYTES {
+            return Err(unreadable(format!(
+                "`{}` is larger than {} bytes",
+                path.display(),
+                guard::MAX_MANIFEST_BYTES
+            )));
+        }
+        let text = guard::text_of(&path, bytes).map_err(|e| e.to_string())?;
+        // The files the manifest names, as the commit has them: recorded while it loads.
+        let prefix = manifest_folder(&path);
+        let recorder = Recorder {
+            git: &git,
+            commit,
+            prefix: &prefix,
+            seen: std::cell::RefCell::new(BTreeMap::new()),
+        };
+        let loaded = load_text(&path, &text, dialect, &recorder);
+        if let Err(e) = loaded {
+            return Err(format!(
+                "the manifest committed at {at} does not load, so the gate has nothing to trust: {e}"
+            ));
+        }
+        Ok(Snapshot {
+            commit: Some(commit.to_owned()),
+            path: Some(path),
+            text: Some(text),
+            files: recorder.seen.into_inner(),
+        })
+    }
+
+    /// The committed manifest, loaded again from the snapshot (`None`: none was
+    /// committed).
+    pub fn manifest(&self, dialect: Dialect) -> Result<Option<Manifest>, String> {
+        let (Some(path), Some(text)) = (&self.path, &self.text) else {
+            return Ok(None);
+        };
+        load_text(path, text, dialect, self)
+            .map(Some)
+            .map_err(|e| format!("the snapshot of the committed manifest does not load: {e}"))
+    }
+}
+
+impl NamedFiles for Snapshot {
+    fn read(&self, relative: &str) -> Result<Option<Vec<u8>>, String> {
+        match self.files.get(relative) {
+            Some(Named::Text(text)) => Ok(Some(text.clone().into_bytes())),
+            Some(Named::Absent) | None => Ok(None),
+            Some(Named::Unreadable(why)) => Err(why.clone()),
+        }
+    }
+}
+
+/// A commit's files, read as a manifest loads and each answer kept.
+struct Recorder<'a> {
+    git: &'a Git,
+    commit: &'a str,
+    /// The manifest's folder in the commit's tree (`` at the root).
+    prefix: &'a str,
+    seen: std::cell::RefCell<BTreeMap<String, Named>>,
+}
+
+impl NamedFiles for Recorder<'_> {
+    fn read(&self, relative: &str) -> Result<Option<Vec<u8>>, String> {
+        let relative = relative.trim_start_matches("./");
+        let path = if self.prefix.is_empty() {
+            relative.to_owned()
+        } else {
+            format!("{}/{relative}", self.prefix)
+        };
+        let answer = self
+            .git
+            .file(self.commit, &path)
+            .and_then(|bytes| match bytes {
+                Some(b) if b.len() as u64 > manifest::files::MAX_NAMED_FILE_BYTES => Err(format!(
+                    "is larger than {} bytes",
+                    manifest::files::MAX_NAMED_FILE_BYTES
+                )),
+                Some(b) => String::from_utf8(b)
+                    .map(|t| Some(t.into_bytes()))
+                    .map_err(|_| "is not UTF-8".to_owned()),
+                None => Ok(None),
+            });
+        let kept = match &answer {
+            Ok(Some(bytes)) => Named::Text(String::from_utf8_lossy(bytes).into_owned()),
+            Ok(None) => Named::Absent,
+            Err(why) => Named::Unreadable(why.clone()),
+        };
+        self.seen.borrow_mut().insert(relative.to_owned(), kept);
+        answer
+    }
+}
+
+/// The manifest `text` read from `path`, its named files from `files`.
+fn load_text(
+    path: &Path,
+    text: &str,
+    dialect: Dialect,
+    files: &dyn NamedFiles,
+) -> Result<Manifest, ManifestError> {
+    if path.file_name().is_some_and(|n| n == "Cargo.toml") {
+        manifest::from_cargo_toml_text_in(path, text, Some(files))
+    } else {
+        manifest::from_text_in(path, text, dialect, Some(files))
+    }
 }
 
 /// What the gate judges by.
@@ -148,7 +342,7 @@ pub enum Judged {
 pub struct Blocked {
     /// The manifest's path, relative to the root.
     pub path: PathBuf,
-    /// The commit the gate trusts (none: the repository has no commit).
+    /// The commit the gate trusts (none: the repository had no commit).
     pub commit: Option<String>,
     /// The hook's `max-blocks` as committed (else the default).
     pub max_blocks: u32,
@@ -160,7 +354,7 @@ pub struct Blocked {
 }
 
 /// What `hook allow` shows a person: the working copy's manifest, its changes against
-/// the trusted commit's, and the key an allowance records.
+/// the committed one, and the key an allowance records.
 pub struct Review {
     pub path: PathBuf,
     pub digest: String,
@@ -169,33 +363,22 @@ pub struct Review {
     pub key: String,
 }
 
-/// The manifest of `repo` (`given`, relative to the root, else the first of
-/// [`FILE_NAMES`] at the root, else the root's Cargo.toml table) as committed at
-/// `commit` and in the working copy, judged: what runs, or why nothing may.
+/// The working copy of `repo` judged against `snapshot`: what runs, or why nothing may.
 pub fn judge(
     repo: &Repository,
-    commit: Option<&str>,
+    snapshot: &Snapshot,
     given: Option<&Path>,
     dialect: Dialect,
 ) -> Result<Judged, String> {
-    let given = given.map(|p| inside_root(&repo.root, p)).transpose()?;
-    let committed = match commit {
-        Some(commit) => committed(repo, commit, given.as_deref(), dialect)?,
-        None => None,
-    };
-    let path = given
-        .clone()
-        .or_else(|| committed.as_ref().map(|(p, _)| p.clone()))
-        .or_else(|| working_manifest_path(&repo.root))
-        .unwrap_or_else(|| PathBuf::from(FILE_NAMES[0]));
-    let working = working(repo, &path, dialect)?;
+    let committed = snapshot.manifest(dialect)?;
+    let path = working_path(repo, snapshot, given)?;
     let max_blocks = committed
         .as_ref()
-        .map_or(manifest::DEFAULT_MAX_BLOCKS, |(_, m)| m.hook.max_blocks);
-    let Some(working) = working else {
+        .map_or(manifest::DEFAULT_MAX_BLOCKS, |m| m.hook.max_blocks);
+    let Some(working) = working(repo, &path, dialect)? else {
         return Ok(Judged::Blocked(Blocked {
             path: path.clone(),
-            commit: commit.map(str::to_owned),
+            commit: snapshot.commit.clone(),
             max_blocks,
             changes: vec![Change {
                 change: format!("the manifest `{}` was removed", path.display()),
@@ -204,7 +387,7 @@ pub fn judge(
             key: None,
         }));
     };
-    let (changes, key) = changes(repo, commit, committed.as_ref().map(|(_, m)| m), &working);
+    let (changes, key) = changes(repo, snapshot, committed.as_ref(), &working);
     let unproven: Vec<&Change> = changes.iter().filter(|c| !c.proven).collect();
     if unproven.is_empty() {
         let notes = if changes.is_empty() {
@@ -235,32 +418,22 @@ pub fn judge(
     }
     Ok(Judged::Blocked(Blocked {
         path,
-        commit: commit.map(str::to_owned),
+        commit: snapshot.commit.clone(),
         max_blocks,
         changes,
         key: Some(key),
     }))
 }
 
-/// What `hook allow` shows and records: the working copy against `commit`'s manifest.
-pub fn review(
-    repo: &Repository,
-    commit: Option<&str>,
-    given: Option<&Path>,
-    dialect: Dialect,
-) -> Result<Review, String> {
-    let given = given.map(|p| inside_root(&repo.root, p)).transpose()?;
-    let committed = match commit {
-        Some(commit) => committed(repo, commit, given.as_deref(), dialect)?,
-        None => None,
-    };
-    let path = given
-        .or_else(|| committed.as_ref().map(|(p, _)| p.clone()))
-        .or_else(|| working_manifest_path(&repo.root))
-        .unwrap_or_else(|| PathBuf::from(FILE_NAMES[0]));
+/// What `hook allow` shows and records: the working copy against the manifest committed
+/// at `HEAD`.
+pub fn review(repo: &Repository, given: Option<&Path>, dialect: Dialect) -> Result<Review, String> {
+    let snapshot = Snapshot::take(repo, given, dialect)?;
+    let committed = snapshot.manifest(dialect)?;
+    let path = working_path(repo, &snapshot, given)?;
     let working = working(repo, &path, dialect)?
         .ok_or_else(|| format!("there is no manifest `{}` to allow", path.display()))?;
-    let (changes, key) = changes(repo, commit, committed.as_ref().map(|(_, m)| m), &working);
+    let (changes, key) = changes(repo, &snapshot, committed.as_ref(), &working);
     Ok(Review {
         path,
         digest: working.digest.clone(),
@@ -270,12 +443,29 @@ pub fn review(
     })
 }
 
+/// Where the working copy's manifest is: `given`, else where it was committed, else the
+/// first of [`FILE_NAMES`] (or the Cargo.toml table) at the root.
+fn working_path(
+    repo: &Repository,
+    snapshot: &Snapshot,
+    given: Option<&Path>,
+) -> Result<PathBuf, String> {
+    Ok(match given {
+        Some(path) => inside_root(&repo.root, path)?,
+        None => snapshot
+            .path
+            .clone()
+            .or_else(|| working_manifest_path(&repo.root))
+            .unwrap_or_else(|| PathBuf::from(FILE_NAMES[0])),
+    })
+}
+
 /// The changes of `working` against `committed` (none committed: that is the change),
 /// with the files the manifests name compared byte for byte, and the key that allows
 /// them.
 fn changes(
     repo: &Repository,
-    commit: Option<&str>,
+    snapshot: &Snapshot,
     committed: Option<&Manifest>,
     working: &Manifest,
 ) -> (Vec<Change>, String) {
@@ -299,8 +489,8 @@ fn changes(
     }
     let key = format!("sha256:{:x}", key.finalize());
     let Some(committed) = committed else {
-        let at = commit.map_or_else(
-            || "the repository has no commit".to_owned(),
+        let at = snapshot.commit.as_deref().map_or_else(
+            || "the repository had no commit".to_owned(),
             |c| format!("nothing at {}", short(c)),
         );
         return (
@@ -314,31 +504,23 @@ fn changes(
         );
     };
     let mut changes = strengthen::compare(committed, working);
-    if let Some(commit) = commit {
-        let prefix = git_path(&committed.dir);
-        let at = CommitFiles {
-            root: repo.root.clone(),
-            commit: commit.to_owned(),
-            prefix: if prefix == "." { String::new() } else { prefix },
+    for (file, bytes) in working_files {
+        let was = snapshot.read(&file);
+        let change = match (was, bytes) {
+            (Ok(Some(was)), Ok(Some(now))) if was == now => continue,
+            (Ok(None), Ok(None)) => continue,
+            (Ok(Some(_)), Ok(Some(_))) => "differs from the committed one",
+            (Ok(None), Ok(Some(_))) => "was added",
+            (Ok(Some(_)), Ok(None)) => "was removed",
+            (Err(_), _) | (_, Err(_)) => "cannot be compared with the committed one",
         };
-        for (file, bytes) in working_files {
-            let was = at.read(&file);
-            let change = match (was, bytes) {
-                (Ok(Some(was)), Ok(Some(now))) if was == now => continue,
-                (Ok(None), Ok(None)) => continue,
-                (Ok(Some(_)), Ok(Some(_))) => "differs from the committed one",
-                (Ok(None), Ok(Some(_))) => "was added",
-                (Ok(Some(_)), Ok(None)) => "was removed",
-                (Err(_), _) | (_, Err(_)) => "cannot be compared with the committed one",
-            };
-            changes.insert(
-                0,
-                Change {
-                    change: format!("`{file}`, which a way in (`enter`) reads, {change}"),
-                    proven: false,
-                },
-            );
-        }
+        changes.insert(
+            0,
+            Change {
+                change: format!("`{file}`, which a way in (`enter`) reads, {change}"),
+                proven: false,
+            },
+        );
     }
     (changes, key)
 }
@@ -362,82 +544,20 @@ fn named_files(working: &Manifest, committed: Option<&Manifest>) -> Vec<String> 
     files
 }
 
-/// The manifest committed at `commit` (at `given`, else where it is found), with the
-/// files it names read from the same commit; `None` when the commit has no manifest.
-/// A commit whose objects are gone, or a manifest that does not load: why nothing can
-/// be trusted.
-fn committed(
-    repo: &Repository,
-    commit: &str,
-    given: Option<&Path>,
-    dialect: Dialect,
-) -> Result<Option<(PathBuf, Manifest)>, String> {
-    let at = short(commit);
-    if !git::commit_exists(&repo.root, commit) {
-        return Err(format!(
-            "the session's starting commit {at} cannot be read from the repository (its \
-             history was rewritten, or its objects removed), so nothing the gate trusts is \
-             left to judge by; start a new session"
-        ));
-    }
-    let found = match given {
-        Some(path) => Some(path.to_path_buf()),
-        None => committed_manifest_path(&repo.root, commit)?,
-    };
-    let Some(path) = found else {
-        return Ok(None);
-    };
-    let spec = git_path(&path);
-    let object = match git::entry(&repo.root, commit, &spec) {
-        None => {
-            return Err(format!(
-                "`{spec}` cannot be read from commit {at} (its objects are gone), so nothing the gate trusts is left to judge by"
-            ));
-        }
-        Some(Entry::Absent) => return Ok(None),
-        Some(Entry::Other(mode)) => {
-            return Err(format!(
-                "`{spec}` is not a regular file in commit {at} (mode {mode})"
-            ));
-        }
-        Some(Entry::File(object)) => object,
-    };
-    let bytes = git::blob(&repo.root, &object, guard::MAX_MANIFEST_BYTES)
-        .map_err(|why| format!("`{spec}` as committed at {at} {why}"))?;
-    let text = guard::text_of(&path, bytes).map_err(|e| e.to_string())?;
-    let prefix = path
-        .parent()
-        .map(git_path)
-        .filter(|p| !p.is_empty())
-        .unwrap_or_default();
-    let files = CommitFiles {
-        root: repo.root.clone(),
-        commit: commit.to_owned(),
-        // `.github/verify-matrix.yml` describes the folder above it.
-        prefix: prefix
-            .strip_suffix(".github")
-            .map_or(prefix.clone(), |p| p.trim_end_matches('/').to_owned()),
-    };
-    let loaded = if path.file_name().is_some_and(|n| n == "Cargo.toml") {
-        manifest::from_cargo_toml_text_in(&path, &text, Some(&files))
-    } else {
-        manifest::from_text_in(&path, &text, dialect, Some(&files))
-    };
-    loaded.map(|m| Some((path, m))).map_err(|e| {
-        format!(
-            "the manifest committed at {at} does not load, so the gate has nothing to trust: {e}"
-        )
-    })
-}
-
 /// The working copy's manifest at `path` (relative to the root): `None` when there is
-/// none.
+/// none. A Cargo.toml is read as text (never through `cargo`, which the repository's own
+/// toolchain file would choose).
 fn working(repo: &Repository, path: &Path, dialect: Dialect) -> Result<Option<Manifest>, String> {
     let full = repo.root.join(path);
     if std::fs::symlink_metadata(&full).is_err() {
         return Ok(None);
     }
-    match manifest::load_as(Some(path), &repo.root, dialect) {
+    let loaded = if path.file_name().is_some_and(|n| n == "Cargo.toml") {
+        guard::read_text(&full).and_then(|text| manifest::from_cargo_toml_text(path, &text))
+    } else {
+        manifest::load_as(Some(path), &repo.root, dialect)
+    };
+    match loaded {
         Ok(m) => Ok(Some(m)),
         Err(ManifestError::NotFound { .. }) => Ok(None),
         Err(e) => Err(e.to_string()),
@@ -473,34 +593,6 @@ fn inside_root(root: &Path, path: &Path) -> Result<PathBuf, String> {
     Ok(relative)
 }
 
-/// The first of [`FILE_NAMES`] at the root of `commit`, else its Cargo.toml when that
-/// holds the table; `Err` when the commit's tree cannot be read.
-fn committed_manifest_path(root: &Path, commit: &str) -> Result<Option<PathBuf>, String> {
-    let unreadable = || {
-        format!(
-            "the tree of commit {} cannot be read (its objects are gone), so nothing the gate trusts is left to judge by",
-            short(commit)
-        )
-    };
-    for name in FILE_NAMES {
-        match git::entry(root, commit, name) {
-            None => return Err(unreadable()),
-            Some(Entry::Absent) => {}
-            Some(_) => return Ok(Some(PathBuf::from(name))),
-        }
-    }
-    match git::entry(root, commit, "Cargo.toml") {
-        None => Err(unreadable()),
-        Some(Entry::File(object)) => {
-            let text = git::blob(root, &object, guard::MAX_MANIFEST_BYTES).unwrap_or_default();
-            Ok(String::from_utf8_lossy(&text)
-                .contains("metadata.verify-matrix")
-                .then(|| PathBuf::from("Cargo.toml")))
-        }
-        Some(_) => Ok(None),
-    }
-}
-
 /// The first of [`FILE_NAMES`] at the root of the working copy, else its Cargo.toml when
 /// that holds the table.
 fn working_manifest_path(root: &Path) -> Option<PathBuf> {
@@ -518,6 +610,16 @@ fn working_manifest_path(root: &Path) -> Option<PathBuf> {
         })
 }
 
+/// The folder (in the commit's tree) a manifest at `path` describes: its own, or the one
+/// above `.github/`.
+fn manifest_folder(path: &Path) -> String {
+    let parent = path.parent().map(git_path).unwrap_or_default();
+    match parent.strip_suffix(".github") {
+        Some(above) => above.trim_end_matches('/').to_owned(),
+        None => parent,
+    }
+}
+
 /// `path` as git names it inside a tree (`/` between parts).
 fn git_path(path: &Path) -> String {
     path.components()
@@ -525,9 +627,4 @@ fn git_path(path: &Path) -> String {
         .map(|c| c.as_os_str().to_string_lossy())
         .collect::<Vec<_>>()
         .join("/")
-}
-
-/// The first 12 characters of a commit id.
-pub fn short(commit: &str) -> &str {
-    commit.get(..12).unwrap_or(commit)
 }

@@ -33,7 +33,7 @@ use crate::cli::{Error, print_stdout};
 use crate::gate::protocol::{Answer, Client, Event, HookInput};
 use crate::gate::session::Session;
 use crate::gate::strengthen::Change;
-use crate::gate::trust::{self, Blocked, Judged, Repository, short};
+use crate::gate::trust::{self, Blocked, Judged, Repository, Snapshot, short};
 use crate::manifest::Manifest;
 use crate::plan::select::{self, Surroundings};
 use crate::render::hook::{TAIL_LINES, block_reason};
@@ -45,6 +45,11 @@ use crate::untrusted::{cut, read_at_most};
 /// The most bytes of hook input read.
 const MAX_INPUT_BYTES: u64 = 1024 * 1024;
 
+/// How long the gate's run may take unless `--run-timeout` says otherwise (or the
+/// manifest's `run-timeout` is shorter): inside the 600 s the book has each client give
+/// the hook, so that the gate answers (a block) before its client kills it.
+const HOOK_RUN_LIMIT: std::time::Duration = std::time::Duration::from_secs(540);
+
 pub(super) fn run(settings: &Settings, args: &HookArgs) -> Result<i32, Error> {
     match &args.command {
         // Claude Code and Codex speak the same Stop-hook JSON; the name says which
@@ -55,10 +60,29 @@ pub(super) fn run(settings: &Settings, args: &HookArgs) -> Result<i32, Error> {
         HookCommand::Gemini(gate) => gate_stop(settings, gate, Client::Gemini),
         HookCommand::Cursor(gate) => gate_stop(settings, gate, Client::Cursor),
         HookCommand::Allow(allow) => allow_manifest(settings, allow),
+        HookCommand::Pin(pin) => pin_manifest(settings, pin),
     }
 }
 
 fn gate_stop(settings: &Settings, args: &GateArgs, client: Client) -> Result<i32, Error> {
+    // The checks the gate runs are the agent's code, run as the same user: they may not
+    // reach into this process (its memory, its stdout through /proc).
+    crate::run::platform::guard_this_process();
+    // Whatever goes wrong, the client gets an answer: never an exit that lets the stop
+    // through unanswered.
+    match judge_stop(settings, args, client) {
+        Ok(code) => Ok(code),
+        Err(e) => answer_in(
+            client,
+            &Answer::block(format!(
+                "verify-matrix could not check this work, so the stop is blocked: {}",
+                bounded(&e.to_string())
+            )),
+        ),
+    }
+}
+
+fn judge_stop(settings: &Settings, args: &GateArgs, client: Client) -> Result<i32, Error> {
     let answer_with = |answer: &Answer| answer_in(client, answer);
     let input = match read_input() {
         Ok(input) => input,
@@ -107,7 +131,13 @@ fn gate_stop(settings: &Settings, args: &GateArgs, client: Client) -> Result<i32
     })?;
     // The commit the session is judged from: HEAD at its start event; a session first
     // seen at a stop has none the agent could not have made but its upstream's.
-    let mut state = match Session::of(&repo, &input.session(), is_start) {
+    let mut state = match Session::of(
+        &repo,
+        &input.session(),
+        is_start,
+        settings.manifest.as_deref(),
+        settings.dialect,
+    ) {
         Ok(state) => state,
         Err(why) if input.continues_a_block() => {
             return answer_with(&Answer::allow(format!(
@@ -131,12 +161,14 @@ fn gate_stop(settings: &Settings, args: &GateArgs, client: Client) -> Result<i32
         // Not the continuation of a block: a new run of blocks starts.
         state.blocks = 0;
     }
-    let judged = trust::judge(
-        &repo,
-        state.commit.as_deref(),
-        settings.manifest.as_deref(),
-        settings.dialect,
-    );
+    let judged = state.trusted().and_then(|snapshot| {
+        trust::judge(
+            &repo,
+            snapshot,
+            settings.manifest.as_deref(),
+            settings.dialect,
+        )
+    });
     let max_blocks = args.max_blocks.unwrap_or(match &judged {
         Ok(Judged::Run { manifest, .. }) => manifest.hook.max_blocks,
         Ok(Judged::Blocked(blocked)) => blocked.max_blocks,
@@ -323,13 +355,8 @@ fn allow_manifest(settings: &Settings, _args: &AllowArgs) -> Result<i32, Error> 
         source,
     })?;
     let head = repo.head();
-    let review = trust::review(
-        &repo,
-        head.as_deref(),
-        settings.manifest.as_deref(),
-        settings.dialect,
-    )
-    .map_err(Error::Usage)?;
+    let review = trust::review(&repo, settings.manifest.as_deref(), settings.dialect)
+        .map_err(Error::Usage)?;
     let path = review.path.display().to_string();
     let mut text = format!(
         "The Stop-hook gate in {} will judge by `{path}` as it is now ({}), and the files it names as they are now.\n",
@@ -360,13 +387,51 @@ fn allow_manifest(settings: &Settings, _args: &AllowArgs) -> Result<i32, Error> 
         _ => text.push_str("No manifest is committed to compare it with.\n"),
     }
     eprint!("{text}");
+    if !ask_a_person("allow")? {
+        eprintln!("Not allowed.");
+        return Ok(crate::exit_code::USAGE);
+    }
+    let saved = repo.allow(&review.key).map_err(Error::Usage)?;
+    eprintln!("Allowed (kept in {}).", saved.display());
+    Ok(crate::exit_code::OK)
+}
+
+/// `hook pin`: a person pins the manifest committed at HEAD (and the files it names) as
+/// what sessions that send no start event are judged by.
+fn pin_manifest(settings: &Settings, _args: &AllowArgs) -> Result<i32, Error> {
+    let repo = Repository::around(&current_dir()?).map_err(Error::Usage)?;
+    let snapshot = Snapshot::take(&repo, settings.manifest.as_deref(), settings.dialect)
+        .map_err(Error::Usage)?;
+    let what = match (&snapshot.path, &snapshot.commit) {
+        (Some(path), Some(commit)) => {
+            format!("`{}` as committed at {}", path.display(), short(commit))
+        }
+        (None, Some(commit)) => format!("no manifest (none is committed at {})", short(commit)),
+        _ => "no manifest (the repository has no commit)".to_owned(),
+    };
+    eprintln!(
+        "Sessions of an agent's client that sends no start event will be judged in {} by {what}.",
+        repo.root.display()
+    );
+    if !ask_a_person("pin")? {
+        eprintln!("Not pinned.");
+        return Ok(crate::exit_code::USAGE);
+    }
+    let saved = repo.pin(snapshot).map_err(Error::Usage)?;
+    eprintln!("Pinned (kept in {}).", saved.display());
+    Ok(crate::exit_code::OK)
+}
+
+/// Asks the person at the terminal to type `word`; refused without a terminal (as an
+/// agent's shell runs a command).
+fn ask_a_person(word: &str) -> Result<bool, Error> {
     let stdin = std::io::stdin();
     if !stdin.is_terminal() {
-        return Err(Error::Usage(
-            "`hook allow` asks a person at a terminal; an agent's command has none. Run it yourself".to_owned(),
-        ));
+        return Err(Error::Usage(format!(
+            "`hook {word}` asks a person at a terminal; an agent's command has none. Run it yourself"
+        )));
     }
-    eprint!("Type `allow` to allow it: ");
+    eprint!("Type `{word}` to {word} it: ");
     let mut line = String::new();
     stdin
         .lock()
@@ -375,13 +440,7 @@ fn allow_manifest(settings: &Settings, _args: &AllowArgs) -> Result<i32, Error> 
             context: "cannot read the answer".to_owned(),
             source,
         })?;
-    if line.trim() != "allow" {
-        eprintln!("Not allowed.");
-        return Ok(crate::exit_code::USAGE);
-    }
-    let saved = repo.allow(&review.key).map_err(Error::Usage)?;
-    eprintln!("Allowed (kept in {}).", saved.display());
-    Ok(crate::exit_code::OK)
+    Ok(line.trim() == word)
 }
 
 /// The machine as the gate sees it: the variable that names an environment by hand
@@ -451,12 +510,22 @@ fn gate(
         quoter(None),
     );
     let source = settings.source(&manifest.dir);
+    // The gate answers before its client gives up on it (a hook the client kills lets
+    // the stop through): the run is bounded by HOOK_RUN_LIMIT unless a limit is given.
+    let mut run = args.run.clone();
+    if run.run_timeout.is_none() {
+        run.run_timeout = Some(
+            manifest
+                .run_timeout
+                .map_or(HOOK_RUN_LIMIT, |limit| limit.min(HOOK_RUN_LIMIT)),
+        );
+    }
     let ran = run_here(
         manifest,
         &environments,
         &[],
         &only,
-        &args.run,
+        &run,
         &source,
         &live,
         &machine,

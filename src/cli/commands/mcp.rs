@@ -33,7 +33,7 @@ use super::super::args::McpArgs;
 use super::super::local::admit;
 use super::super::settings::{Settings, quoter};
 use crate::actions_env::ActionsEnv;
-use crate::gate::trust::{self, Judged, Repository};
+use crate::gate::trust::{self, Judged, Repository, Snapshot};
 use crate::results::logs;
 use crate::run::facts;
 use crate::untrusted::Quoter;
@@ -57,9 +57,10 @@ struct Server {
     manifest: PathBuf,
     /// The dialect the manifest is read in.
     dialect: crate::manifest::Dialect,
-    /// The commit `HEAD` named when the server started: the session's start, whose
-    /// committed manifest the gate judges by.
-    start: Option<String>,
+    /// The manifest committed at `HEAD` when the server started (the session's start),
+    /// read from git's objects and kept: what the gate judges by; or why it could not
+    /// be read.
+    start: Arc<Result<Snapshot, String>>,
     /// The user's state folder for this repository (a person's allowances).
     state: PathBuf,
     /// Where runs write their results (`OUT/latest`, replaced by each run), inside
@@ -113,7 +114,7 @@ pub(super) fn run(settings: &Settings, args: &McpArgs) -> Result<i32, Error> {
     })?;
     let server = Server {
         exe,
-        start: repo.head(),
+        start: Arc::new(Snapshot::take(&repo, Some(&relative), settings.dialect)),
         out,
         manifest: relative,
         dialect: settings.dialect,
@@ -437,12 +438,8 @@ impl Server {
             root: self.root.clone(),
             state: self.state.clone(),
         };
-        match trust::judge(
-            &repo,
-            self.start.as_deref(),
-            Some(&self.manifest),
-            self.dialect,
-        )? {
+        let snapshot = self.start.as_ref().as_ref().map_err(Clone::clone)?;
+        match trust::judge(&repo, snapshot, Some(&self.manifest), self.dialect)? {
             Judged::Run { manifest, notes } => Ok((*manifest, notes)),
             Judged::Blocked(blocked) => {
                 let changes: Vec<&str> = blocked

@@ -93,7 +93,9 @@ pub(crate) fn dispatch(cli: Cli) -> Result<i32, Error> {
                 | HookCommand::Cursor(gate) => {
                     global.with(Some(&gate.manifest), None, Some(&gate.quiet), None)
                 }
-                HookCommand::Allow(allow) => global.with(Some(&allow.manifest), None, None, None),
+                HookCommand::Allow(allow) | HookCommand::Pin(allow) => {
+                    global.with(Some(&allow.manifest), None, None, None)
+                }
             };
             hook::run(&Settings::new(&global), &args)
         }

@@ -9,6 +9,10 @@ pub fn widen(_pipe: &std::io::PipeReader) {}
 /// No parent-death signal.
 pub fn die_with_this_process(_command: &mut tokio::process::Command) {}
 
+/// No `/proc` through which a process of the same user reaches another's files: nothing
+/// to close.
+pub fn guard_this_process() {}
+
 /// No watchdog.
 pub fn start_watchdog() -> Option<(u32, std::fs::File)> {
     None

@@ -83,6 +83,13 @@ pub fn die_with_this_process(command: &mut tokio::process::Command) {
     }
 }
 
+/// Makes this process undumpable: processes of the same user (the checks it runs) can no
+/// longer open its `/proc/PID/fd` (its stdout, where the gate answers), read its memory
+/// or attach to it.
+pub fn guard_this_process() {
+    let _ = nix::sys::prctl::set_dumpable(false);
+}
+
 /// The live (non-zombie) members of process group `pgid`.
 pub fn group_members(pgid: Option<u32>) -> Vec<Leaked> {
     let Some(pgid) = pgid else { return Vec::new() };

@@ -1,7 +1,8 @@
 //! macOS.
 
 pub use super::absent::{
-    become_subreaper, die_with_this_process, reap_if_dead, start_watchdog, widen,
+    become_subreaper, die_with_this_process, guard_this_process, reap_if_dead, start_watchdog,
+    widen,
 };
 
 use std::path::Path;

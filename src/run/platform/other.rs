@@ -1,8 +1,8 @@
 //! Other systems: the facts every build knows.
 
 pub use super::absent::{
-    all_pids, become_subreaper, children, die_with_this_process, environ_var, is_alive,
-    reap_if_dead, start_watchdog, widen,
+    all_pids, become_subreaper, children, die_with_this_process, environ_var, guard_this_process,
+    is_alive, reap_if_dead, start_watchdog, widen,
 };
 
 use std::path::Path;

@@ -3,8 +3,8 @@
 // A job does the watchdog's and the subreaper's work: it dies with the tool, and
 // nothing a check starts can leave it.
 pub use super::absent::{
-    all_pids, become_subreaper, children, die_with_this_process, environ_var, is_alive,
-    reap_if_dead, start_watchdog, widen,
+    all_pids, become_subreaper, children, die_with_this_process, environ_var, guard_this_process,
+    is_alive, reap_if_dead, start_watchdog, widen,
 };
 
 use std::path::Path;
