@@ -359,7 +359,10 @@ fn a_weakened_manifest_is_never_judged_by() {
     let project = project();
     project.write(
         "verify-matrix.yml",
-        &MANIFEST.replace("    reports: junit.xml\n", "    reports: junit.xml\n    required: false\n"),
+        &MANIFEST.replace(
+            "    reports: junit.xml\n",
+            "    reports: junit.xml\n    required: false\n",
+        ),
     );
     let answers = client(&project, "weakened");
     for what in ["run", "verdict"] {
@@ -367,12 +370,18 @@ fn a_weakened_manifest_is_never_judged_by() {
         assert_eq!(answer["isError"], true, "{what}: {answer:#}");
         let error = answer["structuredContent"]["error"].as_str().unwrap();
         assert!(
-            error.contains("was changed in ways not proven to strengthen the manifest committed at")
+            error
+                .contains("was changed in ways not proven to strengthen the manifest committed at")
                 && error.contains("check `unit` was made optional"),
             "{what}: {error}"
         );
     }
-    assert!(!project.path().join("verify-matrix-results/mcp/latest").exists());
+    assert!(
+        !project
+            .path()
+            .join("verify-matrix-results/mcp/latest")
+            .exists()
+    );
 }
 
 /// `run` without `environments` runs what this machine can (the others are CI's).
@@ -384,9 +393,16 @@ fn run_without_environments_runs_what_this_machine_can() {
     project.commit_all("manifest");
     let answers = client(&project, "what-runs-here");
     let run = &get(&answers, "run")["structuredContent"];
-    assert_eq!(run["environments_tested"], serde_json::json!(["here"]), "{run:#}");
+    assert_eq!(
+        run["environments_tested"],
+        serde_json::json!(["here"]),
+        "{run:#}"
+    );
     assert_eq!(run["pairs"][0]["result"], "PASS", "{run:#}");
-    assert_eq!(run["verdict"], "NOT_VERIFIED", "ci-only is not run here: {run:#}");
+    assert_eq!(
+        run["verdict"], "NOT_VERIFIED",
+        "ci-only is not run here: {run:#}"
+    );
 }
 
 /// A server killed while a run goes (SIGKILL from its client) takes the run and its
@@ -410,7 +426,9 @@ checks:
         "the slow check outlived the server"
     );
     // The run stopped as at SIGHUP, and wrote what it had.
-    let result = &project.path().join("verify-matrix-results/mcp/latest/verify-matrix-local.json");
+    let result = &project
+        .path()
+        .join("verify-matrix-results/mcp/latest/verify-matrix-local.json");
     for _ in 0..100 {
         if std::fs::read_to_string(result).is_ok_and(|t| t.contains("interrupted")) {
             break;
@@ -490,13 +508,18 @@ fn a_line_that_is_not_json_gets_a_parse_error() {
     let project = project();
     let mut raw = Raw::start(&project, &[]);
     raw.handshake();
-    for line in ["{this is not json", r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","#] {
+    for line in [
+        "{this is not json",
+        r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","#,
+    ] {
         raw.send(line);
         let answer = raw.answer();
         assert_eq!(answer["error"]["code"], -32700, "{line}: {answer}");
         assert_eq!(answer["id"], Value::Null, "{answer}");
     }
-    raw.send(r#"{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"plan","arguments":{}}}"#);
+    raw.send(
+        r#"{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"plan","arguments":{}}}"#,
+    );
     let answer = raw.answer();
     assert_eq!(answer["id"], 8, "{answer}");
     assert_eq!(answer["result"]["isError"], Value::Bool(false), "{answer}");
@@ -527,18 +550,31 @@ fn the_results_folder_stays_inside_the_repository() {
     raw.handshake();
     std::fs::write(elsewhere.path().join("keep.txt"), "precious").unwrap();
     link(elsewhere.path(), &project.path().join("results"));
-    raw.send(r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"run","arguments":{}}}"#);
+    raw.send(
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"run","arguments":{}}}"#,
+    );
     let answer = raw.answer();
     assert_eq!(answer["result"]["isError"], true, "{answer}");
-    let error = answer["result"]["structuredContent"]["error"].as_str().unwrap();
+    let error = answer["result"]["structuredContent"]["error"]
+        .as_str()
+        .unwrap();
     assert!(error.contains("leads outside the repository"), "{error}");
     assert!(elsewhere.path().join("keep.txt").exists());
     // The manifest resource, replaced by a link out after start: not read.
     std::fs::write(elsewhere.path().join("secret.yml"), "secret: yes\n").unwrap();
     std::fs::remove_file(project.path().join("verify-matrix.yml")).unwrap();
-    link(&elsewhere.path().join("secret.yml"), &project.path().join("verify-matrix.yml"));
+    link(
+        &elsewhere.path().join("secret.yml"),
+        &project.path().join("verify-matrix.yml"),
+    );
     raw.send(r#"{"jsonrpc":"2.0","id":3,"method":"resources/read","params":{"uri":"verify-matrix://manifest"}}"#);
     let answer = raw.answer();
-    assert!(answer["error"]["message"].as_str().unwrap().contains("leads outside the repository"), "{answer}");
+    assert!(
+        answer["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("leads outside the repository"),
+        "{answer}"
+    );
     assert!(!answer.to_string().contains("secret: yes"), "{answer}");
 }

@@ -113,6 +113,8 @@ const LARGE_SECRETS: usize = 16 * 1024;
 pub struct Redactor {
     /// Known secret values.
     values: Vec<String>,
+    /// The same, to tell a value already known at once (a run may declare thousands).
+    known: rustc_hash::FxHashSet<String>,
     /// All of `values` as one search, the longest match first, so that a secret
     /// containing another is masked whole: built once, when first searched with (not
     /// once per value added, which grows with the square of the secrets).
@@ -163,7 +165,7 @@ impl Redactor {
 
     fn add_value(&mut self, value: &str, min_chars: usize) {
         let value = value.trim();
-        if value.chars().count() < min_chars || self.values.iter().any(|v| v == value) {
+        if value.chars().count() < min_chars || !self.known.insert(value.to_owned()) {
             return;
         }
         self.values.push(value.to_owned());
