@@ -1,5 +1,5 @@
-# Data sets the benchmark scripts share (sourced by scripts/bench.sh and
-# scripts/bench-against.sh).
+# Data sets and helpers the benchmark scripts share (sourced by scripts/bench.sh,
+# scripts/bench-against.sh and scripts/bench-secrets.sh).
 
 # many_true_checks DIR N: DIR/verify-matrix.yml with N checks running `true`, and
 # DIR/loop.sh, the baseline: `bash -c true > log` N times.
@@ -206,4 +206,14 @@ for path in glob.glob(f"{root}/*/verify-matrix-*.json"):
     with open(path, "w") as f:
         json.dump(result, f, separators=(",", ":"))
 PY
+}
+
+# need COMMAND PACKAGE: COMMAND, installed from Debian's PACKAGE when missing.
+need() {
+    command -v "$1" >/dev/null 2>&1 && return
+    echo "installing $2 ..." >&2
+    if command -v apt-get >/dev/null 2>&1; then
+        (apt-get install -y -qq "$2" >/dev/null 2>&1 || { apt-get update -qq >/dev/null && apt-get install -y -qq "$2" >/dev/null; })
+    fi
+    command -v "$1" >/dev/null 2>&1 || { echo "error: cannot install $2" >&2; exit 1; }
 }

@@ -13,14 +13,6 @@ source scripts/bench-data.sh
 quick=false
 [ "${1:-}" = "--quick" ] && quick=true
 
-need() {
-    command -v "$1" >/dev/null 2>&1 && return
-    echo "installing $2 ..." >&2
-    if command -v apt-get >/dev/null 2>&1; then
-        (apt-get install -y -qq "$2" >/dev/null 2>&1 || { apt-get update -qq >/dev/null && apt-get install -y -qq "$2" >/dev/null; })
-    fi
-    command -v "$1" >/dev/null 2>&1 || { echo "error: cannot install $2" >&2; exit 1; }
-}
 need hyperfine hyperfine
 need jq jq
 [ -x /usr/bin/time ] || need time time
@@ -424,6 +416,10 @@ if $quick; then scripts/bench-shards.sh --quick; else scripts/bench-shards.sh; f
 echo
 echo "## entering an environment (scripts/bench-enter.sh)"
 if $quick; then scripts/bench-enter.sh --quick; else scripts/bench-enter.sh; fi
+
+echo
+echo "## secrets: the redacting writer against many and long secrets (scripts/bench-secrets.sh)"
+if $quick; then scripts/bench-secrets.sh --quick; else scripts/bench-secrets.sh; fi
 
 echo
 echo "## in-process stages (criterion, benches/pipeline.rs)"
