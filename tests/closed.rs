@@ -65,16 +65,22 @@ checks:
 
 fn sharded() -> Project {
     let project = Project::new(SHARDED);
-    for k in 1..=3 {
+    run_shards(&project, 3, |k| i32::from(k == 2));
+    project
+}
+
+/// `run --env lin --shard K/N --out sK` for each of the `n` shards of `project`, each
+/// ending with `code(K)`.
+fn run_shards(project: &Project, n: u32, code: impl Fn(u32) -> i32) {
+    for k in 1..=n {
         let out = project
             .std_cmd()
-            .args(["run", "--env", "lin", "--shard", &format!("{k}/3")])
+            .args(["run", "--env", "lin", "--shard", &format!("{k}/{n}")])
             .args(["--out", &format!("s{k}")])
             .output()
             .unwrap();
-        assert_eq!(out.status.code(), Some(i32::from(k == 2)), "{out:?}");
+        assert_eq!(out.status.code(), Some(code(k)), "{out:?}");
     }
-    project
 }
 
 /// An edit of a check's result: what it is, the edit, what the report says of it.
@@ -356,19 +362,8 @@ checks:
 {extra}"
         )
     };
-    let run_shards = |project: &Project| {
-        for k in 1..=2 {
-            let out = project
-                .std_cmd()
-                .args(["run", "--env", "lin", "--shard", &format!("{k}/2")])
-                .args(["--out", &format!("s{k}")])
-                .output()
-                .unwrap();
-            assert_eq!(out.status.code(), Some(0), "{out:?}");
-        }
-    };
     let project = Project::new(&manifest(""));
-    run_shards(&project);
+    run_shards(&project, 2, |_| 0);
     let (code, report, _) = merge(&project, &["s1", "s2"]);
     assert_eq!(code, 1);
     assert!(
@@ -382,7 +377,7 @@ checks:
     let project = Project::new(&manifest(
         "    shards-may-overlap: true\n    min-tests: 3\n",
     ));
-    run_shards(&project);
+    run_shards(&project, 2, |_| 0);
     let (code, report, _) = merge(&project, &["s1", "s2"]);
     assert_eq!(code, 1, "four test runs are two tests");
     assert!(
@@ -391,7 +386,7 @@ checks:
         reasons(&report)
     );
     let project = Project::new(&manifest("    shards-may-overlap: true\n"));
-    run_shards(&project);
+    run_shards(&project, 2, |_| 0);
     let (code, report, _) = merge(&project, &["s1", "s2"]);
     assert_eq!((code, report["verdict"].as_str()), (0, Some("VERIFIED")));
 }
@@ -645,22 +640,7 @@ fn min_tests_and_an_empty_share_are_judged_from_the_counts() {
     let project = Project::new(
         "version: 1\nenvironments: [{name: lin, shards: 2}]\nchecks:\n  - id: unit\n    test: 'if [ {shard} = 1 ]; then echo \"test result: ok. 3 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.00s\"; fi'\n",
     );
-    for k in 1..=2 {
-        let out = project
-            .std_cmd()
-            .args([
-                "run",
-                "--env",
-                "lin",
-                "--shard",
-                &format!("{k}/2"),
-                "--out",
-                &format!("s{k}"),
-            ])
-            .output()
-            .unwrap();
-        assert_eq!(out.status.code(), Some(i32::from(k == 2)), "{out:?}");
-    }
+    run_shards(&project, 2, |k| i32::from(k == 2));
     edit(&project, "s2/verify-matrix-lin@2of2.json", |r| {
         let unit = check(r, "unit");
         unit["status"] = "PASS".into();
@@ -709,22 +689,7 @@ checks:
     reports: r.xml
 ",
     );
-    for k in 1..=2 {
-        let out = project
-            .std_cmd()
-            .args([
-                "run",
-                "--env",
-                "lin",
-                "--shard",
-                &format!("{k}/2"),
-                "--out",
-                &format!("s{k}"),
-            ])
-            .output()
-            .unwrap();
-        assert_eq!(out.status.code(), Some(0), "{out:?}");
-    }
+    run_shards(&project, 2, |_| 0);
     let (code, _, stderr) = merge(&project, &["s1", "s2"]);
     assert_eq!(code, 0, "{stderr}");
     for k in 1..=2 {
@@ -836,22 +801,7 @@ fn counts_past_any_real_suite_do_not_break_the_merge() {
     let project = Project::new(
         "version: 1\nenvironments: [{name: lin, shards: 2}]\nchecks:\n  - id: unit\n    test: 'echo \"test result: ok. 3 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.00s\" # {shard}'\n",
     );
-    for k in 1..=2 {
-        let out = project
-            .std_cmd()
-            .args([
-                "run",
-                "--env",
-                "lin",
-                "--shard",
-                &format!("{k}/2"),
-                "--out",
-                &format!("s{k}"),
-            ])
-            .output()
-            .unwrap();
-        assert_eq!(out.status.code(), Some(0), "{out:?}");
-    }
+    run_shards(&project, 2, |_| 0);
     for k in 1..=2 {
         edit(
             &project,

@@ -568,29 +568,7 @@ fn a_person_allows_a_weakened_manifest_at_the_terminal() {
     assert!(stderr.contains("asks a person at a terminal"), "{stderr}");
     assert_eq!(answer(&gate, &stop("allow", false))["decision"], "block");
     // At a terminal (script(1) gives it one), answered `allow`.
-    let bin = assert_cmd::cargo::cargo_bin("cargo-verify-matrix");
-    let out = std::process::Command::new("script")
-        .args([
-            "-qec",
-            &format!("{} hook allow", bin.display()),
-            "/dev/null",
-        ])
-        .current_dir(gate.path())
-        .env("XDG_STATE_HOME", gate.state.path())
-        .env("NO_COLOR", "1")
-        .env_remove("CLAUDE_PROJECT_DIR")
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .and_then(|mut child| {
-            use std::io::Write as _;
-            child.stdin.take().unwrap().write_all(b"allow\n")?;
-            child.wait_with_output()
-        })
-        .unwrap();
-    let said = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(out.status.code(), Some(0), "{said}");
+    let said = at_a_terminal(&gate, "allow");
     assert!(said.contains("Allowed (kept in"), "{said}");
     let answer_now = answer(&gate, &stop("allow", false));
     let message = answer_now["systemMessage"].as_str().unwrap();
@@ -1149,6 +1127,7 @@ fn without_a_session_start_the_pinned_manifest_is_trusted() {
 /// The repository's own configuration cannot move the gate: a `core.worktree` the agent
 /// sets neither changes the root (nor so the session kept for it), and a manifest in
 /// Cargo.toml is read as text, never through a `cargo` the repository chooses.
+#[cfg(unix)]
 #[test]
 fn the_repositorys_own_configuration_does_not_move_the_gate() {
     let gate = project("");

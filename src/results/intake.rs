@@ -174,18 +174,7 @@ fn rederive_result(
         let share = leg.is_some() && env.is_some_and(|env| manifest.shards_of(check, env) > 1);
         contradictions.extend(rederive(check, claimed, share));
         if !contradictions.is_empty() {
-            if claimed.status == Status::Pass {
-                claimed.status = if claimed.exit_code.is_some() {
-                    Status::Fail
-                } else {
-                    Status::Error
-                };
-                claimed.summary = one_line_summary(&format!(
-                    "contradicts its facts: {}",
-                    contradictions.join("; ")
-                ))
-                .into();
-            }
+            contradict(claimed, &contradictions);
             out.push((claimed.command_id.clone(), contradictions.join("; ")));
         }
     }
@@ -262,14 +251,7 @@ fn ran_otherwise(
             continue;
         }
         let why = "it ran the check as the results' own manifest defines it, which runs otherwise than the manifest it is judged by".to_owned();
-        if claimed.status == Status::Pass {
-            claimed.status = if claimed.exit_code.is_some() {
-                Status::Fail
-            } else {
-                Status::Error
-            };
-        }
-        claimed.summary = one_line_summary(&format!("contradicts its facts: {why}")).into();
+        contradict(claimed, std::slice::from_ref(&why));
         match contradictions
             .iter_mut()
             .find(|(id, _)| *id == claimed.command_id)
@@ -301,9 +283,9 @@ fn reported_twice(result: &PartialResult) -> Vec<(CompactString, usize)> {
 /// Re-derives `claimed` from its facts and the trusted manifest's `check`: the status
 /// from the exit code, the manifest's expectation, effectiveness, timeout, leaks,
 /// refusal and a group's items; the fields the manifest owns from the manifest. Each
-/// contradiction between the claims and the facts is returned, and `claimed` is left
-/// as the facts have it.
-pub(super) fn rederive(check: &Check, claimed: &mut CheckResult, share: bool) -> Vec<String> {
+/// contradiction between the claims and the facts is returned ([`contradict`] then
+/// leaves `claimed` as the facts have it).
+fn rederive(check: &Check, claimed: &mut CheckResult, share: bool) -> Vec<String> {
     let mut contradictions = Vec::new();
     let required_code = check.expect.required_code();
     if claimed.required_exit_code != required_code {
@@ -340,22 +322,25 @@ pub(super) fn rederive(check: &Check, claimed: &mut CheckResult, share: bool) ->
     claimed.required = check.required;
     claimed.required_exit_code = required_code;
     claimed.must_be_effective = check.must_be_effective;
-    if !contradictions.is_empty() {
-        if claimed.status == Status::Pass {
-            // No made-up exit code: without one there is no row.
-            claimed.status = if claimed.exit_code.is_some() {
-                Status::Fail
-            } else {
-                Status::Error
-            };
-        }
-        claimed.summary = one_line_summary(&format!(
-            "contradicts its facts: {}",
-            contradictions.join("; ")
-        ))
-        .into();
-    }
     contradictions
+}
+
+/// `claimed` as its facts have it once its claims were found to contradict them: a
+/// PASS is no longer one (without an exit code, an error: never a made-up code), and its
+/// summary says why.
+fn contradict(claimed: &mut CheckResult, contradictions: &[String]) {
+    if claimed.status == Status::Pass {
+        claimed.status = if claimed.exit_code.is_some() {
+            Status::Fail
+        } else {
+            Status::Error
+        };
+    }
+    claimed.summary = one_line_summary(&format!(
+        "contradicts its facts: {}",
+        contradictions.join("; ")
+    ))
+    .into();
 }
 
 /// The facts of `claimed` that a PASS of `check` cannot have.
