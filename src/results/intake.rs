@@ -14,8 +14,8 @@
 //!   facts do not support is a contradiction, and the result stands as the facts have it.
 //!
 //! Only [`admit`] makes a [`Checked`]: the shards of an environment are combined from
-//! checked shards ([`super::shards`]) and judging takes checked results only
-//! ([`super::verdict`]), so no unchecked claim reaches either.
+//! checked shards (`results/shards.rs`) and judging takes checked results only
+//! (`results/verdict.rs`), so no unchecked claim reaches either.
 
 use compact_str::CompactString;
 use rustc_hash::FxHashMap;
@@ -101,13 +101,16 @@ pub fn admit(
     let places = super::identity::places(manifest, &partials, jobs);
     let checks: FxHashMap<&str, &Check> =
         manifest.checks.iter().map(|c| (c.id.as_str(), c)).collect();
+    let mut otherwise = ran_by
+        .filter(|m| m.digest != manifest.digest)
+        .map(|ran_by| RunsOtherwise::new(manifest, ran_by));
     partials
         .into_iter()
         .zip(places)
         .map(|(mut result, place)| {
             let mut contradictions = rederive_result(manifest, &checks, &mut result);
-            if let Some(ran_by) = ran_by.filter(|m| m.digest != manifest.digest) {
-                ran_otherwise(manifest, ran_by, &checks, &mut result, &mut contradictions);
+            if let Some(otherwise) = &mut otherwise {
+                otherwise.mark(&mut result, &mut contradictions);
             }
             Checked {
                 result,
@@ -202,20 +205,18 @@ const JUDGED_BY: &[&str] = &[
     "environment",
 ];
 
-/// What runs for `check` in `env` as `manifest` defines it: the check as written (but
-/// for how it is judged), and the variables and shell it gets there.
-fn what_runs(manifest: &Manifest, check: &Check, env: &str) -> Option<serde_json::Value> {
-    let raw = manifest
-        .content
-        .get("checks")?
-        .as_array()?
-        .iter()
-        .find(|c| c.get("id").and_then(serde_json::Value::as_str) == Some(check.id.as_str()))?;
+/// What runs for a check in one environment as a manifest defines it: the check as
+/// written (but for how it is judged), and the variables and shell it gets there.
+fn what_runs(
+    manifest: &Manifest,
+    raw: &serde_json::Value,
+    check: &Check,
+    env: &crate::manifest::Environment,
+) -> Option<serde_json::Value> {
     let mut raw = raw.as_object()?.clone();
     for key in JUDGED_BY {
         raw.remove(*key);
     }
-    let env = manifest.environment(env)?;
     raw.insert(
         "(variables)".to_owned(),
         serde_json::json!(manifest.env_for(check, env)),
@@ -227,40 +228,91 @@ fn what_runs(manifest: &Manifest, check: &Check, env: &str) -> Option<serde_json
     Some(serde_json::Value::Object(raw))
 }
 
-/// Marks each check of `result` that `ran_by` runs otherwise than `manifest` (its
-/// command, folder, shell, variables, items, timeout…) as a contradiction: it ran what
-/// the results' manifest defines, which is no evidence for the manifest judged by.
-fn ran_otherwise(
-    manifest: &Manifest,
-    ran_by: &Manifest,
-    checks: &FxHashMap<&str, &Check>,
-    result: &mut PartialResult,
-    contradictions: &mut Vec<(CompactString, String)>,
-) {
-    let env = result.environment.clone();
-    for claimed in &mut result.checks {
-        let Some(&check) = checks.get(claimed.command_id.as_str()) else {
-            continue;
-        };
-        let theirs = ran_by.checks.iter().find(|c| c.id == check.id);
-        let same = theirs.is_some_and(|theirs| {
-            let ours = what_runs(manifest, check, &env);
-            ours.is_some() && ours == what_runs(ran_by, theirs, &env)
-        });
-        if same {
-            continue;
+/// The checks of a manifest as written, by id.
+fn raw_checks(manifest: &Manifest) -> FxHashMap<&str, &serde_json::Value> {
+    manifest
+        .content
+        .get("checks")
+        .and_then(serde_json::Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|c| Some((c.get("id")?.as_str()?, c)))
+        .collect()
+}
+
+/// Which checks the results' manifest (`ran_by`) runs otherwise than the manifest judged
+/// by, in each environment: worked out once per environment, whatever the number of
+/// result files.
+struct RunsOtherwise<'a> {
+    manifest: &'a Manifest,
+    ran_by: &'a Manifest,
+    ours: FxHashMap<&'a str, &'a serde_json::Value>,
+    theirs: FxHashMap<&'a str, &'a serde_json::Value>,
+    their_checks: FxHashMap<&'a str, &'a Check>,
+    by_env: FxHashMap<String, rustc_hash::FxHashSet<CompactString>>,
+}
+
+impl<'a> RunsOtherwise<'a> {
+    fn new(manifest: &'a Manifest, ran_by: &'a Manifest) -> RunsOtherwise<'a> {
+        RunsOtherwise {
+            manifest,
+            ran_by,
+            ours: raw_checks(manifest),
+            theirs: raw_checks(ran_by),
+            their_checks: ran_by.checks.iter().map(|c| (c.id.as_str(), c)).collect(),
+            by_env: FxHashMap::default(),
         }
-        let why = "it ran the check as the results' own manifest defines it, which runs otherwise than the manifest it is judged by".to_owned();
-        contradict(claimed, std::slice::from_ref(&why));
-        match contradictions
-            .iter_mut()
-            .find(|(id, _)| *id == claimed.command_id)
-        {
-            Some((_, all)) => {
-                all.push_str("; ");
-                all.push_str(&why);
+    }
+
+    /// The checks of the manifest judged by that run otherwise in `env`.
+    fn differing(&mut self, env: &str) -> &rustc_hash::FxHashSet<CompactString> {
+        if !self.by_env.contains_key(env) {
+            let mut differ = rustc_hash::FxHashSet::default();
+            let (ours_env, theirs_env) =
+                (self.manifest.environment(env), self.ran_by.environment(env));
+            for check in &self.manifest.checks {
+                let id = check.id.as_str();
+                let ours = ours_env
+                    .zip(self.ours.get(id))
+                    .and_then(|(e, raw)| what_runs(self.manifest, raw, check, e));
+                let theirs = theirs_env
+                    .zip(self.theirs.get(id))
+                    .zip(self.their_checks.get(id))
+                    .and_then(|((e, raw), theirs)| what_runs(self.ran_by, raw, theirs, e));
+                if ours.is_none() || ours != theirs {
+                    differ.insert(CompactString::from(id));
+                }
             }
-            None => contradictions.push((claimed.command_id.clone(), why)),
+            self.by_env.insert(env.to_owned(), differ);
+        }
+        &self.by_env[env]
+    }
+
+    /// Marks each check of `result` that runs otherwise as a contradiction: it ran what
+    /// the results' manifest defines, which is no evidence for the manifest judged by.
+    fn mark(
+        &mut self,
+        result: &mut PartialResult,
+        contradictions: &mut Vec<(CompactString, String)>,
+    ) {
+        let env = result.environment.clone();
+        let differing = self.differing(&env);
+        for claimed in &mut result.checks {
+            if !differing.contains(&claimed.command_id) {
+                continue;
+            }
+            let why = "it ran the check as the results' own manifest defines it, which runs otherwise than the manifest it is judged by".to_owned();
+            contradict(claimed, std::slice::from_ref(&why));
+            match contradictions
+                .iter_mut()
+                .find(|(id, _)| *id == claimed.command_id)
+            {
+                Some((_, all)) => {
+                    all.push_str("; ");
+                    all.push_str(&why);
+                }
+                None => contradictions.push((claimed.command_id.clone(), why)),
+            }
         }
     }
 }
