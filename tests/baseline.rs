@@ -490,14 +490,6 @@ fn a_baseline_anyone_could_bring_is_refused() {
             }),
             "it does not say what started its run",
         ),
-        (
-            "contradicted",
-            Box::new(|r: &mut Value| {
-                r["contradictions"] =
-                    json!([{"check": "unit", "environment": "local", "reason": "forged"}]);
-            }),
-            "1 of its results contradict their own facts",
-        ),
     ];
     for (name, edit, says) in cases {
         let out = merge(&format!("{name}.json"), &good(&*edit));
@@ -506,6 +498,21 @@ fn a_baseline_anyone_could_bring_is_refused() {
         assert!(stderr.contains("refused as a baseline"), "{name}: {stderr}");
         assert!(stderr.contains(says), "{name}: {stderr}");
     }
+    // A VERIFIED report beside a contradiction cannot be true: refused as it is read,
+    // before it could be a baseline.
+    let contradicted = good(&|r: &mut Value| {
+        r["contradictions"] =
+            json!([{"check": "unit", "environment": "local", "reason": "forged"}]);
+    });
+    let out = merge("contradicted.json", &contradicted);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(4), "{stderr}");
+    assert!(
+        stderr.contains(
+            "report `contradicted.json` contradicts itself: it says VERIFIED, but unit in local contradicts its facts"
+        ),
+        "{stderr}"
+    );
 }
 
 /// A suite shrunk from 300 distinct tests to 2 run 150 times each runs as many tests as

@@ -320,6 +320,7 @@ fn six_runs(project: &Project) {
             if row["check"] == "unit" && row["environment"] == "macos" {
                 row["result"] = if failing { "FAIL" } else { "PASS" }.into();
                 row["exit_code"] = if failing { 1 } else { 0 }.into();
+                row["detail"]["exit_code"] = if failing { 1 } else { 0 }.into();
                 row["detail"]["status"] = if failing { "FAIL" } else { "PASS" }.into();
                 row["detail"]["flaky"] = (run == 4).into();
             }

@@ -12,14 +12,17 @@ checks:
   - { id: unit, run: 'test \"$(cat outcome-$VERIFY_MATRIX_ENV 2>/dev/null)\" != fail' }
 ";
 
-/// Runs `env` as a matrix leg of workflow run 77, attempt `attempt`, into `out`.
+/// Runs `env` as a matrix leg of workflow run 77, attempt `attempt`, into `out`, on
+/// the runner `runner ENV` (the jobs stand-in lists it so).
 fn leg(project: &Project, env: &str, attempt: u32, out: &str) -> i32 {
     project
         .std_cmd()
         .args(["run", "--env", env, "--out", out])
         .env("GITHUB_ACTIONS", "true")
+        .env("GITHUB_REPOSITORY", "o/r")
         .env("GITHUB_RUN_ID", "77")
         .env("GITHUB_RUN_ATTEMPT", attempt.to_string())
+        .env("RUNNER_NAME", format!("runner {env}"))
         .env("GITHUB_SHA", "1111111111111111111111111111111111111111")
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
@@ -40,9 +43,14 @@ fn merge(project: &Project, attempt: Option<u32>) -> (i32, String, String) {
         "artifacts",
     ]);
     if let Some(attempt) = attempt {
+        // Under Actions the legs are the run's jobs: GitHub (a stand-in) lists them.
+        let api = common::jobs_stand_in(&[("a", "runner a"), ("b", "runner b")]);
         cmd.env("GITHUB_ACTIONS", "true")
+            .env("GITHUB_REPOSITORY", "o/r")
             .env("GITHUB_RUN_ID", "77")
-            .env("GITHUB_RUN_ATTEMPT", attempt.to_string());
+            .env("GITHUB_RUN_ATTEMPT", attempt.to_string())
+            .env("GITHUB_TOKEN", "ghs_test")
+            .env("GITHUB_API_URL", api);
     }
     let out = cmd.output().unwrap();
     (

@@ -12,10 +12,27 @@ checks:
   - { id: unit, run: 'echo \"unit in $VERIFY_MATRIX_ENV\"; test \"$VERIFY_MATRIX_ENV\" != b' }
 ";
 
+/// Each environment run as a leg of workflow run 77 (its runner `runner ENV`), its
+/// results in `artifacts/`.
 fn artifacts() -> Project {
     let project = Project::new(MANIFEST);
     for env in ["a", "b"] {
-        project.run_env(env, &format!("artifacts/verify-matrix-{env}"));
+        project
+            .std_cmd()
+            .args([
+                "run",
+                "--env",
+                env,
+                "--out",
+                &format!("artifacts/verify-matrix-{env}"),
+            ])
+            .env("GITHUB_ACTIONS", "true")
+            .env("GITHUB_REPOSITORY", "o/r")
+            .env("GITHUB_RUN_ID", "77")
+            .env("GITHUB_RUN_ATTEMPT", "1")
+            .env("RUNNER_NAME", format!("runner {env}"))
+            .output()
+            .unwrap();
     }
     project
 }
@@ -45,6 +62,12 @@ fn report_merges_renders_and_publishes_the_summary_and_outputs() {
         .env("GITHUB_SERVER_URL", "https://ghe.example")
         .env("GITHUB_REPOSITORY", "o/r")
         .env("GITHUB_RUN_ID", "77")
+        // The legs are the run's jobs, as GitHub (a stand-in) lists them.
+        .env("GITHUB_TOKEN", "ghs_test")
+        .env(
+            "GITHUB_API_URL",
+            common::jobs_stand_in(&[("a", "runner a"), ("b", "runner b")]),
+        )
         .assert()
         .code(1)
         .stdout(predicate::str::contains(

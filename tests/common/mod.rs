@@ -476,3 +476,65 @@ pub fn copy_dir(from: &Path, to: &Path) {
         }
     }
 }
+
+/// A stand-in of GitHub's API on 127.0.0.1 that lists a workflow run's jobs: each of
+/// `legs` (environment, runner name) as a job `run (ENV)` that succeeded on that runner,
+/// in whichever attempt is asked (`GET …/attempts/N/jobs`); anything else is not found.
+/// Its URL, for `GITHUB_API_URL`. It serves until the test process ends.
+pub fn jobs_stand_in(legs: &[(&str, &str)]) -> String {
+    use std::io::{Read as _, Write as _};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    let legs: Vec<(String, String)> = legs
+        .iter()
+        .map(|(e, r)| ((*e).to_owned(), (*r).to_owned()))
+        .collect();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { continue };
+            let mut request = Vec::new();
+            let mut buf = [0u8; 4096];
+            while !request.windows(4).any(|w| w == b"\r\n\r\n") {
+                match stream.read(&mut buf) {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => request.extend_from_slice(&buf[..n]),
+                }
+            }
+            let head = String::from_utf8_lossy(&request);
+            let path = head
+                .split_whitespace()
+                .nth(1)
+                .unwrap_or_default()
+                .to_owned();
+            let attempt = path
+                .split("/attempts/")
+                .nth(1)
+                .and_then(|rest| rest.split('/').next())
+                .and_then(|a| a.parse::<u64>().ok());
+            let (status, body) = match attempt.filter(|_| path.contains("/jobs")) {
+                Some(attempt) => {
+                    let jobs: Vec<serde_json::Value> = legs
+                        .iter()
+                        .map(|(env, runner)| {
+                            serde_json::json!({
+                                "name": format!("run ({env})"), "status": "completed",
+                                "conclusion": "success", "labels": ["ubuntu-latest"],
+                                "run_attempt": attempt, "runner_name": runner,
+                                "runner_group_name": "GitHub Actions",
+                            })
+                        })
+                        .collect();
+                    let body = serde_json::json!({"total_count": jobs.len(), "jobs": jobs});
+                    ("200 OK", body.to_string())
+                }
+                None => ("404 Not Found", r#"{"message":"Not Found"}"#.to_owned()),
+            };
+            let _ = write!(
+                stream,
+                "HTTP/1.1 {status}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                body.len()
+            );
+        }
+    });
+    url
+}
