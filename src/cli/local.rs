@@ -9,8 +9,7 @@ use super::args::RunArgs;
 use super::live::{Live, announce};
 use super::session;
 use crate::manifest::{CheckId, EnvName, Environment, Manifest};
-use crate::plan::identity::{Identity, Machine};
-use crate::plan::select::Surroundings;
+use crate::plan::select::Refusal;
 use crate::results::{PartialResult, Report, Runner, Shard, Source};
 use crate::run::{EnvironmentLock, RunOptions, lock_environments, run_environment};
 
@@ -19,57 +18,6 @@ pub(crate) struct Ran {
     pub report: Report,
     pub names: Vec<EnvName>,
     pub interrupted: bool,
-}
-
-/// An environment this machine is not, so nothing of it ran here.
-#[derive(Debug, Clone)]
-pub(crate) struct Refusal {
-    pub environment: EnvName,
-    /// `it runs on windows-latest (windows x86_64); this machine is linux x86_64`.
-    pub why: String,
-}
-
-impl Refusal {
-    /// `windows runs on windows-latest (windows x86_64); this machine is linux x86_64`.
-    pub fn line(&self) -> String {
-        format!(
-            "{}: not run here: {}",
-            self.environment,
-            self.why.strip_prefix("it ").unwrap_or(&self.why)
-        )
-    }
-}
-
-/// The environments of `chosen` this machine is (every variant is), and a refusal for
-/// each it is not: a result is written only for a machine that is its environment.
-pub(crate) fn admit<'m>(
-    chosen: Vec<&'m Environment>,
-    machine: &Machine,
-    here: &dyn Surroundings,
-) -> (Vec<&'m Environment>, Vec<Refusal>) {
-    let mut admitted = Vec::new();
-    let mut refused = Vec::new();
-    for env in chosen {
-        // An environment entered from here is judged by its machine inside.
-        if entered_from_here(env) {
-            admitted.push(env);
-            continue;
-        }
-        match Identity::of(env).mismatch_here(machine, here) {
-            None => admitted.push(env),
-            Some(why) => refused.push(Refusal {
-                environment: env.name.clone(),
-                why,
-            }),
-        }
-    }
-    (admitted, refused)
-}
-
-/// Whether `env` is entered from this process (it has `enter`, and this is not the run
-/// inside it).
-fn entered_from_here(env: &Environment) -> bool {
-    env.enter.is_some() && crate::run::enter::must_enter(env.name.as_str())
 }
 
 /// Runs `only` (every check when empty) in `environments`, one after the other, with
@@ -105,8 +53,9 @@ pub(crate) fn run_here(
     }
     let on_event = |event: crate::run::RunEvent<'_>| live.event(event);
     // The environments entered from here run inside, each under its own run there.
-    let (entered, direct): (Vec<&Environment>, Vec<&Environment>) =
-        environments.iter().partition(|e| entered_from_here(e));
+    let (entered, direct): (Vec<&Environment>, Vec<&Environment>) = environments
+        .iter()
+        .partition(|e| crate::plan::select::entered_from_here(e));
     let entry = if entered.is_empty() {
         None
     } else {

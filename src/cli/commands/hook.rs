@@ -27,7 +27,7 @@ use std::io::{BufRead as _, IsTerminal};
 
 use crate::cli::args::{AllowArgs, GateArgs, HookArgs, HookCommand};
 use crate::cli::live::{Live, Mode};
-use crate::cli::local::{Ran, Refusal, admit, only_checks, result_path, run_here};
+use crate::cli::local::{Ran, only_checks, result_path, run_here};
 use crate::cli::settings::{Settings, current_dir, quoter};
 use crate::cli::{Error, print_stdout};
 use crate::gate::protocol::{Answer, Client, Event, HookInput};
@@ -36,6 +36,7 @@ use crate::gate::strengthen::Change;
 use crate::gate::trust::{self, Blocked, Judged, Repository, Snapshot, short};
 use crate::manifest::Manifest;
 use crate::plan::select::{self, Surroundings};
+use crate::plan::select::{Refusal, admit};
 use crate::render::hook::{TAIL_LINES, block_reason};
 use crate::render::{Quoted, RenderOptions, Tails};
 use crate::results::Verdict;

@@ -4,12 +4,13 @@ use std::path::{Path, PathBuf};
 
 use crate::cli::args::{RunArgs, RunFormat};
 use crate::cli::live::{Live, Mode};
-use crate::cli::local::{admit, only_checks, run_here};
+use crate::cli::local::{only_checks, run_here};
 use crate::cli::settings::{Settings, quoter};
 use crate::cli::{Error, print_stdout};
 use crate::exit_code;
 use crate::manifest::aot;
 use crate::plan::select;
+use crate::plan::select::admit;
 use crate::render::{self, Format};
 use crate::run::facts;
 use compact_str::CompactString;
