@@ -318,6 +318,13 @@ fn the_matrix_example_is_what_the_renderer_prints() {
         ],
         "{rendered}"
     );
+    // The fold the strict table stands in is titled as the document says.
+    let fold = Regex::new(r"`(<details><summary>Strict matrix:[^`]*</summary>)`")
+        .unwrap()
+        .captures(&doc)
+        .expect("the document names the strict table's fold")[1]
+        .to_owned();
+    assert!(rendered.contains(&fold), "{fold} in\n{rendered}");
     // The example's rows have the same shape, and its lines are printed as given.
     assert!(example.lines().skip(2).take(2).all(|l| row.is_match(l)));
     assert!(example.contains("\nEnvironments Tested: linux, windows\n"));

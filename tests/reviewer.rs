@@ -44,7 +44,7 @@ fn the_markdown_opens_with_a_summary_and_shows_counts_names_and_advisories() {
         "{text}"
     );
     assert!(
-        text.contains("\n| readme (optional) | 🟡 optional | – |\n"),
+        text.contains("\n| readme (optional) | 🟡 failed | – |\n"),
         "{text}"
     );
     // The optional failure stands under a VERIFIED banner, as advisory.
@@ -156,10 +156,11 @@ fn a_mistyped_command_gets_a_suggestion() {
     assert!(err.contains("a similar subcommand exists: 'plan'"), "{err}");
 }
 
-/// One word per outcome in every format: a timeout is a FAIL whose reason says it timed
-/// out, an ineffective gate says so rather than "failed … (exit 0)", and a check that
-/// errored before it had an exit code is an error (ERROR in the terminal, "❌ error" in
-/// the grid), counted as failed, never as missing.
+/// One word per outcome in every format: a timeout is an ERROR (live and in the table,
+/// as its result says) whose reason says it timed out, an ineffective gate says so
+/// rather than "failed … (exit 0)", and a check that errored before it had an exit code
+/// is an error (ERROR in the terminal, "❌ error" in the grid), counted as failed, never
+/// as missing.
 #[test]
 fn one_vocabulary_for_timeouts_ineffective_gates_and_errors() {
     let manifest = "version: 1
@@ -183,7 +184,14 @@ checks:
             .unwrap_or_else(|| panic!("no {id} row:\n{table}"))
             .to_owned()
     };
-    assert!(row("slow").contains("│ FAIL "), "{table}");
+    assert!(row("slow").contains("│ ERROR "), "{table}");
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(
+        stderr
+            .lines()
+            .any(|l| l.trim_start().starts_with("ERROR") && l.contains(" a slow: timed out")),
+        "{stderr}"
+    );
     assert!(row("gate").contains("│ FAIL "), "{table}");
     assert!(row("suite").contains("│ ERROR "), "{table}");
     let text = project.stdout_of(&["render", "results"]);
@@ -223,4 +231,65 @@ fn the_html_report_says_what_run_verified_what_and_when_in_one_form_of_duration(
     // Durations in the summaries' form (`4ms`), not seconds with a decimal beside them.
     assert!(!html.contains("0.0 s"), "{html}");
     assert!(!html.contains(" ms, "), "{html}");
+}
+
+/// An optional check is optional in every state: one that errored before it had an
+/// exit code, one that failed, under a VERIFIED banner; in the counts, the grid (its
+/// name marked, each cell saying what happened), the table, and the check run's title
+/// (which counts what passed, never what ran).
+#[test]
+fn an_optional_check_is_optional_in_every_state_count_and_title() {
+    let manifest = "version: 1
+environments: [{name: a}]
+checks:
+  - { id: unit, run: 'true' }
+  - { id: tree, git-clean: ., cwd: nowhere, required: false }
+  - { id: opt, run: 'false', required: false }
+";
+    let project = Project::new(manifest);
+    let run = project
+        .std_cmd()
+        .args(["run", "--env", "a", "--out", "results"])
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(0), "{run:?}");
+    let table = String::from_utf8_lossy(&run.stdout);
+    // Manifest order, the optional check marked, the error said as its result says.
+    let rows: Vec<&str> = table.lines().filter(|l| l.starts_with("│ ")).collect();
+    assert!(rows[1].starts_with("│ unit "), "{table}");
+    assert!(rows[2].starts_with("│ tree (optional) "), "{table}");
+    assert!(rows[2].contains("│ ERROR "), "{table}");
+    assert!(
+        rows[2].contains("working directory `") && rows[2].contains("does not exist"),
+        "{table}"
+    );
+    assert!(rows[3].starts_with("│ opt (optional) "), "{table}");
+    let text = project.stdout_of(&["render", "results"]);
+    assert!(
+        text.contains("\n## ✅ Environment Verification Matrix: VERIFIED\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("\n- 🟡 Optional, does not block: tree in a errored; opt in a failed\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("\n1 of 1 required pair passed · optional: 2 failed · "),
+        "{text}"
+    );
+    assert!(
+        text.contains("\n| tree (optional) | 🟡 error |\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("\n| opt (optional) | 🟡 failed |\n"),
+        "{text}"
+    );
+    assert!(!text.contains("❌"), "nothing required failed:\n{text}");
+    let json = project.stdout_of(&["render", "--format", "json", "results"]);
+    let report: cargo_verify_matrix::results::Report = serde_json::from_str(&json).unwrap();
+    assert_eq!(
+        cargo_verify_matrix::publish::check_run::title(&report),
+        "VERIFIED: 1 check passed in a; 2 optional checks did not pass (does not block)"
+    );
 }

@@ -121,7 +121,7 @@ fn an_expected_failure_is_the_commands_own() {
     for (id, says) in [
         ("missing", "exit 127: the command was not found"),
         ("not_executable", "exit 126: the command could not be run"),
-        ("crashed", "exit 137: the command was killed by signal 9"),
+        ("crashed", "exit 137: the command was killed by SIGKILL"),
     ] {
         let check = by_id(&checks, id);
         assert_eq!(check["status"], "ERROR", "{check}");
@@ -566,4 +566,60 @@ fn a_partial_run_never_prints_the_verdict_line() {
     let stdout = String::from_utf8(complete.stdout).unwrap();
     assert_eq!(complete.status.code(), Some(0), "{stdout}");
     assert!(verified.is_match(&stdout), "{stdout}");
+}
+
+/// A failure says its cause where the exit code has one: the command the shell could not
+/// find (named from the shell's own line in the log), one it could not run, a signal
+/// that ended it; and a pair the leg did not run says why and what to run.
+#[test]
+fn a_failure_says_its_cause_and_a_missing_pair_its_next_step() {
+    let project = Project::new(&manifest_with(concat!(
+        "  - { id: lint, run: ruff-3f9a check . }\n",
+        "  - { id: script, run: ./data.txt }\n",
+        "  - { id: killed, run: 'kill -TERM $$' }\n",
+        "  - { id: plain, run: exit 3 }\n",
+    )));
+    project.write("data.txt", "not a program\n");
+    let out = project.std_cmd().arg("run").output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let checks = checks_of(&project, "local");
+    for (id, says) in [
+        (
+            "lint",
+            "command not found: `ruff-3f9a` (exit 127, required 0) in ",
+        ),
+        (
+            "script",
+            "not executable: `./data.txt` (exit 126, required 0) in ",
+        ),
+        ("killed", "killed by SIGTERM (exit 143, required 0) in "),
+        ("plain", "exit 3 (required 0) in "),
+    ] {
+        let summary = by_id(&checks, id)["summary"].as_str().unwrap();
+        assert!(summary.starts_with(says), "{id}: {summary}");
+    }
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    for reason in [
+        "\n  - lint failed in local: command not found (exit 127)\n",
+        "\n  - script failed in local: not executable (exit 126)\n",
+        "\n  - killed failed in local: killed by SIGTERM (exit 143)\n",
+        "\n  - plain failed in local (exit 3)\n",
+    ] {
+        assert!(stdout.contains(reason), "{reason:?} in\n{stdout}");
+    }
+    // A leg that ran only some checks: each pair it left says so and what to run.
+    let one = project
+        .std_cmd()
+        .args(["run", "--check", "plain", "--out", "one"])
+        .output()
+        .unwrap();
+    assert_eq!(one.status.code(), Some(1), "{one:?}");
+    let merged = project.std_cmd().args(["merge", "one"]).output().unwrap();
+    let text = String::from_utf8_lossy(&merged.stdout);
+    assert!(
+        text.contains(
+            "\n  - lint in local: no result for this check in the local results: the leg did not run it (a run with `--check` runs only those); run `cargo verify-matrix run --env local --check lint` and merge again\n"
+        ),
+        "{text}"
+    );
 }

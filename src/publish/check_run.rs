@@ -131,12 +131,32 @@ pub fn conclusion(report: &Report) -> &'static str {
 /// The one-line verdict used as the check run's title.
 pub fn title(report: &Report) -> String {
     match report.verdict {
-        Verdict::Verified => format!(
-            "VERIFIED: {} {} passed in {}",
-            report.rows.len(),
-            plural(report.rows.len(), "check", "checks"),
-            report.tested_list()
-        ),
+        Verdict::Verified => {
+            // What passed, counted as passed; an optional check's trouble said apart.
+            let passed = report
+                .rows
+                .iter()
+                .filter(|r| r.result == RowResult::Pass)
+                .count();
+            let optional = report
+                .rows
+                .iter()
+                .filter(|r| !r.required && r.result != RowResult::Pass)
+                .count()
+                + report.missing.iter().filter(|m| !m.required).count();
+            let mut title = format!(
+                "VERIFIED: {passed} {} passed in {}",
+                plural(passed, "check", "checks"),
+                report.tested_list()
+            );
+            if optional > 0 {
+                title.push_str(&format!(
+                    "; {optional} optional {} did not pass (does not block)",
+                    plural(optional, "check", "checks")
+                ));
+            }
+            title
+        }
         Verdict::Skipped => "SKIPPED: the manifest says skip: true".to_owned(),
         Verdict::NotVerified => {
             let first = report.reasons.first().map_or("", String::as_str);

@@ -4,10 +4,11 @@
 //! leg, a shrunk suite). One bullet per reason of the verdict, in the verdict's order,
 //! so nothing the verdict says is left out and nothing is said twice.
 
-use super::cell::{self, Cell};
+use super::cell::{self, Cell, Trouble};
 use super::tests_view;
 use super::text::escape_markdown;
 use crate::results::baseline::{Baseline, PairRef, TestDrop};
+use crate::results::report::Pair;
 use crate::results::{Report, Row, RowResult};
 
 /// The label a maintainer puts on a pull request to accept a weaker manifest or a
@@ -247,27 +248,40 @@ fn dropped(d: &TestDrop, b: &Baseline) -> String {
     line
 }
 
-/// Optional checks that failed, which never block: one line naming them, each with
-/// its environments in the rows' order (manifest order, then environment order).
+/// Optional checks that failed (or errored, or have no result), which never block: one
+/// line naming them, each with its environments, in manifest order, then environment
+/// order.
 fn advisories(report: &Report) -> Option<String> {
-    let mut failed: Vec<(&str, Vec<&str>)> = Vec::new();
-    for row in report
-        .rows
-        .iter()
-        .filter(|r| Cell::of_row(r) == Cell::Advisory)
-    {
-        match failed.iter_mut().find(|(check, _)| *check == row.check) {
-            Some((_, envs)) => envs.push(&row.environment),
-            None => failed.push((&row.check, vec![&row.environment])),
+    let mut troubled: Vec<(&str, Trouble, Vec<&str>)> = Vec::new();
+    for pair in report.pairs_in_order() {
+        let (check, env, cell) = match pair {
+            Pair::Row(r) => (r.check.as_str(), r.environment.as_str(), Cell::of_row(r)),
+            Pair::Missing(m) => (
+                m.check.as_str(),
+                m.environment.as_str(),
+                Cell::of_missing(report, m),
+            ),
+        };
+        let Cell::Advisory(trouble) = cell else {
+            continue;
+        };
+        match troubled
+            .iter_mut()
+            .find(|(c, t, _)| *c == check && *t == trouble)
+        {
+            Some((_, _, envs)) => envs.push(env),
+            None => troubled.push((check, trouble, vec![env])),
         }
     }
-    (!failed.is_empty()).then(|| {
-        let listed: Vec<String> = failed
+    (!troubled.is_empty()).then(|| {
+        let listed: Vec<String> = troubled
             .iter()
-            .map(|(check, envs)| format!("{check} in {}", envs.join(", ")))
+            .map(|(check, trouble, envs)| {
+                format!("{check} in {} {}", envs.join(", "), trouble.verb())
+            })
             .collect();
         format!(
-            "{} Optional, does not block: {} failed",
+            "{} Optional, does not block: {}",
             cell::ADVISORY,
             listed.join("; ")
         )

@@ -27,8 +27,8 @@ pub enum Cell {
         failed: Option<(u64, u64)>,
         shards: u32,
     },
-    /// An optional check failed: advisory, never a blocker.
-    Advisory,
+    /// An optional check failed, errored, or has no result: advisory, never a blocker.
+    Advisory(Trouble),
     /// The check errored before it had an exit code (no row; the result says ERROR).
     Error,
     /// A required pair has no result.
@@ -37,6 +37,31 @@ pub enum Cell {
     NotRun,
     /// The check is not required in this environment.
     NotRequired,
+}
+
+/// What went wrong with an optional check's pair (it never blocks).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Trouble {
+    /// It ran and failed.
+    Failed,
+    /// It errored before it had an exit code.
+    Error,
+    /// Nothing reported it.
+    NoResult,
+    /// It was not run (a fail-fast stop, a run timeout, an interrupt).
+    NotRun,
+}
+
+impl Trouble {
+    /// The word for it in the texts: `failed`, `errored`, `has no result`, `was not run`.
+    pub fn verb(self) -> &'static str {
+        match self {
+            Trouble::Failed => "failed",
+            Trouble::Error => "errored",
+            Trouble::NoResult => "has no result",
+            Trouble::NotRun => "was not run",
+        }
+    }
 }
 
 impl Cell {
@@ -66,10 +91,13 @@ impl Cell {
 
     /// The state of a required pair without a row.
     pub fn of_missing(report: &Report, missing: &Missing) -> Cell {
-        match report.missing_kind(missing) {
-            MissingKind::FailedToRun => Cell::Error,
-            MissingKind::NotRun => Cell::NotRun,
-            MissingKind::NoResult => Cell::Missing,
+        match (report.missing_kind(missing), missing.required) {
+            (MissingKind::FailedToRun, true) => Cell::Error,
+            (MissingKind::NotRun, true) => Cell::NotRun,
+            (MissingKind::NoResult, true) => Cell::Missing,
+            (MissingKind::FailedToRun, false) => Cell::Advisory(Trouble::Error),
+            (MissingKind::NotRun, false) => Cell::Advisory(Trouble::NotRun),
+            (MissingKind::NoResult, false) => Cell::Advisory(Trouble::NoResult),
         }
     }
 
@@ -99,7 +127,7 @@ impl Cell {
                     .filter(|c| c.failed > 0)
                     .map(|c| (c.failed, row.detail.tests_executed.unwrap_or(c.failed))),
             },
-            RowResult::Fail => Cell::Advisory,
+            RowResult::Fail => Cell::Advisory(Trouble::Failed),
         }
     }
 
@@ -107,13 +135,14 @@ impl Cell {
     /// ` (optional)` (advisory, as in the grid).
     pub fn failure_mark(row: &Row) -> (&'static str, &'static str) {
         match Cell::of_row(row) {
-            Cell::Advisory => (ADVISORY, " (optional)"),
+            Cell::Advisory(_) => (ADVISORY, " (optional)"),
             _ => ("❌", ""),
         }
     }
 
     /// The markdown grid's text: `✅ 218`, `✅ 5 ↓1` (one test fewer than the base),
-    /// `✅ flaky`, `❌ 2 of 40`, `❌`, `🟡 optional`, `⚠️ no result`, `–`.
+    /// `✅ flaky`, `❌ 2 of 40`, `❌`, `🟡 failed` (an optional check's; `🟡 error`,
+    /// `🟡 no result`, `🟡 not run`), `⚠️ no result`, `–`.
     pub fn markdown(self) -> String {
         match self {
             Cell::Pass {
@@ -148,7 +177,15 @@ impl Cell {
                 shards,
             } => format!("❌{}", in_shards(shards)),
             Cell::Error => "❌ error".to_owned(),
-            Cell::Advisory => format!("{ADVISORY} optional"),
+            Cell::Advisory(trouble) => format!(
+                "{ADVISORY} {}",
+                match trouble {
+                    Trouble::Failed => "failed",
+                    Trouble::Error => "error",
+                    Trouble::NoResult => "no result",
+                    Trouble::NotRun => "not run",
+                }
+            ),
             Cell::Missing => "⚠️ no result".to_owned(),
             Cell::NotRun => "⚠️ not run".to_owned(),
             Cell::NotRequired => "–".to_owned(),
@@ -197,7 +234,18 @@ impl Cell {
             ),
             Cell::Fail { failed: None, .. } => ("fail", "❌ FAIL".to_owned()),
             Cell::Error => ("fail", "❌ ERROR".to_owned()),
-            Cell::Advisory => ("advisory", format!("{ADVISORY} FAIL (optional)")),
+            Cell::Advisory(trouble) => (
+                "advisory",
+                format!(
+                    "{ADVISORY} {} (optional)",
+                    match trouble {
+                        Trouble::Failed => "FAIL",
+                        Trouble::Error => "ERROR",
+                        Trouble::NoResult => "MISSING",
+                        Trouble::NotRun => "NOT RUN",
+                    }
+                ),
+            ),
             Cell::Missing => ("missing", "⚠️ MISSING".to_owned()),
             Cell::NotRun => ("missing", "⚠️ NOT RUN".to_owned()),
             Cell::NotRequired => ("na", "–".to_owned()),
@@ -246,8 +294,14 @@ pub fn legend(cells: &[Cell]) -> String {
     } else if has(|c| matches!(c, Cell::Fail { .. } | Cell::Error)) {
         parts.push("❌ failed");
     }
-    if has(|c| *c == Cell::Advisory) {
+    if has(|c| matches!(c, Cell::Advisory(Trouble::Failed))) {
         parts.push("🟡 optional check failed (does not block)");
+    }
+    if has(|c| matches!(c, Cell::Advisory(Trouble::Error))) {
+        parts.push("🟡 error: optional check errored (does not block)");
+    }
+    if has(|c| matches!(c, Cell::Advisory(Trouble::NoResult | Trouble::NotRun))) {
+        parts.push("🟡 no result / not run: optional check (does not block)");
     }
     if has(|c| *c == Cell::Missing) {
         parts.push("⚠️ no result (blocks)");
@@ -302,13 +356,12 @@ fn dropped(report: &Report, check: &str, environment: &str) -> Option<u64> {
     })
 }
 
-/// Whether `check` is optional, as its executed pairs say.
+/// Whether `check` is optional, as its pairs say (executed or not).
 pub fn is_optional(report: &Report, index: &PairIndex<'_>, check: &str) -> bool {
-    report
-        .environments
-        .iter()
-        .find_map(|env| index.row(check, env))
-        .is_some_and(|r| !r.required)
+    report.environments.iter().any(|env| {
+        index.row(check, env).is_some_and(|r| !r.required)
+            || index.missing(check, env).is_some_and(|m| !m.required)
+    })
 }
 
 /// The line at the top of a matrix: required pairs passed of expected, failed and
@@ -319,16 +372,9 @@ pub fn summary_line(report: &Report) -> Option<String> {
     if expected == 0 {
         return None;
     }
-    // A missing pair of an optional check is optional (as its first row says, the way
-    // `is_optional` reads it); of a check with no row at all, counted as required
-    // (nothing says otherwise). Rows come in manifest order, then environment order.
-    let mut first_row_required: HashMap<&str, bool> = HashMap::new();
-    for row in &report.rows {
-        first_row_required
-            .entry(row.check.as_str())
-            .or_insert(row.required);
-    }
-    let optional_missing = |m: &&Missing| first_row_required.get(m.check.as_str()) == Some(&false);
+    // A missing pair of an optional check is optional (it says so; reports written
+    // before it was said count it as required).
+    let optional_missing = |m: &&Missing| !m.required;
     let required_rows = report.rows.iter().filter(|r| r.required);
     let count = |cell: fn(Cell) -> bool| {
         report
@@ -366,13 +412,17 @@ pub fn summary_line(report: &Report) -> Option<String> {
         let optional_rows = report.rows.iter().filter(|r| !r.required);
         let (ok, failed): (Vec<&Row>, Vec<&Row>) =
             optional_rows.partition(|r| r.result == RowResult::Pass);
+        // An optional pair that errored before it had an exit code failed; one with no
+        // result (or not run) is missing.
+        let (errored, absent): (Vec<&Missing>, Vec<&Missing>) = report
+            .missing
+            .iter()
+            .filter(optional_missing)
+            .partition(|m| report.missing_kind(m) == MissingKind::FailedToRun);
         let parts: Vec<String> = [
             (ok.len(), "passed"),
-            (failed.len(), "failed"),
-            (
-                report.missing.iter().filter(optional_missing).count(),
-                "missing",
-            ),
+            (failed.len() + errored.len(), "failed"),
+            (absent.len(), "missing"),
         ]
         .into_iter()
         .filter(|(n, _)| *n > 0)

@@ -15,8 +15,8 @@ use std::time::Duration;
 
 use super::Quoted;
 use crate::results::format_duration;
-use crate::results::report::MissingKind;
-use crate::results::{RowResult, Verdict};
+use crate::results::report::{Missing, MissingKind, Pair};
+use crate::results::{Row, RowResult, Status, Verdict};
 
 /// Renders the report for a terminal; `color` adds ANSI colours.
 pub fn render(report: &Quoted, color: bool) -> String {
@@ -94,54 +94,71 @@ fn table(report: &Quoted, paint: Paint, out: &mut String) {
 
 const COLUMNS: usize = 6;
 
-/// The header, then one row per expected pair: the executed ones, then those without a
-/// row. The cells borrow the report's texts.
+/// The header, then one row per expected pair, executed or not, in manifest order, then
+/// environment order. The cells borrow the report's texts.
 fn records(report: &Quoted, paint: Paint) -> impl Iterator<Item = [Cow<'_, str>; COLUMNS]> {
     let header = ["Check", "Environment", "Exit", "Result", "Time", "Summary"].map(Cow::Borrowed);
-    let executed = report.rows.iter().map(move |row| {
-        let d = &row.detail;
-        let result = match (row.result, d.status) {
-            (RowResult::Pass, _) if d.flaky => paint.paint("PASS (flaky)", AnsiColor::Yellow),
-            (RowResult::Pass, _) => paint.paint("PASS", AnsiColor::Green),
-            // The same words as the strict table: the summary says why (a timeout, an
-            // ineffective gate, an error).
-            (RowResult::Fail, _) if !row.required => paint.paint("FAIL", AnsiColor::Blue),
-            (RowResult::Fail, _) => paint.paint("FAIL", AnsiColor::Red),
-        };
-        let check = if row.required {
-            Cow::Borrowed(row.check.as_str())
-        } else {
-            Cow::Owned(format!("{} (optional)", row.check))
-        };
-        [
-            check,
-            Cow::Borrowed(row.environment.as_str()),
-            Cow::Owned(row.exit_code.to_string()),
-            result,
-            Cow::Owned(format_duration(Duration::from_millis(d.duration_ms))),
-            Cow::Borrowed(d.summary.as_str()),
-        ]
+    let pairs = report.pairs_in_order().map(move |pair| match pair {
+        Pair::Row(row) => executed(row, paint),
+        Pair::Missing(m) => not_executed(report, m, paint),
     });
-    let missing = report.missing.iter().map(move |m| {
-        // The grids' words: ERROR when it failed before it had an exit code (the
-        // result's status), NOT RUN when it was not started, MISSING with no result.
-        [
-            Cow::Borrowed(m.check.as_str()),
-            Cow::Borrowed(m.environment.as_str()),
-            Cow::Borrowed("–"),
-            {
-                let kind = report.missing_kind(m);
-                let colour = match kind {
-                    MissingKind::FailedToRun => AnsiColor::Red,
-                    MissingKind::NotRun | MissingKind::NoResult => AnsiColor::Yellow,
-                };
-                paint.paint(kind.word(), colour)
-            },
-            Cow::Borrowed("–"),
-            Cow::Borrowed(m.reason.as_str()),
-        ]
-    });
-    std::iter::once(header).chain(executed).chain(missing)
+    std::iter::once(header).chain(pairs)
+}
+
+/// An executed pair's cells. The result is the result file's own word, as the live
+/// lines say it: `PASS`, `FAIL`, or `ERROR` for a check that errored with an exit code
+/// (a timeout, processes left running); an optional check is marked so in both.
+fn executed(row: &Row, paint: Paint) -> [Cow<'_, str>; COLUMNS] {
+    let d = &row.detail;
+    let word = match (row.result, d.status) {
+        (RowResult::Pass, _) if d.flaky => "PASS (flaky)",
+        (RowResult::Pass, _) => "PASS",
+        (RowResult::Fail, Status::Error) => "ERROR",
+        (RowResult::Fail, _) => "FAIL",
+    };
+    let colour = match row.result {
+        RowResult::Pass if d.flaky => AnsiColor::Yellow,
+        RowResult::Pass => AnsiColor::Green,
+        RowResult::Fail if !row.required => AnsiColor::Blue,
+        RowResult::Fail => AnsiColor::Red,
+    };
+    let check = if row.required {
+        Cow::Borrowed(row.check.as_str())
+    } else {
+        Cow::Owned(format!("{} (optional)", row.check))
+    };
+    [
+        check,
+        Cow::Borrowed(row.environment.as_str()),
+        Cow::Owned(row.exit_code.to_string()),
+        paint.paint(word, colour),
+        Cow::Owned(format_duration(Duration::from_millis(d.duration_ms))),
+        Cow::Borrowed(d.summary.as_str()),
+    ]
+}
+
+/// A pair without a row: the grids' words, ERROR when it failed before it had an exit
+/// code (the result's status), NOT RUN when it was not started, MISSING with no result.
+fn not_executed<'r>(report: &'r Quoted, m: &'r Missing, paint: Paint) -> [Cow<'r, str>; COLUMNS] {
+    let kind = report.missing_kind(m);
+    let colour = match kind {
+        _ if !m.required => AnsiColor::Blue,
+        MissingKind::FailedToRun => AnsiColor::Red,
+        MissingKind::NotRun | MissingKind::NoResult => AnsiColor::Yellow,
+    };
+    let check = if m.required {
+        Cow::Borrowed(m.check.as_str())
+    } else {
+        Cow::Owned(format!("{} (optional)", m.check))
+    };
+    [
+        check,
+        Cow::Borrowed(m.environment.as_str()),
+        Cow::Borrowed("–"),
+        paint.paint(kind.word(), colour),
+        Cow::Borrowed("–"),
+        Cow::Borrowed(m.reason.as_str()),
+    ]
 }
 
 /// `Environments Tested:`, then the verdict (or, for a partial run, what ran) and its

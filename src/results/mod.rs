@@ -1,6 +1,7 @@
 //! Result files (versioned, atomically written), and the report built from them.
 
 pub mod baseline;
+pub mod cause;
 mod confine;
 pub mod duration;
 pub mod identity;

@@ -2,7 +2,7 @@
 //! result files, coverage and the verdict. One code path serves a single environment's
 //! run and a merge of many.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use compact_str::CompactString;
 use rustc_hash::FxHashMap;
@@ -64,6 +64,13 @@ pub struct Row {
     pub detail: Box<CheckResult>,
 }
 
+/// One expected pair of a report: executed, or not.
+#[derive(Debug, Clone, Copy)]
+pub enum Pair<'a> {
+    Row(&'a Row),
+    Missing(&'a Missing),
+}
+
 /// An expected pair with no executed result.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Missing {
@@ -74,6 +81,15 @@ pub struct Missing {
     #[serde(default)]
     pub kind: MissingKind,
     pub reason: String,
+    /// Whether the check is required: an optional check's missing pair never blocks,
+    /// and reads as optional everywhere. Reports written before it was recorded read
+    /// as required.
+    #[serde(default = "required_when_unsaid")]
+    pub required: bool,
+}
+
+fn required_when_unsaid() -> bool {
+    true
 }
 
 /// Where one environment's results came from: the facts its result records, what the
@@ -352,6 +368,43 @@ impl Report {
                 .rows
                 .iter()
                 .any(|r| r.required && r.result == RowResult::Fail)
+    }
+
+    /// Every expected pair, executed or not, in manifest order, then environment order:
+    /// the rows and the missing entries interleaved where they belong (each list is in
+    /// that order already).
+    pub fn pairs_in_order(&self) -> impl Iterator<Item = Pair<'_>> {
+        let checks: HashMap<&str, usize> = self
+            .checks_in_order()
+            .into_iter()
+            .enumerate()
+            .map(|(i, c)| (c, i))
+            .collect();
+        let envs: HashMap<&str, usize> = self
+            .environments
+            .iter()
+            .enumerate()
+            .map(|(i, e)| (e.as_str(), i))
+            .collect();
+        let place = move |check: &str, env: &str| {
+            (
+                checks.get(check).copied().unwrap_or(usize::MAX),
+                envs.get(env).copied().unwrap_or(usize::MAX),
+            )
+        };
+        let mut rows = self.rows.iter().peekable();
+        let mut missing = self.missing.iter().peekable();
+        std::iter::from_fn(move || match (rows.peek(), missing.peek()) {
+            (Some(r), Some(m)) => {
+                if place(&r.check, &r.environment) <= place(&m.check, &m.environment) {
+                    rows.next().map(Pair::Row)
+                } else {
+                    missing.next().map(Pair::Missing)
+                }
+            }
+            (Some(_), None) => rows.next().map(Pair::Row),
+            (None, _) => missing.next().map(Pair::Missing),
+        })
     }
 
     /// The checks that have a row or a missing entry, in manifest order when known.

@@ -530,7 +530,11 @@ impl<'a> Judging<'a> {
     fn no_result(&mut self, check: &Check, env: &EnvName) {
         let (id, env_name) = (check.id.as_str(), env.as_str());
         let reason = if self.tested(env) {
-            format!("{NO_RESULT_IN}{env_name} results")
+            // Its environment's leg ran and did not run it: what was chosen (`run
+            // --check`), or a result that lost it; the next step either way.
+            format!(
+                "{NO_RESULT_IN}{env_name} results: the leg did not run it (a run with `--check` runs only those); run `cargo verify-matrix run --env {env_name} --check {id}` and merge again"
+            )
         } else if let Some(why) = self.rejected.get(env_name) {
             format!("{FROM_ANOTHER_MACHINE}{why}")
         } else {
@@ -568,6 +572,7 @@ impl<'a> Judging<'a> {
             environment: env.to_string(),
             kind,
             reason,
+            required: check.required,
         });
     }
 
@@ -628,6 +633,9 @@ fn failure_reason(id: &str, env: &str, result: &CheckResult, exit: i32) -> Strin
         format!("{id} in {env}: the gate was ineffective ({why}), exit {exit}")
     } else if !result.leaked.is_empty() {
         format!("{id} in {env} left processes running (exit {exit})")
+    } else if let Some(meaning) = super::cause::exit_meaning(exit) {
+        // What the code itself says (never the log's text: reasons are the verdict's).
+        format!("{id} failed in {env}: {meaning} (exit {exit})")
     } else {
         format!("{id} failed in {env} (exit {exit})")
     }

@@ -10,6 +10,7 @@ use regex::Regex;
 use crate::manifest::{
     Check, CheckKind, Environment, ExpectExit, Gate, Manifest, Policy, TestSpec,
 };
+use crate::results::cause::signal_name;
 use crate::results::logs::tail;
 use crate::results::schema::ItemResult;
 use crate::results::{CheckResult, Status, format_duration, one_line_summary};
@@ -658,11 +659,13 @@ impl CheckJob {
             )
         } else {
             let wanted = self.wanted();
-            (
-                Status::Fail,
-                false,
-                format!("exit {code} ({wanted}) in {took}"),
-            )
+            // The shell's meaning of the code, with the command it names in the log:
+            // `command not found: `ruff` (exit 127, required 0)`.
+            let summary = match crate::results::cause::cause_in_log(code, &self.log_file, offset) {
+                Some(cause) => format!("{cause} (exit {code}, {wanted}) in {took}"),
+                None => format!("exit {code} ({wanted}) in {took}"),
+            };
+            (Status::Fail, false, summary)
         };
         result.status = status;
         result.retryable = retryable;
@@ -937,16 +940,6 @@ static TRANSIENT: LazyLock<Regex> = LazyLock::new(|| {
 /// Whether the end of the log shows a transient failure.
 fn transient_failure(log: &Path) -> bool {
     tail(log, 200, 64 * 1024).is_some_and(|text| TRANSIENT.is_match(&text))
-}
-
-/// `SIGTERM` for 15, and so on, for the signals a run reacts to.
-pub fn signal_name(signal: i32) -> String {
-    match signal {
-        1 => "SIGHUP".to_owned(),
-        2 => "SIGINT".to_owned(),
-        15 => "SIGTERM".to_owned(),
-        n => format!("signal {n}"),
-    }
 }
 
 fn append_banner(log: &Path, attempt: u32, of: u32) -> std::io::Result<()> {

@@ -157,7 +157,13 @@ pub fn git_clean(cwd: &Path, path: &str, exclude: Option<&Path>) -> Result<Evide
         ])
         .current_dir(cwd)
         .output()
-        .map_err(|e| format!("cannot run git: {e}"))?;
+        .map_err(|e| {
+            if cwd.is_dir() {
+                format!("cannot run git: {e}")
+            } else {
+                format!("working directory `{}` does not exist", cwd.display())
+            }
+        })?;
     if !output.status.success() {
         let stderr = String::from_utf8_lossy(&output.stderr);
         let reason = stderr

@@ -16,8 +16,9 @@ use crate::results::{
     Runner, Shard, Source, Status, Tool, write_json_atomic,
 };
 
-use super::check::{CheckJob, signal_name};
+use super::check::CheckJob;
 use super::process::{Stop, StopReason, StopReceiver};
+use crate::results::cause::signal_name;
 use crate::results::format_duration;
 use crate::results::journal::Journal;
 

@@ -6,10 +6,10 @@ use std::future::Future;
 
 use tokio::sync::watch;
 
-use super::check::signal_name;
 use super::leaks::become_subreaper;
 use super::platform::Signals;
 use super::process::{Stop, StopReason, StopReceiver};
+use crate::results::cause::signal_name;
 
 /// The async runtime of running and publishing: one thread, as the work is waiting on
 /// processes, pipes and the network.
