@@ -80,7 +80,7 @@ fn reports_are_imported_once_and_summarised_per_pair() {
     assert_eq!(out.status.code(), Some(0), "{out:?}");
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
-        stdout.contains("recorded r1.json: NOT_VERIFIED (4 pairs, 4 tests)"),
+        stdout.contains("recorded r1.json: NOT_VERIFIED (4 pairs, 4 test outcomes kept)"),
         "{stdout}"
     );
     assert!(stdout.contains("already recorded r1.json"), "{stdout}");

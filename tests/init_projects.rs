@@ -11,7 +11,9 @@ use std::process::Command;
 
 use common::std_bin;
 
-/// Writes `files` into a fresh folder, runs `init` there, then returns the folder.
+/// Writes `files` into a fresh git repository whose branch is `master`, commits them,
+/// runs `init` there (nothing it writes committed yet, as a newcomer's first run
+/// finds it), then returns the folder.
 fn initialised(files: &[(&str, &str)]) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     for (name, text) in files {
@@ -19,16 +21,38 @@ fn initialised(files: &[(&str, &str)]) -> tempfile::TempDir {
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(path, text).unwrap();
     }
+    let git = |args: &[&str]| {
+        let out = Command::new("git")
+            .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
+            .args(args)
+            .current_dir(dir.path())
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "git {args:?}: {out:?}");
+    };
+    git(&["init", "-q", "-b", "master"]);
+    git(&["add", "-A"]);
+    git(&["commit", "-q", "-m", "the project"]);
     let out = std_bin()
         .current_dir(dir.path())
         .arg("init")
         .output()
         .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{said}");
+    // The results folder is ignored, and `init` says so; the workflow runs on the
+    // repository's branch.
+    assert!(said.contains("added verify-matrix-results/ to "), "{said}");
+    let gitignore = std::fs::read_to_string(dir.path().join(".gitignore")).unwrap();
+    assert!(
+        gitignore.lines().any(|l| l == "verify-matrix-results/"),
+        "{gitignore}"
+    );
+    let workflow =
+        std::fs::read_to_string(dir.path().join(".github/workflows/verify-matrix.yml")).unwrap();
+    assert!(
+        workflow.contains("\n    branches: [master]\n"),
+        "{workflow}"
     );
     dir
 }
@@ -54,7 +78,8 @@ fn workflow_sets_up(dir: &Path, steps: &[&str]) {
 }
 
 /// `run` in the folder, as on the machine the manifest's `linux` environment detects:
-/// VERIFIED, with every required check passing.
+/// VERIFIED, with every check passing, the optional ones too (nothing `init` wrote, and
+/// nothing the first run makes, fails it).
 fn first_run_is_verified(dir: &Path) -> String {
     let out = std_bin().current_dir(dir).arg("run").output().unwrap();
     let text = format!(
@@ -66,6 +91,19 @@ fn first_run_is_verified(dir: &Path) -> String {
     assert!(
         text.contains("All Required Environments: VERIFIED"),
         "{text}"
+    );
+    let rows: Vec<&str> = text.lines().filter(|l| l.starts_with("│ ")).collect();
+    assert!(rows.len() > 1, "{text}");
+    for row in &rows[1..] {
+        assert!(row.contains("│ PASS "), "every pair passes: {row}\n{text}");
+    }
+    // Run again: what the first run left (its results, a lock file) fails nothing.
+    let again = std_bin().current_dir(dir).arg("run").output().unwrap();
+    let again_text = String::from_utf8_lossy(&again.stdout);
+    assert_eq!(again.status.code(), Some(0), "{again_text}");
+    assert!(
+        !again_text.contains("│ FAIL ") && !again_text.contains("│ ERROR "),
+        "{again_text}"
     );
     text
 }
@@ -85,7 +123,7 @@ fn a_rust_crate_passes_on_the_first_run() {
     workflow_sets_up(dir.path(), &["- uses: dtolnay/rust-toolchain@stable"]);
     let text = first_run_is_verified(dir.path());
     assert!(
-        text.contains("1 test passed") || text.contains("1 tests passed"),
+        text.contains("1 test passed") && !text.contains("1 tests"),
         "{text}"
     );
 }

@@ -179,7 +179,7 @@ fn init_in_a_cargo_workspace_writes_a_manifest_that_plans_and_the_workflow() {
         .iter()
         .map(|c| c.as_str().unwrap())
         .collect();
-    assert_eq!(checks, ["fmt", "clippy", "tests", "tree-clean"]);
+    assert_eq!(checks, ["fmt", "clippy", "tests"]);
 
     let workflow = project.read(".github/workflows/verify-matrix.yml");
     let fixture =

@@ -263,7 +263,7 @@ fn the_comment_answers_first_in_both_of_githubs_modes() {
             "{mode}: {body}"
         );
         assert!(
-            body.contains("<td align=\"center\">🟡 optional</td>"),
+            body.contains("<td align=\"center\">🟡 failed</td>"),
             "{mode}: {body}"
         );
         // The lines that stand alone do in both modes: the counts and the commit.

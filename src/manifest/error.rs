@@ -9,7 +9,7 @@ use super::diagnostic::Diagnostic;
 pub enum ManifestError {
     /// Nothing found by the search.
     #[error(
-        "no manifest found: looked for verify-matrix.yml, verify-matrix.yaml and .github/verify-matrix.yml from `{}` up to `{}`, and for [workspace.metadata.verify-matrix] in Cargo.toml; pass --manifest PATH or create verify-matrix.yml",
+        "no manifest found: looked for verify-matrix.yml, verify-matrix.yaml and .github/verify-matrix.yml from `{}` up to `{}`, and for [workspace.metadata.verify-matrix] in Cargo.toml; pass --manifest PATH, or write a starter one for this project with `cargo verify-matrix init`",
         start.display(), top.display()
     )]
     NotFound { start: PathBuf, top: PathBuf },

@@ -5,7 +5,8 @@
 //! `cargo metadata`, so a virtual workspace counts its members), `package.json` (its
 //! scripts and lock file), `pyproject.toml` / `pytest.ini` / `setup.cfg`, and `go.mod`.
 //! Each ecosystem found contributes its usual checks; nothing found gives a manifest with
-//! one real check (a clean git tree) and commented examples.
+//! one placeholder check that fails until it is replaced (nothing is verified yet). A clean git tree is offered, commented out: it
+//! would fail the first run on whatever is not committed yet.
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -30,6 +31,14 @@ pub struct Project {
     pub python: Option<Python>,
     /// A Go module.
     pub go: bool,
+    /// The repository's default branch, which the workflow's `push` runs on: the
+    /// remote's default, else the branch checked out; `None` (not a git repository):
+    /// `main`.
+    pub branch: Option<String>,
+    /// The operating system of the machine `init` ran on, when it is not Linux
+    /// (`macos`, `windows`): declared too, so that the developer's own machine runs the
+    /// checks as one of the manifest's environments.
+    pub here: Option<&'static str>,
 }
 
 /// A `package.json`.
@@ -79,6 +88,55 @@ pub fn detect(dir: &Path) -> Project {
         node: detect_node(dir),
         python: detect_python(dir),
         go: dir.join("go.mod").is_file(),
+        branch: default_branch(dir),
+        here: match std::env::consts::OS {
+            "macos" => Some("macos"),
+            "windows" => Some("windows"),
+            _ => None,
+        },
+    }
+}
+
+/// The repository's default branch: the remote's (`origin/HEAD`), else the branch
+/// checked out (a new repository's only branch); `None` outside a git repository.
+fn default_branch(dir: &Path) -> Option<String> {
+    let git = |args: &[&str]| {
+        let out = std::process::Command::new("git")
+            .arg("-C")
+            .arg(dir)
+            .args(args)
+            .stderr(std::process::Stdio::null())
+            .output()
+            .ok()?;
+        let text = String::from_utf8(out.stdout).ok()?;
+        let name = text.trim();
+        (out.status.success() && !name.is_empty()).then(|| name.to_owned())
+    };
+    git(&[
+        "symbolic-ref",
+        "--quiet",
+        "--short",
+        "refs/remotes/origin/HEAD",
+    ])
+    .map(|remote| {
+        remote
+            .strip_prefix("origin/")
+            .map_or(remote.clone(), str::to_owned)
+    })
+    .or_else(|| git(&["symbolic-ref", "--quiet", "--short", "HEAD"]))
+}
+
+/// `branch` as a YAML flow item: plain where it can be, else double-quoted.
+fn yaml_item(branch: &str) -> String {
+    let plain = !branch.is_empty()
+        && branch
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "._/-".contains(c))
+        && !branch.starts_with(['-', '.']);
+    if plain {
+        branch.to_owned()
+    } else {
+        serde_json::to_string(branch).unwrap_or_else(|_| "main".to_owned())
     }
 }
 
@@ -197,10 +255,18 @@ pub fn workflow_text(project: &Project) -> String {
              \x20         go-version-file: go.mod\n",
         );
     }
+    let workflow = match project.branch.as_deref() {
+        Some(branch) if branch != "main" => WORKFLOW.replacen(
+            "    branches: [main]\n",
+            &format!("    branches: [{}]\n", yaml_item(branch)),
+            1,
+        ),
+        _ => WORKFLOW.to_owned(),
+    };
     if steps.is_empty() {
-        return WORKFLOW.to_owned();
+        return workflow;
     }
-    WORKFLOW.replacen(
+    workflow.replacen(
         PLACEHOLDER,
         &format!("      # The toolchains and dependencies the checks need.\n{steps}"),
         1,
@@ -223,14 +289,23 @@ pub fn manifest_text(project: &Project) -> String {
          environments:\n\
          \x20 - name: linux\n\
          \x20   runs-on: ubuntu-latest\n\
-         \x20   detect: { os: linux }\n\
-         \x20 # - name: macos\n\
-         \x20 #   runs-on: macos-latest\n\
-         \x20 #   detect: { os: macos }\n\
-         \x20 # - name: windows\n\
-         \x20 #   runs-on: windows-latest\n\
-         \x20 #   detect: { os: windows }\n\
-         \n\
+         \x20   detect: { os: linux }\n",
+    );
+    // The machine `init` ran on is one of them, so that the checks run there too.
+    for os in ["macos", "windows"] {
+        let comment = if project.here == Some(os) {
+            "  # This machine's system: `cargo verify-matrix` runs the checks here as it.\n"
+        } else {
+            ""
+        };
+        let mark = if project.here == Some(os) { "" } else { "# " };
+        let _ = write!(
+            text,
+            "{comment}  {mark}- name: {os}\n  {mark}  runs-on: {os}-latest\n  {mark}  detect: {{ os: {os} }}\n"
+        );
+    }
+    text.push_str(
+        "\n\
          defaults:\n\
          \x20 timeout: 30m\n\
          \n\
@@ -255,17 +330,23 @@ pub fn manifest_text(project: &Project) -> String {
     if !any {
         text.push_str(
             "  # No Cargo.toml, package.json, pyproject.toml or go.mod was found: add your\n\
-             \x20 # build, lint and test commands here, e.g.\n\
-             \x20 # - id: tests\n\
-             \x20 #   test: make test\n",
+             \x20 # build, lint and test commands here. Until then nothing is verified, and\n\
+             \x20 # this check says so.\n\
+             \x20 - id: tests\n\
+             \x20   run: echo 'no test command yet - write yours into verify-matrix.yml, e.g. make test' && exit 1\n",
         );
     }
+    // Offered, not on: a clean tree fails on whatever is not committed yet (the files
+    // `init` just wrote, work in progress, a lock file or build output the first run
+    // makes), so it would make the first run red.
     text.push_str(
-        "  # Nothing the checks did may be left uncommitted.\n\
-         \x20 - id: tree-clean\n\
-         \x20   name: No uncommitted changes\n\
-         \x20   git-clean: .\n\
-         \x20   required: false\n",
+        "  # Once everything the checks make is committed or ignored (Cargo.lock, build\n\
+         \x20 # output), this fails when a check leaves the tree changed (formatting,\n\
+         \x20 # generated code) or creates files nobody ignores:\n\
+         \x20 # - id: tree-clean\n\
+         \x20 #   name: No uncommitted changes\n\
+         \x20 #   git-clean: .\n\
+         \x20 #   required: false\n",
     );
     text
 }
@@ -383,6 +464,8 @@ mod tests {
             node: Some(node("yarn")),
             python: Some(Python { ruff: true }),
             go: true,
+            branch: None,
+            here: None,
         };
         assert_eq!(
             ids(&manifest_text(&everything)),
@@ -399,8 +482,7 @@ mod tests {
                 "pytest",
                 "gofmt",
                 "go-vet",
-                "go-test",
-                "tree-clean"
+                "go-test"
             ]
         );
         for manager in ["npm", "pnpm"] {
@@ -410,7 +492,7 @@ mod tests {
             };
             parse(&manifest_text(&project));
         }
-        assert_eq!(ids(&manifest_text(&Project::default())), ["tree-clean"]);
+        assert_eq!(ids(&manifest_text(&Project::default())), ["tests"]);
     }
 
     #[test]
@@ -440,6 +522,8 @@ mod tests {
             }),
             python: Some(Python { ruff: false }),
             go: true,
+            branch: None,
+            here: None,
         };
         let workflow = workflow_text(&everything);
         for step in [
@@ -469,5 +553,34 @@ mod tests {
             ..Project::default()
         });
         assert!(many.contains("test: cargo test --workspace\n"), "{many}");
+    }
+
+    #[test]
+    fn the_developers_own_system_is_declared_and_the_workflow_runs_on_the_default_branch() {
+        for (here, declared) in [
+            (None, vec!["linux"]),
+            (Some("macos"), vec!["linux", "macos"]),
+            (Some("windows"), vec!["linux", "windows"]),
+        ] {
+            let text = manifest_text(&Project {
+                here,
+                ..Project::default()
+            });
+            let names: Vec<String> = parse(&text)
+                .environments
+                .iter()
+                .map(|e| e.name.to_string())
+                .collect();
+            assert_eq!(names, declared, "{text}");
+        }
+        let on = |branch: Option<&str>| {
+            workflow_text(&Project {
+                branch: branch.map(str::to_owned),
+                ..Project::default()
+            })
+        };
+        assert!(on(Some("master")).contains("\n    branches: [master]\n"));
+        assert!(on(None).contains("\n    branches: [main]\n"));
+        assert!(on(Some("odd:name")).contains("\n    branches: [\"odd:name\"]\n"));
     }
 }

@@ -197,6 +197,17 @@ pub fn from_text_in(
     build(path, content, &Spans::default(), files).map_err(invalid)
 }
 
+/// Whether line `line` (from 1) of `text` holds a tab at column `col` (from 1, or from
+/// 0: either side of the place an error points at).
+fn tab_at(text: &str, line: usize, col: usize) -> bool {
+    text.lines().nth(line.saturating_sub(1)).is_some_and(|l| {
+        let chars: Vec<char> = l.chars().collect();
+        [col, col.saturating_sub(1)]
+            .iter()
+            .any(|&i| chars.get(i) == Some(&'\t'))
+    })
+}
+
 /// YAML text → JSON value, with serde_yaml's own position for a syntax error.
 fn parse_yaml_text(text: &str, spans: &Spans) -> Result<Value, Diagnostic> {
     let yaml: serde_yaml::Value = serde_yaml::from_str(text).map_err(|e| {
@@ -226,6 +237,20 @@ fn parse_yaml_text(text: &str, spans: &Spans) -> Result<Value, Diagnostic> {
             (
                 format!("{message}: aliases expand to too much"),
                 pos.or(spans.first_alias),
+            )
+        } else if message.contains("cannot start any token")
+            && pos.is_some_and(|p| tab_at(text, p.line, p.col))
+        {
+            (
+                format!("{message}: a tab; YAML indents with spaces only"),
+                pos,
+            )
+        } else if message.contains("mapping values are not allowed") {
+            (
+                format!(
+                    "{message}: `: ` inside a plain value starts a mapping; quote the value (`run: 'echo a: b'`) or write it as a block (`run: |` and the command on the next line)"
+                ),
+                pos,
             )
         } else {
             (message, pos)

@@ -203,7 +203,11 @@ impl Cell {
             } => {
                 let mut text = "✅ PASS".to_owned();
                 if let Some(n) = tests {
-                    text.push_str(&format!(" · {} tests", thousands(n)));
+                    text.push_str(&format!(
+                        " · {} {}",
+                        thousands(n),
+                        if n == 1 { "test" } else { "tests" }
+                    ));
                 }
                 if let Some(n) = dropped {
                     text.push_str(&format!(" · ↓{} against the base", thousands(n)));
@@ -222,9 +226,10 @@ impl Cell {
             } => (
                 "fail",
                 format!(
-                    "❌ FAIL · {} of {} tests{}",
+                    "❌ FAIL · {} of {} {}{}",
                     thousands(failed),
                     thousands(of),
+                    if of == 1 { "test" } else { "tests" },
                     if shards > 1 {
                         format!(" · {shards} shards")
                     } else {

@@ -186,9 +186,15 @@ fn evidence(rows: &[&Row]) -> String {
                 } else {
                     String::new()
                 };
-                format!("{} tests passed{flaky} ({} report)", c.passed, c.runner)
+                format!(
+                    "{} passed{flaky} ({} report)",
+                    super::text::counted(c.passed, "test", "tests"),
+                    c.runner
+                )
             }
-            (Some(c), RowResult::Pass) => format!("{} tests passed", c.passed),
+            (Some(c), RowResult::Pass) => {
+                format!("{} passed", super::text::counted(c.passed, "test", "tests"))
+            }
             (_, RowResult::Pass) => format!("exit {}", row.exit_code),
             (_, RowResult::Fail) => format!("failed with exit {}", row.exit_code),
         };

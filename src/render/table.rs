@@ -22,10 +22,18 @@ use crate::results::{Row, RowResult, Status, Verdict};
 pub fn render(report: &Quoted, color: bool) -> String {
     let paint = Paint(color);
     let mut out = String::new();
-    table(report, paint, &mut out);
-    out.push('\n');
-    if report.rows.is_empty() && report.missing.is_empty() && report.manual.is_empty() {
-        out.push_str("no checks defined: nothing to run\n");
+    if report.rows.is_empty() && report.missing.is_empty() {
+        // No pair to show: no table at all, and why.
+        if report.manual.is_empty() {
+            out.push_str(if report.verdict == Verdict::Skipped {
+                "no check ran: the manifest says `skip: true`\n"
+            } else {
+                "no checks defined: nothing to run\n"
+            });
+        }
+    } else {
+        table(report, paint, &mut out);
+        out.push('\n');
     }
     for item in &report.manual {
         out.push_str(&format!(

@@ -219,8 +219,14 @@ impl PartialRun {
     /// The line shown instead of the verdict.
     pub fn line(&self) -> String {
         format!(
-            "Partial run: {} of {} required pairs; not a verdict",
-            self.pairs_run, self.pairs_required
+            "Partial run: {} of {} required {}; not a verdict",
+            self.pairs_run,
+            self.pairs_required,
+            if self.pairs_required == 1 {
+                "pair"
+            } else {
+                "pairs"
+            }
         )
     }
 }

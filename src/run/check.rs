@@ -10,6 +10,7 @@ use regex::Regex;
 use crate::manifest::{
     Check, CheckKind, Environment, ExpectExit, Gate, Manifest, Policy, TestSpec,
 };
+use crate::render::text::counted;
 use crate::results::cause::signal_name;
 use crate::results::logs::tail;
 use crate::results::schema::ItemResult;
@@ -749,8 +750,11 @@ impl CheckJob {
                 String::new()
             };
             if result.status == Status::Pass {
-                result.summary =
-                    format!("{} tests passed{flaky}{skipped} in {took}", counts.passed).into();
+                result.summary = format!(
+                    "{} passed{flaky}{skipped} in {took}",
+                    counted(counts.passed, "test", "tests")
+                )
+                .into();
             } else if result.status == Status::Fail
                 && counts.failed > 0
                 // An accepted exit code failed by its report says so already.
@@ -758,9 +762,9 @@ impl CheckJob {
             {
                 let wanted = self.wanted();
                 result.summary = format!(
-                    "exit {code} ({wanted}): {} of {} tests failed in {took}",
+                    "exit {code} ({wanted}): {} of {} failed in {took}",
                     counts.failed,
-                    counts.passed + counts.failed
+                    counted(counts.passed + counts.failed, "test", "tests")
                 )
                 .into();
             }

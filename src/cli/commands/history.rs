@@ -17,7 +17,7 @@ use crate::cli::settings::quoter;
 use crate::cli::{Error, judge, print_stdout};
 use crate::exit_code;
 use crate::history::{self, Added, History, Origin, Stats, StatsQuery};
-use crate::render::text::short_commit;
+use crate::render::text::{counted, short_commit};
 use crate::untrusted::Quoter;
 
 pub(super) fn run(args: &HistoryArgs) -> Result<i32, Error> {
@@ -90,9 +90,11 @@ fn add(path: &std::path::Path, args: &HistoryAddArgs) -> Result<i32, Error> {
             Added::New { pairs, tests } => {
                 let _ = writeln!(
                     out,
-                    "recorded {}: {} ({pairs} pairs, {tests} tests)",
+                    "recorded {}: {} ({}, {} kept)",
                     report_path.display(),
-                    report.verdict.as_str()
+                    report.verdict.as_str(),
+                    counted(pairs as u64, "pair", "pairs"),
+                    counted(tests as u64, "test outcome", "test outcomes")
                 );
             }
             Added::AlreadyRecorded => {
@@ -102,9 +104,9 @@ fn add(path: &std::path::Path, args: &HistoryAddArgs) -> Result<i32, Error> {
     }
     let _ = writeln!(
         out,
-        "{}: {} runs",
+        "{}: {}",
         history.path().display(),
-        history.run_count()?
+        counted(history.run_count()?, "run", "runs")
     );
     print_stdout(&out)?;
     Ok(code)

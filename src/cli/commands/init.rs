@@ -49,6 +49,7 @@ pub(super) fn run(settings: &Settings, args: &InitArgs) -> Result<i32, Error> {
             source,
         })?;
     }
+    let ignored = ignore_results(&args.dir)?;
     if !settings.quiet {
         let found = project.describe();
         if found.is_empty() {
@@ -61,9 +62,54 @@ pub(super) fn run(settings: &Settings, args: &InitArgs) -> Result<i32, Error> {
         for (path, _) in &files {
             eprintln!("wrote {}", path.display());
         }
+        if let Some(gitignore) = ignored {
+            eprintln!(
+                "added {RESULTS_IGNORED} to {} (where `run` writes its results)",
+                gitignore.display()
+            );
+        }
         eprintln!(
             "next: `cargo verify-matrix plan` shows the matrix, `cargo verify-matrix` runs it here"
         );
     }
     Ok(exit_code::OK)
+}
+
+/// The line that keeps `run`'s default results folder out of git.
+const RESULTS_IGNORED: &str = "verify-matrix-results/";
+
+/// Adds [`RESULTS_IGNORED`] to `dir`'s `.gitignore` (created if need be) unless a line
+/// there already ignores the folder; the file it changed, if it changed one.
+fn ignore_results(dir: &std::path::Path) -> Result<Option<PathBuf>, Error> {
+    let path = dir.join(".gitignore");
+    let existing = match std::fs::read_to_string(&path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+        Err(source) => {
+            return Err(Error::Io {
+                context: format!("cannot read `{}`", path.display()),
+                source,
+            });
+        }
+    };
+    let name = RESULTS_IGNORED.trim_end_matches('/');
+    let already = existing.lines().map(str::trim).any(|line| {
+        let line = line.trim_start_matches('/').trim_end_matches('/');
+        line == name || line == format!("{name}*") || line == format!("**/{name}")
+    });
+    if already {
+        return Ok(None);
+    }
+    let mut text = existing;
+    if !text.is_empty() && !text.ends_with('\n') {
+        text.push('\n');
+    }
+    text.push_str(&format!(
+        "# cargo verify-matrix: where `run` writes its results\n{RESULTS_IGNORED}\n"
+    ));
+    std::fs::write(&path, text).map_err(|source| Error::Io {
+        context: format!("cannot write `{}`", path.display()),
+        source,
+    })?;
+    Ok(Some(path))
 }

@@ -29,10 +29,14 @@ pub(super) fn run(settings: &Settings, args: &RunArgs, format: RunFormat) -> Res
     let quiet = settings.quiet;
     // A result is written only for an environment this machine is.
     let machine = facts::this_machine(&settings.actions);
-    let (environments, refused) = admit(chosen, &facts::this(&machine), &select::Host);
+    let here = facts::this(&machine);
+    let (environments, refused) = admit(chosen, &here, &select::Host);
     for refusal in &refused {
         eprintln!("refused: {}", refusal.line());
         settings.annotate_error(&refusal.line());
+    }
+    if environments.is_empty() && !refused.is_empty() && !quiet {
+        eprintln!("{}", nothing_runs_here(&here));
     }
     // One quoter (the environment's secrets) for the live lines and the final table.
     let run_quoter = quoter(None);
@@ -114,4 +118,24 @@ fn logs_under(report: &mut Report, out: &Path) {
         under(&mut d.log_path);
         ItemResult::visit_mut(&mut d.items, "", &mut |item, _| under(&mut item.log_path));
     }
+}
+
+/// What to do when no chosen environment is this machine: declare one it is, or enter
+/// one; the checks never run here as another environment.
+fn nothing_runs_here(here: &crate::plan::identity::Machine) -> String {
+    let os = here.os.as_deref().unwrap_or("linux");
+    let label = match os {
+        "macos" => "macos-latest",
+        "windows" => "windows-latest",
+        _ => "ubuntu-latest",
+    };
+    format!(
+        "nothing ran: this machine ({}) is none of the chosen environments, and a result is \
+         only ever written as the environment a machine is. To run the checks here, declare \
+         an environment this machine is in verify-matrix.yml (`- name: {os}` with `runs-on: \
+         {label}` and `detect: {{ os: {os} }}`; `cargo verify-matrix init` declares the \
+         system it runs on), or say how to enter one from here (`enter:`, see \"Entering an \
+         environment\" in the book)",
+        here.describe()
+    )
 }

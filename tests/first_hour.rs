@@ -1,0 +1,117 @@
+//! A newcomer's first hour: every answer says what to do next. A missing manifest names
+//! `init`, a tab or an unquoted `: ` in YAML is named as such, a machine that is none of
+//! the environments is told how to run the checks there, `render` reads where `run`
+//! writes, a skipped manifest draws no half table, and one of a thing is singular.
+
+mod common;
+
+use common::Project;
+
+/// The binary in `project` with `args`: its exit code, stdout and stderr.
+fn ran(project: &Project, args: &[&str]) -> (Option<i32>, String, String) {
+    let out = project.std_cmd().args(args).output().unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn a_missing_manifest_names_init() {
+    let project = Project::empty();
+    let (code, _, err) = ran(&project, &["run"]);
+    assert_eq!(code, Some(4), "{err}");
+    assert!(err.contains("no manifest found"), "{err}");
+    assert!(err.contains("`cargo verify-matrix init`"), "{err}");
+}
+
+#[test]
+fn a_tab_and_an_unquoted_colon_are_named_with_their_fix() {
+    let project = Project::new("version: 1\nenvironments:\n\t- name: a\nchecks: []\n");
+    let (code, _, err) = ran(&project, &["plan"]);
+    assert_eq!(code, Some(4), "{err}");
+    assert!(
+        err.contains("a tab; YAML indents with spaces only"),
+        "{err}"
+    );
+    assert!(err.contains("verify-matrix.yml:3:"), "{err}");
+    project.write(
+        "verify-matrix.yml",
+        "version: 1\nenvironments: [{name: a}]\nchecks:\n  - id: x\n    run: echo a: b\n",
+    );
+    let (code, _, err) = ran(&project, &["plan"]);
+    assert_eq!(code, Some(4), "{err}");
+    assert!(err.contains("verify-matrix.yml:5:"), "{err}");
+    assert!(
+        err.contains("quote the value (`run: 'echo a: b'`) or write it as a block"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_machine_that_is_no_environment_is_told_how_to_run_the_checks_there() {
+    // An environment for another system than this one (as `init` on a Mac declares
+    // macos, run on Linux), and the one this machine is.
+    let other = if cfg!(target_os = "macos") {
+        "linux"
+    } else {
+        "macos"
+    };
+    let project = Project::new(&format!(
+        "version: 1\nenvironments:\n  - {{ name: there, detect: {{ os: {other} }} }}\nchecks:\n  - {{ id: unit, run: 'true' }}\n"
+    ));
+    let (code, out, err) = ran(&project, &["run", "--env", "there"]);
+    assert_eq!(code, Some(3), "{out}{err}");
+    assert!(err.contains("refused: there: not run here"), "{err}");
+    assert!(
+        err.contains("nothing ran: this machine (")
+            && err.contains("is none of the chosen environments")
+            && err.contains("`cargo verify-matrix init` declares the system it runs on"),
+        "{err}"
+    );
+    // One required pair, said as one.
+    assert!(
+        out.contains("Partial run: 0 of 1 required pair; not a verdict"),
+        "{out}"
+    );
+}
+
+#[test]
+fn render_reads_where_run_writes_and_one_test_is_singular() {
+    let project = Project::new(&common::manifest_with(concat!(
+        "  - id: one\n",
+        "    test: 'printf \"running 1 test\\ntest result: ok. 1 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.00s\\n\"'\n",
+    )));
+    let (code, out, err) = ran(&project, &["run"]);
+    assert_eq!(code, Some(0), "{out}{err}");
+    assert!(out.contains("1 test passed in "), "{out}");
+    assert!(!out.contains("1 tests"), "{out}");
+    let (code, markdown, err) = ran(&project, &["render"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(
+        markdown.contains("## ✅ Environment Verification Matrix: VERIFIED"),
+        "{markdown}"
+    );
+    assert!(
+        markdown.contains("1 of 1 pair passed · 1 test · "),
+        "{markdown}"
+    );
+    let (_, html, _) = ran(&project, &["render", "--format", "html"]);
+    assert!(html.contains("✅ PASS · 1 test<"), "{html}");
+}
+
+#[test]
+fn a_skipped_manifest_draws_no_half_table() {
+    let project = Project::new(
+        "version: 1\nskip: true\nenvironments: [{name: a}]\nchecks:\n  - { id: x, run: 'true' }\n",
+    );
+    let (code, out, err) = ran(&project, &["run"]);
+    assert_eq!(code, Some(0), "{out}{err}");
+    assert!(!out.contains('┌') && !out.contains('├'), "{out}");
+    assert!(
+        out.starts_with("no check ran: the manifest says `skip: true`\n"),
+        "{out}"
+    );
+    assert!(out.contains("All Required Environments: SKIPPED"), "{out}");
+}
