@@ -286,3 +286,40 @@ fn a_shard_of_an_entered_environment_runs_inside_and_its_file_comes_home() {
     let log = project.read("verify-matrix-results/logs/sandbox@2of2/slice.log");
     assert!(log.contains("slice 2 of 2 in sandbox"), "{log}");
 }
+
+/// The tool inside a way in never depends on where its binary lives on this machine: a
+/// copy of the tool in a folder the way in hides (as `/tmp` hides a target folder or a
+/// clone under it) still runs the checks inside, from its copy in the repository, which
+/// git does not see.
+#[test]
+fn the_tool_runs_inside_wherever_its_binary_lives_here() {
+    bwrap_is_here();
+    let elsewhere = tempfile::tempdir().unwrap();
+    let tool = elsewhere.path().join("cargo-verify-matrix");
+    std::fs::copy(common::std_bin().get_program(), &tool).unwrap();
+    let hidden = elsewhere.path().display().to_string();
+    let project = Project::new(&format!(
+        "version: 1\nenvironments:\n  - name: sandbox\n    enter:\n      command: [bwrap, --ro-bind, /, /, --tmpfs, '{hidden}', --bind, '{{repo}}', '{{repo}}', --dev, /dev, --proc, /proc, --die-with-parent, --]\nchecks:\n  - {{ id: inside, run: 'test ! -e {hidden}/cargo-verify-matrix' }}\n"
+    ));
+    project.git(&["init", "-q"]);
+    let out = std::process::Command::new(&tool)
+        .args(["run", "--env", "sandbox"])
+        .current_dir(project.path())
+        .env_remove("VERIFY_MATRIX_ENV")
+        .env_remove("GITHUB_ACTIONS")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let result = project.json("verify-matrix-results/verify-matrix-sandbox.json");
+    assert_eq!(check(&result, "inside")["status"], "PASS", "{result}");
+    // The copy is in the repository, and git does not see it.
+    assert!(
+        project
+            .path()
+            .join(".verify-matrix/bin/cargo-verify-matrix")
+            .is_file()
+    );
+    let status = project.git(&["status", "--porcelain", "--untracked-files=all"]);
+    assert!(!status.contains(".verify-matrix/"), "{status}");
+}

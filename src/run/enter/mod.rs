@@ -41,6 +41,47 @@ pub const LINK_VAR: &str = "VERIFY_MATRIX_LINK";
 /// Where this tool's binary is mounted in a container or a dev container.
 pub const PROGRAM_INSIDE: &str = "/opt/cargo-verify-matrix/bin/cargo-verify-matrix";
 
+/// Where a `command` way in finds this tool: a folder of the repository (which every
+/// way in must reach), ignored by git through its own `.gitignore`.
+pub const TOOL_FOLDER: &str = ".verify-matrix/bin";
+
+/// A copy of `program` at `repo/`[`TOOL_FOLDER`]`/cargo-verify-matrix` (the same
+/// folder the ssh way in places it in on the remote): hard-linked where the file system
+/// allows, else copied; made under a name of its own and renamed into place, so a run
+/// inside never starts half a file, and a run already going keeps its own. The folder
+/// ignores itself (`*` in its `.gitignore`), so no `git-clean` check or `git add -A`
+/// takes it. Where no way in hides folders (Windows), the tool stays where it is.
+pub fn place_in_repo(repo: &Path, program: &Path) -> io::Result<std::path::PathBuf> {
+    if cfg!(windows) {
+        return Ok(program.to_owned());
+    }
+    let folder = repo.join(TOOL_FOLDER);
+    std::fs::create_dir_all(&folder)?;
+    let ignore = folder.join(".gitignore");
+    if !ignore.is_file() {
+        std::fs::write(
+            &ignore,
+            "# cargo verify-matrix: its own binary for ways in\n*\n",
+        )?;
+    }
+    let target = folder.join("cargo-verify-matrix");
+    let making = folder.join(format!(".cargo-verify-matrix.{}", std::process::id()));
+    let _ = std::fs::remove_file(&making);
+    if std::fs::hard_link(program, &making).is_err() {
+        std::fs::copy(program, &making)?;
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt as _;
+            std::fs::set_permissions(&making, std::fs::Permissions::from_mode(0o755))?;
+        }
+    }
+    if let Err(e) = std::fs::rename(&making, &target) {
+        let _ = std::fs::remove_file(&making);
+        return Err(e);
+    }
+    Ok(target)
+}
+
 /// Places the supervisor inside: `$1` must be there and run, else the way in ends with
 /// 125 and says why (an image without `/bin/sh` fails before, with the engine's words).
 const PLACE: &str = r#"p=$1; shift; if [ ! -x "$p" ]; then echo "the supervisor cannot be placed inside: $p is not there or cannot run" >&2; exit 125; fi; exec "$p" "$@""#;
@@ -289,6 +330,24 @@ pub async fn enter(
         remote.bring_home(inner, further, say).await?;
         return Ok(entered);
     }
+    // A command way in may hide whatever it likes of this machine (`/tmp`, the home
+    // folder, where this tool was built), but it must reach the repository: the run
+    // inside starts from a copy of this tool there.
+    let placed;
+    let inner = if let Enter::Command(_) = enter {
+        placed = place_in_repo(inner.repo, inner.program).map_err(|e| {
+            format!(
+                "this tool cannot be placed in the repository for the way in (`{}`): {e}",
+                inner.repo.join(TOOL_FOLDER).display()
+            )
+        })?;
+        &Inner {
+            program: &placed,
+            ..inner.clone()
+        }
+    } else {
+        inner
+    };
     let way = WayIn::new(enter, inner)?;
     for step in &way.setup {
         // What it prints may be why it failed (`devcontainer up` says so in JSON).
