@@ -71,7 +71,7 @@ fn top_fields(value: &Value) -> BTreeSet<String> {
 /// reported (macos), a manual item, a group with a manual and a nested item; the partial
 /// results carry their attempt.
 const MANIFEST: &str = "version: 1
-environments: [{name: linux}, {name: windows}, {name: macos}, {name: arm, runs-on: ubuntu-24.04-arm}]
+environments: [{name: linux}, {name: windows, env: {APP_MODE: old}}, {name: macos}, {name: arm, runs-on: ubuntu-24.04-arm}]
 checks:
   - id: unit_tests
     name: Unit tests

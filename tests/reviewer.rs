@@ -293,3 +293,53 @@ checks:
         "VERIFIED: 1 check passed in a; 2 optional checks did not pass (does not block)"
     );
 }
+
+/// What makes a variant environment what it is is shown where each environment ran (its
+/// variables, a secret's value masked), and each failure says the command that runs it
+/// again on this machine.
+#[test]
+fn variants_show_their_variables_and_failures_their_local_command() {
+    let manifest = "version: 1
+environments:
+  - name: plain
+  - { name: old, env: { APP_MODE: old, API_TOKEN: hunter2-not-shown } }
+checks:
+  - { id: unit, run: 'test \"$APP_MODE\" != old' }
+";
+    let project = Project::new(manifest);
+    let run = project
+        .std_cmd()
+        .args(["run", "--env", "plain", "--env", "old", "--out", "results"])
+        .output()
+        .unwrap();
+    let table = String::from_utf8_lossy(&run.stdout);
+    assert_eq!(run.status.code(), Some(1), "{table}");
+    assert!(
+        table.contains("\nreproduce: cargo verify-matrix run --env old --check unit\n"),
+        "{table}"
+    );
+    let text = project.stdout_of(&["render", "results"]);
+    let old = text
+        .lines()
+        .find(|l| l.starts_with("- old — "))
+        .unwrap_or_else(|| panic!("no place of old:\n{text}"));
+    assert!(
+        old.ends_with(", with API_TOKEN=\\*\\*\\* APP_MODE=old"),
+        "{old}"
+    );
+    let plain = text.lines().find(|l| l.starts_with("- plain — ")).unwrap();
+    assert!(!plain.contains(" with "), "{plain}");
+    assert!(!text.contains("hunter2"), "{text}");
+    assert!(
+        text.contains("\n- reproduce: `cargo verify-matrix run --env old --check unit`\n"),
+        "{text}"
+    );
+    let html = project.stdout_of(&["render", "--format", "html", "results"]);
+    assert!(
+        html.contains(
+            "<p>Reproduce: <code>cargo verify-matrix run --env old --check unit</code></p>"
+        ),
+        "{html}"
+    );
+    assert!(html.contains("with API_TOKEN=*** APP_MODE=old"), "{html}");
+}

@@ -92,6 +92,12 @@ pub(super) fn details(
             // Raw HTML: markdown escapes would show, so entities (and no @mention).
             escape_html(&d.summary).replace('@', "&#64;")
         );
+        // What runs it again here (an optional check's too).
+        let _ = writeln!(
+            out,
+            "- reproduce: `{}`",
+            super::text::reproduce(row).replace('`', "'")
+        );
         // The summary says how long it took; attempts only when it was retried.
         if d.attempts > 1 {
             let _ = writeln!(out, "- attempts: {}", d.attempts);

@@ -359,6 +359,11 @@ fn failure(row: &Row, log: Option<&str>, blob: Option<&str>, out: &mut String) {
             "attempts"
         }
     );
+    let _ = writeln!(
+        out,
+        "<p>Reproduce: <code>{}</code></p>",
+        esc(&super::text::reproduce(row))
+    );
     if let Some(line) = tests_view::counts_line(d) {
         let _ = writeln!(out, "<p>Tests: {}.</p>", esc(&line));
     }

@@ -4,9 +4,18 @@
 
 use crate::results::{Place, Report, Runner};
 
-/// `environment — facts`, and when its results were not taken, why.
+/// `environment — facts`, the variables that define it (`with APP_MODE=old`), and when
+/// its results were not taken, why.
 pub fn line(place: &Place) -> String {
     let mut text = format!("{} — {}", place.environment, facts(&place.runner));
+    if !place.variables.is_empty() {
+        let set: Vec<String> = place
+            .variables
+            .iter()
+            .map(|(name, value)| format!("{name}={value}"))
+            .collect();
+        text.push_str(&format!(", with {}", set.join(" ")));
+    }
     if let Some(job) = &place.job {
         text.push_str(&format!(", job {job}"));
     }

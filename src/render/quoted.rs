@@ -100,6 +100,9 @@ impl Quoted {
             qo(&mut place.declared);
             qo(&mut place.mismatch);
             qo(&mut place.job);
+            for value in place.variables.values_mut() {
+                q(value);
+            }
             let r = &mut place.runner;
             for field in [&mut r.os, &mut r.arch, &mut r.hostname] {
                 q(field);

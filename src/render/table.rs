@@ -195,6 +195,14 @@ fn verdict_lines(report: &Quoted, paint: Paint, out: &mut String) {
         for reason in &report.reasons {
             out.push_str(&format!("  - {reason}\n"));
         }
+        // The first required failure, run again here.
+        if let Some(row) = report
+            .rows
+            .iter()
+            .find(|r| r.required && r.result == RowResult::Fail)
+        {
+            out.push_str(&format!("reproduce: {}\n", super::text::reproduce(row)));
+        }
     }
     if let Some(baseline) = &report.baseline {
         out.push_str(&format!(

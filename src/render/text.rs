@@ -72,6 +72,24 @@ pub fn counted(n: impl Into<u64>, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
 
+/// The command that runs `row`'s check again in its environment on this machine (its
+/// failed shard's slice, for a split check): `cargo verify-matrix run --env linux
+/// --check unit`. Check ids and environment names are plain words, so it reads as is.
+pub fn reproduce(row: &crate::results::Row) -> String {
+    let shard = row.detail.sharded.as_ref().and_then(|s| {
+        s.parts
+            .iter()
+            .find(|p| p.status != crate::results::Status::Pass)
+            .map(|p| format!(" --shard {}", p.shard))
+    });
+    format!(
+        "cargo verify-matrix run --env {} --check {}{}",
+        row.environment,
+        row.check,
+        shard.unwrap_or_default()
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

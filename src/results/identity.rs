@@ -55,6 +55,7 @@ pub fn places(manifest: &Manifest, partials: &[PartialResult], jobs: &Jobs) -> V
                 runner: partial.runner.clone(),
                 mismatch,
                 job: None,
+                variables: variables_of(manifest, &partial.environment),
             };
             (identity, place)
         })
@@ -221,4 +222,25 @@ pub fn facts_disagree(runner: &Runner) -> Option<String> {
             wrong.join(", ")
         )
     })
+}
+
+/// The variables the manifest sets for environment `name`, as a place shows them: the
+/// value of one whose name says it is a secret, or that `redact.env` names, masked.
+pub fn variables_of(manifest: &Manifest, name: &str) -> std::collections::BTreeMap<String, String> {
+    let Some(env) = manifest.environment(name) else {
+        return std::collections::BTreeMap::new();
+    };
+    env.env
+        .iter()
+        .map(|(key, value)| {
+            let secret = crate::untrusted::redact::is_secret_name(key)
+                || manifest.redact.env.iter().any(|named| named == key);
+            let shown = if secret {
+                crate::untrusted::redact::MASK.to_owned()
+            } else {
+                value.clone()
+            };
+            (key.clone(), shown)
+        })
+        .collect()
 }

@@ -111,6 +111,10 @@ pub struct Place {
     /// The job of the workflow run that GitHub says ran the leg (the cross-check).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub job: Option<String>,
+    /// The variables the manifest sets for the environment (its `env:`), which make a
+    /// variant what it is: names and values, a secret's value masked.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub variables: BTreeMap<String, String>,
 }
 
 /// An environment with no result at all.

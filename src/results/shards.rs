@@ -171,6 +171,7 @@ impl<'a> Combining<'a> {
                 runner: Default::default(),
                 mismatch: None,
                 job: None,
+                variables: Default::default(),
             }),
         }
     }
