@@ -62,6 +62,12 @@ fn a_machine_that_is_no_environment_is_told_how_to_run_the_checks_there() {
         "version: 1\nenvironments:\n  - {{ name: there, detect: {{ os: {other} }} }}\nchecks:\n  - {{ id: unit, run: 'true' }}\n"
     ));
     let (code, out, err) = ran(&project, &["run", "--env", "there"]);
+    // As the book says it, side by side with what the binary does.
+    let book = std::fs::read_to_string(common::repo_root().join("docs/local-use.md")).unwrap();
+    assert!(
+        book.contains("a verdict (exit 3 when nothing failed)"),
+        "the book no longer says what this test checks"
+    );
     assert_eq!(code, Some(3), "{out}{err}");
     assert!(err.contains("refused: there: not run here"), "{err}");
     assert!(
@@ -99,6 +105,38 @@ fn render_reads_where_run_writes_and_one_test_is_singular() {
     );
     let (_, html, _) = ran(&project, &["render", "--format", "html"]);
     assert!(html.contains("✅ PASS · 1 test<"), "{html}");
+}
+
+/// The book says every output keeps manifest order; the table of a run whose pairs
+/// passed, failed, errored before an exit code and were not run keeps it.
+#[test]
+fn every_output_keeps_manifest_order_as_the_book_says() {
+    let book = std::fs::read_to_string(common::repo_root().join("docs/local-use.md")).unwrap();
+    assert!(
+        book.contains("every output keeps manifest order"),
+        "the book no longer says what this test checks"
+    );
+    let project = Project::new(&common::manifest_with(concat!(
+        "  - { id: first, run: 'true' }\n",
+        "  - { id: errs, git-clean: ., cwd: nowhere }\n",
+        "  - { id: fails, run: 'exit 1' }\n",
+        "  - { id: last, run: 'true' }\n",
+    )));
+    let (code, out, err) = ran(&project, &["run"]);
+    assert_eq!(code, Some(1), "{out}{err}");
+    let order: Vec<&str> = out
+        .lines()
+        .filter_map(|l| l.strip_prefix("│ "))
+        .filter_map(|l| l.split_whitespace().next())
+        .collect();
+    assert_eq!(order, ["Check", "first", "errs", "fails", "last"], "{out}");
+    let (_, merged, _) = ran(&project, &["merge", "verify-matrix-results"]);
+    let order: Vec<&str> = merged
+        .lines()
+        .filter_map(|l| l.strip_prefix("│ "))
+        .filter_map(|l| l.split_whitespace().next())
+        .collect();
+    assert_eq!(order, ["Check", "first", "errs", "fails", "last"], "{merged}");
 }
 
 #[test]
