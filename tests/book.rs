@@ -430,3 +430,78 @@ fn every_command_example_parses_with_the_binarys_own_arguments() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
     assert!(checked >= 20, "only {checked} commands checked");
 }
+
+/// The subcommands a `--help` text lists under `Commands:` (`help` aside).
+fn subcommands(help: &str) -> Vec<String> {
+    let Some(start) = help.find("\nCommands:\n") else {
+        return Vec::new();
+    };
+    help[start + "\nCommands:\n".len()..]
+        .lines()
+        .take_while(|l| !l.trim().is_empty())
+        .filter(|l| l.starts_with("  ") && !l.starts_with("   "))
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|name| *name != "help")
+        .map(str::to_owned)
+        .collect()
+}
+
+/// `--help` of the binary for `path` (`["history", "add"]`), as a reader sees it.
+fn help_of(path: &[String]) -> String {
+    let out = Command::new(bin())
+        .args(path)
+        .arg("--help")
+        .env_remove("GITHUB_ACTIONS")
+        .env("COLUMNS", "100")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{path:?} --help: {out:?}");
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// The command reference (`docs/commands.md`) is each command's own `--help`, so it
+/// cannot say what the binary does not: regenerated with `UPDATE_GOLDEN=1`.
+#[test]
+fn the_command_reference_is_each_commands_own_help() {
+    let mut page = String::from(
+        "# Command reference\n\n\
+         Each command's own `--help`, as the binary prints it (this page is checked against \
+         the binary, so it says what the installed version does). How the commands fit \
+         together is in [Local use](local-use.md) and [GitHub Actions](github-actions.md); \
+         what a message means, in [Common errors](common-errors.md).\n",
+    );
+    let mut queue: Vec<Vec<String>> = subcommands(&help_of(&[]))
+        .into_iter()
+        .map(|c| vec![c])
+        .collect();
+    let mut index = 0;
+    while index < queue.len() {
+        let path = queue[index].clone();
+        let help = help_of(&path);
+        let deeper: Vec<Vec<String>> = subcommands(&help)
+            .into_iter()
+            .map(|sub| {
+                let mut deeper = path.clone();
+                deeper.push(sub);
+                deeper
+            })
+            .collect();
+        queue.splice(index + 1..index + 1, deeper);
+        let heading = "#".repeat(path.len() + 1);
+        page.push_str(&format!(
+            "\n{heading} `cargo verify-matrix {}`\n\n```text\n{}\n```\n",
+            path.join(" "),
+            help.trim_end()
+        ));
+        index += 1;
+    }
+    let path = root().join("docs/commands.md");
+    if std::env::var_os("UPDATE_GOLDEN").is_some() {
+        std::fs::write(&path, &page).unwrap();
+    }
+    let written = std::fs::read_to_string(&path).expect("docs/commands.md");
+    assert!(
+        written == page,
+        "docs/commands.md is not the binary's help: regenerate it with UPDATE_GOLDEN=1 cargo test --test book"
+    );
+}

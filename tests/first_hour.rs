@@ -153,3 +153,77 @@ fn a_skipped_manifest_draws_no_half_table() {
     );
     assert!(out.contains("All Required Environments: SKIPPED"), "{out}");
 }
+
+/// The "Common errors" page quotes the binary's own words: each case is run, and what
+/// it prints is found on the page as it is.
+#[test]
+fn the_common_errors_page_quotes_what_the_binary_says() {
+    let page = std::fs::read_to_string(common::repo_root().join("docs/common-errors.md")).unwrap();
+    let quoted = |said: &str| {
+        assert!(
+            page.contains(said),
+            "docs/common-errors.md does not quote: {said}"
+        );
+    };
+    let first_line = |text: &str| text.lines().next().unwrap_or_default().to_owned();
+    let project = Project::empty();
+    let (_, _, err) = ran(&project, &["plan"]);
+    let tail = err
+        .split_once(", and for ")
+        .map(|(_, rest)| format!(", and for {}", rest.trim_end()))
+        .unwrap();
+    quoted(&tail);
+    for manifest in [
+        "version: 1\nenvironments:\n\t- name: a\nchecks: []\n",
+        "version: 1\nenvironments: [{name: a}]\nchecks:\n  - id: x\n    run: echo a: b\n",
+        "environments: [{name: a}]\nchecks: []\n",
+        "version: 1\nenvironments: [{name: a}]\nchecks:\n  - id: unit\n    rn: 'true'\n",
+    ] {
+        project.write("verify-matrix.yml", manifest);
+        let (code, _, err) = ran(&project, &["plan"]);
+        assert_eq!(code, Some(4), "{err}");
+        quoted(&first_line(&err));
+    }
+    let (code, _, err) = ran(&project, &["init", "--no-workflow"]);
+    assert_eq!(code, Some(2), "{err}");
+    quoted(&first_line(&err));
+    project.write(
+        "verify-matrix.yml",
+        "version: 1\nenvironments: [{name: a}, {name: linux}]\nchecks:\n  - { id: unit, test: 'true', environment: a }\n  - { id: t2, run: 'sleep 5', timeout: 1s, environment: a }\n  - { id: lint, run: no-such-tool-3f9a, environment: linux }\n",
+    );
+    let (_, out, _) = ran(&project, &["run", "--env", "a", "--env", "linux"]);
+    for reason in [
+        "unit in a: the gate was ineffective (no test summary recognised), exit 0",
+        "t2 timed out in a (exit 124)",
+        "lint failed in linux: command not found (exit 127)",
+    ] {
+        assert!(out.contains(&format!("  - {reason}\n")), "{out}");
+        quoted(reason);
+    }
+    project.write(
+        "verify-matrix.yml",
+        "version: 1\nenvironments: [{name: linux}]\nchecks:\n  - { id: unit, run: 'true' }\n  - { id: lint, run: 'true' }\n",
+    );
+    let (_, out, _) = ran(&project, &["run", "--check", "unit", "--out", "one"]);
+    assert!(out.contains("Partial run: 1 of 2 required pairs; not a verdict"), "{out}");
+    let (_, merged, _) = ran(&project, &["merge", "one"]);
+    let missing = merged
+        .lines()
+        .find_map(|l| l.strip_prefix("  - lint in linux: "))
+        .unwrap_or_else(|| panic!("{merged}"));
+    quoted(missing);
+    // Nothing ran: the sentence that says why.
+    let other = if cfg!(target_os = "macos") { "linux" } else { "macos" };
+    project.write(
+        "verify-matrix.yml",
+        &format!("version: 1\nenvironments: [{{name: there, detect: {{os: {other}}}}}]\nchecks:\n  - {{ id: unit, run: 'true' }}\n"),
+    );
+    let (_, _, err) = ran(&project, &["run"]);
+    let why = err
+        .lines()
+        .find(|l| l.starts_with("nothing ran: "))
+        .unwrap_or_else(|| panic!("{err}"));
+    let sentence = why.split_once(") ").map(|(_, rest)| rest).unwrap();
+    let sentence = &sentence[..=sentence.find(". ").unwrap()];
+    quoted(sentence);
+}
