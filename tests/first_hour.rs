@@ -136,7 +136,11 @@ fn every_output_keeps_manifest_order_as_the_book_says() {
         .filter_map(|l| l.strip_prefix("│ "))
         .filter_map(|l| l.split_whitespace().next())
         .collect();
-    assert_eq!(order, ["Check", "first", "errs", "fails", "last"], "{merged}");
+    assert_eq!(
+        order,
+        ["Check", "first", "errs", "fails", "last"],
+        "{merged}"
+    );
 }
 
 #[test]
@@ -205,7 +209,10 @@ fn the_common_errors_page_quotes_what_the_binary_says() {
         "version: 1\nenvironments: [{name: linux}]\nchecks:\n  - { id: unit, run: 'true' }\n  - { id: lint, run: 'true' }\n",
     );
     let (_, out, _) = ran(&project, &["run", "--check", "unit", "--out", "one"]);
-    assert!(out.contains("Partial run: 1 of 2 required pairs; not a verdict"), "{out}");
+    assert!(
+        out.contains("Partial run: 1 of 2 required pairs; not a verdict"),
+        "{out}"
+    );
     let (_, merged, _) = ran(&project, &["merge", "one"]);
     let missing = merged
         .lines()
@@ -213,7 +220,11 @@ fn the_common_errors_page_quotes_what_the_binary_says() {
         .unwrap_or_else(|| panic!("{merged}"));
     quoted(missing);
     // Nothing ran: the sentence that says why.
-    let other = if cfg!(target_os = "macos") { "linux" } else { "macos" };
+    let other = if cfg!(target_os = "macos") {
+        "linux"
+    } else {
+        "macos"
+    };
     project.write(
         "verify-matrix.yml",
         &format!("version: 1\nenvironments: [{{name: there, detect: {{os: {other}}}}}]\nchecks:\n  - {{ id: unit, run: 'true' }}\n"),

@@ -11,15 +11,16 @@
 //!   [`session`]: each agent session's commit and blocks in a row, kept there;
 //! - [`protocol`]: the four agents' hook protocols, what each client sends and how each
 //!   is answered;
-//! - [`mcp`]: the Model Context Protocol server and its tools (`plan`, `run`, `verdict`,
+//! - `mcp` (with the `mcp` feature): the Model Context Protocol server and its tools (`plan`, `run`, `verdict`,
 //!   `failures`), judging by the same trusted manifest as the hooks.
 //!
 //! The protocols themselves are thin: each reads its client's input, asks
 //! [`trust::judge`], runs what it says, and answers in its client's words
 //! (`cli/commands/hook.rs`); `cli/commands/mcp.rs` only finds the repository and
-//! manifest from the command line and starts [`mcp::serve`].
+//! manifest from the command line and starts `mcp::serve`.
 
 pub mod git;
+#[cfg(feature = "mcp")]
 pub mod mcp;
 pub mod protocol;
 pub mod session;
