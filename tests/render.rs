@@ -522,7 +522,7 @@ fn a_small_report_gets_the_whole_grid() {
     let (report, options) = wide(40, 50, 3, logs.path());
     let html = render(&report, Format::Html, &options);
     assert!(html.contains("<h2>Matrix</h2>"));
-    assert!(html.contains("<h2>Executed pairs</h2>"));
+    assert!(html.contains("<summary>Every executed pair</summary>"));
     assert!(!html.contains("class=\"folded\""));
 }
 

@@ -343,3 +343,50 @@ checks:
     );
     assert!(html.contains("with API_TOKEN=*** APP_MODE=old"), "{html}");
 }
+
+/// The HTML page leads with the answer as the comment does: what failed, with its
+/// failing test and message, before the counts and the grid; each failing test's trace
+/// folded under it; where each environment ran and every pair folded, after.
+#[test]
+fn the_html_page_leads_with_what_failed_and_folds_the_rest() {
+    let manifest = r#"version: 1
+environments: [{name: a}]
+checks:
+  - id: junit
+    test: printf '<testsuite name="s"><testcase classname="calc" name="adds"/><testcase classname="calc" name="divides"><failure message="division by zero">at calc.divide (calc.js:9)</failure></testcase></testsuite>' > r.xml
+    reports: r.xml
+"#;
+    let project = Project::new(manifest);
+    project.run_envs(&["a"]);
+    let html = project.stdout_of(&["render", "--format", "html", "results"]);
+    let at = |needle: &str| {
+        html.find(needle)
+            .unwrap_or_else(|| panic!("no {needle:?} in\n{html}"))
+    };
+    let answer = at("<h2>What failed</h2>");
+    assert!(answer < at("<p class=\"summary\">"), "{html}");
+    assert!(
+        at("<p class=\"summary\">") < at("<h2>Matrix</h2>"),
+        "{html}"
+    );
+    assert!(at("<h2>Matrix</h2>") < at("<h2>Failures</h2>"), "{html}");
+    assert!(
+        at("<h2>Failures</h2>") < at("<h2>What was verified</h2>"),
+        "{html}"
+    );
+    let first = &html[answer..at("<p class=\"summary\">")];
+    assert!(
+        first.contains("<strong>junit in a: 1 test failed of 2")
+            || first.contains("<strong>junit failed in a"),
+        "{first}"
+    );
+    assert!(first.contains("divides"), "{first}");
+    assert!(first.contains("— division by zero"), "{first}");
+    assert!(
+        html.contains("<details class=\"outcome\"><summary>trace</summary><pre><code>at calc.divide (calc.js:9)"),
+        "{html}"
+    );
+    assert!(html.contains("<details><summary>Where each environment ran</summary>"));
+    assert!(html.contains("<details><summary>Every executed pair</summary>"));
+    assert!(!html.contains("<h2>Executed pairs</h2>"));
+}

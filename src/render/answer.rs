@@ -113,7 +113,7 @@ pub fn bullets(
 
 /// Whether `reason` speaks of `check` in `environment`: it starts with the check's id and
 /// names the environment as a whole word after ` in `.
-fn is_about(reason: &str, check: &str, environment: &str) -> bool {
+pub(super) fn is_about(reason: &str, check: &str, environment: &str) -> bool {
     let Some(rest) = reason.strip_prefix(check) else {
         return false;
     };

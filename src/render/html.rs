@@ -67,16 +67,20 @@ pub fn render(report: &Quoted, options: &RenderOptions) -> String {
     }
 }
 
-/// The page of a small report: the grid, every executed pair, every failure's log and
-/// failing tests, and the tests of every pair with a runner report.
+/// The page of a small report, answer first as the comment is: the verdict and what
+/// failed (each failure with its first failing test), the counts, the grid, each
+/// failure's block (its failing tests with their traces folded, its log), then what the
+/// verdict rests on (the baseline, what was not run, where each environment ran, the
+/// manifest), every pair folded, and the tests of every pair with a runner report.
 fn full(report: &Quoted, options: &RenderOptions, tails: &Tails, blob: Option<&str>) -> String {
     let mut out = String::new();
     head(report, options, &mut out, usize::MAX);
     grid(report, &mut out);
-    pairs(report, &mut out);
-    blocked_and_manual(report, &mut out);
-    baseline(report, &mut out);
     failures(report, tails, blob, &mut out);
+    baseline(report, &mut out);
+    blocked_and_manual(report, &mut out);
+    context(report, &mut out, usize::MAX);
+    pairs(report, &mut out);
     tests(report, blob, &mut out);
     out.push_str("</body>\n</html>\n");
     out
@@ -102,6 +106,7 @@ fn head(report: &Quoted, options: &RenderOptions, out: &mut String, reasons: usi
          </head>\n<body>\n<h1>Environment Verification Matrix</h1>\n\
          <p class=\"verdict {class}\">{claim}</p>\n"
     );
+    answer(report, out, reasons);
     if let Some(line) = super::cell::summary_line(report) {
         let _ = writeln!(out, "<p class=\"summary\">{}</p>", esc(&line));
     }
@@ -117,11 +122,52 @@ fn head(report: &Quoted, options: &RenderOptions, out: &mut String, reasons: usi
             esc(place.mismatch.as_deref().unwrap_or_default())
         );
     }
+}
+
+/// What failed, first: each of the verdict's reasons (at most `reasons`), a failure
+/// with its first failing test, its place and message.
+fn answer(report: &Quoted, out: &mut String, reasons: usize) {
+    if report.reasons.is_empty() || report.verdict == Verdict::Verified {
+        return;
+    }
+    out.push_str("<h2>What failed</h2>\n<ul class=\"answer\">\n");
+    for reason in report.reasons.iter().take(reasons) {
+        let _ = write!(out, "<li><strong>{}</strong>", esc(reason));
+        let row = report.rows.iter().find(|r| {
+            r.required
+                && r.result == RowResult::Fail
+                && super::answer::is_about(reason, &r.check, &r.environment)
+        });
+        if let Some(case) = row.and_then(|r| tests_view::failing(&r.detail).next()) {
+            let _ = write!(out, ": <code>{}</code>", esc(&tests_view::test_name(case)));
+            if let Some((label, _)) = tests_view::place(case, None) {
+                let _ = write!(out, " at {}", esc(&label));
+            }
+            let message = tests_view::message_line(case);
+            if !message.is_empty() {
+                let _ = write!(out, " — {}", esc(&message));
+            }
+        }
+        out.push_str("</li>\n");
+    }
+    if report.reasons.len() > reasons {
+        let _ = writeln!(out, "<li>{}</li>", more(report.reasons.len() - reasons));
+    }
+    out.push_str("</ul>\n");
+}
+
+/// What the verdict rests on: the manifest, where each environment ran (folded, listed
+/// while the page is under `until` bytes), re-runs, where the manifest came from and
+/// how it differs from the trusted one.
+fn context(report: &Quoted, out: &mut String, until: usize) {
+    let digest = &report.manifest.digest;
+    let short = digest.get(..digest.len().min(19)).unwrap_or(digest);
     let _ = writeln!(
         out,
-        "<p>Manifest <code>{}</code> ({}). Tested in {}.</p>",
+        "<h2>What was verified</h2>\n<p>Manifest <code>{}</code> (<span title=\"{}\">{}</span>). Tested in {}.</p>",
         esc(&report.manifest.path),
-        esc(&report.manifest.digest),
+        esc(digest),
+        esc(short),
         esc(&report.tested_list())
     );
     let taken: Vec<&crate::results::Place> = report
@@ -130,11 +176,19 @@ fn head(report: &Quoted, options: &RenderOptions, out: &mut String, reasons: usi
         .filter(|p| p.mismatch.is_none())
         .collect();
     if !taken.is_empty() {
-        out.push_str("<p>Where each environment ran:</p>\n<ul>\n");
-        for place in taken {
+        out.push_str("<details><summary>Where each environment ran</summary>\n<ul>\n");
+        let mut shown = 0;
+        for place in &taken {
+            if out.len() >= until {
+                break;
+            }
             let _ = writeln!(out, "<li>{}</li>", esc(&super::places::line(place)));
+            shown += 1;
         }
-        out.push_str("</ul>\n");
+        if shown < taken.len() {
+            let _ = writeln!(out, "<li>{}</li>", more(taken.len() - shown));
+        }
+        out.push_str("</ul>\n</details>\n");
     }
     for (env, attempt) in report.reruns() {
         let _ = writeln!(
@@ -168,16 +222,6 @@ fn head(report: &Quoted, options: &RenderOptions, out: &mut String, reasons: usi
                 },
                 esc(&change.change)
             );
-        }
-        out.push_str("</ul>\n");
-    }
-    if !report.reasons.is_empty() && report.verdict != Verdict::Verified {
-        out.push_str("<ul>\n");
-        for reason in report.reasons.iter().take(reasons) {
-            let _ = writeln!(out, "<li>{}</li>", esc(reason));
-        }
-        if report.reasons.len() > reasons {
-            let _ = writeln!(out, "<li>{}</li>", more(report.reasons.len() - reasons));
         }
         out.push_str("</ul>\n");
     }
@@ -233,7 +277,7 @@ fn pairs(report: &Report, out: &mut String) {
         return;
     }
     out.push_str(
-        "<h2>Executed pairs</h2>\n<table>\n<thead><tr><th>Check</th><th>Environment</th>\
+        "<details><summary>Every executed pair</summary>\n<table>\n<thead><tr><th>Check</th><th>Environment</th>\
          <th>Exit Code</th><th>Result</th><th>Duration</th><th>Summary</th></tr></thead>\n<tbody>\n",
     );
     for row in &report.rows {
@@ -254,7 +298,7 @@ fn pairs(report: &Report, out: &mut String) {
             esc(&row.detail.summary)
         );
     }
-    out.push_str("</tbody>\n</table>\n");
+    out.push_str("</tbody>\n</table>\n</details>\n");
 }
 
 fn blocked_and_manual(report: &Report, out: &mut String) {
@@ -423,8 +467,13 @@ fn test_item(case: &TestResult, blob: Option<&str>, output: bool, out: &mut Stri
     if !message.is_empty() {
         let _ = write!(out, ": {}", esc(&message));
     }
+    // The trace folded under the test, as a reviewer opens it.
     if output && let Some(text) = tests_view::output(case) {
-        let _ = write!(out, "<pre><code>{}</code></pre>", esc(&text));
+        let _ = write!(
+            out,
+            "<details class=\"outcome\"><summary>trace</summary><pre><code>{}</code></pre></details>",
+            esc(&text)
+        );
     }
     out.push_str("</li>\n");
 }
@@ -624,6 +673,7 @@ pub fn folded(report: &Quoted, options: &RenderOptions, limit: usize) -> String 
     }
     manual(report, &mut out);
     checks_folded(report, checks_until, &mut out);
+    context(report, &mut out, limit - limit / 16);
     out.push_str("</body>\n</html>\n");
     out
 }
