@@ -414,6 +414,10 @@ echo "## shards: balance and merge (scripts/bench-shards.sh)"
 if $quick; then scripts/bench-shards.sh --quick; else scripts/bench-shards.sh; fi
 
 echo
+echo "## history: size, import, show and prune as it grows (scripts/bench-history.sh)"
+if $quick; then scripts/bench-history.sh --quick; else scripts/bench-history.sh; fi
+
+echo
 echo "## entering an environment (scripts/bench-enter.sh)"
 if $quick; then scripts/bench-enter.sh --quick; else scripts/bench-enter.sh; fi
 

@@ -612,3 +612,123 @@ fn the_dashboard_dates_runs_when_they_ran_names_failing_tests_and_leaves_out_pul
         4
     );
 }
+
+/// `report.json` as run `run` of the workflow, finished at `at`, started by `event`.
+fn as_run_at(project: &Project, run: u64, at: &str, event: &str) -> String {
+    let mut report = project.json("report.json");
+    report["source"]["repository"] = "o/r".into();
+    report["source"]["run_id"] = run.to_string().into();
+    report["source"]["run_attempt"] = 1.into();
+    report["source"]["event"] = event.into();
+    report["finished_at"] = at.into();
+    let name = format!("r{run}.json");
+    project.write(&name, &report.to_string());
+    name
+}
+
+/// Retention: runs go with everything that is only theirs, in one transaction, the file
+/// is compacted; a run is kept by count, by age, or as its branch's latest run that a
+/// baseline can be; a limit of 0 keeps everything; each import applies the retention.
+#[test]
+fn prune_keeps_what_its_rules_keep_and_removes_the_rest_whole() {
+    let project = reported_with_tests(50);
+    let now = cargo_verify_matrix::results::source::now_rfc3339();
+    let old = |day: u32| format!("2020-01-{day:02}T00:00:00Z");
+    // main: four old runs and two recent; feature: two old; release: one old push.
+    let add = |run: u64, at: String, branch: &str, event: &str| {
+        let name = as_run_at(&project, run, &at, event);
+        let out = history(
+            &project,
+            &["add", "--branch", branch, "--keep-runs", "0", &name],
+        );
+        assert_eq!(out.status.code(), Some(0), "{out:?}");
+    };
+    for run in 1..=4 {
+        add(run, old(run as u32), "main", "push");
+    }
+    add(5, now.clone(), "main", "push");
+    add(6, now.clone(), "main", "push");
+    add(7, old(10), "feature", "push");
+    add(8, old(11), "feature", "push");
+    add(9, old(12), "release", "push");
+    let db = sqlite(&project);
+    assert_eq!(count(&db, "SELECT count(*) FROM runs"), 9);
+    let tests_before = count(&db, "SELECT count(*) FROM tests");
+    drop(db);
+
+    let out = history(
+        &project,
+        &["prune", "--keep-runs", "2", "--keep-days", "30"],
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert!(
+        text.starts_with("pruned db/history.sqlite: removed 5 runs (20 pairs, "),
+        "{text}"
+    );
+    assert!(
+        text.contains("kept 4 runs (2 by --keep-runs 2, 2 by --keep-days 30, 2 only as its branch's latest run a baseline can be)"),
+        "{text}"
+    );
+    let db = sqlite(&project);
+    let ids: Vec<String> = db
+        .prepare("SELECT run_id FROM runs ORDER BY id")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(ids, ["5", "6", "8", "9"]);
+    // Nothing of a removed run is left.
+    for table in ["pairs", "tests", "shards"] {
+        assert_eq!(
+            count(
+                &db,
+                &format!("SELECT count(*) FROM {table} WHERE run NOT IN (SELECT id FROM runs)")
+            ),
+            0,
+            "{table}"
+        );
+    }
+    assert_eq!(
+        count(&db, "SELECT count(*) FROM tests") * 9,
+        tests_before * 4
+    );
+    drop(db);
+
+    // One branch alone; a limit of 0 keeps everything.
+    let out = history(&project, &["prune", "--branch", "main", "--keep-runs", "1"]);
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("removed 1 run ("),
+        "{out:?}"
+    );
+    let out = history(&project, &["prune", "--keep-runs", "0"]);
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("removed 0 runs ("),
+        "{out:?}"
+    );
+    assert_eq!(count(&sqlite(&project), "SELECT count(*) FROM runs"), 3);
+
+    // Each import applies the retention (here: the newest run, and the baselines).
+    let name = as_run_at(&project, 10, &old(20), "pull_request");
+    let out = history(
+        &project,
+        &["add", "--branch", "main", "--keep-runs", "1", &name],
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("\npruned db/history.sqlite: removed 1 run ("),
+        "{text}"
+    );
+    let db = sqlite(&project);
+    let ids: Vec<String> = db
+        .prepare("SELECT run_id FROM runs ORDER BY id")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    // 6 is main's newest (by count, and its latest a baseline can be), 8 feature's,
+    // 9 release's; 10, a pull request's old run, goes.
+    assert_eq!(ids, ["6", "8", "9"]);
+}

@@ -210,6 +210,32 @@ pub(crate) enum HistoryCommand {
     Html(HistoryHtmlArgs),
     /// Import the report artifacts of a repository's last completed workflow runs
     Sync(HistorySyncArgs),
+    /// Remove older runs (with their pairs, tests and shards) and compact the file
+    Prune(HistoryPruneArgs),
+}
+
+/// What the history keeps (`history prune`, and after each `history add` and `history
+/// sync`): a run goes only when no rule keeps it.
+#[derive(Debug, Args, Clone)]
+pub(crate) struct KeepArgs {
+    /// Keep the newest N runs (0: keep everything) [default: 200, or with --keep-days
+    /// alone no rule by count]
+    #[arg(long, value_name = "N")]
+    pub keep_runs: Option<u64>,
+    /// Keep the runs of the last D days (0: keep everything) [default: 90, or with
+    /// --keep-runs alone no rule by age]
+    #[arg(long, value_name = "D")]
+    pub keep_days: Option<u64>,
+}
+
+/// `history prune`.
+#[derive(Debug, Args)]
+pub(crate) struct HistoryPruneArgs {
+    #[command(flatten)]
+    pub keep: KeepArgs,
+    /// Only runs of this branch are pruned (the others are all kept)
+    #[arg(long, value_name = "BRANCH")]
+    pub branch: Option<String>,
 }
 
 /// `history sync`.
@@ -237,6 +263,8 @@ pub(crate) struct HistorySyncArgs {
     /// Retries of a request that failed for a passing reason (5xx, rate limit)
     #[arg(long, value_name = "N", default_value_t = 4)]
     pub retries: u32,
+    #[command(flatten)]
+    pub keep: KeepArgs,
 }
 
 /// `history html`.
@@ -267,6 +295,8 @@ pub(crate) struct HistoryAddArgs {
     /// pushed branch, or `N/merge` for a pull request's run]
     #[arg(long, value_name = "BRANCH")]
     pub branch: Option<String>,
+    #[command(flatten)]
+    pub keep: KeepArgs,
 }
 
 /// `history show`.

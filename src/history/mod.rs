@@ -5,6 +5,7 @@
 
 mod base;
 mod html;
+mod prune;
 mod schema;
 mod show;
 pub mod timing;
@@ -19,6 +20,7 @@ use crate::results::{Report, RowResult};
 
 pub use base::BaseQuery;
 pub use html::{PageQuery, page};
+pub use prune::{DEFAULT_KEEP_DAYS, DEFAULT_KEEP_RUNS, Pruned, Retention};
 pub use schema::{APPLICATION_ID, SCHEMA_VERSION};
 pub use show::{Stats, StatsQuery, stats};
 

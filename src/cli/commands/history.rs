@@ -11,7 +11,8 @@ use tabled::builder::Builder;
 use tabled::settings::Style;
 
 use crate::cli::args::{
-    HistoryAddArgs, HistoryArgs, HistoryCommand, HistoryHtmlArgs, HistoryShowArgs, ShowFormat,
+    HistoryAddArgs, HistoryArgs, HistoryCommand, HistoryHtmlArgs, HistoryPruneArgs,
+    HistoryShowArgs, KeepArgs, ShowFormat,
 };
 use crate::cli::settings::quoter;
 use crate::cli::{Error, judge, print_stdout};
@@ -30,7 +31,73 @@ pub(super) fn run(args: &HistoryArgs) -> Result<i32, Error> {
         HistoryCommand::Show(show_args) => show(&path, show_args),
         HistoryCommand::Html(html_args) => html(&path, html_args),
         HistoryCommand::Sync(sync_args) => sync::run(&path, sync_args),
+        HistoryCommand::Prune(prune_args) => prune(&path, prune_args),
     }
+}
+
+/// What `keep` asks to keep: both defaults when it names neither limit, else what it
+/// names (one limit alone is the only rule).
+pub(super) fn retention(keep: &KeepArgs, branch: Option<String>) -> history::Retention {
+    match (keep.keep_runs, keep.keep_days) {
+        (None, None) => history::Retention {
+            branch,
+            ..history::Retention::default()
+        },
+        (keep_runs, keep_days) => history::Retention {
+            keep_runs,
+            keep_days,
+            branch,
+        },
+    }
+}
+
+/// What a prune did, in a line: what went, what each rule kept, the file's size.
+pub(super) fn pruned_line(
+    path: &std::path::Path,
+    r: &history::Retention,
+    p: &history::Pruned,
+) -> String {
+    let mib = |bytes: u64| format!("{:.1} MiB", bytes as f64 / (1024.0 * 1024.0));
+    let mut kept = Vec::new();
+    if let Some(n) = r.keep_runs.filter(|n| *n > 0) {
+        kept.push(format!("{} by --keep-runs {n}", p.kept_by_count));
+    }
+    if let Some(d) = r.keep_days.filter(|d| *d > 0) {
+        kept.push(format!("{} by --keep-days {d}", p.kept_by_age));
+    }
+    if p.kept_as_baseline > 0 {
+        kept.push(format!(
+            "{} only as its branch's latest run a baseline can be",
+            p.kept_as_baseline
+        ));
+    }
+    if r.keeps_everything() {
+        kept.push("all: a limit of 0 keeps everything".to_owned());
+    }
+    format!(
+        "pruned {}{}: removed {} ({}, {}, {}); kept {} ({}); {} → {}",
+        path.display(),
+        r.branch
+            .as_deref()
+            .map(|b| format!(" (branch {b})"))
+            .unwrap_or_default(),
+        counted(p.runs_removed, "run", "runs"),
+        counted(p.pairs_removed, "pair", "pairs"),
+        counted(p.tests_removed, "test outcome", "test outcomes"),
+        counted(p.shards_removed, "shard", "shards"),
+        counted(p.runs_kept, "run", "runs"),
+        kept.join(", "),
+        mib(p.bytes_before),
+        mib(p.bytes_after)
+    )
+}
+
+fn prune(path: &std::path::Path, args: &HistoryPruneArgs) -> Result<i32, Error> {
+    let mut history = existing(path)?;
+    let retention = retention(&args.keep, args.branch.clone());
+    let pruned = history.prune(&retention)?;
+    print_stdout(&format!("{}\n", pruned_line(path, &retention, &pruned)))?;
+    Ok(exit_code::OK)
 }
 
 /// The database at `path`, which must exist (reading never creates one).
@@ -101,6 +168,12 @@ fn add(path: &std::path::Path, args: &HistoryAddArgs) -> Result<i32, Error> {
                 let _ = writeln!(out, "already recorded {}", report_path.display());
             }
         }
+    }
+    // The history's retention, after each import: what it removed, when it removed any.
+    let retention = retention(&args.keep, None);
+    let pruned = history.prune(&retention)?;
+    if pruned.runs_removed > 0 {
+        let _ = writeln!(out, "{}", pruned_line(path, &retention, &pruned));
     }
     let _ = writeln!(
         out,

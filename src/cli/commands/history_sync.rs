@@ -139,6 +139,15 @@ pub(super) fn run(path: &Path, args: &HistorySyncArgs) -> Result<i32, Error> {
         }
     }
     progress.done();
+    // The history's retention, after the import.
+    let retention = super::retention(&args.keep, None);
+    let pruned = history.prune(&retention)?;
+    if pruned.runs_removed > 0 {
+        print_stdout(&format!(
+            "{}\n",
+            super::pruned_line(path, &retention, &pruned)
+        ))?;
+    }
     print_stdout(&format!(
         "synced {} run{} of `{branch}` from {repo}: {} report{} recorded, {} already recorded, {} without a report, {} failed\n{}: {} runs\n",
         runs.len(),
