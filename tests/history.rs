@@ -732,3 +732,125 @@ fn prune_keeps_what_its_rules_keep_and_removes_the_rest_whole() {
     // 9 release's; 10, a pull request's old run, goes.
     assert_eq!(ids, ["6", "8", "9"]);
 }
+
+/// Bad input to the retention is a clear error that removes nothing; a prune and an
+/// import at once lose nothing that should stay; the file shrinks on disk.
+#[test]
+fn prune_refuses_bad_limits_and_runs_beside_an_import() {
+    let project = reported_with_tests(200);
+    let mut names = Vec::new();
+    for run in 1..=30 {
+        names.push(as_run_at(
+            &project,
+            run,
+            &format!("2020-02-{:02}T00:00:00Z", run.min(28)),
+            "push",
+        ));
+    }
+    let out = history(
+        &project,
+        &["add", "--branch", "main", "--keep-runs", "0"]
+            .iter()
+            .copied()
+            .chain(names[..20].iter().map(String::as_str))
+            .collect::<Vec<_>>(),
+    );
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let size = || {
+        std::fs::metadata(project.path().join("db/history.sqlite"))
+            .unwrap()
+            .len()
+    };
+    for bad in [
+        &["prune", "--keep-runs", "-1"][..],
+        &["prune", "--keep-days", "ninety"],
+        &["prune", "--keep-runs", "1.5"],
+    ] {
+        let out = history(&project, bad);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{bad:?}: {err}");
+        assert!(err.contains("invalid value"), "{bad:?}: {err}");
+    }
+    assert_eq!(count(&sqlite(&project), "SELECT count(*) FROM runs"), 20);
+    // Not a history: refused, left as it is.
+    project.write("db/other.sqlite", "not a database at all");
+    let out = project
+        .std_cmd()
+        .args(["history", "--history", "db/other.sqlite", "prune"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(4), "{out:?}");
+    assert_eq!(project.read("db/other.sqlite"), "not a database at all");
+
+    // A prune to the newest 15 while 10 newer runs are imported: the newest 15 of the
+    // 30 (or more) stay, and every run imported is whole.
+    let before = size();
+    let prune = project
+        .std_cmd()
+        .args([
+            "history",
+            "--history",
+            "db/history.sqlite",
+            "prune",
+            "--keep-runs",
+            "15",
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let add = project
+        .std_cmd()
+        .args([
+            "history",
+            "--history",
+            "db/history.sqlite",
+            "add",
+            "--branch",
+            "main",
+            "--keep-runs",
+            "0",
+        ])
+        .args(&names[20..])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    for child in [prune, add] {
+        let out = child.wait_with_output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let db = sqlite(&project);
+    let runs = count(&db, "SELECT count(*) FROM runs");
+    assert!((15..=25).contains(&runs), "{runs} runs");
+    for run in 21..=30 {
+        assert_eq!(
+            count(
+                &db,
+                &format!("SELECT count(*) FROM runs WHERE run_id = '{run}'")
+            ),
+            1,
+            "run {run} was imported and must stay"
+        );
+    }
+    // Every run left is whole: its four pairs and its tests.
+    assert_eq!(count(&db, "SELECT count(*) FROM pairs"), runs * 4);
+    assert_eq!(
+        count(
+            &db,
+            "SELECT count(*) FROM (SELECT run FROM tests GROUP BY run)"
+        ),
+        runs
+    );
+    drop(db);
+    let out = history(&project, &["prune", "--keep-runs", "5"]);
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains(" runs ("),
+        "{out:?}"
+    );
+    assert!(size() < before, "the file shrinks: {} → {}", before, size());
+}

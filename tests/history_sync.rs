@@ -280,6 +280,21 @@ async fn the_latest_runs_report_artifacts_are_imported_once() {
         String::from_utf8_lossy(&again.stdout).contains("0 reports recorded, 2 already recorded"),
         "{again:?}"
     );
+
+    // The retention applies after a sync: the newest run is kept (and is main's latest a
+    // baseline can be); run 101 goes.
+    let pruned = sync(&project, &api.uri(), &["--runs", "4", "--keep-runs", "1"]).await;
+    let stdout = String::from_utf8_lossy(&pruned.stdout);
+    assert_eq!(pruned.status.code(), Some(0), "{pruned:?}");
+    assert!(
+        stdout.contains("pruned h.sqlite: removed 1 run ("),
+        "{stdout}"
+    );
+    let db = rusqlite::Connection::open(project.path().join("h.sqlite")).unwrap();
+    let left: String = db
+        .query_row("SELECT group_concat(run_id) FROM runs", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(left, "103");
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -220,11 +220,11 @@ pub(crate) enum HistoryCommand {
 pub(crate) struct KeepArgs {
     /// Keep the newest N runs (0: keep everything) [default: 200, or with --keep-days
     /// alone no rule by count]
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
     pub keep_runs: Option<u64>,
     /// Keep the runs of the last D days (0: keep everything) [default: 90, or with
     /// --keep-runs alone no rule by age]
-    #[arg(long, value_name = "D")]
+    #[arg(long, value_name = "D", allow_negative_numbers = true)]
     pub keep_days: Option<u64>,
 }
 
