@@ -9,8 +9,8 @@ use super::args::RunArgs;
 use super::live::{Live, announce};
 use super::session;
 use crate::manifest::{CheckId, EnvName, Environment, Manifest};
-use crate::plan::select::Refusal;
 use crate::results::{PartialResult, Report, Runner, Shard, Source};
+use crate::run::here::Refusal;
 use crate::run::{EnvironmentLock, RunOptions, lock_environments, run_environment};
 
 /// What a local run produced.
@@ -55,7 +55,7 @@ pub(crate) fn run_here(
     // The environments entered from here run inside, each under its own run there.
     let (entered, direct): (Vec<&Environment>, Vec<&Environment>) = environments
         .iter()
-        .partition(|e| crate::plan::select::entered_from_here(e));
+        .partition(|e| crate::run::here::entered_from_here(e));
     let entry = if entered.is_empty() {
         None
     } else {

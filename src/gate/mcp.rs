@@ -30,9 +30,9 @@ use tokio::io::AsyncBufReadExt;
 
 use crate::actions_env::ActionsEnv;
 use crate::gate::trust::{self, Judged, Repository, Snapshot};
-use crate::plan::select::admit;
 use crate::results::logs;
 use crate::run::facts;
+use crate::run::here::admit;
 use crate::untrusted::Quoter;
 
 /// The manifest resource's URI.

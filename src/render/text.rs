@@ -66,11 +66,7 @@ pub fn plural<'a>(n: usize, one: &'a str, many: &'a str) -> &'a str {
     if n == 1 { one } else { many }
 }
 
-/// `n` and the word for that many: `1 test`, `2 tests`, `0 tests`.
-pub fn counted(n: impl Into<u64>, one: &str, many: &str) -> String {
-    let n = n.into();
-    format!("{n} {}", if n == 1 { one } else { many })
-}
+pub use crate::results::counted;
 
 /// The command that runs `row`'s check again in its environment on this machine (its
 /// failed shard's slice, for a split check): `cargo verify-matrix run --env linux

@@ -561,6 +561,12 @@ pub const RUN_TIMEOUT_STOP: &str = "stopped: the run timeout expired";
 /// The longest `summary`, in characters.
 pub const SUMMARY_MAX_CHARS: usize = 80;
 
+/// `n` and the word for that many: `1 test`, `2 tests`, `0 tests`.
+pub fn counted(n: impl Into<u64>, one: &str, many: &str) -> String {
+    let n = n.into();
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
 /// Makes `text` one line of at most [`SUMMARY_MAX_CHARS`] characters.
 pub fn one_line_summary(text: &str) -> String {
     let line: String = text.split_whitespace().collect::<Vec<_>>().join(" ");

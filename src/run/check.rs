@@ -10,8 +10,8 @@ use regex::Regex;
 use crate::manifest::{
     Check, CheckKind, Environment, ExpectExit, Gate, Manifest, Policy, TestSpec,
 };
-use crate::render::text::counted;
 use crate::results::cause::signal_name;
+use crate::results::counted;
 use crate::results::logs::tail;
 use crate::results::schema::ItemResult;
 use crate::results::{CheckResult, Status, format_duration, one_line_summary};

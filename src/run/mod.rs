@@ -6,6 +6,7 @@ pub mod check;
 pub mod effect;
 pub mod enter;
 pub mod facts;
+pub mod here;
 pub mod kinds;
 pub mod leaks;
 pub mod platform;

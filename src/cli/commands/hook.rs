@@ -36,11 +36,11 @@ use crate::gate::strengthen::Change;
 use crate::gate::trust::{self, Blocked, Judged, Repository, Snapshot, short};
 use crate::manifest::Manifest;
 use crate::plan::select::{self, Surroundings};
-use crate::plan::select::{Refusal, admit};
 use crate::render::hook::{TAIL_LINES, block_reason};
 use crate::render::{Quoted, RenderOptions, Tails};
 use crate::results::Verdict;
 use crate::run::facts;
+use crate::run::here::{Refusal, admit};
 use crate::untrusted::{cut, read_at_most};
 
 /// The most bytes of hook input read.

@@ -10,9 +10,9 @@ use crate::cli::{Error, print_stdout};
 use crate::exit_code;
 use crate::manifest::aot;
 use crate::plan::select;
-use crate::plan::select::admit;
 use crate::render::{self, Format};
 use crate::run::facts;
+use crate::run::here::admit;
 use compact_str::CompactString;
 
 use crate::results::Report;
