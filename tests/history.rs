@@ -613,6 +613,16 @@ fn the_dashboard_dates_runs_when_they_ran_names_failing_tests_and_leaves_out_pul
     );
 }
 
+/// The run ids recorded, in the order they were.
+fn run_ids(db: &rusqlite::Connection) -> Vec<String> {
+    db.prepare("SELECT run_id FROM runs ORDER BY id")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect()
+}
+
 /// `report.json` as run `run` of the workflow, finished at `at`, started by `event`.
 fn as_run_at(project: &Project, run: u64, at: &str, event: &str) -> String {
     let mut report = project.json("report.json");
@@ -671,13 +681,7 @@ fn prune_keeps_what_its_rules_keep_and_removes_the_rest_whole() {
         "{text}"
     );
     let db = sqlite(&project);
-    let ids: Vec<String> = db
-        .prepare("SELECT run_id FROM runs ORDER BY id")
-        .unwrap()
-        .query_map([], |r| r.get(0))
-        .unwrap()
-        .map(Result::unwrap)
-        .collect();
+    let ids = run_ids(&db);
     assert_eq!(ids, ["5", "6", "8", "9"]);
     // Nothing of a removed run is left.
     for table in ["pairs", "tests", "shards"] {
@@ -721,13 +725,7 @@ fn prune_keeps_what_its_rules_keep_and_removes_the_rest_whole() {
         "{text}"
     );
     let db = sqlite(&project);
-    let ids: Vec<String> = db
-        .prepare("SELECT run_id FROM runs ORDER BY id")
-        .unwrap()
-        .query_map([], |r| r.get(0))
-        .unwrap()
-        .map(Result::unwrap)
-        .collect();
+    let ids = run_ids(&db);
     // 6 is main's newest (by count, and its latest a baseline can be), 8 feature's,
     // 9 release's; 10, a pull request's old run, goes.
     assert_eq!(ids, ["6", "8", "9"]);

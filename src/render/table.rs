@@ -130,11 +130,7 @@ fn executed(row: &Row, paint: Paint) -> [Cow<'_, str>; COLUMNS] {
         RowResult::Fail if !row.required => AnsiColor::Blue,
         RowResult::Fail => AnsiColor::Red,
     };
-    let check = if row.required {
-        Cow::Borrowed(row.check.as_str())
-    } else {
-        Cow::Owned(format!("{} (optional)", row.check))
-    };
+    let check = label(&row.check, row.required);
     [
         check,
         Cow::Borrowed(row.environment.as_str()),
@@ -143,6 +139,15 @@ fn executed(row: &Row, paint: Paint) -> [Cow<'_, str>; COLUMNS] {
         Cow::Owned(format_duration(Duration::from_millis(d.duration_ms))),
         Cow::Borrowed(d.summary.as_str()),
     ]
+}
+
+/// A check as the table names it: `docs (optional)` for an optional one.
+fn label(check: &str, required: bool) -> Cow<'_, str> {
+    if required {
+        Cow::Borrowed(check)
+    } else {
+        Cow::Owned(format!("{check} (optional)"))
+    }
 }
 
 /// A pair without a row: the grids' words, ERROR when it failed before it had an exit
@@ -154,11 +159,7 @@ fn not_executed<'r>(report: &'r Quoted, m: &'r Missing, paint: Paint) -> [Cow<'r
         MissingKind::FailedToRun => AnsiColor::Red,
         MissingKind::NotRun | MissingKind::NoResult => AnsiColor::Yellow,
     };
-    let check = if m.required {
-        Cow::Borrowed(m.check.as_str())
-    } else {
-        Cow::Owned(format!("{} (optional)", m.check))
-    };
+    let check = label(&m.check, m.required);
     [
         check,
         Cow::Borrowed(m.environment.as_str()),
