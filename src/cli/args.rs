@@ -655,8 +655,7 @@ pub(crate) struct RenderArgs {
     #[arg(long, value_enum, default_value_t = Format::Markdown)]
     pub format: Format,
     /// A report (from `merge`), or partial result files (from `run`) and folders searched
-    /// for them recursively, as `merge` reads them [default: verify-matrix-results, where
-    /// `run` writes]
+    /// for them recursively, as `merge` reads them (by default the folder `run` writes)
     #[arg(value_name = "FILE", default_value = "verify-matrix-results")]
     pub files: Vec<PathBuf>,
     #[command(flatten)]
