@@ -74,10 +74,12 @@ case "$1" in
         history=false
         [ "${VERIFY_MATRIX_HISTORY:-false}" = true ] && history=true
         db=.verify-matrix/history.sqlite
-        # `history-keep`: RUNS or RUNS,DAYS (0 keeps everything), after each import.
-        keep_spec=${VERIFY_MATRIX_HISTORY_KEEP:-200,90}
+        # `history-keep`: RUNS or RUNS,DAYS (0 keeps everything), after each import;
+        # empty: the manifest's `history:`, else 200 runs or 90 days.
+        keep_spec=${VERIFY_MATRIX_HISTORY_KEEP:-}
         keep=()
         case "$keep_spec" in
+            "") ;;
             *[!0-9,]* | ,* | *, | *,*,*)
                 echo "::error title=cargo verify-matrix::history-keep \`$keep_spec\` is not RUNS or RUNS,DAYS (whole numbers; 0 keeps everything)"
                 exit 2
@@ -87,8 +89,8 @@ case "$1" in
         esac
         if $history && { [ -n "${GITHUB_BASE_REF:-}" ] || [ "${GITHUB_EVENT_NAME:-}" = workflow_run ]; }; then
             base_ref=${GITHUB_BASE_REF:-}
-            if cargo-verify-matrix history --history "$db" sync --from-github ${base_ref:+--branch "$base_ref"} \
-                --runs "${VERIFY_MATRIX_HISTORY_RUNS:-10}" --artifact "${VERIFY_MATRIX_ARTIFACT_PREFIX:-verify-matrix}_report" "${keep[@]}"; then
+            if cargo-verify-matrix ${manifest[@]+"${manifest[@]}"} history --history "$db" sync --from-github ${base_ref:+--branch "$base_ref"} \
+                --runs "${VERIFY_MATRIX_HISTORY_RUNS:-10}" --artifact "${VERIFY_MATRIX_ARTIFACT_PREFIX:-verify-matrix}_report" ${keep[@]+"${keep[@]}"}; then
                 :
             else
                 echo "::warning title=cargo verify-matrix::the base branch's runs were not all imported (exit $?): compared with what the history holds"
@@ -99,7 +101,7 @@ case "$1" in
         cargo-verify-matrix ${manifest[@]+"${manifest[@]}"} report --to "${VERIFY_MATRIX_POST:-summary}" --comment "${VERIFY_MATRIX_COMMENT:-always}" --strict-table "${VERIFY_MATRIX_STRICT_TABLE:-folded}" ${trust[@]+"${trust[@]}"} --out "$report" "$artifacts" || status=$?
         # The workflow_run recipe reports another (a fork's) run: not this branch's own.
         if $history && [ -f "$report" ] && [ "${GITHUB_EVENT_NAME:-}" != workflow_run ]; then
-            cargo-verify-matrix history --history "$db" add "${keep[@]}" "$report" \
+            cargo-verify-matrix ${manifest[@]+"${manifest[@]}"} history --history "$db" add ${keep[@]+"${keep[@]}"} "$report" \
                 || echo "::warning title=cargo verify-matrix::this run was not added to the history (exit $?)"
         fi
         exit "$status"

@@ -852,3 +852,50 @@ fn prune_refuses_bad_limits_and_runs_beside_an_import() {
     );
     assert!(size() < before, "the file shrinks: {} → {}", before, size());
 }
+
+/// The manifest's `history:` says what each import keeps when no flag does; a manifest
+/// that is there but cannot be read prunes nothing (a warning says why).
+#[test]
+fn the_manifests_history_key_is_the_retention_of_each_import() {
+    let project = reported();
+    for run in 1..=4 {
+        as_run_at(
+            &project,
+            run,
+            &format!("2020-03-0{run}T00:00:00Z"),
+            "pull_request",
+        );
+    }
+    let out = history(
+        &project,
+        &["add", "--keep-runs", "0", "r1.json", "r2.json", "r3.json"],
+    );
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let manifest = project.read("verify-matrix.yml");
+    project.write(
+        "verify-matrix.yml",
+        &format!("{manifest}history: {{ keep-runs: 2 }}\n"),
+    );
+    let out = history(&project, &["add", "r4.json"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert!(
+        text.contains("pruned db/history.sqlite: removed 2 runs (")
+            && text.contains("2 by --keep-runs 2"),
+        "{text}"
+    );
+    assert_eq!(run_ids(&sqlite(&project)), ["3", "4"]);
+    // Broken: nothing is pruned on a guess.
+    project.write(
+        "verify-matrix.yml",
+        "version: 1\nhistory: { keep-runs: 1 }\n",
+    );
+    let out = history(&project, &["prune"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert!(
+        err.contains("warning: the manifest cannot be read"),
+        "{err}"
+    );
+    assert_eq!(run_ids(&sqlite(&project)), ["3", "4"]);
+}

@@ -74,12 +74,14 @@ pub struct Pruned {
 const BY_COUNT: &str = "id IN (SELECT id FROM runs WHERE (?1 IS NULL OR branch IS ?1)
     ORDER BY recorded_at DESC, id DESC LIMIT ?2)";
 const BY_AGE: &str = "julianday(recorded_at) >= julianday('now', '-' || ?3 || ' days')";
-/// The latest run of each branch that a baseline can be.
-const AS_BASELINE: &str = "id IN (SELECT (SELECT r.id FROM runs r
+/// The latest run of each branch that a baseline can be (a branch with none gives no
+/// id: a NULL in the list would make every comparison with it unknown, and so keep
+/// every run).
+const AS_BASELINE: &str = "id IN (SELECT latest FROM (SELECT (SELECT r.id FROM runs r
         WHERE r.branch IS b.branch AND r.pr IS NULL
           AND COALESCE(r.event, '') NOT IN ('pull_request', 'pull_request_target')
-        ORDER BY r.recorded_at DESC, r.id DESC LIMIT 1)
-    FROM (SELECT DISTINCT branch FROM runs) b)";
+        ORDER BY r.recorded_at DESC, r.id DESC LIMIT 1) AS latest
+    FROM (SELECT DISTINCT branch FROM runs) b) WHERE latest IS NOT NULL)";
 
 impl History {
     /// Removes the runs `retention` does not keep, in one transaction, then compacts the

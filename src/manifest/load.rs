@@ -410,6 +410,7 @@ fn build(
         skip: valid.skip,
         fail_on: valid.fail_on,
         hook: valid.hook,
+        history: valid.history,
     })
 }
 

@@ -80,6 +80,15 @@ pub struct Manifest {
     pub fail_on: FailOn,
     /// What the coding-agent Stop hook runs.
     pub hook: Hook,
+    /// What the history keeps (`history:`): `None` where the manifest does not say.
+    pub history: HistoryKeep,
+}
+
+/// The manifest's `history:`: each limit, where it sets one.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct HistoryKeep {
+    pub keep_runs: Option<u64>,
+    pub keep_days: Option<u64>,
 }
 
 /// The manifest's `fail-on`: compared with a baseline, which failures fail the run.

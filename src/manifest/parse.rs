@@ -9,8 +9,8 @@ use serde_json::Value;
 
 use super::diagnostic::{Diagnostic, did_you_mean, humanize_serde_message};
 use super::raw::{
-    RawCheck, RawDefaults, RawDuration, RawEnvironment, RawHook, RawManifest, RawPolicy, RawRedact,
-    TOP_LEVEL_KEYS,
+    RawCheck, RawDefaults, RawDuration, RawEnvironment, RawHistory, RawHook, RawManifest,
+    RawPolicy, RawRedact, TOP_LEVEL_KEYS,
 };
 use super::spans::{Spans, join_index, join_key};
 
@@ -76,6 +76,7 @@ pub fn deserialize(value: &Value, spans: &Spans) -> (Option<Parsed>, Vec<Diagnos
             "fail-on" => salvage.fail_on = part::<super::model::FailOn>(key, v, spans, d),
             "hook" => salvage.hook = part::<RawHook>(key, v, spans, d),
             "redact" => salvage.redact = part::<RawRedact>(key, v, spans, d),
+            "history" => salvage.history = part::<RawHistory>(key, v, spans, d),
             other => d.push(unknown_key("", other, TOP_LEVEL_KEYS, spans)),
         }
     }
@@ -108,6 +109,7 @@ struct Salvage {
     fail_on: Option<super::model::FailOn>,
     hook: Option<RawHook>,
     redact: Option<RawRedact>,
+    history: Option<RawHistory>,
 }
 
 impl Salvage {
@@ -127,6 +129,7 @@ impl Salvage {
                 fail_on: self.fail_on,
                 hook: self.hook,
                 redact: self.redact,
+                history: self.history,
                 checks,
             },
             check_indices,

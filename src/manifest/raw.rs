@@ -48,6 +48,10 @@ pub struct RawManifest {
     /// so and the known token formats.
     #[serde(default)]
     pub redact: Option<RawRedact>,
+    /// What the verification history keeps after each import (`history add`, `history
+    /// sync`) and what `history prune` keeps by default.
+    #[serde(default)]
+    pub history: Option<RawHistory>,
     /// The checks, in the order they run and are shown.
     #[serde(default)]
     pub checks: Vec<RawCheck>,
@@ -64,8 +68,21 @@ pub const TOP_LEVEL_KEYS: &[&str] = &[
     "fail-on",
     "hook",
     "redact",
+    "history",
     "checks",
 ];
+
+/// `history:` — the history's retention: a run goes only when no limit keeps it.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct RawHistory {
+    /// Keep the newest N runs; 0 keeps everything (default 200).
+    #[serde(default)]
+    pub keep_runs: Option<u64>,
+    /// Keep the runs of the last D days; 0 keeps everything (default 90).
+    #[serde(default)]
+    pub keep_days: Option<u64>,
+}
 
 /// One environment (a column of the matrix, a job of the workflow matrix).
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]

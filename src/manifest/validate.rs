@@ -56,6 +56,7 @@ pub struct Validated {
     pub skip: bool,
     pub fail_on: FailOn,
     pub hook: Hook,
+    pub history: super::model::HistoryKeep,
 }
 
 /// Validates `raw`; every problem found is returned, not only the first.
@@ -131,6 +132,14 @@ pub fn validate(
         redact,
         skip: raw.skip,
         fail_on: raw.fail_on.unwrap_or_default(),
+        history: raw
+            .history
+            .as_ref()
+            .map(|h| super::model::HistoryKeep {
+                keep_runs: h.keep_runs,
+                keep_days: h.keep_days,
+            })
+            .unwrap_or_default(),
         hook,
     })
 }

@@ -14,40 +14,69 @@ use crate::cli::args::{
     HistoryAddArgs, HistoryArgs, HistoryCommand, HistoryHtmlArgs, HistoryPruneArgs,
     HistoryShowArgs, KeepArgs, ShowFormat,
 };
-use crate::cli::settings::quoter;
+use crate::cli::settings::{Settings, quoter};
 use crate::cli::{Error, judge, print_stdout};
 use crate::exit_code;
 use crate::history::{self, Added, History, Origin, Stats, StatsQuery};
 use crate::render::text::{counted, short_commit};
 use crate::untrusted::Quoter;
 
-pub(super) fn run(args: &HistoryArgs) -> Result<i32, Error> {
+pub(super) fn run(settings: &Settings, args: &HistoryArgs) -> Result<i32, Error> {
     let path = args
         .history
         .clone()
         .unwrap_or_else(|| PathBuf::from(history::DEFAULT_PATH));
     match &args.command {
-        HistoryCommand::Add(add_args) => add(&path, add_args),
+        HistoryCommand::Add(add_args) => add(settings, &path, add_args),
         HistoryCommand::Show(show_args) => show(&path, show_args),
         HistoryCommand::Html(html_args) => html(&path, html_args),
-        HistoryCommand::Sync(sync_args) => sync::run(&path, sync_args),
-        HistoryCommand::Prune(prune_args) => prune(&path, prune_args),
+        HistoryCommand::Sync(sync_args) => sync::run(settings, &path, sync_args),
+        HistoryCommand::Prune(prune_args) => prune(settings, &path, prune_args),
     }
 }
 
-/// What `keep` asks to keep: both defaults when it names neither limit, else what it
-/// names (one limit alone is the only rule).
-pub(super) fn retention(keep: &KeepArgs, branch: Option<String>) -> history::Retention {
-    match (keep.keep_runs, keep.keep_days) {
-        (None, None) => history::Retention {
-            branch,
-            ..history::Retention::default()
-        },
-        (keep_runs, keep_days) => history::Retention {
-            keep_runs,
-            keep_days,
-            branch,
-        },
+/// What the history keeps: the limits `keep` names (one alone is the only rule), else
+/// the manifest's `history:` (found as every command finds it, or `--manifest`), else
+/// the defaults (200 runs or 90 days). A manifest that is there but cannot be read
+/// keeps everything, with a warning: nothing recorded is removed on a guess.
+pub(super) fn retention(
+    settings: &Settings,
+    keep: &KeepArgs,
+    branch: Option<String>,
+) -> history::Retention {
+    let named = |keep_runs, keep_days| history::Retention {
+        keep_runs,
+        keep_days,
+        branch: branch.clone(),
+    };
+    if keep.keep_runs.is_some() || keep.keep_days.is_some() {
+        return named(keep.keep_runs, keep.keep_days);
+    }
+    let found = match &settings.manifest {
+        Some(_) => true,
+        None => std::env::current_dir()
+            .ok()
+            .is_some_and(|here| crate::manifest::discover(&here).is_ok()),
+    };
+    if found {
+        match settings.load_manifest() {
+            Ok(manifest) => {
+                let h = manifest.history;
+                if h.keep_runs.is_some() || h.keep_days.is_some() {
+                    return named(h.keep_runs, h.keep_days);
+                }
+            }
+            Err(e) => {
+                eprintln!(
+                    "warning: the manifest cannot be read, so its `history:` is not known: nothing is pruned ({e})"
+                );
+                return named(Some(0), None);
+            }
+        }
+    }
+    history::Retention {
+        branch,
+        ..history::Retention::default()
     }
 }
 
@@ -92,9 +121,13 @@ pub(super) fn pruned_line(
     )
 }
 
-fn prune(path: &std::path::Path, args: &HistoryPruneArgs) -> Result<i32, Error> {
+fn prune(
+    settings: &Settings,
+    path: &std::path::Path,
+    args: &HistoryPruneArgs,
+) -> Result<i32, Error> {
     let mut history = existing(path)?;
-    let retention = retention(&args.keep, args.branch.clone());
+    let retention = retention(settings, &args.keep, args.branch.clone());
     let pruned = history.prune(&retention)?;
     print_stdout(&format!("{}\n", pruned_line(path, &retention, &pruned)))?;
     Ok(exit_code::OK)
@@ -136,7 +169,7 @@ fn html(path: &std::path::Path, args: &HistoryHtmlArgs) -> Result<i32, Error> {
 
 /// Imports each report in its own transaction: one that cannot be read is said and
 /// skipped (exit 4 at the end), the others are kept.
-fn add(path: &std::path::Path, args: &HistoryAddArgs) -> Result<i32, Error> {
+fn add(settings: &Settings, path: &std::path::Path, args: &HistoryAddArgs) -> Result<i32, Error> {
     let mut history = History::open(path)?;
     let origin = Origin {
         branch: args.branch.clone().or_else(branch_from_env),
@@ -170,7 +203,7 @@ fn add(path: &std::path::Path, args: &HistoryAddArgs) -> Result<i32, Error> {
         }
     }
     // The history's retention, after each import: what it removed, when it removed any.
-    let retention = retention(&args.keep, None);
+    let retention = retention(settings, &args.keep, None);
     let pruned = history.prune(&retention)?;
     if pruned.runs_removed > 0 {
         let _ = writeln!(out, "{}", pruned_line(path, &retention, &pruned));

@@ -11,6 +11,7 @@ use serde_json::Value;
 
 use crate::actions_env::ActionsEnv;
 use crate::cli::args::HistorySyncArgs;
+use crate::cli::settings::Settings;
 use crate::cli::{Error, judge, print_stdout, runtime};
 use crate::exit_code;
 use crate::history::unzip::{self, Limits};
@@ -40,7 +41,7 @@ struct Tally {
     failed: usize,
 }
 
-pub(super) fn run(path: &Path, args: &HistorySyncArgs) -> Result<i32, Error> {
+pub(super) fn run(settings: &Settings, path: &Path, args: &HistorySyncArgs) -> Result<i32, Error> {
     let env = ActionsEnv::from_process();
     let repo = args
         .repo
@@ -140,7 +141,7 @@ pub(super) fn run(path: &Path, args: &HistorySyncArgs) -> Result<i32, Error> {
     }
     progress.done();
     // The history's retention, after the import.
-    let retention = super::retention(&args.keep, None);
+    let retention = super::retention(settings, &args.keep, None);
     let pruned = history.prune(&retention)?;
     if pruned.runs_removed > 0 {
         print_stdout(&format!(

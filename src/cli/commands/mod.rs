@@ -117,7 +117,7 @@ pub(crate) fn dispatch(cli: Cli) -> Result<i32, Error> {
         }
         Some(Command::Schema) => schema::run(),
         Some(Command::Tests(args)) => tests::run(&args),
-        Some(Command::History(args)) => history::run(&args),
+        Some(Command::History(args)) => history::run(&Settings::new(&global), &args),
         None => run::run(&Settings::new(&global), &cli.run, RunFormat::Table),
     }
 }
