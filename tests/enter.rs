@@ -323,3 +323,31 @@ fn the_tool_runs_inside_wherever_its_binary_lives_here() {
     let status = project.git(&["status", "--porcelain", "--untracked-files=all"]);
     assert!(!status.contains(".verify-matrix/"), "{status}");
 }
+
+/// The folder the tool is placed in is the repository's: a link planted there, to a
+/// folder elsewhere, is refused and nothing is written through it.
+#[test]
+fn the_tools_folder_in_the_repository_is_never_a_link_out() {
+    bwrap_is_here();
+    let outside = tempfile::tempdir().unwrap();
+    let project = Project::new(&manifest("  - { id: unit, run: 'true' }\n"));
+    std::fs::create_dir_all(project.path().join(".verify-matrix")).unwrap();
+    std::os::unix::fs::symlink(outside.path(), project.path().join(".verify-matrix/bin")).unwrap();
+    let out = project
+        .std_cmd()
+        .args(["run", "--env", "sandbox"])
+        .output()
+        .unwrap();
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(out.status.code(), Some(3), "{text}");
+    assert!(
+        text.contains("this tool cannot be placed in the repository for the way in")
+            && text.contains("not a folder of the repository"),
+        "{text}"
+    );
+    assert_eq!(std::fs::read_dir(outside.path()).unwrap().count(), 0);
+}

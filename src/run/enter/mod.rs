@@ -57,13 +57,25 @@ pub fn place_in_repo(repo: &Path, program: &Path) -> io::Result<std::path::PathB
     }
     let folder = repo.join(TOOL_FOLDER);
     std::fs::create_dir_all(&folder)?;
-    let ignore = folder.join(".gitignore");
-    if !ignore.is_file() {
-        std::fs::write(
-            &ignore,
-            "# cargo verify-matrix: its own binary for ways in\n*\n",
-        )?;
+    // The folder is the repository's, whatever a link planted there says: nothing is
+    // written through one to elsewhere.
+    let (real, root) = (folder.canonicalize()?, repo.canonicalize()?);
+    if !real.starts_with(&root) || real != root.join(TOOL_FOLDER) {
+        return Err(io::Error::other(format!(
+            "`{}` leads to `{}`, not a folder of the repository",
+            folder.display(),
+            real.display()
+        )));
     }
+    // Written only where nothing is (a link there included: it is never followed).
+    let _ = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(folder.join(".gitignore"))
+        .and_then(|mut file| {
+            use std::io::Write as _;
+            file.write_all(b"# cargo verify-matrix: its own binary for ways in\n*\n")
+        });
     let target = folder.join("cargo-verify-matrix");
     let making = folder.join(format!(".cargo-verify-matrix.{}", std::process::id()));
     let _ = std::fs::remove_file(&making);
