@@ -20,6 +20,16 @@ pub fn signal_name(signal: i32) -> String {
     }
 }
 
+/// What exit `code` means on a machine of `os` (a result's `runner.os`): on Windows,
+/// only what its shells say (127 from bash, 9009 from cmd: the command was not found),
+/// as Windows has no signals behind codes above 128; elsewhere [`exit_meaning`].
+pub fn exit_meaning_on(code: i32, os: &str) -> Option<String> {
+    if os == "windows" {
+        return matches!(code, 127 | 9009).then(|| "command not found".to_owned());
+    }
+    exit_meaning(code)
+}
+
 /// What exit `code` means by the shells' convention: 127 the command was not found, 126
 /// it could not be run, 128 + N it was ended by signal N (an interrupt, a kill, a
 /// crash). `None` for any other code: only the command knows what it means.
@@ -41,7 +51,7 @@ const TAIL_BYTES: u64 = 4096;
 /// `ruff``), else [`exit_meaning`]. The name is kept only when it is a plain command
 /// name or path, so nothing else of the log reaches the texts.
 pub fn cause_in_log(code: i32, log: &Path, from: u64) -> Option<String> {
-    let meaning = exit_meaning(code)?;
+    let meaning = exit_meaning_on(code, std::env::consts::OS)?;
     if !matches!(code, 126 | 127) {
         return Some(meaning);
     }
@@ -138,5 +148,15 @@ mod tests {
         assert_eq!(exit_meaning(137).as_deref(), Some("killed by SIGKILL"));
         assert_eq!(exit_meaning(1), None);
         assert_eq!(exit_meaning(101), None);
+        // Windows has no signals behind its codes; its shells say "not found" so.
+        assert_eq!(exit_meaning_on(137, "windows"), None);
+        assert_eq!(
+            exit_meaning_on(9009, "windows").as_deref(),
+            Some("command not found")
+        );
+        assert_eq!(
+            exit_meaning_on(143, "linux").as_deref(),
+            Some("killed by SIGTERM")
+        );
     }
 }

@@ -505,7 +505,13 @@ impl<'a> Judging<'a> {
                     self.failures.push(if conflicting {
                         format!("{id} in {env_name}: conflicting results reported")
                     } else {
-                        failure_reason(id, env_name, first, exit)
+                        failure_reason(
+                            id,
+                            env_name,
+                            first,
+                            exit,
+                            &self.checked[at.0].result().runner.os,
+                        )
                     });
                 }
                 let head = RowHead {
@@ -617,7 +623,7 @@ impl<'a> Judging<'a> {
 /// Why an executed pair failed, in the words every format uses: a timeout, a refusal,
 /// an ineffective gate and left-over processes say so (their exit code may be 0);
 /// anything else "failed" with its exit code.
-fn failure_reason(id: &str, env: &str, result: &CheckResult, exit: i32) -> String {
+fn failure_reason(id: &str, env: &str, result: &CheckResult, exit: i32, os: &str) -> String {
     // A split check names the shard that failed.
     let failed_shard = result
         .sharded
@@ -633,7 +639,7 @@ fn failure_reason(id: &str, env: &str, result: &CheckResult, exit: i32) -> Strin
         format!("{id} in {env}: the gate was ineffective ({why}), exit {exit}")
     } else if !result.leaked.is_empty() {
         format!("{id} in {env} left processes running (exit {exit})")
-    } else if let Some(meaning) = super::cause::exit_meaning(exit) {
+    } else if let Some(meaning) = super::cause::exit_meaning_on(exit, os) {
         // What the code itself says (never the log's text: reasons are the verdict's).
         format!("{id} failed in {env}: {meaning} (exit {exit})")
     } else {
