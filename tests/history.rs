@@ -67,6 +67,18 @@ fn sqlite(project: &Project) -> rusqlite::Connection {
     rusqlite::Connection::open(project.path().join("db/history.sqlite")).unwrap()
 }
 
+/// Waits for each of `children`, each of which must succeed (its stderr shown if not).
+fn all_succeed<const N: usize>(children: [std::process::Child; N]) {
+    for child in children {
+        let out = child.wait_with_output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
+
 fn count(db: &rusqlite::Connection, sql: &str) -> i64 {
     db.query_row(sql, [], |r| r.get(0)).unwrap()
 }
@@ -235,14 +247,7 @@ fn concurrent_writers_both_land() {
     };
     let a = spawn(&names[..20]);
     let b = spawn(&names[20..]);
-    for child in [a, b] {
-        let out = child.wait_with_output().unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-    }
+    all_succeed([a, b]);
     let db = sqlite(&project);
     assert_eq!(count(&db, "SELECT count(*) FROM runs"), 40);
     assert_eq!(count(&db, "SELECT count(*) FROM pairs"), 160);
@@ -814,14 +819,7 @@ fn prune_refuses_bad_limits_and_runs_beside_an_import() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    for child in [prune, add] {
-        let out = child.wait_with_output().unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-    }
+    all_succeed([prune, add]);
     let db = sqlite(&project);
     let runs = count(&db, "SELECT count(*) FROM runs");
     assert!((15..=25).contains(&runs), "{runs} runs");
@@ -898,4 +896,43 @@ fn the_manifests_history_key_is_the_retention_of_each_import() {
         "{err}"
     );
     assert_eq!(run_ids(&sqlite(&project)), ["3", "4"]);
+}
+
+/// A forged `history:` — a negative or non-numeric limit, a key it does not know — is a
+/// manifest error naming the key; nothing is pruned and nothing recorded is lost.
+#[test]
+fn a_forged_history_key_is_a_manifest_error_and_prunes_nothing() {
+    let project = reported();
+    for run in 1..=3 {
+        as_run_at(
+            &project,
+            run,
+            &format!("2020-04-0{run}T00:00:00Z"),
+            "pull_request",
+        );
+    }
+    let out = history(
+        &project,
+        &["add", "--keep-runs", "0", "r1.json", "r2.json", "r3.json"],
+    );
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let manifest = project.read("verify-matrix.yml");
+    for (forged, says) in [
+        ("history: { keep-runs: -1 }", "history.keep-runs"),
+        ("history: { keep-days: ninety }", "history.keep-days"),
+        ("history: { keep: 1 }", "unknown key `keep`"),
+    ] {
+        project.write("verify-matrix.yml", &format!("{manifest}{forged}\n"));
+        let plan = project.std_cmd().arg("plan").output().unwrap();
+        let err = String::from_utf8_lossy(&plan.stderr);
+        assert_eq!(plan.status.code(), Some(4), "{forged}: {err}");
+        assert!(err.contains(says), "{forged}: {err}");
+        let out = history(&project, &["prune"]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("warning: the manifest cannot be read"),
+            "{forged}: {err}"
+        );
+        assert_eq!(run_ids(&sqlite(&project)), ["1", "2", "3"], "{forged}");
+    }
 }
