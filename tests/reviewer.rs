@@ -390,3 +390,107 @@ checks:
     assert!(html.contains("<details><summary>Every executed pair</summary>"));
     assert!(!html.contains("<h2>Executed pairs</h2>"));
 }
+
+/// A cause longer than the one-line summary is kept whole: the summary stays one short
+/// line (80 characters), the result keeps the rest in `cause`, and every place that
+/// explains the failure shows it whole (the terminal's reasons, the comment's fold, the
+/// HTML page), never a sentence cut in the middle.
+#[test]
+fn a_long_cause_is_kept_whole_beside_its_one_line_summary() {
+    let manifest = r#"version: 1
+environments: [{name: a}]
+checks:
+  - id: unit
+    run: printf '<testsuite name="calc" tests="2"' > r.xml
+    reports: r.xml
+"#;
+    let project = Project::new(manifest);
+    let run = project
+        .std_cmd()
+        .args(["run", "--env", "a"])
+        .output()
+        .unwrap();
+    let terminal = String::from_utf8_lossy(&run.stdout);
+    let whole = "`r.xml`: malformed XML: syntax error: tag not closed: `>` not found before end of input, line 1";
+    assert!(terminal.contains(whole), "{terminal}");
+    let result = common::check_result(&project, "a", "unit");
+    let summary = result["summary"].as_str().unwrap();
+    assert_eq!(summary.chars().count(), 80, "{summary}");
+    assert!(summary.ends_with('…'), "{summary}");
+    let cause = result["cause"].as_str().unwrap();
+    assert!(cause.ends_with(whole), "{cause}");
+    assert!(
+        cause.starts_with(&summary[..summary.len() - '…'.len_utf8()]),
+        "{cause}"
+    );
+    let markdown = project.stdout_of(&["render", "--format", "markdown"]);
+    assert!(
+        markdown.contains(
+            "\n- cause: report unreadable: \\`r.xml\\`: malformed XML: syntax error: tag not closed: \\`&gt;\\` not found before end of input, line 1\n"
+        ),
+        "{markdown}"
+    );
+    let html = project.stdout_of(&["render", "--format", "html"]);
+    assert!(
+        html.contains(
+            "<p>Cause: report unreadable: `r.xml`: malformed XML: syntax error: tag not closed: `&gt;` not found before end of input, line 1</p>"
+        ),
+        "{html}"
+    );
+    // A cause the summary holds whole is not said twice.
+    let short = Project::new(
+        "version: 1\nenvironments: [{name: a}]\nchecks: [{id: unit, run: 'exit 3'}]\n",
+    );
+    short
+        .std_cmd()
+        .args(["run", "--env", "a"])
+        .output()
+        .unwrap();
+    assert!(
+        common::check_result(&short, "a", "unit")
+            .get("cause")
+            .is_none()
+    );
+    let markdown = short.stdout_of(&["render", "--format", "markdown"]);
+    assert!(!markdown.contains("- cause:"), "{markdown}");
+}
+
+/// Each fact once in the comment: a failing test the runner's report names is in the
+/// answer and in its pair's fold with its place and message, and not again in a log
+/// tail; a failure no report explains keeps its log tail, the only evidence there is.
+#[test]
+fn the_comment_says_a_failing_test_once_in_its_fold() {
+    let manifest = r#"version: 1
+environments: [{name: a}]
+checks:
+  - id: junit
+    test: |
+      printf '<testsuite name="s"><testcase classname="calc" name="adds"/><testcase classname="calc" name="divides"><failure message="division by zero">at calc.divide</failure></testcase></testsuite>' > r.xml
+      echo 'FAIL calc divides: division by zero'
+      exit 1
+    reports: r.xml
+  - id: bare
+    run: echo 'bare says why it failed'; exit 1
+"#;
+    let project = Project::new(manifest);
+    project.run_envs(&["a"]);
+    let markdown = project.stdout_of(&["render", "--format", "markdown", "results"]);
+    let fold = |check: &str| {
+        let start = markdown
+            .find(&format!("<details><summary>❌ {check} in a"))
+            .unwrap_or_else(|| panic!("no fold of {check}:\n{markdown}"));
+        let end = start + markdown[start..].find("</details>").unwrap();
+        &markdown[start..end]
+    };
+    let junit = fold("junit");
+    assert!(
+        junit.contains("\n- calc › divides: division by zero\n"),
+        "{junit}"
+    );
+    assert_eq!(junit.matches("division by zero").count(), 1, "{junit}");
+    assert!(!junit.contains("```"), "{junit}");
+    assert!(
+        fold("bare").contains("```text\nbare says why it failed\n```"),
+        "{markdown}"
+    );
+}

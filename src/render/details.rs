@@ -92,6 +92,10 @@ pub(super) fn details(
             // Raw HTML: markdown escapes would show, so entities (and no @mention).
             escape_html(&d.summary).replace('@', "&#64;")
         );
+        // The whole cause, when the one line above had to cut it.
+        if let Some(cause) = &d.cause {
+            let _ = writeln!(out, "- cause: {}", escape_markdown(cause));
+        }
         // What runs it again here (an optional check's too).
         let _ = writeln!(
             out,
@@ -147,7 +151,11 @@ pub(super) fn details(
             3
         };
         failing_tests(d, listed, blob, out);
-        if let Some(log) = log.filter(|_| shape.tail_lines > 0) {
+        // Each fact once: the runner's report names the failing tests with their place
+        // and message, so their log tail would only say it again (the whole log stays
+        // in the report and the leg's artifact).
+        let named = tests_view::failing_count(d) > 0;
+        if let Some(log) = log.filter(|_| shape.tail_lines > 0 && !named) {
             let log = last_lines(log, shape.tail_lines);
             let fence = fence_for(log);
             let _ = writeln!(out, "\n{fence}text\n{log}\n{fence}");

@@ -257,7 +257,7 @@ fn grid(report: &Report, out: &mut String) {
         for env in &report.environments {
             let (class, text) = Cell::of(report, &index, check, env).html();
             let title = match (index.row(check, env), index.missing(check, env)) {
-                (Some(r), _) => r.detail.summary.as_str(),
+                (Some(r), _) => r.detail.why(),
                 (None, Some(m)) => m.reason.as_str(),
                 (None, None) => "not required in this environment",
             };
@@ -403,6 +403,9 @@ fn failure(row: &Row, log: Option<&str>, blob: Option<&str>, out: &mut String) {
             "attempts"
         }
     );
+    if let Some(cause) = &d.cause {
+        let _ = writeln!(out, "<p>Cause: {}</p>", esc(cause));
+    }
     let _ = writeln!(
         out,
         "<p>Reproduce: <code>{}</code></p>",

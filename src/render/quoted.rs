@@ -196,6 +196,11 @@ fn quote_rows(rows: &mut [crate::results::Row], quoter: &Quoter) {
         }
         quoter.quote_option_in_place(&mut d.ineffective_reason);
         quoter.quote_option_in_place(&mut d.refused);
+        quoter.quote_option_in_place(&mut d.cause);
+        // A result from elsewhere may claim any length: shown at most the bound.
+        if let Some(cause) = &mut d.cause {
+            *cause = crate::results::whole_cause(cause);
+        }
         for leak in &mut d.leaked {
             quoter.quote_in_place(&mut leak.command);
         }

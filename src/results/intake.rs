@@ -22,7 +22,7 @@ use rustc_hash::FxHashMap;
 
 use super::jobs::Jobs;
 use super::report::Place;
-use super::schema::{CheckResult, ItemResult, PartialResult, Status, one_line_summary};
+use super::schema::{CheckResult, ItemResult, PartialResult, Status};
 use crate::manifest::validate::EXIT_CODES;
 use crate::manifest::{Check, CheckKind, Manifest};
 
@@ -141,7 +141,7 @@ fn rederive_result(
             let why = format!("it is reported {times} times in one result");
             claimed.status = Status::Error;
             claimed.exit_code = None;
-            claimed.summary = one_line_summary(&format!("conflicting results: {why}")).into();
+            claimed.say(&format!("conflicting results: {why}"));
             claimed.required = check.required;
             claimed.required_exit_code = check.expect.required_code();
             claimed.must_be_effective = check.must_be_effective;
@@ -388,11 +388,10 @@ fn contradict(claimed: &mut CheckResult, contradictions: &[String]) {
             Status::Error
         };
     }
-    claimed.summary = one_line_summary(&format!(
+    claimed.say(&format!(
         "contradicts its facts: {}",
         contradictions.join("; ")
-    ))
-    .into();
+    ));
 }
 
 /// The facts of `claimed` that a PASS of `check` cannot have.

@@ -398,6 +398,10 @@ pub struct CheckResult {
     pub test_counts: Option<TestCounts>,
     pub ineffective_reason: Option<CompactString>,
     pub summary: CompactString,
+    /// The whole of a cause the one-line `summary` had to cut (at most
+    /// [`CAUSE_MAX_CHARS`] characters; absent when the summary says it all).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cause: Option<CompactString>,
     pub retryable: bool,
     pub attempts: u32,
     pub flaky: bool,
@@ -489,7 +493,7 @@ impl CheckResult {
         status: Status,
         summary: &str,
     ) -> CheckResult {
-        CheckResult {
+        let mut result = CheckResult {
             command_id: check.id.as_str().into(),
             environment: environment.into(),
             kind: check.kind.key().into(),
@@ -507,7 +511,8 @@ impl CheckResult {
             tests_executed: None,
             test_counts: None,
             ineffective_reason: None,
-            summary: one_line_summary(summary).into(),
+            summary: CompactString::default(),
+            cause: None,
             retryable: false,
             attempts: 0,
             flaky: false,
@@ -517,7 +522,9 @@ impl CheckResult {
             items: Vec::new(),
             tests: None,
             sharded: None,
-        }
+        };
+        result.say(summary);
+        result
     }
 }
 
@@ -561,6 +568,9 @@ pub const RUN_TIMEOUT_STOP: &str = "stopped: the run timeout expired";
 /// The longest `summary`, in characters.
 pub const SUMMARY_MAX_CHARS: usize = 80;
 
+/// The longest `cause`, in characters: a readable paragraph, folded where it is shown.
+pub const CAUSE_MAX_CHARS: usize = 1000;
+
 /// `n` and the word for that many: `1 test`, `2 tests`, `0 tests`.
 pub fn counted(n: impl Into<u64>, one: &str, many: &str) -> String {
     let n = n.into();
@@ -578,9 +588,47 @@ pub fn one_line_summary(text: &str) -> String {
     cut
 }
 
+impl CheckResult {
+    /// Says why in one line: `summary` is `text` on one line of at most
+    /// [`SUMMARY_MAX_CHARS`]; when that had to cut it, `cause` keeps the whole line (up
+    /// to [`CAUSE_MAX_CHARS`]).
+    pub fn say(&mut self, text: &str) {
+        self.summary = one_line_summary(text).into();
+        self.cause = self
+            .summary
+            .ends_with('…')
+            .then(|| whole_cause(text))
+            .filter(|whole| whole.as_str() != self.summary.as_str());
+    }
+
+    /// Why it did not pass, whole: the cause the summary cut, else the summary.
+    pub fn why(&self) -> &str {
+        self.cause.as_deref().unwrap_or(&self.summary)
+    }
+}
+
+/// `text` on one line of at most [`CAUSE_MAX_CHARS`] characters.
+pub fn whole_cause(text: &str) -> CompactString {
+    let line: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if line.chars().count() <= CAUSE_MAX_CHARS {
+        return line.into();
+    }
+    let mut cut: String = line.chars().take(CAUSE_MAX_CHARS - 1).collect();
+    cut.push('…');
+    cut.into()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_whole_cause_is_one_bounded_line() {
+        assert_eq!(whole_cause("a\n  b"), "a b");
+        let cause = whole_cause(&"x ".repeat(5000));
+        assert_eq!(cause.chars().count(), CAUSE_MAX_CHARS);
+        assert!(cause.ends_with('…'));
+    }
 
     #[test]
     fn summaries_are_one_short_line() {

@@ -13,7 +13,7 @@ use super::intake::Checked;
 use super::report::Place;
 use super::schema::{
     CheckResult, OVERLAP_SHOWN, Outcome, PartialResult, Shard, ShardPart, Sharded, Status,
-    TestCounts, one_line_summary, test_label,
+    TestCounts, test_label,
 };
 use crate::manifest::{Check, Environment, Gate, Manifest};
 use crate::plan;
@@ -307,12 +307,11 @@ impl<'a> Combining<'a> {
             let list: Vec<String> = twice.iter().map(ToString::to_string).collect();
             result.status = Status::Error;
             result.exit_code = None;
-            result.summary = format!(
+            result.say(&format!(
                 "conflicting results: shard {} of {} reported more than once",
                 list.join(", "),
                 self.env.name
-            )
-            .into();
+            ));
             result.sharded = None;
             return Some(result);
         }
@@ -331,7 +330,7 @@ impl<'a> Combining<'a> {
         if let Some(why) = split_disagreement(check, &found) {
             result.status = Status::Error;
             result.exit_code = None;
-            result.summary = one_line_summary(&why).into();
+            result.say(&why);
             result.sharded = None;
             return Some(result);
         }
@@ -341,8 +340,7 @@ impl<'a> Combining<'a> {
             if !failed {
                 return Some(not_run(result, &missing));
             }
-            result.summary =
-                one_line_summary(&format!("{}; {}", result.summary, missing.join("; "))).into();
+            result.say(&format!("{}; {}", result.summary, missing.join("; ")));
         }
         Some(result)
     }
@@ -400,7 +398,7 @@ fn split_disagreement(check: &Check, found: &[(Shard, &CheckResult)]) -> Option<
 fn not_run(mut result: CheckResult, missing: &[String]) -> CheckResult {
     result.status = Status::NotRun;
     result.exit_code = None;
-    result.summary = missing.join("; ").into();
+    result.say(&missing.join("; "));
     result
 }
 
@@ -425,7 +423,7 @@ fn union(
     if let Some((shard, worst)) = worst {
         result.status = worst.status;
         result.exit_code = worst.exit_code;
-        result.summary = one_line_summary(&format!("shard {shard}: {}", worst.summary)).into();
+        result.say(&format!("shard {shard}: {}", worst.summary));
         result.log_path = worst.log_path.clone();
         result.timed_out = worst.timed_out;
         result.refused = worst.refused.clone();
@@ -528,18 +526,17 @@ fn union(
     if result.status == Status::Pass {
         if check.must_be_effective && result.gate_effective == Some(false) {
             result.status = Status::Fail;
-            result.summary = one_line_summary(&format!(
+            result.say(&format!(
                 "ineffective: {} (exit {})",
                 result.ineffective_reason.as_deref().unwrap_or("unknown"),
                 result.exit_code.unwrap_or(-1)
-            ))
-            .into();
+            ));
         } else {
             let tests = result
                 .tests_executed
                 .map(|n| format!("{n} test{} passed in ", if n == 1 { "" } else { "s" }))
                 .unwrap_or_default();
-            result.summary = format!("{tests}{} shards", found.len()).into();
+            result.say(&format!("{tests}{} shards", found.len()));
         }
     }
     for (shard, r) in found {
@@ -568,13 +565,12 @@ fn union(
         );
     }
     if sharded.overlap_count > 0 {
-        result.summary = one_line_summary(&format!(
+        result.say(&format!(
             "{}; {} test{} ran in more than one shard (the split overlapped)",
             result.summary,
             sharded.overlap_count,
             if sharded.overlap_count == 1 { "" } else { "s" }
-        ))
-        .into();
+        ));
     }
     result.sharded = Some(Box::new(sharded));
 }

@@ -475,9 +475,9 @@ impl<'a> Judging<'a> {
             (Status::NotRun, _) if !conflicting => {
                 if check.required {
                     self.gaps
-                        .push(format!("{id} in {env_name}: {}", first.summary));
+                        .push(format!("{id} in {env_name}: {}", first.why()));
                 }
-                self.missing(check, env, MissingKind::NotRun, first.summary.to_string());
+                self.missing(check, env, MissingKind::NotRun, first.why().to_owned());
                 None
             }
             // No exit code (it errored before it had one, or claims what it cannot
@@ -486,7 +486,7 @@ impl<'a> Judging<'a> {
                 let why = if conflicting {
                     "conflicting results reported"
                 } else {
-                    first.summary.as_str()
+                    first.why()
                 };
                 if check.required {
                     self.report.failed_to_run = true;

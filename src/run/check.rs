@@ -14,7 +14,7 @@ use crate::results::cause::signal_name;
 use crate::results::counted;
 use crate::results::logs::tail;
 use crate::results::schema::ItemResult;
-use crate::results::{CheckResult, Status, format_duration, one_line_summary};
+use crate::results::{CheckResult, Status, format_duration};
 
 use super::CheckError;
 use super::argv;
@@ -403,11 +403,11 @@ impl CheckJob {
                     Status::Fail
                 };
                 result.exit_code = Some(if evidence.passed { 0 } else { 1 });
-                result.summary = one_line_summary(&evidence.summary).into();
+                result.say(&evidence.summary);
             }
             Err(reason) => {
                 result.status = Status::Error;
-                result.summary = one_line_summary(&reason.0).into();
+                result.say(&reason.0);
             }
         }
         Ok(result)
@@ -484,12 +484,11 @@ impl CheckJob {
             result.exit_code = Some(if status == Status::Pass { 0 } else { 1 });
             result.attempts = 1;
         }
-        result.summary = one_line_summary(&if judged == 0 {
+        result.say(&if judged == 0 {
             format!("{kind}: only manual items, awaiting review; nothing run")
         } else {
             format!("{kind}: {passed}/{judged} passed ({})", marks.join(", "))
-        })
-        .into();
+        });
         result.items = recorded;
         Ok(result)
     }
@@ -578,11 +577,10 @@ impl CheckJob {
             if result.status == Status::Pass {
                 result.flaky = attempt > 1;
                 if result.flaky {
-                    result.summary = one_line_summary(&format!(
+                    result.say(&format!(
                         "{} (flaky: passed on attempt {attempt})",
                         result.summary
-                    ))
-                    .into();
+                    ));
                 }
                 return Ok(result);
             }
@@ -674,7 +672,8 @@ impl CheckJob {
         if execution.spawn_error.is_none() {
             self.apply_effectiveness(&mut result, offset, started, &took);
         }
-        result.summary = one_line_summary(&result.summary).into();
+        let whole = std::mem::take(&mut result.summary);
+        result.say(&whole);
         result
     }
 

@@ -58,7 +58,12 @@ pub fn redact_result(result: &mut CheckResult, redactor: &Redactor) {
         }
     };
     mask(&mut result.command);
-    mask(&mut result.summary);
+    // A cut summary may end inside a secret the mask would no longer know: the whole
+    // cause is masked, and the summary made again from it.
+    match result.cause.take() {
+        Some(cause) => result.say(&redactor.redact(&cause)),
+        None => mask(&mut result.summary),
+    }
     if let Some(reason) = &mut result.ineffective_reason {
         mask(reason);
     }

@@ -417,6 +417,7 @@ pub fn sample_result(
         test_counts: None,
         ineffective_reason: None,
         summary: summary.into(),
+        cause: None,
         retryable: false,
         attempts: 1,
         flaky: false,

@@ -87,6 +87,9 @@ pub(super) fn run(args: &ExecArgs) -> Result<i32, Error> {
     let result = session.block_on(announce, job.run(session.stop()));
     let mut result = result.unwrap_or_else(|e| unwritable_log(&job, &args.log_path, &e));
     crate::run::secrets::redact_result(&mut result, &job.masks.snapshot());
+    // `exec` prints exactly the fields of docs/formats.md §4, which programs parse as
+    // they are: a long cause is in the log (and, for a refusal, in `refused`).
+    result.cause = None;
     let mut json = serde_json::to_string(&result).unwrap_or_default();
     json.push('\n');
     print_stdout(&json)?;
