@@ -845,11 +845,11 @@ impl CheckJob {
             result.gate_effective = Some(false);
             result.ineffective_reason = Some(
                 format!(
-                    "the report{} list no test that ran",
+                    "the report{} no test that ran",
                     if reading.report.files.len() == 1 {
-                        ""
+                        " lists"
                     } else {
-                        "s"
+                        "s list"
                     }
                 )
                 .into(),

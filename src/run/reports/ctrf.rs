@@ -17,6 +17,17 @@ struct Document {
 #[derive(Deserialize)]
 struct Results {
     tests: Vec<Test>,
+    #[serde(default)]
+    summary: Option<Summary>,
+}
+
+/// The report's own totals, held against its tests.
+#[derive(Deserialize)]
+struct Summary {
+    #[serde(default)]
+    tests: Option<u64>,
+    #[serde(default)]
+    failed: Option<u64>,
 }
 
 #[derive(Deserialize)]
@@ -39,6 +50,9 @@ struct Test {
     suite: Option<Suite>,
     #[serde(default)]
     flaky: Option<bool>,
+    /// The runner's own word for the status (`todo`, `timedOut`, …).
+    #[serde(default)]
+    raw_status: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -62,7 +76,21 @@ pub(super) fn read(source: impl BufRead, sink: &mut Collector<'_>) -> Result<(),
             "passed" => TestOutcome::Passed,
             "failed" => TestOutcome::Failed,
             // Not run, one way or another: never a pass.
-            "skipped" | "pending" | "other" => TestOutcome::Skipped,
+            "skipped" | "pending" => TestOutcome::Skipped,
+            // `other` is what the runner's own word (`rawStatus`) says: not run (jest's
+            // `todo`, a disabled test) is skipped; anything else (a timeout, an
+            // interruption, a word not known here) did not pass.
+            "other"
+                if test.raw_status.as_deref().is_some_and(|raw| {
+                    matches!(
+                        raw.to_ascii_lowercase().as_str(),
+                        "todo" | "pending" | "skipped" | "skip" | "disabled" | "ignored" | "notrun"
+                    )
+                }) =>
+            {
+                TestOutcome::Skipped
+            }
+            "other" => TestOutcome::Error,
             other => {
                 return Err(ReadError::new(format!(
                     "results.tests[{index}]: unknown status `{other}` (CTRF has passed, failed, skipped, pending, other)"
@@ -88,6 +116,38 @@ pub(super) fn read(source: impl BufRead, sink: &mut Collector<'_>) -> Result<(),
             line: test.line,
             package: None,
         });
+    }
+    // Totals the tests do not bear out (more failed, or more tests, than listed) are a
+    // failure of the report: what was not listed may have failed.
+    if let Some(summary) = &document.results.summary {
+        let listed = document.results.tests.len() as u64;
+        let failed = document
+            .results
+            .tests
+            .iter()
+            .filter(|t| t.status == "failed")
+            .count() as u64;
+        let mut why = Vec::new();
+        if let Some(n) = summary.failed.filter(|n| *n > failed) {
+            why.push(format!("{n} failed, its tests show {failed}"));
+        }
+        if let Some(n) = summary.tests.filter(|n| *n > listed) {
+            why.push(format!("{n} tests, it lists {listed}"));
+        }
+        if !why.is_empty() {
+            let message = format!("the summary counts {}", why.join("; "));
+            sink.add(Found {
+                suite: "",
+                name: "(the report's summary)",
+                outcome: Some(TestOutcome::Error),
+                duration_ms: None,
+                message: &message,
+                output: "",
+                file: None,
+                line: None,
+                package: None,
+            });
+        }
     }
     Ok(())
 }

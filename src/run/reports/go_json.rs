@@ -30,10 +30,24 @@ struct Event {
     output: Option<String>,
 }
 
+/// What the stream said of one package.
+#[derive(Default)]
+struct Package {
+    /// Its own end: `pass`, `fail` or `skip` (absent: the stream stopped before it).
+    end: Option<String>,
+    /// Its tests that failed.
+    failed: u64,
+    /// What it printed outside its tests (a build error, a panic in TestMain).
+    printed: String,
+}
+
 /// Reads `go test -json` events into `sink`.
 pub(super) fn read(mut source: impl BufRead, sink: &mut Collector<'_>) -> Result<(), ReadError> {
     // What each running test printed, by package and name.
     let mut printed: HashMap<(String, String), String> = HashMap::new();
+    // The tests that started and have not ended, in the order they started.
+    let mut running: Vec<(String, String)> = Vec::new();
+    let mut packages: std::collections::BTreeMap<String, Package> = Default::default();
     let mut line = Vec::new();
     let mut number = 0u64;
     loop {
@@ -50,17 +64,29 @@ pub(super) fn read(mut source: impl BufRead, sink: &mut Collector<'_>) -> Result
         }
         let event: Event = serde_json::from_slice(text)
             .map_err(|e| ReadError::at_line(format!("not a `go test -json` event: {e}"), number))?;
-        let Some(test) = event.test else {
+        let package = event.package.clone().unwrap_or_default();
+        // Build events name an `ImportPath`, not a package: a package is what a
+        // `Package` names (its end, a failed build's included, comes as its own event).
+        if !package.is_empty() && (packages.len() < MAX_OPEN || packages.contains_key(&package)) {
+            packages.entry(package.clone()).or_default();
+        }
+        let Some(test) = event.test.filter(|t| !t.is_empty()) else {
             // A package's own line: `ok  pkg  (cached)` says its tests were not run now.
-            if let Some(output) = event.output.as_deref()
-                && output.contains("(cached)")
-                && sink.noop.is_none()
+            if let Some(output) = event.output.as_deref() {
+                if output.contains("(cached)") && sink.noop.is_none() {
+                    sink.noop = Some(output.trim().replace('\t', " "));
+                }
+                if let Some(p) = packages.get_mut(&package) {
+                    capture(&mut p.printed, output);
+                }
+            }
+            if matches!(event.action.as_str(), "pass" | "fail" | "skip")
+                && let Some(p) = packages.get_mut(&package)
             {
-                sink.noop = Some(output.trim().replace('\t', " "));
+                p.end = Some(event.action.clone());
             }
             continue;
         };
-        let package = event.package.unwrap_or_default();
         let outcome = match event.action.as_str() {
             "output" => {
                 let key = (package, test);
@@ -70,11 +96,28 @@ pub(super) fn read(mut source: impl BufRead, sink: &mut Collector<'_>) -> Result
                 }
                 continue;
             }
+            "run" => {
+                if running.len() < MAX_OPEN {
+                    running.push((package, test));
+                }
+                continue;
+            }
             "pass" => TestOutcome::Passed,
             "fail" => TestOutcome::Failed,
             "skip" => TestOutcome::Skipped,
             _ => continue,
         };
+        if let Some(at) = running
+            .iter()
+            .position(|(p, t)| *p == package && *t == test)
+        {
+            running.remove(at);
+        }
+        if outcome == TestOutcome::Failed
+            && let Some(p) = packages.get_mut(&package)
+        {
+            p.failed += 1;
+        }
         let output = printed
             .remove(&(package.clone(), test.clone()))
             .unwrap_or_default();
@@ -92,6 +135,50 @@ pub(super) fn read(mut source: impl BufRead, sink: &mut Collector<'_>) -> Result
             file: None,
             line: None,
             package: Some(&package),
+        });
+    }
+    // A test that started and never ended (a timeout's panic, a crash, a stream cut
+    // short) did not pass.
+    for (package, test) in &running {
+        let output = printed
+            .remove(&(package.clone(), test.clone()))
+            .unwrap_or_default();
+        let said = said(&output);
+        if let Some(p) = packages.get_mut(package) {
+            p.failed += 1;
+        }
+        let message = format!("it never ended (no pass, fail or skip): {said}");
+        sink.add(Found {
+            suite: package,
+            name: test,
+            outcome: Some(TestOutcome::Error),
+            duration_ms: None,
+            message: message.trim_end_matches(": "),
+            output: &said,
+            file: None,
+            line: None,
+            package: Some(package),
+        });
+    }
+    // A package that failed with no failed test of its own (a build that failed, a
+    // panic in TestMain), or whose end the stream never reached, did not pass either.
+    for (name, package) in &packages {
+        let why = match package.end.as_deref() {
+            Some("fail") if package.failed == 0 => "the package failed",
+            Some(_) => continue,
+            None => "the stream ends before the package's result",
+        };
+        let message = format!("{why}: {}", package.printed.trim());
+        sink.add(Found {
+            suite: name,
+            name: "(the package itself)",
+            outcome: Some(TestOutcome::Error),
+            duration_ms: None,
+            message: message.trim_end_matches(": "),
+            output: &package.printed,
+            file: None,
+            line: None,
+            package: Some(name),
         });
     }
     Ok(())

@@ -87,12 +87,24 @@ struct SuiteCount {
     cases: u64,
     /// How many of them were skipped.
     skipped: u64,
+    /// Its own `failures` + `errors` counts, when it gives them.
+    declared_failed: Option<u64>,
+    /// The listed cases (its inner suites' too) that failed or errored.
+    failed: u64,
+    /// Its name, for what its counts say.
+    name: String,
 }
 
 impl Cases<'_, '_> {
     /// A suite opens, named `name`, saying it holds `declared` tests of which
     /// `declared_skipped` were skipped.
-    fn enter(&mut self, name: &str, declared: Option<u64>, declared_skipped: Option<u64>) {
+    fn enter(
+        &mut self,
+        name: &str,
+        declared: Option<u64>,
+        declared_skipped: Option<u64>,
+        declared_failed: Option<u64>,
+    ) {
         let outer = self.suites.last().is_some_and(|s| s.reruns_repeat);
         self.suites.push(SuiteCount {
             reruns_repeat: outer || name == "pytest" || name == "pytest tests",
@@ -100,7 +112,28 @@ impl Cases<'_, '_> {
             declared_skipped,
             cases: 0,
             skipped: 0,
+            declared_failed,
+            failed: 0,
+            name: name.to_owned(),
         });
+    }
+
+    /// A failure or error of the suite itself (a `<failure>` or `<error>` outside any
+    /// case: a set-up that failed), or one its counts declare and its cases do not
+    /// show: a failed test of the suite, never passed over.
+    fn suite_failure(&mut self, suite: &str, message: String) {
+        self.flush();
+        deliver(
+            Case {
+                suite: suite.to_owned(),
+                name: "(the suite itself)".to_owned(),
+                errored: true,
+                message,
+                attempts: 1,
+                ..Case::default()
+            },
+            self.sink,
+        );
     }
 
     /// A suite closes. Skipped tests it counts but does not list (libtest's JUnit counts
@@ -108,9 +141,24 @@ impl Cases<'_, '_> {
     /// counted as skipped: exactly the difference, and only when its `tests` count
     /// accounts for them.
     fn leave(&mut self) {
+        // A pending case is the suite's: counted before its counts are compared.
+        self.flush();
         let Some(suite) = self.suites.pop() else {
             return;
         };
+        // Failures its own counts declare and its cases do not show (a report cut, a
+        // writer that counts what it does not list) are not passed over.
+        if let Some(declared) = suite.declared_failed
+            && declared > suite.failed
+        {
+            self.suite_failure(
+                &suite.name,
+                format!(
+                    "the suite `{}` counts {declared} failed or errored tests, its cases show {}",
+                    suite.name, suite.failed
+                ),
+            );
+        }
         let unlisted = match (suite.declared, suite.declared_skipped) {
             (Some(tests), Some(skipped))
                 if skipped > suite.skipped && tests == suite.cases + (skipped - suite.skipped) =>
@@ -124,6 +172,7 @@ impl Cases<'_, '_> {
         if let Some(outer) = self.suites.last_mut() {
             outer.cases += suite.cases + unlisted;
             outer.skipped += suite.skipped + unlisted;
+            outer.failed += suite.failed.max(suite.declared_failed.unwrap_or(0));
         }
     }
 
@@ -141,6 +190,7 @@ impl Cases<'_, '_> {
         if let Some(suite) = self.suites.last_mut() {
             suite.cases += 1;
             suite.skipped += u64::from(case.skipped && !case.failed && !case.errored);
+            suite.failed += u64::from(case.failed || case.errored);
         }
         case.attempts = 1;
         if let Some(previous) = self.pending.take() {
@@ -312,7 +362,11 @@ fn open(
                 let count = |key: &[u8]| -> Result<Option<u64>, ReadError> {
                     Ok(attribute(e, key, at)?.and_then(|n| n.trim().parse().ok()))
                 };
-                sink.enter(&suite, count(b"tests")?, count(b"skipped")?);
+                let failed = match (count(b"failures")?, count(b"errors")?) {
+                    (None, None) => None,
+                    (f, e) => Some(f.unwrap_or(0) + e.unwrap_or(0)),
+                };
+                sink.enter(&suite, count(b"tests")?, count(b"skipped")?, failed);
                 if name.as_ref() == b"testsuite" {
                     suites.push(suite);
                 }
@@ -331,7 +385,14 @@ fn open(
                 let key = key.as_ref();
                 if !matches!(
                     key,
-                    b"name" | b"classname" | b"class" | b"file" | b"line" | b"time"
+                    b"name"
+                        | b"classname"
+                        | b"class"
+                        | b"file"
+                        | b"line"
+                        | b"time"
+                        | b"status"
+                        | b"result"
                 ) {
                     continue;
                 }
@@ -342,6 +403,12 @@ fn open(
                     b"class" => class = Some(value.into_owned()),
                     b"file" => new.file = Some(value.into_owned()),
                     b"line" => new.line = value.trim().parse().ok(),
+                    // GoogleTest: a disabled test is `status="notrun"`, a skipped one
+                    // `result="skipped"` (older versions write no <skipped> for it).
+                    b"status" => new.skipped |= value.trim() == "notrun",
+                    b"result" => {
+                        new.skipped |= matches!(value.trim(), "skipped" | "suppressed");
+                    }
                     _ => new.duration_ms = seconds_to_ms(&value),
                 }
             }
@@ -363,6 +430,17 @@ fn open(
         }
         kind @ (b"failure" | b"error" | b"skipped") => {
             let Some(case) = case.as_mut() else {
+                // Outside a case: the suite's own failure (a set-up that failed).
+                if kind != b"skipped" {
+                    let suite = suites.last().cloned().unwrap_or_default();
+                    let message = attribute(e, b"message", at)?.unwrap_or_else(|| {
+                        format!("a <{}> of the suite itself", String::from_utf8_lossy(kind))
+                    });
+                    sink.suite_failure(&suite, message);
+                    if let Some(open) = sink.suites.last_mut() {
+                        open.failed += 1;
+                    }
+                }
                 return Ok(Target::Nowhere);
             };
             match kind {

@@ -427,8 +427,16 @@ fn detect(reader: &mut impl BufRead) -> Result<Format, String> {
                 Ok(Format::Ctrf)
             }
         }
-        Some(_) => {
-            Err("not a test report (JUnit XML, CTRF JSON or `go test -json` output)".to_owned())
+        Some((_, rest)) => {
+            // The first bytes, as text a reader can place (untrusted: quoted later).
+            let shown: String = String::from_utf8_lossy(&rest[..rest.len().min(40)])
+                .chars()
+                .map(|c| if c.is_control() { ' ' } else { c })
+                .collect();
+            Err(format!(
+                "not a test report (JUnit XML, CTRF JSON or `go test -json` output): it begins `{}`",
+                shown.trim_end().replace('`', "'")
+            ))
         }
     }
 }

@@ -192,11 +192,31 @@ fn ctrf_statuses_and_flaky() {
   {"name": "b", "status": "passed", "flaky": true},
   {"name": "c", "status": "failed", "message": "no", "trace": "at x", "suite": ["f", "g"]},
   {"name": "d", "status": "pending"},
-  {"name": "e", "status": "other"}
+  {"name": "e", "status": "other", "rawStatus": "todo"}
 ]}}"#;
     let reading = read_one(json).unwrap();
     let c = &reading.counts;
     assert_eq!((c.passed, c.failed, c.skipped, c.flaky), (2, 1, 2, 1));
+    // `other` the runner calls anything but not run (a timeout) never passes; nor do
+    // totals the tests do not bear out.
+    let timed_out = r#"{"results": {"summary": {"tests": 2, "failed": 0}, "tests": [
+  {"name": "a", "status": "passed"},
+  {"name": "b", "status": "other", "rawStatus": "timedOut"}
+]}}"#;
+    let c = read_one(timed_out).unwrap().counts;
+    assert_eq!((c.passed, c.failed), (1, 1));
+    let hidden = r#"{"results": {"summary": {"tests": 2, "passed": 1, "failed": 1}, "tests": [
+  {"name": "a", "status": "passed"}
+]}}"#;
+    let hidden = read_one(hidden).unwrap();
+    assert_eq!((hidden.counts.passed, hidden.counts.failed), (1, 1));
+    assert!(
+        hidden.report.cases[1]
+            .message
+            .as_deref()
+            .unwrap()
+            .contains("the summary counts 1 failed, its tests show 0; 2 tests, it lists 1")
+    );
     assert_eq!(reading.report.format, "ctrf");
     assert_eq!(reading.report.cases[2].suite, "f › g");
     let bad = r#"{"results": {"tests": [{"name": "a", "status": "passed"},
@@ -518,4 +538,83 @@ fn a_panics_values_follow_its_place_and_its_backtrace_is_left_out() {
     // A message of its own is kept as it is (pytest's, beside a traceback).
     assert_eq!(first_lines("boom", "trace\nmore"), "boom");
     assert_eq!(first_lines("", "trace\nmore"), "trace\nmore");
+}
+
+/// What a report says failed is never passed over: a suite's own `<failure>` or
+/// `<error>` (a set-up that failed), failures its counts declare and its cases do not
+/// show, GoogleTest's tests that did not run, a `go test -json` package that failed
+/// without a failed test, a test that never ended, a stream cut before its package's
+/// end.
+#[test]
+fn failures_outside_the_cases_and_tests_that_never_ran_are_never_passes() {
+    let counts = |text: &str| {
+        let c = read_one(text).unwrap().counts;
+        (c.passed, c.failed, c.skipped)
+    };
+    // JUnit: a suite's own error (JUnit 5's BeforeAll), and declared failures unlisted.
+    assert_eq!(
+        counts(
+            r#"<testsuites><testsuite name="s" tests="3" failures="1" errors="1"><error message="BeforeAll failed"/><testcase classname="c" name="ok"/></testsuite></testsuites>"#
+        ),
+        (1, 2, 0)
+    );
+    assert_eq!(
+        counts(
+            r#"<testsuite name="s" tests="2" failures="1"><testcase classname="c" name="ok"/></testsuite>"#
+        ),
+        (1, 1, 0)
+    );
+    // Counted once, inner suite and outer alike.
+    assert_eq!(
+        counts(
+            r#"<testsuites failures="1"><testsuite name="s" failures="1"><testcase classname="c" name="bad"><failure/></testcase><testcase classname="c" name="ok"/></testsuite></testsuites>"#
+        ),
+        (1, 1, 0)
+    );
+    // GoogleTest: disabled (`notrun`) and skipped (`result="skipped"`) did not pass.
+    assert_eq!(
+        counts(
+            r#"<testsuites><testsuite name="S" tests="3" disabled="1"><testcase name="DISABLED_A" status="notrun" result="suppressed" classname="S"/><testcase name="B" status="run" result="skipped" classname="S"/><testcase name="C" status="run" result="completed" classname="S"/></testsuite></testsuites>"#
+        ),
+        (1, 0, 2)
+    );
+    // go test -json: TestMain panicked after a test passed; a test that never ended; a
+    // stream cut before its package's end.
+    let go = |lines: &[&str]| counts(&(lines.join("\n") + "\n"));
+    assert_eq!(
+        go(&[
+            r#"{"Action":"run","Package":"p","Test":"TestA"}"#,
+            r#"{"Action":"pass","Package":"p","Test":"TestA"}"#,
+            r#"{"Action":"output","Package":"p","Output":"panic: in TestMain\n"}"#,
+            r#"{"Action":"fail","Package":"p"}"#,
+        ]),
+        (1, 1, 0)
+    );
+    assert_eq!(
+        go(&[
+            r#"{"Action":"run","Package":"p","Test":"TestA"}"#,
+            r#"{"Action":"pass","Package":"p","Test":"TestA"}"#,
+            r#"{"Action":"run","Package":"p","Test":"TestSlow"}"#,
+            r#"{"Action":"output","Package":"p","Test":"TestSlow","Output":"panic: test timed out\n"}"#,
+            r#"{"Action":"fail","Package":"p"}"#,
+        ]),
+        (1, 1, 0)
+    );
+    assert_eq!(
+        go(&[
+            r#"{"Action":"run","Package":"p","Test":"TestA"}"#,
+            r#"{"Action":"pass","Package":"p","Test":"TestA"}"#,
+        ]),
+        (1, 1, 0)
+    );
+    // A build's own events (an ImportPath, no Package) are not a package.
+    assert_eq!(
+        go(&[
+            r##"{"ImportPath":"p [p.test]","Action":"build-output","Output":"# warning\n"}"##,
+            r#"{"Action":"run","Package":"p","Test":"TestA"}"#,
+            r#"{"Action":"pass","Package":"p","Test":"TestA"}"#,
+            r#"{"Action":"pass","Package":"p"}"#,
+        ]),
+        (1, 0, 0)
+    );
 }
