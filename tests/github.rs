@@ -1507,3 +1507,65 @@ async fn comment_modes_decide_only_whether_a_comment_is_created() {
         stderr(&out)
     );
 }
+
+/// A merge queue's run (`merge_group`): the legs record the queue's commit, and the
+/// report publishes the check run on it — the commit the queue waits on — and no PR
+/// comment (the queue holds several pull requests), saying why.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_merge_queue_run_gets_its_check_run_on_the_queues_commit_and_no_comment() {
+    const QUEUE: &str = "3333333333333333333333333333333333333333";
+    let project = Project::new(MANIFEST);
+    let event = project.write(
+        "queue-event.json",
+        &json!({"merge_group": {"head_sha": QUEUE, "head_ref": "refs/heads/gh-readonly-queue/main/pr-12-aaaa", "base_sha": MERGE, "base_ref": "refs/heads/main"}})
+            .to_string(),
+    );
+    let queued = |cmd: &mut std::process::Command| {
+        cmd.env("GITHUB_EVENT_NAME", "merge_group")
+            .env("GITHUB_EVENT_PATH", &event)
+            .env("GITHUB_REPOSITORY", "o/r")
+            .env("GITHUB_SHA", QUEUE)
+            .env("GITHUB_RUN_ID", "79")
+            .env("GITHUB_RUN_ATTEMPT", "1");
+    };
+    for env in ["a", "b"] {
+        let mut cmd = project.std_cmd();
+        cmd.args(["run", "--env", env, "--out", &format!("artifacts/{env}")]);
+        queued(&mut cmd);
+        assert!(cmd.output().unwrap().status.code().is_some());
+    }
+    let result = project.json("artifacts/a/verify-matrix-a.json");
+    assert_eq!(result["source"]["commit"], QUEUE);
+    let server = MockServer::start().await;
+    installation_token(&server).await;
+    accept_check_run(&server, "", 5).await;
+    let mut cmd = project.std_cmd();
+    cmd.args([
+        "report",
+        "--to",
+        "comment,check-run",
+        "--out",
+        "report.json",
+        "artifacts",
+    ])
+    .env("GITHUB_API_URL", server.uri())
+    .env("GITHUB_TOKEN", TOKEN);
+    queued(&mut cmd);
+    let out = tokio::task::spawn_blocking(move || cmd.output().unwrap())
+        .await
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("no PR comment"),
+        "the missing comment is said: {}",
+        stderr(&out)
+    );
+    let writes = writes(&requests(&server).await);
+    assert_eq!(writes.len(), 1, "{writes:?}");
+    assert_eq!(
+        (writes[0].0.as_str(), writes[0].1.as_str()),
+        ("POST", "/repos/o/r/check-runs")
+    );
+    assert_eq!(writes[0].2["head_sha"], QUEUE);
+    assert_eq!(writes[0].2["conclusion"], "failure");
+}

@@ -110,6 +110,16 @@ impl Context {
                         .map(str::to_owned),
                 )
             }
+            // A merge queue's run: the queue's commit, and no pull request to comment
+            // on (the queue holds several).
+            (Some("merge_group"), Some(payload)) => (
+                None,
+                payload
+                    .pointer("/merge_group/head_sha")
+                    .and_then(|s| s.as_str())
+                    .map(str::to_owned)
+                    .or_else(|| env.sha.clone()),
+            ),
             // Under Actions, another event (push, schedule, …): no pull request.
             (Some(_), _) => (None, env.sha.clone()),
             // Outside Actions: what `run` recorded.

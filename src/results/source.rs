@@ -32,9 +32,16 @@ pub fn detect_source(repo_dir: &Path, env: &ActionsEnv) -> Source {
     let pr = pull_request
         .and_then(|pr| pr.get("number"))
         .and_then(serde_json::Value::as_u64);
+    // A merge queue verifies the commit it made of the queue (GITHUB_SHA names it too).
+    let queued = event
+        .as_ref()
+        .and_then(|e| e.pointer("/merge_group/head_sha"))
+        .and_then(|s| s.as_str())
+        .map(str::to_owned);
     Source {
         repository: env.repository.clone(),
         commit: head_sha
+            .or(queued)
             .or_else(|| env.sha.clone())
             .or_else(|| git_head(repo_dir)),
         pr,
