@@ -5,7 +5,8 @@
 #   plan    matrix        (written by `plan --format github` itself)
 #   run     verdict, out, artifact (the folder uploaded, and its name: `<prefix>-<environment>`,
 #           or a shard's `<prefix>-<environment>@<K>of<N>`)
-#   report  verdict, report (written by `report`), report-path
+#   report  verdict, report, conclusion, the counts, json, the URLs (written by `report`),
+#           report-path
 set -euo pipefail
 
 manifest=()
@@ -97,8 +98,18 @@ case "$1" in
             fi
             [ "${VERIFY_MATRIX_BASELINE:-auto}" = auto ] && trust+=(--baseline-from "history${base_ref:+:$base_ref}" --history "$db")
         fi
+        # `files`: the workflow's own runner reports instead of the legs' results.
+        inputs=("$artifacts")
+        if [ -n "${VERIFY_MATRIX_FILES:-}" ]; then
+            inputs=(--files "$VERIFY_MATRIX_FILES")
+            expected=${VERIFY_MATRIX_ENVIRONMENTS:-}
+            expected=$(printf '%s' "$expected" | tr '\n' ',' | tr -d ' \r')
+            expected=${expected%,}
+            [ -n "$expected" ] && inputs+=(--environments "$expected")
+            [ -n "${VERIFY_MATRIX_ENVIRONMENT:-}" ] && inputs+=(--environment "$VERIFY_MATRIX_ENVIRONMENT")
+        fi
         status=0
-        cargo-verify-matrix ${manifest[@]+"${manifest[@]}"} report --to "${VERIFY_MATRIX_POST:-summary}" --comment "${VERIFY_MATRIX_COMMENT:-always}" --strict-table "${VERIFY_MATRIX_STRICT_TABLE:-folded}" ${trust[@]+"${trust[@]}"} --out "$report" "$artifacts" || status=$?
+        cargo-verify-matrix ${manifest[@]+"${manifest[@]}"} report --fail-on "${VERIFY_MATRIX_FAIL_ON:-not-verified}" --to "${VERIFY_MATRIX_POST:-summary}" --comment "${VERIFY_MATRIX_COMMENT:-always}" --strict-table "${VERIFY_MATRIX_STRICT_TABLE:-folded}" ${trust[@]+"${trust[@]}"} --out "$report" "${inputs[@]}" || status=$?
         # The workflow_run recipe reports another (a fork's) run: not this branch's own.
         if $history && [ -f "$report" ] && [ "${GITHUB_EVENT_NAME:-}" != workflow_run ]; then
             cargo-verify-matrix ${manifest[@]+"${manifest[@]}"} history --history "$db" add ${keep[@]+"${keep[@]}"} "$report" \

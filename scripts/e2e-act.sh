@@ -107,11 +107,18 @@ path_without_tool=$(printf '%s' "$PATH" | tr ':' '\n' | grep -v -e "$repo/target
 
 # workflow NAME RUN_ID ATTEMPT [ACT ARGS…]: runs the workflow for pull request 12 at
 # $head (base $base) under act — or, with E2E_EVENT=push, for a push of $head to main;
+# with E2E_EVENT=merge_group, for a merge queue's commit $head;
 # its log goes to $work/act-NAME.log and its exit code to $status.
 workflow() {
     local name=$1 run_id=$2 attempt=$3 event=${E2E_EVENT:-pull_request}
     shift 3
-    if [ "$event" = push ]; then
+    if [ "$event" = merge_group ]; then
+        cat >"$work/event.json" <<JSON
+{"merge_group": {"head_sha": "$head", "head_ref": "refs/heads/gh-readonly-queue/main/pr-12-$head",
+                 "base_sha": "$base", "base_ref": "refs/heads/main"},
+ "repository": {"full_name": "o/r", "name": "r", "owner": {"login": "o"}, "default_branch": "main"}}
+JSON
+    elif [ "$event" = push ]; then
         cat >"$work/event.json" <<JSON
 {"ref": "refs/heads/main", "before": "$base", "after": "$head",
  "repository": {"full_name": "o/r", "name": "r", "owner": {"login": "o"}, "default_branch": "main"}}
@@ -287,3 +294,39 @@ workflow shard-missing 109 1 --matrix shard:1
 check shard-missing 1
 workflow shard-rerun 109 2 --matrix shard:2
 check shard-rerun 0
+
+# 12. A merge queue: the Node project's generated workflow (its `merge_group` trigger) for
+#     the queue's commit, with GitHub's event payload: the check run lands on that
+#     commit, and no PR comment is attempted (the queue holds several pull requests).
+head=$(git -C "$work/node" rev-parse HEAD)
+base=$head
+mkdir -p "$work/artifacts/110"
+since=$(wc -l <"$work/requests.jsonl")
+E2E_EVENT=merge_group E2E_REPO=$work/node E2E_WORKFLOW=.github/workflows/verify-matrix.yml E2E_JOB=report \
+    workflow merge-group 110 1
+E2E_SINCE=$since check merge-group 0
+
+# 13-15. A workflow as another reporter's user has it (a matrix of three legs, each
+#     writing a JUnit file with node's own test runner and uploading it), its reporter
+#     step replaced by this Action's `files` (fixtures/workflows/from-junit/): every leg
+#     passing is VERIFIED; a failing leg is NOT VERIFIED naming its test and leg; a leg
+#     that never ran is `no result`, and in a trial (`fail-on: never`) the step stays
+#     green while the comment says NOT VERIFIED.
+mkdir -p "$work/peer/test" "$work/peer/.github/workflows"
+cp fixtures/workflows/from-junit/tests.yml "$work/peer/.github/workflows/tests.yml"
+printf "const test = require('node:test');\nconst assert = require('node:assert');\ntest('adds', () => assert.strictEqual(1 + 1, 2));\ntest('leg', () => assert.notStrictEqual(process.env.LEG, process.env.FAIL_LEG, 'fails on ' + process.env.LEG));\n" >"$work/peer/test/calc.test.js"
+git -C "$work/peer" init -q
+git -C "$work/peer" add -A
+git -C "$work/peer" -c user.name=e2e -c user.email=e2e@localhost commit -qm "a peer's workflow"
+head=$(git -C "$work/peer" rev-parse HEAD)
+base=$head
+for run in 111 112 113; do mkdir -p "$work/artifacts/$run"; done
+E2E_REPO=$work/peer E2E_WORKFLOW=.github/workflows/tests.yml E2E_JOB=report \
+    workflow peer-green 111 1
+check peer-green 0
+E2E_REPO=$work/peer E2E_WORKFLOW=.github/workflows/tests.yml E2E_JOB=report \
+    workflow peer-red 112 1 --var FAIL_LEG=node-c
+check peer-red 1
+E2E_REPO=$work/peer E2E_WORKFLOW=.github/workflows/tests.yml E2E_JOB=report \
+    workflow peer-trial 113 1 --var FAIL_ON=never --matrix leg:node-a --matrix leg:node-b
+check peer-trial 0

@@ -84,9 +84,15 @@ fn report_merges_renders_and_publishes_the_summary_and_outputs() {
         written.contains("unit in b"),
         "the failure's log tail: {written}"
     );
-    assert_eq!(
-        project.read("output.txt"),
-        "verdict=NOT_VERIFIED\nreport=verify-matrix-report.json\n"
+    let outputs = project.read("output.txt");
+    assert!(
+        outputs.starts_with(&format!(
+            "verdict=NOT_VERIFIED\nreport=verify-matrix-report.json\nconclusion=failure\n\
+             tests=0\npassed=0\nfailed=0\nskipped=0\nflaky=0\n\
+             pairs-passed=1\npairs-failed=1\npairs-missing=0\nsummary-path={}\njson={{",
+            summary.display()
+        )),
+        "{outputs}"
     );
     let report = project.json("verify-matrix-report.json");
     assert_eq!(report["verdict"], "NOT_VERIFIED");
@@ -140,13 +146,34 @@ fn dry_run_prints_exactly_what_would_be_written_and_writes_nothing() {
         .unwrap()
         .stdout;
     let markdown = String::from_utf8(markdown).unwrap();
+    let outputs = [
+        "verdict=NOT_VERIFIED",
+        "report=report.json",
+        "conclusion=failure",
+        "tests=0",
+        "passed=0",
+        "failed=0",
+        "skipped=0",
+        "flaky=0",
+        "pairs-passed=1",
+        "pairs-failed=1",
+        "pairs-missing=0",
+    ]
+    .map(|o| format!("=== step output: {o}\n"))
+    .concat();
+    let (written, json) = stdout
+        .rsplit_once("=== step output: json=")
+        .unwrap_or_else(|| panic!("no json output: {stdout}"));
     assert_eq!(
-        stdout,
+        written,
         format!(
-            "=== job summary: append {} bytes to $GITHUB_STEP_SUMMARY\n{markdown}=== step output: verdict=NOT_VERIFIED\n=== step output: report=report.json\n",
+            "=== job summary: append {} bytes to $GITHUB_STEP_SUMMARY\n{markdown}{outputs}",
             markdown.len()
         )
     );
+    let json: serde_json::Value = serde_json::from_str(json).unwrap();
+    assert_eq!(json["verdict"], "NOT_VERIFIED");
+    assert_eq!(json["reasons"][0], "unit failed in b (exit 1)");
     assert!(!project.path().join("$GITHUB_STEP_SUMMARY").exists());
 }
 
@@ -169,4 +196,62 @@ fn without_a_summary_file_publishing_is_a_usage_error_and_write_failures_exit_5(
         .assert()
         .code(5)
         .stderr(predicate::str::contains("failed to write the job summary"));
+}
+
+/// `--fail-on`: which verdicts fail the step. `failures` lets missing results through
+/// and still fails on a failed check; `never` lets everything through; each says what
+/// it let through, and the verdict stays NOT VERIFIED.
+#[test]
+fn fail_on_decides_the_steps_exit_code_never_the_verdict() {
+    let project = Project::new(MANIFEST);
+    // Only `a` ran: coverage is incomplete, nothing failed.
+    project
+        .std_cmd()
+        .args(["run", "--env", "a", "--out", "artifacts/a"])
+        .output()
+        .unwrap();
+    let report = |fail_on: &str| {
+        project
+            .std_cmd()
+            .args(["report", "--dry-run", "--fail-on", fail_on, "artifacts"])
+            .output()
+            .unwrap()
+    };
+    for (fail_on, code) in [("not-verified", 3), ("failures", 0), ("never", 0)] {
+        let out = report(fail_on);
+        assert_eq!(out.status.code(), Some(code), "{fail_on}: {out:?}");
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            stdout.contains("All Required Environments: NOT VERIFIED"),
+            "{stdout}"
+        );
+        assert!(
+            stdout.contains("=== step output: verdict=NOT_VERIFIED"),
+            "{stdout}"
+        );
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(
+            stderr.contains(&format!(
+                "note: --fail-on {fail_on}: NOT VERIFIED (results missing), exit 3 taken as 0"
+            )),
+            code == 0,
+            "{stderr}"
+        );
+    }
+    // `b` ran and failed: only `never` lets it through.
+    project
+        .std_cmd()
+        .args(["run", "--env", "b", "--out", "artifacts/b"])
+        .output()
+        .unwrap();
+    for (fail_on, code) in [("not-verified", 1), ("failures", 1), ("never", 0)] {
+        assert_eq!(report(fail_on).status.code(), Some(code), "{fail_on}");
+    }
+    // A value the flag does not know is a usage error naming the values.
+    let out = report("sometimes");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("not-verified, failures, never"),
+        "{out:?}"
+    );
 }

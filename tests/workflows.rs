@@ -174,6 +174,7 @@ fn step(
     assert!(!stderr.contains(TOKEN), "the token leaked: {stderr}");
     // What the step said, for the tests that read it.
     std::fs::write(runner.join("stderr"), stderr.as_bytes()).unwrap();
+    std::fs::write(runner.join("stdout"), &out.stdout).unwrap();
     std::fs::read_to_string(&output)
         .unwrap()
         .lines()
@@ -223,9 +224,10 @@ fn output<'a>(outputs: &'a [(String, String)], name: &str) -> &'a str {
         .unwrap_or_else(|| panic!("no step output {name} in {outputs:?}"))
 }
 
-#[tokio::test(flavor = "multi_thread")]
-async fn the_three_jobs_plan_run_and_report_through_the_actions_step_script() {
-    let project = Project::empty();
+/// Jobs 1 and 2 of PR #12's workflow through the step script: plan (its matrix checked),
+/// then one leg per matrix entry (`linux` passes, `arm` fails), each leg's folder copied
+/// where the report downloads them; that folder.
+fn planned_and_run(project: &Project) -> PathBuf {
     project.write("checkout/verify-matrix.yml", MANIFEST);
     project.write(
         "event.json",
@@ -233,7 +235,7 @@ async fn the_three_jobs_plan_run_and_report_through_the_actions_step_script() {
     );
 
     // Job 1: plan. The matrix output drives `strategy.matrix` through fromJSON.
-    let plan = step(&project, "plan", "plan", &[], 0);
+    let plan = step(project, "plan", "plan", &[], 0);
     let matrix: Value = serde_json::from_str(output(&plan, "matrix")).unwrap();
     assert_eq!(
         matrix,
@@ -251,12 +253,19 @@ async fn the_three_jobs_plan_run_and_report_through_the_actions_step_script() {
             ("VERIFY_MATRIX_ENVIRONMENT", env.to_owned()),
             ("VERIFY_MATRIX_JOBS", "2".to_owned()),
         ];
-        let leg = step(&project, &format!("run-{env}"), "run", &inputs, code);
+        let leg = step(project, &format!("run-{env}"), "run", &inputs, code);
         assert_eq!(output(&leg, "verdict"), verdict);
         let out = PathBuf::from(output(&leg, "out"));
         assert!(out.join(format!("verify-matrix-{env}.json")).is_file());
         common::copy_dir(&out, &artifacts.join(format!("verify-matrix-{env}")));
     }
+    artifacts
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_three_jobs_plan_run_and_report_through_the_actions_step_script() {
+    let project = Project::empty();
+    let artifacts = planned_and_run(&project);
 
     // Job 3: report, against a GitHub stand-in, which lists the run's jobs: the legs
     // are checked against them.
@@ -718,4 +727,161 @@ async fn a_leg_is_a_job_that_ran_it_under_its_name_on_its_runner() {
             openapi::check_request(r.method.as_str(), r.url.path(), r.url.query(), &Value::Null);
         }
     }
+}
+
+/// A trial (`fail-on: never`) in a job without `checks: write`: the step stays green
+/// while the verdict, its outputs and the comment say NOT VERIFIED; the check run GitHub
+/// refused (403) is said once and its annotations are written as the step's own;
+/// later steps get the counts, the conclusion, the comment's address and the verdict's
+/// JSON. Under the default, the same report fails the step.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_trial_without_checks_write_publishes_annotates_and_stays_green() {
+    let project = Project::empty();
+    let artifacts = planned_and_run(&project);
+    let server = MockServer::start().await;
+    installation_token(&server).await;
+    run_jobs(
+        &server,
+        501,
+        1,
+        vec![
+            job("plan", &["ubuntu-latest"], 1),
+            job("run (linux)", &["ubuntu-latest"], 1),
+            job("run (arm)", &["self-hosted", "arm64"], 1),
+        ],
+    )
+    .await;
+    comments_page(&server, 1, json!([])).await;
+    accept_comment(&server).await;
+    wiremock::Mock::given(wiremock::matchers::method("POST"))
+        .and(wiremock::matchers::path("/repos/o/r/check-runs"))
+        .respond_with(
+            wiremock::ResponseTemplate::new(403)
+                .set_body_json(json!({"message": "Resource not accessible by integration"})),
+        )
+        .mount(&server)
+        .await;
+    let (artifacts, uri) = (artifacts.display().to_string(), server.uri());
+    let inputs = vec![
+        ("VERIFY_MATRIX_POST", "comment,check-run,summary"),
+        ("VERIFY_MATRIX_ARTIFACTS", artifacts.as_str()),
+        ("VERIFY_MATRIX_FAIL_ON", "never"),
+        ("GITHUB_TOKEN", TOKEN),
+        ("GITHUB_API_URL", uri.as_str()),
+    ];
+    let (project, outputs) = report_step(project, &inputs, 0).await;
+    assert_eq!(output(&outputs, "verdict"), "NOT_VERIFIED");
+    assert_eq!(output(&outputs, "conclusion"), "failure");
+    assert_eq!(output(&outputs, "pairs-passed"), "2");
+    assert_eq!(output(&outputs, "pairs-failed"), "1");
+    assert_eq!(output(&outputs, "pairs-missing"), "0");
+    assert_eq!(
+        output(&outputs, "comment-url"),
+        "https://github.com/o/r/pull/12#issuecomment-900"
+    );
+    assert!(
+        outputs.iter().all(|(k, _)| k != "check-run-url"),
+        "{outputs:?}"
+    );
+    assert!(output(&outputs, "summary-path").ends_with("summary.md"));
+    let verdict: Value = serde_json::from_str(output(&outputs, "json")).unwrap();
+    assert_eq!(verdict["verdict"], "NOT_VERIFIED");
+    assert_eq!(
+        verdict["pairs"],
+        json!({"passed": 2, "failed": 1, "missing": 0})
+    );
+    assert!(
+        verdict["reasons"][0]
+            .as_str()
+            .unwrap()
+            .starts_with("arm-only failed in arm"),
+        "{verdict}"
+    );
+    let runner = project.path().join("runner/report");
+    let stderr = std::fs::read_to_string(runner.join("stderr")).unwrap();
+    assert!(
+        stderr.contains("note: --fail-on never: NOT VERIFIED (a required check failed), exit 1 taken as 0; the verdict stands"),
+        "{stderr}"
+    );
+    assert_eq!(
+        stderr.matches("GitHub refused the token").count(),
+        1,
+        "{stderr}"
+    );
+    let stdout = std::fs::read_to_string(runner.join("stdout")).unwrap();
+    assert!(
+        stdout.contains("::error file=verify-matrix.yml,line="),
+        "the refused check run's annotations, as the step's own:\n{stdout}"
+    );
+    // The same report under the default fails the step; `failures` too (a check failed).
+    let mut project = project;
+    for fail_on in ["not-verified", "failures"] {
+        let inputs = vec![
+            ("VERIFY_MATRIX_POST", "summary"),
+            ("VERIFY_MATRIX_ARTIFACTS", artifacts.as_str()),
+            ("VERIFY_MATRIX_FAIL_ON", fail_on),
+            ("GITHUB_TOKEN", TOKEN),
+            ("GITHUB_API_URL", uri.as_str()),
+        ];
+        project = report_step(project, &inputs, 1).await.0;
+    }
+}
+
+/// A peer reporter's workflow switched to this Action by replacing only its reporter
+/// step: each leg's pytest JUnit file, downloaded into its artifact's folder, is read
+/// through the step script's `files` and `environments` inputs; the leg that never
+/// uploaded is `no result`; the step's outputs count the tests.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_report_step_reads_the_junit_files_a_workflow_already_makes() {
+    let project = Project::empty();
+    project.write("checkout/.keep", "");
+    project.write(
+        "event.json",
+        &json!({"pull_request": {"number": 12, "head": {"sha": HEAD}}}).to_string(),
+    );
+    let junit = |failures: u32| {
+        format!(
+            r#"<?xml version="1.0" encoding="utf-8"?><testsuites name="pytest tests"><testsuite name="pytest" errors="0" failures="{failures}" skipped="0" tests="2" time="0.01"><testcase classname="tests.test_calc" name="test_adds" time="0.001" /><testcase classname="tests.test_calc" name="test_leg" time="0.001">{}</testcase></testsuite></testsuites>"#,
+            if failures > 0 {
+                r#"<failure message="AssertionError: fails on 3.12">tests/test_calc.py:9: AssertionError</failure>"#
+            } else {
+                ""
+            }
+        )
+    };
+    project.write("checkout/reports/junit-py310/junit.xml", &junit(0));
+    project.write("checkout/reports/junit-py311/junit.xml", &junit(0));
+    let inputs = |expected: &str| {
+        vec![
+            ("VERIFY_MATRIX_POST", "summary".to_owned()),
+            ("VERIFY_MATRIX_ARTIFACTS", "/nonexistent".to_owned()),
+            (
+                "VERIFY_MATRIX_FILES",
+                "reports/junit-{environment}/*.xml\n!reports/**/skip-*.xml\n".to_owned(),
+            ),
+            ("VERIFY_MATRIX_ENVIRONMENTS", expected.to_owned()),
+        ]
+    };
+    let outputs = step(&project, "report", "report", &inputs("py310\npy311\n"), 0);
+    assert_eq!(output(&outputs, "verdict"), "VERIFIED");
+    assert_eq!(output(&outputs, "tests"), "4");
+    assert_eq!(output(&outputs, "passed"), "4");
+    // The leg that failed uploaded its file; the one that was cancelled did not.
+    project.write("checkout/reports/junit-py312/junit.xml", &junit(1));
+    let outputs = step(
+        &project,
+        "report",
+        "report",
+        &inputs("py310, py311, py312, py313"),
+        1,
+    );
+    assert_eq!(output(&outputs, "verdict"), "NOT_VERIFIED");
+    assert_eq!(output(&outputs, "failed"), "1");
+    assert_eq!(output(&outputs, "pairs-missing"), "1");
+    let summary = std::fs::read_to_string(project.path().join("runner/report/summary.md")).unwrap();
+    assert!(
+        summary.contains("| tests | ✅ 2 | ✅ 2 | ❌ 1 of 2 | ⚠️ no result |"),
+        "{summary}"
+    );
+    assert!(summary.contains("tests.test_calc › test_leg"), "{summary}");
 }

@@ -4,12 +4,14 @@ GitHub stand-in.
     python3 check.py NAME STATE_JSON REQUESTS_JSONL ACT_LOG HEAD BASE
 
 NAME is `first`, `rerun`, `broken`, `generated-KIND` (node, rust, python),
-`history-main` (a push to main, no pull request), `history-pr`, `jobs`, `shard-missing`
-or `shard-rerun`. Exits non-zero, printing the workflow's log, on
+`history-main` (a push to main, no pull request), `history-pr`, `jobs`, `shard-missing`,
+`shard-rerun`, `merge-group` (a merge queue's run; E2E_SINCE: the requests before it), or
+`peer-green`, `peer-red`, `peer-trial` (another reporter's workflow reading its JUnit files). Exits non-zero, printing the workflow's log, on
 any difference.
 """
 
 import json
+import os
 import re
 import sys
 
@@ -21,6 +23,7 @@ VERIFIED = re.compile(r"All Required Environments: VERIFIED")
 # The report's reading of the run's jobs (where each leg ran), which every report makes.
 JOBS = re.compile(r"^/repos/o/r/actions/runs/\d+/attempts/\d+/jobs")
 MARKER = "<!-- cargo-verify-matrix:verify-matrix.yml -->"
+FILES_MARKER = "<!-- cargo-verify-matrix:report-files -->"
 
 
 def fail(message):
@@ -44,7 +47,8 @@ def ran(job):
     return any(line.startswith(f"[ci/{job}") for line in log.splitlines())
 
 
-REPORT_JOB = ("verify-matrix/report" if name.startswith(("generated", "history"))
+REPORT_JOB = ("verify-matrix/report" if name.startswith(("generated", "history", "merge"))
+              else "tests/report" if name.startswith("peer")
               else "ci/verify-report")
 
 
@@ -54,11 +58,12 @@ def published(what):
                for line in log.splitlines())
 
 
-# Every run: one comment (ours, updated in place), the token sent and never shown.
-comments = state["comments"]
-expect(len(comments) == 1, f"expected one comment, got {len(comments)}: {comments}")
+# Every run: one comment (ours, updated in place; a report of files has its own), the
+# token sent and never shown.
+marker = FILES_MARKER if name.startswith("peer") else MARKER
+comments = [c for c in state["comments"] if c["body"].startswith(marker + "\n")]
+expect(len(comments) == 1, f"expected one comment, got {len(comments)}: {state['comments']}")
 comment = comments[0]["body"]
-expect(comment.startswith(MARKER + "\n"), f"the comment lacks the marker:\n{comment}")
 expect(all(r["authorization"] == "Bearer ghs_e2e_token_never_shown" for r in requests),
        "a request without the workflow's token")
 expect("ghs_e2e_token_never_shown" not in log, "the token shows in the workflow's log")
@@ -69,11 +74,12 @@ expect(all(r["status"] == "completed" for r in on_head),
        f"a check run on the head is left {[r['status'] for r in on_head]}")
 short = head[:7]
 # A push has no pull request: the comment is the one an earlier run wrote.
-expect(name == "history-main"
+expect(name in ("history-main", "merge-group")
        or f"Commit [`{short}`](https://github.com/o/r/commit/{head})" in comment,
        f"the comment does not name the commit {short}:\n{comment}")
-# The plan job marked the head pending before anything ran.
-expect(any(r["method"] == "POST" and r["path"] == "/repos/o/r/check-runs"
+# The plan job marked the head pending before anything ran (a workflow without one:
+# another reporter's, reading its own files).
+expect(name.startswith("peer") or any(r["method"] == "POST" and r["path"] == "/repos/o/r/check-runs"
            and r["body"].get("status") == "in_progress" and r["body"]["head_sha"] == head
            for r in requests),
        "the plan job did not create an in-progress check run on the head")
@@ -196,6 +202,40 @@ elif name == "shard-rerun":
     expect(VERIFIED.search(comment), f"the comment is not VERIFIED:\n{comment}")
     expect([r["conclusion"] for r in on_head] == ["failure", "success"],
            f"expected attempt 1's failure and attempt 2's success: {on_head}")
+elif name == "merge-group":
+    expect(published("check run"), "the report job did not publish its check run")
+    expect(not published("PR comment"), "a PR comment for a merge queue's run")
+    expect(not failed_steps("verify-matrix/"), f"a step failed: {failed_steps('verify-matrix/')}")
+    this_run = requests[int(os.environ["E2E_SINCE"]):]
+    expect(not [r for r in this_run if r["path"].startswith("/repos/o/r/issues/")],
+           "the merge queue's run tried the pull request's comments")
+    expect(any(r["method"] == "POST" and r["path"] == "/repos/o/r/check-runs"
+               and r["body"]["head_sha"] == head for r in this_run),
+           "no check run created on the queue's commit")
+    expect([r["conclusion"] for r in on_head][-1:] == ["success"],
+           f"expected a green check run on the queue's commit: {on_head}")
+elif name.startswith("peer-"):
+    expect(published("PR comment") and published("check run"), "the report job did not publish")
+    grid = {
+        "peer-green": "| tests | ✅ 2 | ✅ 2 | ✅ 2 |",
+        "peer-red": "| tests | ✅ 2 | ✅ 2 | ❌ 1 of 2 |",
+        "peer-trial": "| tests | ✅ 2 | ✅ 2 | ⚠️ no result |",
+    }[name]
+    expect(grid in comment, f"{grid!r} missing from the comment:\n{comment}")
+    conclusion = {"peer-green": "success"}.get(name, "failure")
+    expect([r["conclusion"] for r in on_head][-1:] == [conclusion],
+           f"expected the check run's conclusion {conclusion}: {on_head}")
+    if name == "peer-green":
+        expect(VERIFIED.search(comment), f"not VERIFIED:\n{comment}")
+    else:
+        expect("All Required Environments: NOT VERIFIED" in comment, f"not NOT VERIFIED:\n{comment}")
+    if name == "peer-red":
+        expect("test › leg" in comment and "fails on node-c" in comment,
+               f"the failing test and leg are not named:\n{comment}")
+    if name == "peer-trial":
+        expect("node-c: no results" in comment, f"the missing leg is not named:\n{comment}")
+        expect(not failed_steps("tests/report"), "the trial's report step failed")
+        expect("--fail-on never" in log, "the trial did not say what it let through")
 else:
     fail(f"unknown run {name}")
 

@@ -698,8 +698,20 @@ pub(crate) struct ReportArgs {
     #[arg(long, value_name = "FILE", default_value = "verify-matrix-report.json")]
     pub out: PathBuf,
     /// Partial result files, or folders searched recursively (any artifact layout)
-    #[arg(required = true, value_name = "PATH")]
+    #[arg(required_unless_present = "files", value_name = "PATH")]
     pub paths: Vec<PathBuf>,
+    /// Instead of result files: runner reports a workflow already makes (JUnit XML,
+    /// CTRF, `go test -json`), by glob (repeatable; `!GLOB` excludes). Each file is one
+    /// environment's: `{environment}` in the glob names it, else --environment, else the
+    /// file's first folder; `{check}` names its check, else `tests`
+    #[arg(long, value_name = "GLOB", conflicts_with = "paths")]
+    pub files: Vec<String>,
+    /// With --files: the environments expected; one without a file has no result
+    #[arg(long, value_name = "NAME", value_delimiter = ',', requires = "files")]
+    pub environments: Vec<String>,
+    /// With --files: the one environment every file belongs to (a single leg)
+    #[arg(long, value_name = "NAME", requires = "files")]
+    pub environment: Option<String>,
     #[command(flatten)]
     pub manifest: ManifestArg,
     #[command(flatten)]
@@ -714,8 +726,25 @@ pub(crate) struct ReportArgs {
     /// the verdict is NOT VERIFIED with that reason and the check run is `cancelled`
     #[arg(long)]
     pub cancelled: bool,
+    /// When the step fails: `not-verified` (any NOT VERIFIED), `failures` (a required
+    /// check failed; missing results tolerated), `never` (a trial: publish, exit 0). The
+    /// verdict, the comment and the check run say NOT VERIFIED either way
+    #[arg(long, value_enum, value_name = "WHEN", default_value_t = FailOnStep::NotVerified)]
+    pub fail_on: FailOnStep,
     #[command(flatten)]
     pub publish: PublishFlags,
+}
+
+/// `report --fail-on`: which verdicts fail the step (its exit code). Never what the
+/// verdict says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum FailOnStep {
+    /// Any NOT VERIFIED (the gate)
+    NotVerified,
+    /// Only a failed required check: missing and incomplete results are tolerated
+    Failures,
+    /// Never: a trial that publishes every verdict and exits 0
+    Never,
 }
 
 /// `validate-signal`.

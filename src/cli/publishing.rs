@@ -151,6 +151,7 @@ pub(crate) fn publish_report(
         return Ok(report.exit_code());
     };
     let sent = deliver(settings, &publication, connected);
+    sent.write_outputs(publication.output_file.as_deref())?;
     if !sent.denied.is_empty() {
         eprintln!("warning: {DENIED_HELP}");
         if let Some(file) = publication.apply_fallback()? {
@@ -159,12 +160,69 @@ pub(crate) fn publish_report(
                 file.display()
             );
         }
+        // What the check run would have marked on the files, as the step's own
+        // annotations (which need no permission).
+        if settings.actions.actions
+            && let Some(check_run) = &publication.check_run
+        {
+            annotate_instead(&check_run.annotations)?;
+        }
     }
     if sent.failed.is_empty() {
         Ok(report.exit_code())
     } else {
         Ok(exit_code::PUBLISH_FAILED)
     }
+}
+
+/// The most annotations GitHub shows of one step, per level.
+const STEP_ANNOTATIONS: usize = 10;
+
+/// Writes a check run's annotations as workflow commands (`::error file=…,line=…::`),
+/// at most [`STEP_ANNOTATIONS`] of each level, the rest counted in one notice.
+fn annotate_instead(annotations: &[serde_json::Value]) -> Result<(), Error> {
+    use crate::cli::live::{escape_data, escape_property};
+    let text = |a: &serde_json::Value, key: &str| {
+        a.get(key)
+            .and_then(serde_json::Value::as_str)
+            .unwrap_or_default()
+            .to_owned()
+    };
+    let mut shown: HashMap<&'static str, usize> = HashMap::new();
+    let mut left = 0;
+    let mut out = String::new();
+    for a in annotations {
+        let level = match a
+            .get("annotation_level")
+            .and_then(serde_json::Value::as_str)
+        {
+            Some("failure") => "error",
+            Some("warning") => "warning",
+            _ => "notice",
+        };
+        let count = shown.entry(level).or_default();
+        if *count == STEP_ANNOTATIONS {
+            left += 1;
+            continue;
+        }
+        *count += 1;
+        let line = a
+            .get("start_line")
+            .and_then(serde_json::Value::as_u64)
+            .unwrap_or(1);
+        out.push_str(&format!(
+            "::{level} file={},line={line},title={}::{}\n",
+            escape_property(&text(a, "path")),
+            escape_property(&text(a, "title")),
+            escape_data(&text(a, "message"))
+        ));
+    }
+    if left > 0 {
+        out.push_str(&format!(
+            "::notice title=cargo verify-matrix::{left} more annotations: see the job summary\n"
+        ));
+    }
+    print_stdout(&out)
 }
 
 /// The runtime and the GitHub client publishing runs on (octocrab's client is made

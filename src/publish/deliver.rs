@@ -97,12 +97,29 @@ pub struct Sent {
     pub denied: Vec<ApiError>,
     /// Every other failure, after retries.
     pub failed: Vec<ApiError>,
+    /// Step outputs known once sent: `comment-url`, `check-run-url`.
+    pub outputs: Vec<(String, String)>,
+}
+
+impl Sent {
+    /// Appends [`Sent::outputs`] to `$GITHUB_OUTPUT`, when there is one.
+    pub fn write_outputs(&self, file: Option<&Path>) -> Result<(), PublishError> {
+        let Some(path) = file.filter(|_| !self.outputs.is_empty()) else {
+            return Ok(());
+        };
+        let mut lines = String::new();
+        for (name, value) in &self.outputs {
+            output_line(&mut lines, name, value);
+        }
+        append(path, lines.as_bytes(), "$GITHUB_OUTPUT")
+    }
 }
 
 impl Publication {
     /// Sends the comment and the check run. A failure of one does not stop the other.
     pub async fn send(&self, gh: &GitHub) -> Sent {
         let mut sent = Sent::default();
+        let mut urls = Vec::new();
         let mut record = |result: Result<String, ApiError>| match result {
             Ok(line) => sent.done.push(line),
             Err(e @ ApiError::Denied { .. }) => sent.denied.push(e),
@@ -111,6 +128,13 @@ impl Publication {
         if let Some(plan) = &self.comment {
             record(comment::publish(gh, plan).await.map(|outcome| {
                 let target = format!("PR comment on {}#{}", plan.repository, plan.pr);
+                if let CommentOutcome::Created { url, .. }
+                | CommentOutcome::Updated { url, .. }
+                | CommentOutcome::Unchanged { url, .. } = &outcome
+                    && !url.is_empty()
+                {
+                    urls.push(("comment-url".to_owned(), url.clone()));
+                }
                 match outcome {
                     CommentOutcome::Created { url, removed } => {
                         described(format!("{target} created"), &url, removed)
@@ -137,10 +161,12 @@ impl Publication {
                 );
                 if !outcome.url.is_empty() {
                     line.push_str(&format!(": {}", outcome.url));
+                    urls.push(("check-run-url".to_owned(), outcome.url.clone()));
                 }
                 line
             }));
         }
+        sent.outputs = urls;
         sent
     }
 }

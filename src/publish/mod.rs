@@ -186,10 +186,14 @@ pub fn plan(
 ) -> Result<Publication, PublishError> {
     let mut publication = Publication {
         summary: None,
-        outputs: vec![
-            ("verdict".to_owned(), report.verdict.as_str().to_owned()),
-            ("report".to_owned(), report_path.display().to_string()),
-        ],
+        outputs: step_outputs(
+            report,
+            report_path,
+            files
+                .step_summary
+                .as_deref()
+                .filter(|_| settings.targets.contains(&Target::Summary)),
+        ),
         output_file: files.output.clone(),
         comment: None,
         check_run: None,
@@ -232,6 +236,67 @@ pub fn plan(
     }
     Ok(publication)
 }
+
+/// The step's outputs for later steps: the verdict, the report, what GitHub's check
+/// run concludes, the tests' outcomes summed over every pair that has counts (each
+/// environment's run counted, as the peers' reporters count them), the pairs, the job
+/// summary's file, and the same in one JSON object (docs/github-actions.md, "Outputs").
+fn step_outputs(
+    report: &crate::results::Report,
+    report_path: &Path,
+    summary: Option<&Path>,
+) -> Vec<(String, String)> {
+    let (mut passed, mut failed, mut skipped, mut flaky) = (0u64, 0u64, 0u64, 0u64);
+    for counts in report
+        .rows
+        .iter()
+        .filter_map(|r| r.detail.test_counts.as_ref())
+    {
+        passed += counts.passed;
+        failed += counts.failed;
+        skipped += counts.skipped;
+        flaky += counts.flaky;
+    }
+    let pairs_passed = report
+        .rows
+        .iter()
+        .filter(|r| r.result == crate::results::RowResult::Pass)
+        .count();
+    let pairs_failed = report.rows.len() - pairs_passed;
+    let conclusion = check_run::conclusion(report);
+    let json = serde_json::json!({
+        "verdict": report.verdict.as_str(),
+        "conclusion": conclusion,
+        "tests": { "total": passed + failed + skipped, "passed": passed, "failed": failed,
+                   "skipped": skipped, "flaky": flaky },
+        "pairs": { "passed": pairs_passed, "failed": pairs_failed,
+                   "missing": report.missing.len() },
+        "reasons": report.reasons.iter().take(JSON_REASONS).collect::<Vec<_>>(),
+        "more_reasons": report.reasons.len().saturating_sub(JSON_REASONS),
+        "report": report_path.display().to_string(),
+    });
+    let mut outputs: Vec<(String, String)> = vec![
+        ("verdict".to_owned(), report.verdict.as_str().to_owned()),
+        ("report".to_owned(), report_path.display().to_string()),
+        ("conclusion".to_owned(), conclusion.to_owned()),
+        ("tests".to_owned(), (passed + failed + skipped).to_string()),
+        ("passed".to_owned(), passed.to_string()),
+        ("failed".to_owned(), failed.to_string()),
+        ("skipped".to_owned(), skipped.to_string()),
+        ("flaky".to_owned(), flaky.to_string()),
+        ("pairs-passed".to_owned(), pairs_passed.to_string()),
+        ("pairs-failed".to_owned(), pairs_failed.to_string()),
+        ("pairs-missing".to_owned(), report.missing.len().to_string()),
+    ];
+    if let Some(path) = summary {
+        outputs.push(("summary-path".to_owned(), path.display().to_string()));
+    }
+    outputs.push(("json".to_owned(), json.to_string()));
+    outputs
+}
+
+/// The verdict's reasons the `json` output lists; the rest are counted.
+const JSON_REASONS: usize = 20;
 
 /// The job summary: the markdown within what is left of the 1 MiB.
 fn summary(

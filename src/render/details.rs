@@ -97,11 +97,9 @@ pub(super) fn details(
             let _ = writeln!(out, "- cause: {}", escape_markdown(cause));
         }
         // What runs it again here (an optional check's too).
-        let _ = writeln!(
-            out,
-            "- reproduce: `{}`",
-            super::text::reproduce(row).replace('`', "'")
-        );
+        if let Some(command) = super::text::reproduce(row) {
+            let _ = writeln!(out, "- reproduce: `{}`", command.replace('`', "'"));
+        }
         // The summary says how long it took; attempts only when it was retried.
         if d.attempts > 1 {
             let _ = writeln!(out, "- attempts: {}", d.attempts);

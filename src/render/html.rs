@@ -406,11 +406,9 @@ fn failure(row: &Row, log: Option<&str>, blob: Option<&str>, out: &mut String) {
     if let Some(cause) = &d.cause {
         let _ = writeln!(out, "<p>Cause: {}</p>", esc(cause));
     }
-    let _ = writeln!(
-        out,
-        "<p>Reproduce: <code>{}</code></p>",
-        esc(&super::text::reproduce(row))
-    );
+    if let Some(command) = super::text::reproduce(row) {
+        let _ = writeln!(out, "<p>Reproduce: <code>{}</code></p>", esc(&command));
+    }
     if let Some(line) = tests_view::counts_line(d) {
         let _ = writeln!(out, "<p>Tests: {}.</p>", esc(&line));
     }

@@ -197,12 +197,13 @@ fn verdict_lines(report: &Quoted, paint: Paint, out: &mut String) {
             out.push_str(&format!("  - {reason}\n"));
         }
         // The first required failure, run again here.
-        if let Some(row) = report
+        if let Some(command) = report
             .rows
             .iter()
             .find(|r| r.required && r.result == RowResult::Fail)
+            .and_then(super::text::reproduce)
         {
-            out.push_str(&format!("reproduce: {}\n", super::text::reproduce(row)));
+            out.push_str(&format!("reproduce: {command}\n"));
         }
     }
     if let Some(baseline) = &report.baseline {

@@ -71,19 +71,24 @@ pub use crate::results::counted;
 /// The command that runs `row`'s check again in its environment on this machine (its
 /// failed shard's slice, for a split check): `cargo verify-matrix run --env linux
 /// --check unit`. Check ids and environment names are plain words, so it reads as is.
-pub fn reproduce(row: &crate::results::Row) -> String {
+pub fn reproduce(row: &crate::results::Row) -> Option<String> {
+    // A pair read from a report file (`report --files`) was run by the workflow's own
+    // command, not by a manifest here.
+    if row.detail.kind == crate::results::REPORTS_KIND {
+        return None;
+    }
     let shard = row.detail.sharded.as_ref().and_then(|s| {
         s.parts
             .iter()
             .find(|p| p.status != crate::results::Status::Pass)
             .map(|p| format!(" --shard {}", p.shard))
     });
-    format!(
+    Some(format!(
         "cargo verify-matrix run --env {} --check {}{}",
         row.environment,
         row.check,
         shard.unwrap_or_default()
-    )
+    ))
 }
 
 #[cfg(test)]

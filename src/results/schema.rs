@@ -568,6 +568,14 @@ pub const RUN_TIMEOUT_STOP: &str = "stopped: the run timeout expired";
 /// The longest `summary`, in characters.
 pub const SUMMARY_MAX_CHARS: usize = 80;
 
+/// The manifest path of a report made from runner report files (`report --files`): its
+/// matrix is the files', and its comment's key.
+pub const FILES_MANIFEST: &str = "report-files";
+
+/// The `kind` of a pair read from a runner's report file (`report --files`): the
+/// workflow's own command ran it, not a manifest's check.
+pub const REPORTS_KIND: &str = "reports";
+
 /// The longest `cause`, in characters: a readable paragraph, folded where it is shown.
 pub const CAUSE_MAX_CHARS: usize = 1000;
 

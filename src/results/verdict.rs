@@ -535,7 +535,12 @@ impl<'a> Judging<'a> {
     /// A pair nothing reported.
     fn no_result(&mut self, check: &Check, env: &EnvName) {
         let (id, env_name) = (check.id.as_str(), env.as_str());
-        let reason = if self.tested(env) {
+        let reason = if self.tested(env) && self.report.manifest.path == super::FILES_MANIFEST {
+            // Read from report files: that environment's files hold no report of it.
+            format!(
+                "{NO_RESULT_IN}{env_name} results: no report file of `{id}` for {env_name} matched"
+            )
+        } else if self.tested(env) {
             // Its environment's leg ran and did not run it: what was chosen (`run
             // --check`), or a result that lost it; the next step either way.
             format!(

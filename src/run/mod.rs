@@ -7,6 +7,7 @@ pub mod effect;
 pub mod enter;
 pub mod facts;
 pub mod here;
+pub mod imported;
 pub mod kinds;
 pub mod leaks;
 pub mod platform;

@@ -1,7 +1,7 @@
 //! `report`: merge, render and publish in one step, the final job of a workflow. Whatever
 //! keeps the results from being judged, this commit gets a NOT VERIFIED with the reason.
 
-use crate::cli::args::ReportArgs;
+use crate::cli::args::{FailOnStep, ReportArgs};
 use crate::cli::judge::merged_report;
 use crate::cli::publishing::{manifest_key, publish_report};
 use crate::cli::settings::{Settings, current_dir, parent_dir, quoter};
@@ -10,8 +10,64 @@ use crate::exit_code;
 use crate::render::{self, Format, Quoted};
 use crate::results::merge::MergeError;
 use crate::results::{Report, write_report_replacing};
+use crate::run::imported::{self, Spec};
 
 pub(super) fn run(settings: &Settings, args: &ReportArgs) -> Result<i32, Error> {
+    let code = match judge_and_publish(settings, args) {
+        Ok(code) => code,
+        // A trial's step stays green when publishing or reading fails too; the error
+        // is still said.
+        Err(error)
+            if args.fail_on == FailOnStep::Never
+                && matches!(
+                    error.exit_code(),
+                    exit_code::INVALID_INPUT | exit_code::PUBLISH_FAILED
+                ) =>
+        {
+            eprintln!("error: {error}");
+            error.exit_code()
+        }
+        Err(error) => return Err(error),
+    };
+    Ok(step_code(args.fail_on, code))
+}
+
+/// The step's exit code under `--fail-on`: the verdict's own under `not-verified`; under
+/// `failures`, incomplete coverage passes (a failed check still fails); under `never`,
+/// any verdict and any publishing trouble pass. Each code let through is said.
+fn step_code(fail_on: FailOnStep, code: i32) -> i32 {
+    let tolerated = match fail_on {
+        FailOnStep::NotVerified => false,
+        FailOnStep::Failures => code == exit_code::INCOMPLETE,
+        FailOnStep::Never => matches!(
+            code,
+            exit_code::FAILED
+                | exit_code::INCOMPLETE
+                | exit_code::INVALID_INPUT
+                | exit_code::PUBLISH_FAILED
+        ),
+    };
+    if !tolerated {
+        return code;
+    }
+    let what = match code {
+        exit_code::FAILED => "NOT VERIFIED (a required check failed)",
+        exit_code::INCOMPLETE => "NOT VERIFIED (results missing)",
+        exit_code::INVALID_INPUT => "no verdict (invalid input)",
+        _ => "publishing failed",
+    };
+    let flag = match fail_on {
+        FailOnStep::Failures => "failures",
+        _ => "never",
+    };
+    eprintln!("note: --fail-on {flag}: {what}, exit {code} taken as 0; the verdict stands");
+    exit_code::OK
+}
+
+fn judge_and_publish(settings: &Settings, args: &ReportArgs) -> Result<i32, Error> {
+    if !args.files.is_empty() {
+        return from_files(settings, args);
+    }
     let report_dir = parent_dir(&args.out);
     let report = match merged_report(settings, &args.trust, &args.paths, &report_dir) {
         Ok(mut report) => {
@@ -49,6 +105,75 @@ pub(super) fn run(settings: &Settings, args: &ReportArgs) -> Result<i32, Error> 
         }
         Err(error) => return Err(error),
     };
+    publish_built(settings, args, report)
+}
+
+/// `report --files`: the runner reports a workflow already makes, judged as the legs'
+/// results over the environments expected. Whatever keeps them from being read (a glob
+/// with no match, a file no reader knows, a name that is no environment's) is this
+/// commit's NOT VERIFIED with the reason, as a report with no results is.
+fn from_files(settings: &Settings, args: &ReportArgs) -> Result<i32, Error> {
+    let trust = &args.trust;
+    if trust.base_manifest.is_some() || trust.baseline.is_some() || trust.baseline_from.is_some() {
+        return Err(Error::Usage(
+            "--files judges the reports alone: --base-manifest and the baselines need result files"
+                .to_owned(),
+        ));
+    }
+    if let Some(path) = &settings.manifest {
+        return Err(Error::Usage(format!(
+            "--files judges the reports alone, by the matrix of their files: --manifest {} is not read with it",
+            path.display()
+        )));
+    }
+    let dir = current_dir()?;
+    // A manifest found here is not what these files are judged by: said, never silent.
+    if let Ok(crate::manifest::Found::Yaml(path) | crate::manifest::Found::Cargo(path)) =
+        crate::manifest::discover(&dir)
+        && !settings.quiet
+    {
+        eprintln!(
+            "note: --files judges the report files alone: {} (its checks, environments and min-tests) is not read",
+            path.display()
+        );
+    }
+    let spec = Spec {
+        patterns: args.files.clone(),
+        environments: args.environments.clone(),
+        environment: args.environment.clone(),
+        root: dir.clone(),
+    };
+    let source = settings.source(&dir);
+    let redactor = quoter(args.publish.token.as_deref()).shared_redactor();
+    let mut report = match imported::import(&spec, &source, redactor) {
+        Ok(imported) => {
+            if !settings.quiet {
+                for note in &imported.notes {
+                    eprintln!("note: {note}");
+                }
+            }
+            Report::build_judged(
+                &imported.manifest,
+                imported.partials,
+                &crate::results::jobs::Jobs::NotChecked,
+                None,
+            )
+        }
+        Err(why) => {
+            eprintln!("error: {why}");
+            let mut report =
+                Report::unjudged(imported::FILES_MANIFEST, &format!("no verdict: {why}"));
+            report.source = source;
+            if args.cancelled {
+                report.mark_cancelled();
+            }
+            publish_built(settings, args, report)?;
+            return Ok(exit_code::INVALID_INPUT);
+        }
+    };
+    if args.cancelled {
+        report.mark_cancelled();
+    }
     publish_built(settings, args, report)
 }
 

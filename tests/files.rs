@@ -1,0 +1,356 @@
+//! `report --files`: the JUnit files a workflow's own matrix already writes (pytest
+//! `--junitxml` in each leg, each leg's folder downloaded beside the others), judged as
+//! the legs' results without any manifest — and every way those files can fail to prove
+//! what they claim.
+
+mod common;
+
+use common::Project;
+
+/// A suite whose second test fails only where `LEG` is `py312`.
+const SUITE: &str = "import os\n\n\ndef test_adds():\n    assert 1 + 1 == 2\n\n\ndef test_leg():\n    assert os.environ.get('LEG') != 'py312', 'fails on 3.12'\n";
+
+/// A project where each of `legs` ran pytest as a leg of a matrix does, its JUnit file
+/// in `artifacts/test-results-<leg>/junit.xml` (as `actions/download-artifact` lays
+/// out every leg's artifact).
+fn legs(legs: &[&str]) -> Project {
+    let project = Project::empty();
+    project.write("test_suite.py", SUITE);
+    project.git(&["init", "-q"]);
+    project.commit_all("a suite");
+    for leg in legs {
+        let out = std::process::Command::new("python3")
+            .args(["-m", "pytest", "-q", "-p", "no:cacheprovider"])
+            .arg(format!("--junitxml=artifacts/test-results-{leg}/junit.xml"))
+            .arg("test_suite.py")
+            .env("LEG", leg)
+            .current_dir(project.path())
+            .output()
+            .expect("pytest is required (scripts/test.sh installs it)");
+        assert!(
+            project
+                .path()
+                .join(format!("artifacts/test-results-{leg}/junit.xml"))
+                .is_file(),
+            "{out:?}"
+        );
+    }
+    project
+}
+
+/// `report --dry-run --to summary ARGS…`: the exit code, stdout and stderr.
+fn report(project: &Project, args: &[&str]) -> (i32, String, String) {
+    let out = project
+        .std_cmd()
+        .args([
+            "report",
+            "--dry-run",
+            "--to",
+            "summary",
+            "--out",
+            "report.json",
+        ])
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+const GLOB: &str = "artifacts/test-results-{environment}/*.xml";
+
+#[test]
+fn every_expected_leg_passing_is_verified() {
+    let project = legs(&["py310", "py311"]);
+    let (code, stdout, stderr) = report(
+        &project,
+        &["--files", GLOB, "--environments", "py310,py311"],
+    );
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(
+        stdout.contains("All Required Environments: VERIFIED"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("| tests | py310 | 0 | PASS |"), "{stdout}");
+    assert!(stdout.contains("| ✅ 2 | ✅ 2 |"), "{stdout}");
+    // A pair read from a file is not run again here: no `reproduce` line.
+    assert!(!stdout.contains("reproduce"), "{stdout}");
+    let report = project.json("report.json");
+    assert_eq!(report["verdict"], "VERIFIED");
+}
+
+#[test]
+fn a_failing_leg_is_named_with_its_test_and_a_leg_without_a_file_has_no_result() {
+    let project = legs(&["py310", "py311", "py312"]);
+    let (code, stdout, stderr) = report(
+        &project,
+        &["--files", GLOB, "--environments", "py310,py311,py312,py313"],
+    );
+    assert_eq!(code, 1, "{stdout}{stderr}");
+    assert!(
+        stdout.contains("All Required Environments: NOT VERIFIED"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("- ❌ **tests failed in py312 (exit 1)**: `test_suite › test_leg` at test_suite.py:9 — AssertionError: fails on 3.12"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("| tests | ✅ 2 | ✅ 2 | ❌ 1 of 2 | ⚠️ no result |"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("py313: no results"), "{stdout}");
+    // Under `--fail-on never` the step passes and the verdict does not change.
+    let (code, stdout, _) = report(
+        &project,
+        &[
+            "--files",
+            GLOB,
+            "--environments",
+            "py310,py311,py312,py313",
+            "--fail-on",
+            "never",
+        ],
+    );
+    assert_eq!(code, 0);
+    assert!(stdout.contains("NOT VERIFIED"), "{stdout}");
+}
+
+#[test]
+fn without_a_placeholder_each_artifacts_folder_is_its_environment() {
+    let project = legs(&["py310", "py311"]);
+    // As `download-artifact` without a pattern lays them out: one folder per artifact.
+    let (code, stdout, stderr) = report(&project, &["--files", "artifacts/**/*.xml"]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(
+        stdout.contains("| tests | test-results-py310 | 0 | PASS |"),
+        "{stdout}"
+    );
+    // Without --environments, the missing leg could not be told: said on stderr.
+    assert!(
+        stderr.contains("note: the environments expected were not given (--environments)"),
+        "{stderr}"
+    );
+    // One leg's job (`--environment`): every file is that environment's.
+    let (code, stdout, _) = report(
+        &project,
+        &[
+            "--files",
+            "artifacts/test-results-py310/*.xml",
+            "--environment",
+            "linux",
+        ],
+    );
+    assert_eq!(code, 0);
+    assert!(stdout.contains("| tests | linux | 0 | PASS |"), "{stdout}");
+}
+
+#[test]
+fn a_report_that_lists_no_test_that_ran_is_not_a_pass() {
+    let project = Project::empty();
+    project.git(&["init", "-q"]);
+    project.write(
+        "out/linux/junit.xml",
+        r#"<testsuite name="s" tests="1" skipped="1"><testcase classname="c" name="t"><skipped/></testcase></testsuite>"#,
+    );
+    project.write(
+        "out/mac/junit.xml",
+        r#"<testsuite name="s" tests="0"></testsuite>"#,
+    );
+    project.commit_all("reports");
+    let (code, stdout, _) = report(&project, &["--files", "out/{environment}/junit.xml"]);
+    assert_eq!(code, 1, "{stdout}");
+    assert!(
+        stdout.contains("All Required Environments: NOT VERIFIED"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("the report lists no test that ran"),
+        "{stdout}"
+    );
+}
+
+/// Whatever keeps the files from being judged is a clear error naming the glob or the
+/// file (exit 4), and the commit still gets a NOT VERIFIED with that reason.
+#[test]
+fn files_that_cannot_be_judged_are_named_and_never_verified() {
+    let project = legs(&["py310"]);
+    project.write(
+        "artifacts/test-results-py311/junit.xml",
+        "this is not a report\n",
+    );
+    project.write("artifacts/test-results-bad name/junit.xml", "<testsuite/>");
+    let cases: &[(&[&str], &str)] = &[
+        (
+            &["--files", "nothing/*.xml"],
+            "--files `nothing/*.xml` matched no file under",
+        ),
+        (
+            &["--files", "artifacts/test-results-{environment}/*.xml"],
+            "`bad name` is not a valid environment name",
+        ),
+        (
+            &[
+                "--files",
+                "artifacts/test-results-py3*/*.xml",
+                "--files",
+                "!artifacts/test-results-py311/*",
+                "--environments",
+                "py311",
+            ],
+            "its environment `test-results-py310` is not one of --environments py311",
+        ),
+        (
+            &["--files", "../*.xml"],
+            "a glob names files under the folder it runs in",
+        ),
+        (
+            &["--files", "**/{environment}/*.xml"],
+            "must come before any `**`",
+        ),
+        (&["--files", "!artifacts/**"], "no glob to match"),
+    ];
+    for (args, message) in cases {
+        let (code, stdout, stderr) = report(&project, args);
+        assert_eq!(code, 4, "{args:?}: {stdout}{stderr}");
+        assert!(stderr.contains(message), "{args:?}: {stderr}");
+        assert!(
+            stdout.contains("## ❌ Environment Verification Matrix: NOT VERIFIED"),
+            "{args:?}: the commit's NOT VERIFIED: {stdout}"
+        );
+        assert!(!stdout.contains("All Required Environments: VERIFIED"));
+    }
+    // A file no reader knows is that pair's error, naming the file.
+    let (code, stdout, _) = report(
+        &project,
+        &[
+            "--files",
+            "artifacts/test-results-{environment}/*.xml",
+            "--files",
+            "!artifacts/test-results-bad name/*",
+        ],
+    );
+    assert_eq!(code, 1, "{stdout}");
+    assert!(
+        stdout.contains("- tests failed to run in py311: report unreadable: `artifacts/test-results-py311/junit.xml`: not a test report (JUnit XML, CTRF JSON or `go test -json` output): it begins `this is not a report`\n"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn a_link_is_never_read_as_a_report() {
+    let project = legs(&["py310"]);
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::write(
+        outside.path().join("junit.xml"),
+        r#"<testsuite name="s" tests="1"><testcase classname="c" name="t"/></testsuite>"#,
+    )
+    .unwrap();
+    std::fs::create_dir_all(project.path().join("artifacts/test-results-py311")).unwrap();
+    std::os::unix::fs::symlink(
+        outside.path().join("junit.xml"),
+        project
+            .path()
+            .join("artifacts/test-results-py311/junit.xml"),
+    )
+    .unwrap();
+    let (code, stdout, stderr) = report(&project, &["--files", GLOB]);
+    assert_eq!(code, 4, "{stdout}{stderr}");
+    assert!(
+        stderr.contains("`artifacts/test-results-py311/junit.xml` is a symbolic link"),
+        "{stderr}"
+    );
+}
+
+/// Names as matrices have them (`3.11`, `18`) are names, not numbers; `{check}` names
+/// each file's check, and an environment without a check's file says which file it
+/// lacks (no `run` to suggest: the workflow ran it).
+#[test]
+fn version_names_and_checks_named_by_the_glob() {
+    let project = Project::empty();
+    project.git(&["init", "-q"]);
+    let passing = r#"<testsuite name="s" tests="1"><testcase classname="c" name="t"/></testsuite>"#;
+    project.write("out/3.11/unit.xml", passing);
+    project.write("out/3.11/e2e.xml", passing);
+    project.write("out/18/unit.xml", passing);
+    project.commit_all("reports");
+    let (code, stdout, stderr) = report(
+        &project,
+        &[
+            "--files",
+            "out/{environment}/{check}.xml",
+            "--environments",
+            "3.11,18",
+        ],
+    );
+    assert_eq!(code, 3, "{stdout}{stderr}");
+    assert!(stdout.contains("| unit | ✅ 1 | ✅ 1 |"), "{stdout}");
+    assert!(stdout.contains("| e2e | ✅ 1 | ⚠️ no result |"), "{stdout}");
+    assert!(
+        stdout.contains("no report file of `e2e` for 18 matched"),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("cargo verify-matrix run"), "{stdout}");
+}
+
+/// A folder reached through a link (the glob's fixed part included) is refused: one
+/// environment's report never stands for another's; a manifest beside the files is
+/// said not to be read; the same environment named twice is refused.
+#[test]
+fn links_on_the_way_a_manifest_beside_and_two_names_for_one_environment() {
+    let project = legs(&["py310"]);
+    std::os::unix::fs::symlink(
+        project.path().join("artifacts/test-results-py310"),
+        project.path().join("artifacts/test-results-py311"),
+    )
+    .unwrap();
+    let (code, _, stderr) = report(
+        &project,
+        &[
+            "--files",
+            "artifacts/test-results-py311/*.xml",
+            "--environment",
+            "py311",
+        ],
+    );
+    assert_eq!(code, 4, "{stderr}");
+    assert!(
+        stderr.contains("is reached through a symbolic link"),
+        "{stderr}"
+    );
+    project.write(
+        "verify-matrix.yml",
+        "version: 1\nenvironments: [{name: a}]\nchecks: [{id: unit, run: 'true', min-tests: 100}]\n",
+    );
+    let (code, _, stderr) = report(
+        &project,
+        &[
+            "--files",
+            "artifacts/test-results-py310/*.xml",
+            "--environment",
+            "py310",
+        ],
+    );
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stderr.contains("note: --files judges the report files alone: ")
+            && stderr
+                .contains("verify-matrix.yml (its checks, environments and min-tests) is not read"),
+        "{stderr}"
+    );
+    let (code, _, stderr) = report(&project, &["--files", GLOB, "--environment", "py310"]);
+    assert_eq!(code, 4, "{stderr}");
+    assert!(stderr.contains("both name the environment"), "{stderr}");
+    let (code, _, stderr) = report(
+        &project,
+        &["--files", GLOB, "--files", "!artifacts/**/junit.xml"],
+    );
+    assert_eq!(code, 4, "{stderr}");
+    assert!(
+        stderr.contains("(1 matched and were excluded by a `!` glob)"),
+        "{stderr}"
+    );
+}
