@@ -180,7 +180,7 @@ pub fn import(spec: &Spec, source: &Source, redactor: Arc<Redactor>) -> Result<I
     for name in spec.environments.iter().chain(&spec.environment) {
         if !is_valid_name(name) {
             return Err(format!(
-                "`{name}` is not a valid environment name (letters, digits, `-`, `_`, `.`)"
+                "`{name}` is not a valid environment name (ASCII letters, digits, `-`, `_` and `.`, starting with a letter or digit, at most 100)"
             ));
         }
     }
@@ -419,7 +419,7 @@ fn name_of(
         .ok_or_else(|| format!("`{relative}`: no {what} name where the glob puts `{{{what}}}`"))?;
     if !is_valid_name(&value) {
         return Err(format!(
-            "`{relative}`: `{value}` is not a valid {what} name (letters, digits, `-`, `_`, `.`)"
+            "`{relative}`: `{value}` is not a valid {what} name (ASCII letters, digits, `-`, `_` and `.`, starting with a letter or digit, at most 100)"
         ));
     }
     Ok(Some(value))

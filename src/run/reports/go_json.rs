@@ -28,6 +28,9 @@ struct Event {
     elapsed: Option<f64>,
     #[serde(rename = "Output", default)]
     output: Option<String>,
+    /// Build events (Go 1.24) name what they build here, not a `Package`.
+    #[serde(rename = "ImportPath", default)]
+    import_path: Option<String>,
 }
 
 /// What the stream said of one package.
@@ -66,8 +69,11 @@ pub(super) fn read(mut source: impl BufRead, sink: &mut Collector<'_>) -> Result
             .map_err(|e| ReadError::at_line(format!("not a `go test -json` event: {e}"), number))?;
         let package = event.package.clone().unwrap_or_default();
         // Build events name an `ImportPath`, not a package: a package is what a
-        // `Package` names (its end, a failed build's included, comes as its own event).
-        if !package.is_empty() && (packages.len() < MAX_OPEN || packages.contains_key(&package)) {
+        // `Package` names (its end, a failed build's included, comes as its own event),
+        // or the one unnamed package of `go tool test2json` run without `-p`.
+        if event.import_path.is_none()
+            && (packages.len() < MAX_OPEN || packages.contains_key(&package))
+        {
             packages.entry(package.clone()).or_default();
         }
         let Some(test) = event.test.filter(|t| !t.is_empty()) else {
@@ -83,7 +89,10 @@ pub(super) fn read(mut source: impl BufRead, sink: &mut Collector<'_>) -> Result
             if matches!(event.action.as_str(), "pass" | "fail" | "skip")
                 && let Some(p) = packages.get_mut(&package)
             {
-                p.end = Some(event.action.clone());
+                // A failure said once is not taken back by a later pass.
+                if p.end.as_deref() != Some("fail") {
+                    p.end = Some(event.action.clone());
+                }
             }
             continue;
         };

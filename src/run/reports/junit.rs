@@ -194,7 +194,15 @@ impl Cases<'_, '_> {
         }
         case.attempts = 1;
         if let Some(previous) = self.pending.take() {
-            if previous.suite == case.suite && previous.name == case.name && self.reruns_here() {
+            // pytest-rerunfailures writes its earlier attempts as bare cases: an earlier
+            // one that says it failed (or was skipped) is a run of its own (pytest-xdist's
+            // `--dist each` runs a test once per worker), never hidden by a later pass.
+            let bare = !(previous.failed || previous.errored || previous.skipped);
+            if bare
+                && previous.suite == case.suite
+                && previous.name == case.name
+                && self.reruns_here()
+            {
                 case.attempts = previous.attempts + 1;
             } else {
                 deliver(previous, self.sink);
@@ -345,6 +353,22 @@ fn root(e: &BytesStart<'_>, seen: &mut bool, at: u64) -> Result<(), ReadError> {
     }
 }
 
+/// A suite's count: a whole number, a number written with a fraction (`1.0`) rounded
+/// up, one too large to hold as the largest; anything else is no count.
+fn parse_count(text: &str) -> Option<u64> {
+    let text = text.trim();
+    if let Ok(n) = text.parse::<u64>() {
+        return Some(n);
+    }
+    if !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit()) {
+        return Some(u64::MAX);
+    }
+    text.parse::<f64>()
+        .ok()
+        .filter(|n| n.is_finite() && *n >= 0.0)
+        .map(|n| n.ceil().min(u64::MAX as f64) as u64)
+}
+
 /// An element opens (or, `empty`, opens and closes): where its text goes.
 fn open(
     e: &BytesStart<'_>,
@@ -360,11 +384,11 @@ fn open(
             if !empty {
                 let suite = attribute(e, b"name", at)?.unwrap_or_default();
                 let count = |key: &[u8]| -> Result<Option<u64>, ReadError> {
-                    Ok(attribute(e, key, at)?.and_then(|n| n.trim().parse().ok()))
+                    Ok(attribute(e, key, at)?.and_then(|n| parse_count(&n)))
                 };
                 let failed = match (count(b"failures")?, count(b"errors")?) {
                     (None, None) => None,
-                    (f, e) => Some(f.unwrap_or(0) + e.unwrap_or(0)),
+                    (f, e) => Some(f.unwrap_or(0).saturating_add(e.unwrap_or(0))),
                 };
                 sink.enter(&suite, count(b"tests")?, count(b"skipped")?, failed);
                 if name.as_ref() == b"testsuite" {
@@ -404,11 +428,16 @@ fn open(
                     b"file" => new.file = Some(value.into_owned()),
                     b"line" => new.line = value.trim().parse().ok(),
                     // GoogleTest: a disabled test is `status="notrun"`, a skipped one
-                    // `result="skipped"` (older versions write no <skipped> for it).
-                    b"status" => new.skipped |= value.trim() == "notrun",
-                    b"result" => {
-                        new.skipped |= matches!(value.trim(), "skipped" | "suppressed");
-                    }
+                    // `result="skipped"` (older versions write no <skipped> for it);
+                    // other writers say it in the same attributes.
+                    b"status" | b"result" => match value.trim().to_ascii_lowercase().as_str() {
+                        "notrun" | "skipped" | "suppressed" | "disabled" | "ignored" => {
+                            new.skipped = true;
+                        }
+                        "failed" | "failure" | "fail" => new.failed = true,
+                        "error" | "errored" | "broken" => new.errored = true,
+                        _ => {}
+                    },
                     _ => new.duration_ms = seconds_to_ms(&value),
                 }
             }
@@ -428,10 +457,10 @@ fn open(
             }
             Ok(Target::Nowhere)
         }
-        kind @ (b"failure" | b"error" | b"skipped") => {
+        kind @ (b"failure" | b"error" | b"skipped" | b"warning") => {
             let Some(case) = case.as_mut() else {
                 // Outside a case: the suite's own failure (a set-up that failed).
-                if kind != b"skipped" {
+                if kind != b"skipped" && kind != b"warning" {
                     let suite = suites.last().cloned().unwrap_or_default();
                     let message = attribute(e, b"message", at)?.unwrap_or_else(|| {
                         format!("a <{}> of the suite itself", String::from_utf8_lossy(kind))
@@ -445,7 +474,9 @@ fn open(
             };
             match kind {
                 b"failure" => case.failed = true,
-                b"error" => case.errored = true,
+                // PHPUnit 9's warnings make its run unsuccessful (and "No tests found" is
+                // a warning case of its own).
+                b"error" | b"warning" => case.errored = true,
                 _ => case.skipped = true,
             }
             if case.message.is_empty()

@@ -618,3 +618,71 @@ fn failures_outside_the_cases_and_tests_that_never_ran_are_never_passes() {
         (1, 0, 0)
     );
 }
+
+/// A repeated case is a pytest rerun only as pytest-rerunfailures writes it (bare
+/// earlier attempts): one that says it failed or was skipped is a run of its own
+/// (pytest-xdist's `--dist each`); PHPUnit 9's warnings, GoogleTest-like statuses in
+/// any case and counts written with a fraction are read; `go tool test2json` without
+/// `-p` names no package and its end still counts.
+#[test]
+fn repeats_warnings_statuses_and_unnamed_packages() {
+    let counts = |text: &str| {
+        let c = read_one(text).unwrap().counts;
+        (c.passed, c.failed, c.skipped)
+    };
+    assert_eq!(
+        counts(
+            r#"<testsuites name="pytest tests"><testsuite name="pytest" tests="2" failures="1"><testcase classname="t" name="test_worker"><failure message="gw0"/></testcase><testcase classname="t" name="test_worker"/></testsuite></testsuites>"#
+        ),
+        (1, 1, 0)
+    );
+    assert_eq!(
+        counts(
+            r#"<testsuites name="pytest tests"><testsuite name="pytest" tests="1"><testcase classname="t" name="a"><failure/></testcase><testcase classname="t" name="a"><skipped/></testcase></testsuite></testsuites>"#
+        ),
+        (0, 1, 1)
+    );
+    assert_eq!(
+        counts(
+            r#"<testsuites><testsuite name="T" tests="1" warnings="1"><testcase name="Warning" class="PHPUnit\Framework\WarningTestCase"><warning>No tests found in class "T".</warning></testcase></testsuite></testsuites>"#
+        ),
+        (0, 1, 0)
+    );
+    assert_eq!(
+        counts(
+            r#"<testsuite name="s"><testcase name="a" status="NOTRUN"/><testcase name="b" status="failed"/><testcase name="c" result="SKIPPED"/><testcase name="d"/></testsuite>"#
+        ),
+        (1, 1, 2)
+    );
+    assert_eq!(
+        counts(r#"<testsuite name="s" failures="1.0"><testcase name="a"/></testsuite>"#),
+        (1, 1, 0)
+    );
+    let go = |lines: &[&str]| counts(&(lines.join("\n") + "\n"));
+    assert_eq!(
+        go(&[
+            r#"{"Action":"run","Test":"TestA"}"#,
+            r#"{"Action":"pass","Test":"TestA"}"#,
+            r#"{"Action":"output","Output":"FAIL\n"}"#,
+            r#"{"Action":"fail","Elapsed":0.1}"#,
+        ]),
+        (1, 1, 0)
+    );
+    assert_eq!(
+        go(&[
+            r#"{"Action":"run","Test":"TestA"}"#,
+            r#"{"Action":"pass","Test":"TestA"}"#,
+        ]),
+        (1, 1, 0)
+    );
+    // A package's failure is not taken back by a later pass.
+    assert_eq!(
+        go(&[
+            r#"{"Action":"run","Package":"p","Test":"TestA"}"#,
+            r#"{"Action":"pass","Package":"p","Test":"TestA"}"#,
+            r#"{"Action":"fail","Package":"p","Test":""}"#,
+            r#"{"Action":"pass","Package":"p"}"#,
+        ]),
+        (1, 1, 0)
+    );
+}
