@@ -13,7 +13,7 @@
 #   serves this build as the release asset, so the Action's install step downloads it and
 #   checks its SHA-256.
 #
-# Eleven runs, each checked against what reached "GitHub" (any difference fails the
+# Fifteen runs, each checked against what reached "GitHub" (any difference fails the
 # script):
 #
 # 1. Run 101, attempt 1 of a pull request: the c-locale leg fails. The plan job marks the
@@ -38,6 +38,12 @@
 # 10. A sharded environment whose second shard never reports (run 109, attempt 1, shard 1
 #     alone): NOT VERIFIED, the comment naming shard 2/2.
 # 11. "Re-run failed jobs" runs shard 2 (attempt 2): both shards stand, VERIFIED.
+# 12. A merge queue's run (`merge_group`, run 110) of the Node project's workflow: the
+#     check run lands on the queue's commit, and no PR comment is attempted.
+# 13-15. A workflow as another reporter's user has it (three node:test legs writing
+#     JUnit files), its reporter step replaced by the Action's `files` (runs 111-113):
+#     VERIFIED; a failing leg NOT VERIFIED naming its test; a leg that never ran `no
+#     result`, in a trial (`fail-on: never`) whose step stays green.
 #
 # Every report reads its run's jobs from "GitHub": the stand-in lists the plan job and
 # one job per leg that uploaded results, unless a scenario gives the list.
