@@ -103,7 +103,8 @@ case "$1" in
         if [ -n "${VERIFY_MATRIX_FILES:-}" ]; then
             inputs=(--files "$VERIFY_MATRIX_FILES")
             expected=${VERIFY_MATRIX_ENVIRONMENTS:-}
-            expected=$(printf '%s' "$expected" | tr '\n' ',' | tr -d ' \r')
+            # A list by commas or lines, or a JSON array of names (`${{ toJSON(…) }}`).
+            expected=$(printf '%s' "$expected" | tr '\n' ',' | tr -d ' \r[]"')
             expected=${expected%,}
             [ -n "$expected" ] && inputs+=(--environments "$expected")
             [ -n "${VERIFY_MATRIX_ENVIRONMENT:-}" ] && inputs+=(--environment "$VERIFY_MATRIX_ENVIRONMENT")
