@@ -865,7 +865,13 @@ async fn the_report_step_reads_the_junit_files_a_workflow_already_makes() {
     let outputs = step(&project, "report", "report", &inputs("py310\npy311\n"), 0);
     assert_eq!(output(&outputs, "verdict"), "VERIFIED");
     // The list as a JSON array (`${{ toJSON(…) }}` of the matrix's legs) reads the same.
-    let outputs = step(&project, "report", "report", &inputs(r#"["py310", "py311"]"#), 0);
+    let outputs = step(
+        &project,
+        "report",
+        "report",
+        &inputs(r#"["py310", "py311"]"#),
+        0,
+    );
     assert_eq!(output(&outputs, "verdict"), "VERIFIED");
     assert_eq!(output(&outputs, "tests"), "4");
     assert_eq!(output(&outputs, "passed"), "4");

@@ -367,7 +367,12 @@ fn parse_file(file: &Path, ctx: &Context, locator: &Locator) -> Result<Parsed, P
     let unreadable =
         |message: String| Problem::Unreadable(format!("report unreadable: `{shown}`: {message}"));
     let handle = std::fs::File::open(file).map_err(|e| unreadable(e.to_string()))?;
-    let mut reader = std::io::BufReader::with_capacity(64 * 1024, handle);
+    let mut reader: Box<dyn BufRead> =
+        Box::new(std::io::BufReader::with_capacity(64 * 1024, handle));
+    // UTF-16 (Windows PowerShell 5's `>` writes it): read as the same text in UTF-8.
+    if let Some(text) = utf16(&mut reader).map_err(unreadable)? {
+        reader = Box::new(std::io::Cursor::new(text.into_bytes()));
+    }
     let format = detect(&mut reader).map_err(unreadable)?;
     let mut sink = Collector::new(locator, &ctx.redactor);
     let outcome = match format {
@@ -389,6 +394,56 @@ fn parse_file(file: &Path, ctx: &Context, locator: &Locator) -> Result<Parsed, P
         left_out: sink.left_out,
         noop: sink.noop,
     })
+}
+
+/// The whole text of a UTF-16 file (told by its byte-order mark, or by a `<` or `{`
+/// that is half of its first two bytes), its XML declaration then saying UTF-8; `None`
+/// for any other file, which is left as it was.
+fn utf16(reader: &mut dyn BufRead) -> Result<Option<String>, String> {
+    let head = reader.fill_buf().map_err(|e| e.to_string())?;
+    let little = match head {
+        [0xFF, 0xFE, ..] | [b'<' | b'{', 0, ..] => true,
+        [0xFE, 0xFF, ..] | [0, b'<' | b'{', ..] => false,
+        _ => return Ok(None),
+    };
+    let mut bytes = Vec::new();
+    std::io::Read::read_to_end(
+        &mut std::io::Read::take(reader, MAX_FILE_BYTES + 1),
+        &mut bytes,
+    )
+    .map_err(|e| e.to_string())?;
+    if bytes.len() as u64 > MAX_FILE_BYTES {
+        return Err(format!(
+            "larger than {} MiB",
+            MAX_FILE_BYTES / (1024 * 1024)
+        ));
+    }
+    if bytes.len() % 2 != 0 {
+        return Err("UTF-16 with an odd number of bytes (cut short?)".to_owned());
+    }
+    let units = bytes.chunks_exact(2).map(|pair| {
+        if little {
+            u16::from_le_bytes([pair[0], pair[1]])
+        } else {
+            u16::from_be_bytes([pair[0], pair[1]])
+        }
+    });
+    let mut text: String = char::decode_utf16(units)
+        .collect::<Result<_, _>>()
+        .map_err(|e| format!("not valid UTF-16: {e}"))?;
+    if text.starts_with('\u{feff}') {
+        text.remove(0);
+    }
+    // The declaration names the encoding the bytes were in; they are UTF-8 now.
+    if text.starts_with("<?xml")
+        && let Some(end) = text.find("?>")
+    {
+        let declaration = text[..end]
+            .replace("UTF-16", "UTF-8")
+            .replace("utf-16", "utf-8");
+        text.replace_range(..end, &declaration);
+    }
+    Ok(Some(text))
 }
 
 /// The line of byte `offset` in `file` (1-based).

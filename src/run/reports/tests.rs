@@ -686,3 +686,40 @@ fn repeats_warnings_statuses_and_unnamed_packages() {
         (1, 1, 0)
     );
 }
+
+/// UTF-16 reports (Windows PowerShell 5's `>` writes them), with a byte-order mark and
+/// without, read as their text; a cut one says so.
+#[test]
+fn utf16_reports_are_read_as_their_text() {
+    let xml = "<?xml version=\"1.0\" encoding=\"utf-16\"?>\r\n<testsuite name=\"s\" tests=\"2\" failures=\"1\"><testcase classname=\"c\" name=\"ok\"/><testcase classname=\"c\" name=\"bad\"><failure message=\"nope\"/></testcase></testsuite>\r\n";
+    let utf16 = |text: &str, bom: bool, little: bool| -> Vec<u8> {
+        let mut bytes = Vec::new();
+        let units = (bom.then_some(0xFEFF_u16))
+            .into_iter()
+            .chain(text.encode_utf16());
+        for unit in units {
+            bytes.extend(if little {
+                unit.to_le_bytes()
+            } else {
+                unit.to_be_bytes()
+            });
+        }
+        bytes
+    };
+    for (bom, little) in [(true, true), (true, false), (false, true), (false, false)] {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("r.xml"), utf16(xml, bom, little)).unwrap();
+        let c = read(&["r.xml".to_owned()], &context(dir.path()))
+            .unwrap_or_else(|e| panic!("bom {bom}, little {little}: {e:?}"))
+            .counts;
+        assert_eq!((c.passed, c.failed), (1, 1), "bom {bom}, little {little}");
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let mut cut = utf16(xml, true, true);
+    cut.pop();
+    std::fs::write(dir.path().join("r.xml"), cut).unwrap();
+    match read(&["r.xml".to_owned()], &context(dir.path())) {
+        Err(Problem::Unreadable(why)) => assert!(why.contains("odd number of bytes"), "{why}"),
+        other => panic!("{other:?}"),
+    }
+}
