@@ -426,6 +426,10 @@ echo "## secrets: the redacting writer against many and long secrets (scripts/be
 if $quick; then scripts/bench-secrets.sh --quick; else scripts/bench-secrets.sh; fi
 
 echo
+echo "## the Action per leg, under act (scripts/bench-action.sh)"
+if $quick; then scripts/bench-action.sh --quick; else scripts/bench-action.sh; fi
+echo
+
 echo "## in-process stages (criterion, benches/pipeline.rs)"
 if $quick; then
     # Each benchmark once, to keep them compiling and running; nothing is timed.
