@@ -354,3 +354,20 @@ fn links_on_the_way_a_manifest_beside_and_two_names_for_one_environment() {
         "{stderr}"
     );
 }
+
+/// An artifact folder whose name is no environment's (a space, `ALL`) is refused,
+/// naming the file, never passed to the matrix to fail there.
+#[test]
+fn a_folder_that_is_no_environments_name_is_refused_naming_the_file() {
+    let project = Project::empty();
+    project.git(&["init", "-q"]);
+    let passing = r#"<testsuite name="s" tests="1"><testcase classname="c" name="t"/></testsuite>"#;
+    project.write("out/ALL/junit.xml", passing);
+    project.commit_all("reports");
+    let (code, _, stderr) = report(&project, &["--files", "out/**/*.xml"]);
+    assert_eq!(code, 4, "{stderr}");
+    assert!(
+        stderr.contains("`out/ALL/junit.xml`: `ALL` is not a valid environment name"),
+        "{stderr}"
+    );
+}

@@ -178,7 +178,7 @@ pub fn import(spec: &Spec, source: &Source, redactor: Arc<Redactor>) -> Result<I
         );
     }
     for name in spec.environments.iter().chain(&spec.environment) {
-        if !is_valid_name(name) {
+        if !is_valid_name(name) || name == "ALL" {
             return Err(format!(
                 "`{name}` is not a valid environment name (ASCII letters, digits, `-`, `_` and `.`, starting with a letter or digit, at most 100)"
             ));
@@ -214,6 +214,13 @@ pub fn import(spec: &Spec, source: &Source, redactor: Arc<Redactor>) -> Result<I
                         "`{relative}`: which environment it is cannot be told: put `{{environment}}` in the glob, download each leg's artifact into its own folder, or give --environment"
                     )
                 })?;
+            // A folder's name is a name only if it is a valid one (`ALL` means every
+            // environment to a manifest).
+            if !is_valid_name(&environment) || environment == "ALL" {
+                return Err(format!(
+                    "`{relative}`: `{environment}` is not a valid environment name (ASCII letters, digits, `-`, `_` and `.`, starting with a letter or digit, at most 100; not `ALL`)"
+                ));
+            }
             let check = name_of(include.check.as_ref(), &relative, "check")?
                 .unwrap_or_else(|| DEFAULT_CHECK.to_owned());
             if !spec.environments.is_empty() && !spec.environments.contains(&environment) {
