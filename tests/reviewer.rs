@@ -494,3 +494,42 @@ checks:
         "{markdown}"
     );
 }
+
+/// A result file's `cause` is untrusted text: a forged one of many lines and thousands
+/// of characters reaches the verdict's reasons as one line of at most 1,000 characters,
+/// as `run` writes it.
+#[test]
+fn a_forged_cause_is_bounded_to_one_line_in_the_verdict() {
+    let manifest = r#"version: 1
+environments: [{name: a}]
+checks:
+  - id: unit
+    run: printf '<testsuite name="calc" tests="2"' > r.xml
+    reports: r.xml
+"#;
+    let project = Project::new(manifest);
+    project.run_envs(&["a"]);
+    let file = "results/a/verify-matrix-a.json";
+    let mut result = project.json(file);
+    let forged = format!("forged\n{}", "x".repeat(20_000));
+    // As a check that errored before it had an exit code: the reason is its cause.
+    result["checks"][0]["cause"] = serde_json::Value::String(forged);
+    result["checks"][0]["exit_code"] = serde_json::Value::Null;
+    project.write(file, &result.to_string());
+    project.merge_into("results", "report.json");
+    let report = project.json("report.json");
+    let reason = report["reasons"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r.as_str().unwrap())
+        .find(|r| r.contains("forged"))
+        .unwrap_or_else(|| panic!("no reason with the cause: {report}"));
+    assert!(!reason.contains('\n'), "{reason}");
+    assert!(
+        reason.chars().count() < 1_100,
+        "{} characters",
+        reason.chars().count()
+    );
+    assert!(reason.ends_with('…'), "{reason}");
+}

@@ -22,7 +22,7 @@ use rustc_hash::FxHashMap;
 
 use super::jobs::Jobs;
 use super::report::Place;
-use super::schema::{CheckResult, ItemResult, PartialResult, Status};
+use super::schema::{CheckResult, ItemResult, PartialResult, Status, whole_cause};
 use crate::manifest::validate::EXIT_CODES;
 use crate::manifest::{Check, CheckKind, Manifest};
 
@@ -134,6 +134,11 @@ fn rederive_result(
     let env = manifest.environment(&result.environment);
     let leg = result.shard;
     for claimed in &mut result.checks {
+        // A cause is the verdict's text where the summary was cut: no longer, and no
+        // more lines, than `run` writes one, whatever a result file claims.
+        if let Some(cause) = &mut claimed.cause {
+            *cause = whole_cause(cause);
+        }
         let Some(&check) = checks.get(claimed.command_id.as_str()) else {
             continue;
         };
