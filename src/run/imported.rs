@@ -202,13 +202,14 @@ pub fn import(spec: &Spec, source: &Source, redactor: Arc<Redactor>) -> Result<I
                 }
             ));
         }
+        let base = include.base();
         for relative in matched {
             if files.contains_key(&relative) {
                 continue;
             }
             let environment = name_of(include.environment.as_ref(), &relative, "environment")?
                 .or_else(|| spec.environment.clone())
-                .or_else(|| first_folder(&include.base(), &relative))
+                .or_else(|| first_folder(&base, &relative))
                 .ok_or_else(|| {
                     format!(
                         "`{relative}`: which environment it is cannot be told: put `{{environment}}` in the glob, download each leg's artifact into its own folder, or give --environment"

@@ -70,12 +70,7 @@ fn judge_and_publish(settings: &Settings, args: &ReportArgs) -> Result<i32, Erro
     }
     let report_dir = parent_dir(&args.out);
     let report = match merged_report(settings, &args.trust, &args.paths, &report_dir) {
-        Ok(mut report) => {
-            if args.cancelled {
-                report.mark_cancelled();
-            }
-            report
-        }
+        Ok(report) => report,
         // Whatever kept the results from being judged (no results after a failed plan or
         // cancelled legs, an invalid manifest, unreadable artifacts), this commit gets a
         // NOT VERIFIED with the reason: an earlier commit's VERIFIED must not stand.
@@ -94,14 +89,10 @@ fn judge_and_publish(settings: &Settings, args: &ReportArgs) -> Result<i32, Erro
             {
                 eprintln!("error: {error}");
             }
-            let mut report = Report::unjudged(&manifest_key(settings)?, &reason);
             // The commit and run this verdict is about, as the comment names them.
-            report.source = settings.source(&current_dir()?);
-            if args.cancelled {
-                report.mark_cancelled();
-            }
-            publish_built(settings, args, report)?;
-            return Ok(error.exit_code());
+            let source = settings.source(&current_dir()?);
+            let key = manifest_key(settings)?;
+            return publish_unjudged(settings, args, &key, &reason, source, error.exit_code());
         }
         Err(error) => return Err(error),
     };
@@ -145,7 +136,7 @@ fn from_files(settings: &Settings, args: &ReportArgs) -> Result<i32, Error> {
     };
     let source = settings.source(&dir);
     let redactor = quoter(args.publish.token.as_deref()).shared_redactor();
-    let mut report = match imported::import(&spec, &source, redactor) {
+    let report = match imported::import(&spec, &source, redactor) {
         Ok(imported) => {
             if !settings.quiet {
                 for note in &imported.notes {
@@ -161,20 +152,34 @@ fn from_files(settings: &Settings, args: &ReportArgs) -> Result<i32, Error> {
         }
         Err(why) => {
             eprintln!("error: {why}");
-            let mut report =
-                Report::unjudged(imported::FILES_MANIFEST, &format!("no verdict: {why}"));
-            report.source = source;
-            if args.cancelled {
-                report.mark_cancelled();
-            }
-            publish_built(settings, args, report)?;
-            return Ok(exit_code::INVALID_INPUT);
+            let reason = format!("no verdict: {why}");
+            return publish_unjudged(
+                settings,
+                args,
+                imported::FILES_MANIFEST,
+                &reason,
+                source,
+                exit_code::INVALID_INPUT,
+            );
         }
     };
-    if args.cancelled {
-        report.mark_cancelled();
-    }
     publish_built(settings, args, report)
+}
+
+/// Publishes, for the commit `source` names, a NOT VERIFIED with `reason` under the
+/// comment key `key` (no result could be judged); the command's exit code is `code`.
+fn publish_unjudged(
+    settings: &Settings,
+    args: &ReportArgs,
+    key: &str,
+    reason: &str,
+    source: crate::results::Source,
+    code: i32,
+) -> Result<i32, Error> {
+    let mut report = Report::unjudged(key, reason);
+    report.source = source;
+    publish_built(settings, args, report)?;
+    Ok(code)
 }
 
 /// Why a report could not judge any result, for the published NOT VERIFIED.
@@ -187,8 +192,11 @@ fn unjudged_reason(error: &Error) -> String {
     }
 }
 
-/// Writes, shows and publishes a report `report` made.
-fn publish_built(settings: &Settings, args: &ReportArgs, report: Report) -> Result<i32, Error> {
+/// Writes, shows and publishes a report `report` made (cancelled with `--cancelled`).
+fn publish_built(settings: &Settings, args: &ReportArgs, mut report: Report) -> Result<i32, Error> {
+    if args.cancelled {
+        report.mark_cancelled();
+    }
     let options = settings.table_options(&report, quoter(args.publish.token.as_deref()));
     // Quoted once: the report file, the table and every publication use the same text.
     let report = Quoted::from_report(report, &options.quoter);
