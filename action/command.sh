@@ -103,10 +103,15 @@ case "$1" in
         if [ -n "${VERIFY_MATRIX_FILES:-}" ]; then
             inputs=(--files "$VERIFY_MATRIX_FILES")
             expected=${VERIFY_MATRIX_ENVIRONMENTS:-}
-            # A list by commas or lines, or a JSON array of names (`${{ toJSON(…) }}`).
-            expected=$(printf '%s' "$expected" | tr '\n' ',' | tr -d ' \r[]"')
+            case "$(printf '%s' "$expected" | tr -d ' \t\r\n' | cut -c1)" in
+                # JSON (`${{ toJSON(…) }}`, the plan's matrix): read as JSON.
+                '[' | '{') expected=$(printf '%s' "$expected" | tr '\r\n' '  ') ;;
+                # A list by commas or lines.
+                *) expected=$(printf '%s' "$expected" | tr '\n' ',' | tr -d ' \r') ;;
+            esac
             expected=${expected%,}
-            [ -n "$expected" ] && inputs+=(--environments "$expected")
+            [ -n "$expected" ] && inputs+=("--environments=$expected")
+            [ -n "${VERIFY_MATRIX_ENVIRONMENTS_FROM_JOB:-}" ] && inputs+=("--environments-from-job=$VERIFY_MATRIX_ENVIRONMENTS_FROM_JOB")
             [ -n "${VERIFY_MATRIX_ENVIRONMENT:-}" ] && inputs+=(--environment "$VERIFY_MATRIX_ENVIRONMENT")
         fi
         status=0

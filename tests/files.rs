@@ -371,3 +371,82 @@ fn a_folder_that_is_no_environments_name_is_refused_naming_the_file() {
         "{stderr}"
     );
 }
+
+/// The files are compared with the base branch's run as a manifest's results are: a test
+/// that failed only here is new, one the base ran and this run lost has vanished, from a
+/// base report (`--baseline`) or from the history (`--baseline-from history:main`).
+#[test]
+fn files_are_compared_with_the_base_branch_from_a_report_or_the_history() {
+    let project = legs(&["py310", "py311"]);
+    let args = ["--files", GLOB, "--environments", "py310,py311"];
+    let (code, stdout, stderr) = report(&project, &args);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    std::fs::rename(
+        project.path().join("report.json"),
+        project.path().join("base.json"),
+    )
+    .unwrap();
+    let out = project
+        .std_cmd()
+        .args([
+            "history",
+            "--history",
+            "h.sqlite",
+            "add",
+            "--branch",
+            "main",
+        ])
+        .arg("base.json")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    // The head: `test_adds` is gone, `test_new` fails in every leg.
+    std::fs::remove_dir_all(project.path().join("artifacts")).unwrap();
+    project.write(
+        "test_suite.py",
+        "def test_leg():\n    assert True\n\n\ndef test_new():\n    assert 1 == 2, 'broken'\n",
+    );
+    for leg in ["py310", "py311"] {
+        let out = std::process::Command::new("python3")
+            .args(["-m", "pytest", "-q", "-p", "no:cacheprovider"])
+            .arg(format!("--junitxml=artifacts/test-results-{leg}/junit.xml"))
+            .arg("test_suite.py")
+            .current_dir(project.path())
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1), "{out:?}");
+    }
+    for (baseline, base) in [
+        (&["--baseline", "base.json"][..], "the baseline"),
+        (
+            &["--baseline-from", "history:main", "--history", "h.sqlite"][..],
+            "main @",
+        ),
+    ] {
+        let (code, stdout, stderr) = report(&project, &[&args[..], baseline].concat());
+        assert_eq!(code, 1, "{stdout}{stderr}");
+        assert!(
+            stdout.contains("`test_suite › test_new` at test_suite.py:6")
+                && stdout.contains("**new**: it passed on"),
+            "{stdout}"
+        );
+        assert!(
+            stdout.contains("tests in py311: 1 (test_suite › test_adds)"),
+            "{stdout}"
+        );
+        assert!(
+            stdout.contains(&format!("Compared with {base}")),
+            "{stdout}"
+        );
+    }
+    // A manifest comparison has nothing to compare here.
+    let (code, _, stderr) = report(
+        &project,
+        &[&args[..], &["--base-manifest", "m.yml"]].concat(),
+    );
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("no manifest for --base-manifest"),
+        "{stderr}"
+    );
+}

@@ -893,4 +893,46 @@ async fn the_report_step_reads_the_junit_files_a_workflow_already_makes() {
         "{summary}"
     );
     assert!(summary.contains("tests.test_calc › test_leg"), "{summary}");
+
+    // The legs expected from the run's own jobs, as GitHub lists them: the leg that was
+    // cancelled (`test (py313)`) is expected though it left no file.
+    let server = MockServer::start().await;
+    let jobs = vec![
+        job("plan", &["ubuntu-latest"], 1),
+        job("test (py310)", &["ubuntu-latest"], 1),
+        job("test (py311)", &["ubuntu-latest"], 1),
+        job("test (py312)", &["ubuntu-latest"], 1),
+        json!({"name": "test (py313)", "status": "completed", "conclusion": "cancelled",
+               "labels": ["ubuntu-latest"], "run_attempt": 1}),
+        job("report", &["ubuntu-latest"], 1),
+    ];
+    run_jobs(&server, 501, 1, jobs).await;
+    let mut from_jobs = inputs("");
+    from_jobs.push(("VERIFY_MATRIX_ENVIRONMENTS_FROM_JOB", "test".to_owned()));
+    from_jobs.push(("GITHUB_TOKEN", TOKEN.to_owned()));
+    from_jobs.push(("GITHUB_API_URL", server.uri()));
+    let outputs = step(&project, "report", "report", &from_jobs, 1);
+    assert_eq!(output(&outputs, "pairs-passed"), "2");
+    assert_eq!(output(&outputs, "pairs-failed"), "1");
+    assert_eq!(output(&outputs, "pairs-missing"), "1");
+    let summary = std::fs::read_to_string(project.path().join("runner/report/summary.md")).unwrap();
+    assert!(
+        summary.contains("| Check | py310 | py311 | py312 | py313 |"),
+        "{summary}"
+    );
+    // A job name that is no leg's: no verdict, with the jobs GitHub listed.
+    from_jobs.retain(|(k, _)| *k != "VERIFY_MATRIX_ENVIRONMENTS_FROM_JOB");
+    from_jobs.push(("VERIFY_MATRIX_ENVIRONMENTS_FROM_JOB", "unit".to_owned()));
+    let outputs = step(&project, "report", "report", &from_jobs, 4);
+    assert_eq!(output(&outputs, "verdict"), "NOT_VERIFIED");
+
+    // The plan job's `matrix` output names the legs too (a shard's entry is its
+    // environment's).
+    std::fs::remove_dir_all(project.path().join("checkout/reports/junit-py312")).unwrap();
+    let plan = r#"{"include":[{"environment":"py310","runs-on":"ubuntu-latest"},
+        {"environment":"py311","runs-on":"ubuntu-latest","shard":"1/2"},
+        {"environment":"py311","runs-on":"ubuntu-latest","shard":"2/2"}]}"#;
+    let outputs = step(&project, "report", "report", &inputs(plan), 0);
+    assert_eq!(output(&outputs, "verdict"), "VERIFIED");
+    assert_eq!(output(&outputs, "pairs-passed"), "2");
 }

@@ -706,9 +706,20 @@ pub(crate) struct ReportArgs {
     /// file's first folder; `{check}` names its check, else `tests`
     #[arg(long, value_name = "GLOB", conflicts_with = "paths")]
     pub files: Vec<String>,
-    /// With --files: the environments expected; one without a file has no result
+    /// With --files: the environments expected (names, a JSON array of names, or the
+    /// plan's matrix); one without a file has no result
     #[arg(long, value_name = "NAME", value_delimiter = ',', requires = "files")]
     pub environments: Vec<String>,
+    /// With --files, under GitHub Actions: the environments expected are the legs of this
+    /// run's matrix job JOB (`JOB (a, b)` is `a-b`; `{environment}` in JOB matches a
+    /// whole job name), as GitHub lists the run's jobs
+    #[arg(
+        long,
+        value_name = "JOB",
+        requires = "files",
+        conflicts_with = "environments"
+    )]
+    pub environments_from_job: Option<String>,
     /// With --files: the one environment every file belongs to (a single leg)
     #[arg(long, value_name = "NAME", requires = "files")]
     pub environment: Option<String>,

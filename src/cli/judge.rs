@@ -75,21 +75,44 @@ pub(crate) fn merged(
     let jobs = run_jobs(settings, &partials);
     let mut report = Report::build_judged(&manifest, partials, &jobs, Some(&ran_by));
     report.apply_trust(trust);
+    apply_baseline(settings, &mut report, &manifest, baseline)?;
+    Ok((report, contracts))
+}
+
+/// Compares `report` with the baseline `trust` names (`--baseline REPORT`, or
+/// `--baseline-from history[:BRANCH]`), judged by `manifest`: its new failures,
+/// vanished tests and fixed ones. Nothing to do without one.
+pub(crate) fn compare_with_baseline(
+    settings: &Settings,
+    trust: &TrustFlags,
+    report: &mut Report,
+    manifest: &Manifest,
+) -> Result<(), Error> {
+    let baseline = BaselineSource::of(trust, settings)?;
+    apply_baseline(settings, report, manifest, baseline)
+}
+
+fn apply_baseline(
+    settings: &Settings,
+    report: &mut Report,
+    manifest: &Manifest,
+    baseline: BaselineSource,
+) -> Result<(), Error> {
     match baseline {
         BaselineSource::None => {}
         BaselineSource::Report(path) => {
             let base = report_file(&path)?;
-            if let Err(why) = admissible_base(&base, &report, settings) {
+            if let Err(why) = admissible_base(&base, report, settings) {
                 return Err(Error::InvalidInput(format!(
                     "--baseline {}: refused as a baseline: {why}",
                     path.display()
                 )));
             }
             let base = Base::of_report(&base);
-            report.apply_baseline(baseline::compare(&report, &base, &manifest));
+            report.apply_baseline(baseline::compare(report, &base, manifest));
         }
-        BaselineSource::History { path, branch } => match history_base(&path, &branch, &report)? {
-            Some(base) => report.apply_baseline(baseline::compare(&report, &base, &manifest)),
+        BaselineSource::History { path, branch } => match history_base(&path, &branch, report)? {
+            Some(base) => report.apply_baseline(baseline::compare(report, &base, manifest)),
             None if !settings.quiet => eprintln!(
                 "note: no baseline: the history `{}` has no run of branch `{branch}` for `{}`",
                 path.display(),
@@ -98,7 +121,7 @@ pub(crate) fn merged(
             None => {}
         },
     }
-    Ok((report, contracts))
+    Ok(())
 }
 
 /// Under GitHub Actions, the jobs of the run whose legs these results are, as GitHub
@@ -131,12 +154,6 @@ fn run_jobs(settings: &Settings, partials: &[PartialResult]) -> Jobs {
     {
         return Jobs::Unavailable(format!("`{repo}` run `{run_id}` cannot be asked for"));
     }
-    let Some(raw) = actions.token.clone() else {
-        return Jobs::Unavailable(
-            "no token to read them with: give the step GITHUB_TOKEN (with `actions: read`)"
-                .to_owned(),
-        );
-    };
     // The attempts the legs came from (a re-run's legs are a later attempt).
     let mut attempts: Vec<u32> = partials
         .iter()
@@ -154,27 +171,42 @@ fn run_jobs(settings: &Settings, partials: &[PartialResult]) -> Jobs {
             .unwrap_or(1);
         attempts.push(current);
     }
+    match list_jobs(settings, &repo, &run_id, &attempts) {
+        Ok(jobs) => Jobs::Listed { run_id, jobs },
+        Err(why) => Jobs::Unavailable(why),
+    }
+}
+
+/// The jobs of `attempts` of run `run_id` of `repo`, as GitHub lists them, read with the
+/// step's token; why not, when they cannot be read.
+pub(crate) fn list_jobs(
+    settings: &Settings,
+    repo: &str,
+    run_id: &str,
+    attempts: &[u32],
+) -> Result<Vec<RunJob>, String> {
+    let actions = &settings.actions;
+    let Some(raw) = actions.token.clone() else {
+        return Err(
+            "no token to read them with: give the step GITHUB_TOKEN (with `actions: read`)"
+                .to_owned(),
+        );
+    };
     let api = actions
         .api_url
         .clone()
         .unwrap_or_else(|| "https://api.github.com".to_owned());
-    let listed = (|| -> Result<Vec<RunJob>, String> {
-        let token = Token::new(&raw).map_err(|e| e.to_string())?;
-        let runtime = super::runtime().map_err(|e| e.to_string())?;
-        let github = {
-            let _entered = runtime.enter();
-            GitHub::new(&api, token, RetryPolicy::default()).map_err(|e| e.to_string())?
-        };
-        runtime
-            .block_on(crate::publish::jobs::run_jobs(
-                &github, &repo, &run_id, &attempts,
-            ))
-            .map_err(|e| github.redact(&e.to_string()))
-    })();
-    match listed {
-        Ok(jobs) => Jobs::Listed { run_id, jobs },
-        Err(why) => Jobs::Unavailable(why),
-    }
+    let token = Token::new(&raw).map_err(|e| e.to_string())?;
+    let runtime = super::runtime().map_err(|e| e.to_string())?;
+    let github = {
+        let _entered = runtime.enter();
+        GitHub::new(&api, token, RetryPolicy::default()).map_err(|e| e.to_string())?
+    };
+    runtime
+        .block_on(crate::publish::jobs::run_jobs(
+            &github, repo, run_id, attempts,
+        ))
+        .map_err(|e| github.redact(&e.to_string()))
 }
 
 /// What the report is compared with.

@@ -168,6 +168,131 @@ fn segment_regex(segment: &str, name: &str) -> Result<Regex, String> {
     Regex::new(&pattern).map_err(|e| format!("`{segment}`: {e}"))
 }
 
+/// The most environments expected (GitHub's matrix allows 256 jobs).
+const MAX_EXPECTED: usize = 1000;
+
+/// The environments expected, as `--environments` gives them: names (commas split them),
+/// or one JSON value: an array of names (`${{ toJSON(matrix.python) }}`; numbers are
+/// taken as written), or the plan's matrix (`{"include": [{"environment": …}, …]}`, its
+/// shards one environment). Repeats are one environment.
+pub fn expected_list(values: &[String]) -> Result<Vec<String>, String> {
+    let joined = values.join(",");
+    let trimmed = joined.trim();
+    let names: Vec<String> = if trimmed.starts_with('[') || trimmed.starts_with('{') {
+        let value: serde_json::Value = serde_json::from_str(trimmed).map_err(|e| {
+            format!(
+                "--environments `{}`: not a JSON array of names or a plan's matrix: {e}",
+                crate::untrusted::cut(trimmed, 80)
+            )
+        })?;
+        let items = match &value {
+            serde_json::Value::Array(items) => items,
+            serde_json::Value::Object(map) => match map.get("include") {
+                Some(serde_json::Value::Array(items)) => items,
+                _ => {
+                    return Err(
+                        "--environments: a JSON object must be a plan's matrix, `{\"include\": [{\"environment\": …}]}`"
+                            .to_owned(),
+                    );
+                }
+            },
+            _ => unreachable!("starts with `[` or `{{`"),
+        };
+        items
+            .iter()
+            .map(|item| match item {
+                serde_json::Value::String(name) => Ok(name.clone()),
+                serde_json::Value::Number(n) => Ok(n.to_string()),
+                serde_json::Value::Object(entry) => match entry.get("environment") {
+                    Some(serde_json::Value::String(name)) => Ok(name.clone()),
+                    _ => Err(format!(
+                        "--environments: the matrix entry {} names no `environment`",
+                        crate::untrusted::cut(&item.to_string(), 80)
+                    )),
+                },
+                other => Err(format!(
+                    "--environments: `{}` is not an environment's name",
+                    crate::untrusted::cut(&other.to_string(), 80)
+                )),
+            })
+            .collect::<Result<_, _>>()?
+    } else {
+        values
+            .iter()
+            .map(|v| v.trim().to_owned())
+            .filter(|v| !v.is_empty())
+            .collect()
+    };
+    if names.len() > MAX_EXPECTED {
+        return Err(format!(
+            "--environments: {} environments, at most {MAX_EXPECTED}",
+            names.len()
+        ));
+    }
+    let mut unique = Vec::with_capacity(names.len());
+    for name in names {
+        if !unique.contains(&name) {
+            unique.push(name);
+        }
+    }
+    Ok(unique)
+}
+
+/// The environments the run's jobs `job` were legs of, as GitHub names matrix jobs:
+/// `JOB (a, b)` is the environment `a-b` (the matrix's values in order, joined by `-`,
+/// as artifact names are usually made of them). With `{environment}` in `job`, a job's
+/// whole name is matched against it (`Test {environment}` reads `Test 3.11` as `3.11`).
+/// Every such job is expected, whatever became of it: a skipped or cancelled leg is one
+/// with no file.
+pub fn environments_of_jobs<'a>(
+    job: &str,
+    names: impl IntoIterator<Item = &'a str>,
+) -> Result<Vec<String>, String> {
+    let mut found = Vec::new();
+    let mut seen = Vec::new();
+    for name in names {
+        if seen.len() < 20 && !seen.contains(&name) {
+            seen.push(name);
+        }
+        let environment = match job.split_once("{environment}") {
+            Some((before, after)) => name
+                .strip_prefix(before)
+                .and_then(|rest| rest.strip_suffix(after))
+                .filter(|inside| !inside.is_empty())
+                .map(str::to_owned),
+            None => name
+                .strip_prefix(job)
+                .and_then(|rest| rest.strip_prefix(" ("))
+                .and_then(|rest| rest.strip_suffix(')'))
+                .map(|inside| inside.split(", ").collect::<Vec<_>>().join("-")),
+        };
+        if let Some(environment) = environment
+            && !found.contains(&environment)
+        {
+            found.push(environment);
+        }
+    }
+    if found.is_empty() {
+        return Err(format!(
+            "--environments-from-job `{job}`: no job of this run is {}; its jobs: {}",
+            if job.contains("{environment}") {
+                format!("named `{job}`")
+            } else {
+                format!("a leg of matrix job `{job}` (named `{job} (…)`)")
+            },
+            if seen.is_empty() {
+                "none".to_owned()
+            } else {
+                seen.iter()
+                    .map(|n| format!("`{}`", crate::untrusted::cut(n, 100)))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            }
+        ));
+    }
+    Ok(found)
+}
+
 /// Reads the files `spec` names: the results of each environment, and the matrix.
 pub fn import(spec: &Spec, source: &Source, redactor: Arc<Redactor>) -> Result<Imported, String> {
     let (includes, excludes) = parse_patterns(&spec.patterns)?;
@@ -532,6 +657,68 @@ fn judged(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn strings(values: &[&str]) -> Vec<String> {
+        values.iter().map(|v| (*v).to_owned()).collect()
+    }
+
+    #[test]
+    fn the_environments_expected_are_names_a_json_array_or_the_plans_matrix() {
+        assert_eq!(
+            expected_list(&strings(&["py310", " py311", "py310"])).unwrap(),
+            ["py310", "py311"]
+        );
+        // A JSON array arrives split at its commas; `3.11` written as a number stays.
+        assert_eq!(
+            expected_list(&strings(&["[\"3.10\"", " 3.11", " 18]"])).unwrap(),
+            ["3.10", "3.11", "18"]
+        );
+        let plan = r#"{"include":[{"environment":"linux","runs-on":"ubuntu-latest"},{"environment":"linux","shard":"2/2"},{"environment":"windows"}]}"#;
+        let split: Vec<String> = plan.split(',').map(str::to_owned).collect();
+        assert_eq!(expected_list(&split).unwrap(), ["linux", "windows"]);
+        for bad in [
+            "[\"a\", true]",
+            "{\"include\": [{\"os\": \"x\"}]}",
+            "{\"fail-fast\": true}",
+            "[\"a\"",
+        ] {
+            assert!(expected_list(&[bad.to_owned()]).is_err(), "{bad} was taken");
+        }
+    }
+
+    #[test]
+    fn a_matrix_jobs_legs_are_its_environments_whatever_became_of_them() {
+        let jobs = [
+            "plan",
+            "test (3.11)",
+            "test (3.12)",
+            "test (3.11)",
+            "tests (3.13)",
+            "build (ubuntu-latest, 3.11)",
+            "report",
+        ];
+        assert_eq!(
+            environments_of_jobs("test", jobs).unwrap(),
+            ["3.11", "3.12"]
+        );
+        assert_eq!(
+            environments_of_jobs("build", jobs).unwrap(),
+            ["ubuntu-latest-3.11"]
+        );
+        assert_eq!(
+            environments_of_jobs("Test on {environment}", ["Test on linux", "Test on ", "x"])
+                .unwrap(),
+            ["linux"]
+        );
+        let error = environments_of_jobs("unit", jobs).unwrap_err();
+        assert!(
+            error.contains("no job of this run is a leg of matrix job `unit`")
+                && error.contains("`test (3.11)`"),
+            "{error}"
+        );
+        // A job that is not a matrix's names no environment.
+        assert!(environments_of_jobs("plan", jobs).is_err());
+    }
 
     #[test]
     fn without_a_placeholder_the_first_folder_below_the_glob_names_it() {

@@ -2,7 +2,7 @@
 //! keeps the results from being judged, this commit gets a NOT VERIFIED with the reason.
 
 use crate::cli::args::{FailOnStep, ReportArgs};
-use crate::cli::judge::merged_report;
+use crate::cli::judge::{compare_with_baseline, list_jobs, merged_report};
 use crate::cli::publishing::{manifest_key, publish_report};
 use crate::cli::settings::{Settings, current_dir, parent_dir, quoter};
 use crate::cli::{Error, print_stdout};
@@ -105,9 +105,9 @@ fn judge_and_publish(settings: &Settings, args: &ReportArgs) -> Result<i32, Erro
 /// commit's NOT VERIFIED with the reason, as a report with no results is.
 fn from_files(settings: &Settings, args: &ReportArgs) -> Result<i32, Error> {
     let trust = &args.trust;
-    if trust.base_manifest.is_some() || trust.baseline.is_some() || trust.baseline_from.is_some() {
+    if trust.base_manifest.is_some() {
         return Err(Error::Usage(
-            "--files judges the reports alone: --base-manifest and the baselines need result files"
+            "--files judges the reports by the matrix of their files: there is no manifest for --base-manifest to be compared with"
                 .to_owned(),
         ));
     }
@@ -128,13 +128,28 @@ fn from_files(settings: &Settings, args: &ReportArgs) -> Result<i32, Error> {
             path.display()
         );
     }
+    let source = settings.source(&dir);
+    let environments = match expected_environments(settings, args) {
+        Ok(environments) => environments,
+        Err(why) => {
+            eprintln!("error: {why}");
+            let reason = format!("no verdict: {why}");
+            return publish_unjudged(
+                settings,
+                args,
+                imported::FILES_MANIFEST,
+                &reason,
+                source,
+                exit_code::INVALID_INPUT,
+            );
+        }
+    };
     let spec = Spec {
         patterns: args.files.clone(),
-        environments: args.environments.clone(),
+        environments,
         environment: args.environment.clone(),
         root: dir.clone(),
     };
-    let source = settings.source(&dir);
     let redactor = quoter(args.publish.token.as_deref()).shared_redactor();
     let report = match imported::import(&spec, &source, redactor) {
         Ok(imported) => {
@@ -143,12 +158,14 @@ fn from_files(settings: &Settings, args: &ReportArgs) -> Result<i32, Error> {
                     eprintln!("note: {note}");
                 }
             }
-            Report::build_judged(
+            let mut report = Report::build_judged(
                 &imported.manifest,
                 imported.partials,
                 &crate::results::jobs::Jobs::NotChecked,
                 None,
-            )
+            );
+            compare_with_baseline(settings, trust, &mut report, &imported.manifest)?;
+            report
         }
         Err(why) => {
             eprintln!("error: {why}");
@@ -164,6 +181,33 @@ fn from_files(settings: &Settings, args: &ReportArgs) -> Result<i32, Error> {
         }
     };
     publish_built(settings, args, report)
+}
+
+/// The environments `--files` expects: `--environments` as given, or the legs of the
+/// matrix job `--environments-from-job` names, as GitHub lists this run's jobs (what the
+/// pull request's code cannot write). Whatever keeps them from being known is the reason
+/// of a NOT VERIFIED, never an empty list that expects nothing.
+fn expected_environments(settings: &Settings, args: &ReportArgs) -> Result<Vec<String>, String> {
+    let Some(job) = &args.environments_from_job else {
+        return imported::expected_list(&args.environments);
+    };
+    let actions = &settings.actions;
+    let (Some(repo), Some(run_id)) = (&actions.repository, &actions.run_id) else {
+        return Err(format!(
+            "--environments-from-job `{job}`: the run is not known (GITHUB_REPOSITORY, GITHUB_RUN_ID): it reads a GitHub Actions run's jobs"
+        ));
+    };
+    if !crate::results::source::is_repository(repo) || !run_id.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(format!("`{repo}` run `{run_id}` cannot be asked for"));
+    }
+    let attempt = actions
+        .run_attempt
+        .as_deref()
+        .and_then(|a| a.parse().ok())
+        .unwrap_or(1);
+    let jobs = list_jobs(settings, repo, run_id, &[attempt])
+        .map_err(|why| format!("--environments-from-job `{job}`: the run's jobs: {why}"))?;
+    imported::environments_of_jobs(job, jobs.iter().map(|j| j.name.as_str()))
 }
 
 /// Publishes, for the commit `source` names, a NOT VERIFIED with `reason` under the
