@@ -6,7 +6,9 @@
 //!
 //! The asset served for every target holds the same small program (a script printing
 //! the version): what is tested is which asset is asked for and how it is checked, on
-//! this machine; the binaries themselves are built by `release.yml`.
+//! this machine; the binaries themselves are built by `release.yml`. Local users' installer
+//! (`install.sh`) is held to the same: its asset, its digest, nothing installed on a
+//! mismatch.
 #![cfg(unix)]
 
 mod common;
@@ -191,4 +193,115 @@ fn a_digest_that_does_not_match_fails_and_never_falls_back_to_building() {
     );
     assert!(!stdout.contains("cargo install"), "{stdout}");
     assert!(!temp.path().join("github-path").exists());
+}
+
+/// Runs `install.sh ARGS…` against the release served on `port`, as a user's shell.
+fn install_locally(port: u16, home: &Path, args: &[&str]) -> std::process::Output {
+    Command::new("sh")
+        .arg(repo_root().join("install.sh"))
+        .args(args)
+        .env_clear()
+        .env("PATH", "/usr/bin:/bin")
+        .env("HOME", home)
+        .env(
+            "VERIFY_MATRIX_RELEASES_URL",
+            format!("http://127.0.0.1:{port}"),
+        )
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn the_install_script_puts_this_machines_asset_in_cargos_bin_after_checking_it() {
+    let arch = String::from_utf8(Command::new("uname").arg("-m").output().unwrap().stdout).unwrap();
+    let native = match arch.trim() {
+        "aarch64" | "arm64" => "aarch64-unknown-linux-musl",
+        _ => "x86_64-unknown-linux-musl",
+    };
+    let site = tempfile::tempdir().unwrap();
+    let targets: Vec<&str> = RUNNERS.iter().map(|r| r.2).collect();
+    release(site.path(), &targets, Some("aarch64-apple-darwin"));
+    let (port, requests) = serve(site.path());
+
+    // This machine's asset, into ~/.cargo/bin.
+    let home = tempfile::tempdir().unwrap();
+    let out = install_locally(port, home.path(), &["--version", VERSION]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let asset = format!("/v{VERSION}/cargo-verify-matrix-{VERSION}-{native}.tar.gz");
+    assert_eq!(
+        *requests.lock().unwrap(),
+        [asset.clone(), format!("{asset}.sha256")]
+    );
+    let bin = home.path().join(".cargo/bin/cargo-verify-matrix");
+    let version = Command::new(&bin).arg("--version").output().unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&version.stdout).trim(),
+        format!("cargo-verify-matrix {VERSION}")
+    );
+    assert!(stdout.contains("is not on PATH"), "{stdout}");
+
+    // Another target's asset, into a folder named; its digest does not match: nothing
+    // is installed, and an earlier binary there is left as it was.
+    let to = home.path().join("tools");
+    std::fs::create_dir_all(&to).unwrap();
+    std::fs::write(to.join("cargo-verify-matrix"), "earlier").unwrap();
+    let to_arg = to.to_str().unwrap();
+    let out = install_locally(
+        port,
+        home.path(),
+        &[
+            "--version",
+            &format!("v{VERSION}"),
+            "--target",
+            "aarch64-apple-darwin",
+            "--to",
+            to_arg,
+        ],
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "SHA-256 mismatch for cargo-verify-matrix-{VERSION}-aarch64-apple-darwin.tar.gz"
+        )) && stderr.contains("nothing was installed"),
+        "{stderr}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(to.join("cargo-verify-matrix")).unwrap(),
+        "earlier"
+    );
+
+    // A release with no asset for the target named, and arguments that are not values.
+    let out = install_locally(
+        port,
+        home.path(),
+        &[
+            "--version",
+            VERSION,
+            "--target",
+            "riscv64gc-unknown-linux-gnu",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("cannot download"),
+        "{out:?}"
+    );
+    for bad in [
+        &["--version", "1.0;rm"][..],
+        &["--target", "a b"],
+        &["--wat"],
+    ] {
+        let out = install_locally(port, home.path(), bad);
+        assert_eq!(out.status.code(), Some(1), "{bad:?}");
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains("install.sh: error:"),
+            "{out:?}"
+        );
+    }
 }
