@@ -640,3 +640,59 @@ fn the_tests_command_masks_secrets_and_prints_no_controls() {
         }
     }
 }
+
+/// Node's test runner, run for real with its JUnit reporter: every case says
+/// `classname="test"`, and the `describe()` path is in the suites around it. Each test
+/// is its whole path, so the suite's five tests titled alike are five tests: `min-tests`
+/// counts them all, and a test file with no tests is named relative to the repository,
+/// not by the folder it was checked out in.
+#[test]
+fn nodes_describe_path_is_part_of_each_tests_identity() {
+    let project = Project::new(&manifest_with(concat!(
+        "  - id: unit\n",
+        "    test: node --test --test-reporter=junit --test-reporter-destination=junit.xml test/\n",
+        "    reports: junit.xml\n",
+        "    min-tests: 7\n",
+    )));
+    for file in ["calc.test.js", "empty.test.js"] {
+        let source = fixtures().join("node/test").join(file);
+        project.write(
+            &format!("test/{file}"),
+            &std::fs::read_to_string(source).unwrap(),
+        );
+    }
+    // The failing test is the only failure; take it out to see `min-tests` met.
+    let calc = project.path().join("test/calc.test.js");
+    let text = std::fs::read_to_string(&calc).unwrap();
+    std::fs::write(&calc, text.replace("1 + 1, 3", "1 + 1, 2")).unwrap();
+    project.cmd().assert().success();
+    let unit = check_result(&project, "local", "unit");
+    assert_eq!(unit["status"], "PASS", "{unit}");
+    let names: Vec<String> = unit["tests"]["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            format!(
+                "{} › {}",
+                c["suite"].as_str().unwrap(),
+                c["name"].as_str().unwrap()
+            )
+        })
+        .collect();
+    assert!(names.contains(&"math › adds".to_owned()), "{names:?}");
+    assert!(
+        names.contains(&"math › nested › adds".to_owned()),
+        "{names:?}"
+    );
+    assert!(names.contains(&"strings › adds".to_owned()), "{names:?}");
+    assert!(
+        names.contains(&"test › test/empty.test.js".to_owned()),
+        "{names:?}"
+    );
+    let root = project.path().canonicalize().unwrap();
+    assert!(
+        !unit.to_string().contains(root.to_str().unwrap()),
+        "an absolute path is in a test's name: {names:?}"
+    );
+}

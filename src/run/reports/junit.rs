@@ -13,6 +13,11 @@ use quick_xml::events::{BytesStart, Event};
 use super::{Collector, Found, ReadError, capture, seconds_to_ms};
 use crate::results::TestOutcome;
 
+/// What Node's test runner writes as every case's `classname`.
+const NODE_CLASSNAME: &str = "test";
+/// Between the names of nested suites in a test's suite (as CTRF's suite paths read).
+const SUITE_PATH: &str = " › ";
+
 /// The deepest element nesting read.
 const MAX_DEPTH: usize = 64;
 
@@ -184,8 +189,12 @@ impl Cases<'_, '_> {
     }
 
     fn finish(&mut self, mut case: Case, suites: &[String]) {
-        if case.suite.is_empty() {
-            case.suite = suites.last().cloned().unwrap_or_default();
+        // A test is where the runner put it: a case that names no class, or only
+        // `test` (Node's test runner writes `classname="test"` on every case and keeps
+        // the `describe()` path in the suites around it), is in the whole path of its
+        // suites — `math › nested › adds` and `strings › adds` are two tests.
+        if case.suite.is_empty() || (case.suite == NODE_CLASSNAME && !suites.is_empty()) {
+            case.suite = suites.join(SUITE_PATH);
         }
         if let Some(suite) = self.suites.last_mut() {
             suite.cases += 1;
@@ -392,7 +401,8 @@ fn open(
                 };
                 sink.enter(&suite, count(b"tests")?, count(b"skipped")?, failed);
                 if name.as_ref() == b"testsuite" {
-                    suites.push(suite);
+                    // Bounded: every case inside takes the path of these names.
+                    suites.push(crate::untrusted::cut(&suite, 4 * super::MAX_NAME_CHARS));
                 }
             }
             Ok(Target::Nowhere)

@@ -56,6 +56,25 @@ impl Locator {
         }
     }
 
+    /// `text` (a test's suite or name) with the repository's absolute path taken out
+    /// (`/home/runner/work/r/r/test/a.test.js` is `test/a.test.js`): a test is named
+    /// the same wherever the repository was checked out.
+    pub fn unrooted<'t>(&self, text: &'t str) -> std::borrow::Cow<'t, str> {
+        let Some(root) = self.root.to_str().filter(|r| r.len() > 1) else {
+            return text.into();
+        };
+        let root = root.trim_end_matches(['/', '\\']);
+        if !text.contains(root) {
+            return text.into();
+        }
+        let mut out = text.to_owned();
+        for separator in ['/', '\\'] {
+            out = out.replace(&format!("file://{root}{separator}"), "");
+            out = out.replace(&format!("{root}{separator}"), "");
+        }
+        out.into()
+    }
+
     /// The file (relative to the manifest's folder, `/`-separated) and line of a
     /// failure: `file`/`line` as the report gives them, else the first frame in `texts`
     /// that names a file of the repository. `package` is a Go import path, whose last

@@ -595,7 +595,11 @@ impl<'l> Collector<'l> {
         }
         // Masked whole, then cut.
         let redactor = self.redactor;
-        let (suite, name) = (redactor.redact(found.suite), redactor.redact(found.name));
+        let (suite, name) = (
+            self.locator.unrooted(found.suite),
+            self.locator.unrooted(found.name),
+        );
+        let (suite, name) = (redactor.redact(&suite), redactor.redact(&name));
         let mut case = TestResult {
             suite: one_line(&suite, MAX_NAME_CHARS),
             name: one_line(&name, MAX_NAME_CHARS),
