@@ -172,9 +172,9 @@ fn reruns_in_a_row_are_one_test_flaky_when_the_last_passed() {
 }
 
 #[test]
-fn the_suite_is_the_classname_else_the_innermost_suite() {
+fn the_suite_is_the_classname_else_the_whole_path_of_the_suites_around_the_case() {
     let xml = r#"<testsuites><testsuite name="outer"><testsuite name="inner">
-<testcase name="a"/></testsuite><testcase name="b"/><testcase name="c" classname="K"/></testsuite></testsuites>"#;
+<testcase name="a"/><testcase name="n" classname="test"/></testsuite><testcase name="b"/><testcase name="c" classname="K"/></testsuite><testcase name="top" classname="test"/></testsuites>"#;
     let reading = read_one(xml).unwrap();
     let suites: Vec<_> = reading
         .report
@@ -182,7 +182,34 @@ fn the_suite_is_the_classname_else_the_innermost_suite() {
         .iter()
         .map(|c| c.suite.as_str())
         .collect();
-    assert_eq!(suites, vec!["inner", "outer", "K"]);
+    // Node's `classname="test"` says nothing of where the test is: its suites do.
+    assert_eq!(
+        suites,
+        vec!["outer › inner", "outer › inner", "outer", "K", "test"]
+    );
+}
+
+#[test]
+fn a_repository_path_in_a_tests_name_loses_the_checkouts_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    let xml = format!(
+        r#"<testsuite name="{r}/test"><testcase name="{r}/test/empty.test.js"/><testcase classname="file://{r}/a.js" name="other /elsewhere/{r}x"/></testsuite>"#,
+        r = root.display()
+    );
+    std::fs::write(root.join("report.xml"), xml).unwrap();
+    let reading = read(&["report.xml".to_owned()], &context(&root)).unwrap();
+    let names: Vec<(&str, &str)> = reading
+        .report
+        .cases
+        .iter()
+        .map(|c| (c.suite.as_str(), c.name.as_str()))
+        .collect();
+    let other = format!("other /elsewhere/{}x", root.display());
+    assert_eq!(
+        names,
+        vec![("test", "test/empty.test.js"), ("a.js", other.as_str())]
+    );
 }
 
 #[test]
