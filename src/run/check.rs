@@ -822,7 +822,7 @@ impl CheckJob {
         let executed = counts.passed + counts.failed;
         let disagreement = log_counts
             .as_ref()
-            .filter(|log| reports::counts_disagree(log, &counts))
+            .filter(|log| reports::counts_disagree(log, &counts, reading.outside_failures))
             .map(|log| {
                 format!(
                     "counts disagree: the report says {}, the log ({}) says {}",

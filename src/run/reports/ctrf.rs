@@ -2,20 +2,14 @@
 //! "tests": [{"name", "status", "duration", "message", "trace", "filePath", "line",
 //! "suite", "flaky", …}]}}`. Statuses `passed`, `failed`, `skipped`, `pending`, `other`.
 
-use std::io::BufRead;
-
 use serde::Deserialize;
 
 use super::{Collector, Found, ReadError};
 use crate::results::TestOutcome;
 
+/// The report's `results`.
 #[derive(Deserialize)]
-struct Document {
-    results: Results,
-}
-
-#[derive(Deserialize)]
-struct Results {
+pub(super) struct Results {
     tests: Vec<Test>,
     #[serde(default)]
     summary: Option<Summary>,
@@ -62,15 +56,9 @@ enum Suite {
     Path(Vec<String>),
 }
 
-/// Reads a CTRF report into `sink`.
-pub(super) fn read(source: impl BufRead, sink: &mut Collector<'_>) -> Result<(), ReadError> {
-    let document: Document = serde_json::from_reader(source).map_err(|e| {
-        ReadError::at_line(
-            format!("not a CTRF report: {}", strip_position(&e.to_string())),
-            e.line() as u64,
-        )
-    })?;
-    for (index, test) in document.results.tests.iter().enumerate() {
+/// Reads a CTRF report's `results` into `sink`.
+pub(super) fn collect(results: &Results, sink: &mut Collector<'_>) -> Result<(), ReadError> {
+    for (index, test) in results.tests.iter().enumerate() {
         let outcome = match test.status.as_str() {
             "passed" if test.flaky == Some(true) => TestOutcome::Flaky,
             "passed" => TestOutcome::Passed,
@@ -115,46 +103,20 @@ pub(super) fn read(source: impl BufRead, sink: &mut Collector<'_>) -> Result<(),
             file: test.file_path.as_deref(),
             line: test.line,
             package: None,
+            outside: false,
         });
     }
-    // Totals the tests do not bear out (more failed, or more tests, than listed) are a
-    // failure of the report: what was not listed may have failed.
-    if let Some(summary) = &document.results.summary {
-        let listed = document.results.tests.len() as u64;
-        let failed = document
-            .results
+    // Totals the tests do not bear out are a failure of the report.
+    if let Some(summary) = &results.summary {
+        let failed = results
             .tests
             .iter()
             .filter(|t| t.status == "failed")
             .count() as u64;
-        let mut why = Vec::new();
-        if let Some(n) = summary.failed.filter(|n| *n > failed) {
-            why.push(format!("{n} failed, its tests show {failed}"));
-        }
-        if let Some(n) = summary.tests.filter(|n| *n > listed) {
-            why.push(format!("{n} tests, it lists {listed}"));
-        }
-        if !why.is_empty() {
-            let message = format!("the summary counts {}", why.join("; "));
-            sink.add(Found {
-                suite: "",
-                name: "(the report's summary)",
-                outcome: Some(TestOutcome::Error),
-                duration_ms: None,
-                message: &message,
-                output: "",
-                file: None,
-                line: None,
-                package: None,
-            });
-        }
+        sink.hold_totals(&[
+            (summary.failed, failed, "failed"),
+            (summary.tests, results.tests.len() as u64, "tests"),
+        ]);
     }
     Ok(())
-}
-
-/// serde_json's message without its " at line L column C" (the line is said apart).
-fn strip_position(message: &str) -> &str {
-    message
-        .rfind(" at line ")
-        .map_or(message, |at| &message[..at])
 }

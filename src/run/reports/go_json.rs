@@ -144,6 +144,7 @@ pub(super) fn read(mut source: impl BufRead, sink: &mut Collector<'_>) -> Result
             file: None,
             line: None,
             package: Some(&package),
+            outside: false,
         });
     }
     // A test that started and never ended (a timeout's panic, a crash, a stream cut
@@ -167,6 +168,7 @@ pub(super) fn read(mut source: impl BufRead, sink: &mut Collector<'_>) -> Result
             file: None,
             line: None,
             package: Some(package),
+            outside: false,
         });
     }
     // A package that failed with no failed test of its own (a build that failed, a
@@ -188,6 +190,7 @@ pub(super) fn read(mut source: impl BufRead, sink: &mut Collector<'_>) -> Result
             file: None,
             line: None,
             package: Some(name),
+            outside: true,
         });
     }
     Ok(())

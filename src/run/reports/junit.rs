@@ -48,6 +48,8 @@ struct Case {
     err: String,
     /// How many times the test ran in a row (pytest-rerunfailures repeats the case).
     attempts: u32,
+    /// Not a test: the suite's own failure.
+    outside: bool,
 }
 
 impl Case {
@@ -133,6 +135,7 @@ impl Cases<'_, '_> {
                 suite: suite.to_owned(),
                 name: "(the suite itself)".to_owned(),
                 errored: true,
+                outside: true,
                 message,
                 attempts: 1,
                 ..Case::default()
@@ -574,5 +577,6 @@ fn deliver(case: Case, sink: &mut Collector<'_>) {
         file: case.file.as_deref(),
         line: case.line,
         package: None,
+        outside: case.outside,
     });
 }

@@ -12,8 +12,12 @@
 
 mod ctrf;
 mod go_json;
+mod jest;
+mod json;
 mod junit;
 mod locate;
+mod mocha;
+mod rspec;
 
 use std::io::BufRead;
 use std::path::{Path, PathBuf};
@@ -50,6 +54,14 @@ pub enum Format {
     Junit,
     Ctrf,
     GoTestJson,
+    /// `jest --json`.
+    JestJson,
+    /// `vitest --reporter=json`.
+    VitestJson,
+    /// `mocha --reporter json`.
+    MochaJson,
+    /// `rspec --format json`.
+    RspecJson,
 }
 
 impl Format {
@@ -59,6 +71,10 @@ impl Format {
             Format::Junit => "junit",
             Format::Ctrf => "ctrf",
             Format::GoTestJson => "go-test-json",
+            Format::JestJson => "jest-json",
+            Format::VitestJson => "vitest-json",
+            Format::MochaJson => "mocha-json",
+            Format::RspecJson => "rspec-json",
         }
     }
 }
@@ -80,17 +96,26 @@ pub struct Reading {
     /// A no-op the report shows (a `go test` package result `(cached)`): its tests
     /// were not run by this attempt.
     pub noop: Option<String>,
+    /// Of the failures counted, those outside any test (a test file that failed to
+    /// load, a suite's own set-up): a log does not count them as tests.
+    pub outside_failures: u64,
 }
 
 /// Whether a log's counts and a report's tell different stories. Failures must agree,
 /// and so must the tests that ran, or at least all the tests: runners' reports sort a
 /// few kinds differently from their logs (a Jest `todo` is a passed case to jest-junit;
 /// nextest's and mocha's reports leave skipped tests out), never by dropping or adding
-/// tests that ran.
-pub fn counts_disagree(log: &TestCounts, report: &TestCounts) -> bool {
+/// tests that ran. Failures outside any test (`outside`, of the report's) are not the
+/// log's tests: a file that failed to load is in jest's `Test Suites:` line, not in its
+/// `Tests:`.
+pub fn counts_disagree(log: &TestCounts, report: &TestCounts, outside: u64) -> bool {
+    let report = TestCounts {
+        failed: report.failed.saturating_sub(outside),
+        ..report.clone()
+    };
     let total = |c: &TestCounts| c.passed + c.failed + c.skipped;
     let ran = |c: &TestCounts| c.passed + c.failed;
-    log.failed != report.failed || (ran(log) != ran(report) && total(log) != total(report))
+    log.failed != report.failed || (ran(log) != ran(&report) && total(log) != total(&report))
 }
 
 pub use crate::manifest::report_pattern_problem as check_pattern;
@@ -321,6 +346,8 @@ struct Tally {
     failed: u64,
     skipped: u64,
     flaky: u64,
+    /// Of `failed`, those outside any test (see [`Found::outside`]).
+    outside: u64,
 }
 
 /// Reads every file, on every core when there are several.
@@ -373,20 +400,23 @@ fn parse_file(file: &Path, ctx: &Context, locator: &Locator) -> Result<Parsed, P
     if let Some(text) = utf16(&mut reader).map_err(unreadable)? {
         reader = Box::new(std::io::Cursor::new(text.into_bytes()));
     }
-    let format = detect(&mut reader).map_err(unreadable)?;
+    let kind = detect(&mut reader).map_err(unreadable)?;
     let mut sink = Collector::new(locator, &ctx.redactor);
-    let outcome = match format {
-        Format::Junit => junit::read(reader, &mut sink),
-        Format::Ctrf => ctrf::read(reader, &mut sink),
-        Format::GoTestJson => go_json::read(reader, &mut sink),
+    let outcome = match kind {
+        Kind::Xml => junit::read(reader, &mut sink).map(|()| Format::Junit),
+        Kind::JsonDocument => json::read(reader, &mut sink),
+        Kind::JsonEvents => go_json::read(reader, &mut sink).map(|()| Format::GoTestJson),
     };
-    if let Err(error) = outcome {
-        let line = error
-            .line
-            .or_else(|| error.offset.map(|at| line_at(file, at)));
-        let at = line.map_or_else(String::new, |n| format!(", line {n}"));
-        return Err(unreadable(format!("{}{at}", error.message)));
-    }
+    let format = match outcome {
+        Ok(format) => format,
+        Err(error) => {
+            let line = error
+                .line
+                .or_else(|| error.offset.map(|at| line_at(file, at)));
+            let at = line.map_or_else(String::new, |n| format!(", line {n}"));
+            return Err(unreadable(format!("{}{at}", error.message)));
+        }
+    };
     Ok(Parsed {
         format: Some(format),
         cases: sink.cases,
@@ -457,8 +487,20 @@ fn line_at(file: &Path, offset: u64) -> u64 {
     1 + memchr::memchr_iter(b'\n', &bytes).count() as u64
 }
 
-/// The format, from the first bytes that are not a byte-order mark or white space.
-fn detect(reader: &mut impl BufRead) -> Result<Format, String> {
+/// What a report's first bytes show it to be.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    /// XML: JUnit, in its dialects.
+    Xml,
+    /// One JSON document, whose keys say the format (CTRF, Jest, Vitest, Mocha, RSpec).
+    JsonDocument,
+    /// One JSON event per line (`go test -json`).
+    JsonEvents,
+}
+
+/// What the report is, from the first bytes that are not a byte-order mark or white
+/// space.
+fn detect(reader: &mut impl BufRead) -> Result<Kind, String> {
     let head = reader.fill_buf().map_err(|e| e.to_string())?;
     let skip_bom = if head.starts_with(&[0xEF, 0xBB, 0xBF]) {
         3
@@ -470,16 +512,16 @@ fn detect(reader: &mut impl BufRead) -> Result<Format, String> {
     let first = head.iter().position(|b| !b.is_ascii_whitespace());
     match first.map(|i| (head[i], &head[i..])) {
         None => Err("the file is empty".to_owned()),
-        Some((b'<', _)) => Ok(Format::Junit),
+        Some((b'<', _)) => Ok(Kind::Xml),
         Some((b'{', rest)) => {
             // `go test -json` writes one event per line, each with an "Action".
             let line = rest.split(|&b| b == b'\n').next().unwrap_or_default();
             if serde_json::from_slice::<serde_json::Map<String, serde_json::Value>>(line)
                 .is_ok_and(|event| event.contains_key("Action"))
             {
-                Ok(Format::GoTestJson)
+                Ok(Kind::JsonEvents)
             } else {
-                Ok(Format::Ctrf)
+                Ok(Kind::JsonDocument)
             }
         }
         Some((_, rest)) => {
@@ -489,7 +531,7 @@ fn detect(reader: &mut impl BufRead) -> Result<Format, String> {
                 .map(|c| if c.is_control() { ' ' } else { c })
                 .collect();
             Err(format!(
-                "not a test report (JUnit XML, CTRF JSON or `go test -json` output): it begins `{}`",
+                "not a test report (JUnit XML, CTRF, Jest, Vitest, Mocha or RSpec JSON, or `go test -json` output): it begins `{}`",
                 shown.trim_end().replace('`', "'")
             ))
         }
@@ -543,6 +585,10 @@ struct Found<'a> {
     line: Option<u32>,
     /// A Go package's import path: where relative file names in its output start.
     package: Option<&'a str>,
+    /// Not a test: a failure of what is around the tests (a file that failed to load, a
+    /// suite's own set-up, a package, totals the tests do not bear out), which runners'
+    /// logs do not count as a test.
+    outside: bool,
 }
 
 /// The tests of one file, bounded as they arrive.
@@ -573,6 +619,31 @@ impl<'l> Collector<'l> {
         }
     }
 
+    /// A report's own totals held against the tests it lists: each `(claimed, listed,
+    /// what)` whose total claims more than are listed (more tests, more failures) is a
+    /// failure of the report, a case `(the report's summary)` saying so — what was not
+    /// listed may have failed.
+    fn hold_totals(&mut self, claims: &[(Option<u64>, u64, &str)]) {
+        let why: Vec<String> = claims
+            .iter()
+            .filter_map(|&(claimed, listed, what)| {
+                let claimed = claimed.filter(|n| *n > listed)?;
+                Some(format!("{claimed} {what}, it lists {listed}"))
+            })
+            .collect();
+        if why.is_empty() {
+            return;
+        }
+        let message = format!("the summary counts {}", why.join("; "));
+        self.add(Found {
+            name: "(the report's summary)",
+            outcome: Some(TestOutcome::Error),
+            message: &message,
+            outside: true,
+            ..Found::default()
+        });
+    }
+
     /// Skipped tests a report counts without listing them.
     fn unlisted_skipped(&mut self, n: u64) {
         self.tally.skipped += n;
@@ -586,7 +657,10 @@ impl<'l> Collector<'l> {
                 self.tally.passed += 1;
                 self.tally.flaky += 1;
             }
-            TestOutcome::Failed | TestOutcome::Error => self.tally.failed += 1,
+            TestOutcome::Failed | TestOutcome::Error => {
+                self.tally.failed += 1;
+                self.tally.outside += u64::from(found.outside);
+            }
             TestOutcome::Skipped => self.tally.skipped += 1,
         }
         if self.cases.len() >= MAX_CASES {
@@ -679,6 +753,7 @@ fn combine(files: &[PathBuf], ctx: &Context, parsed: Vec<Parsed>) -> Reading {
             flaky: tally.flaky,
         },
         noop,
+        outside_failures: tally.outside,
     }
 }
 
@@ -713,6 +788,7 @@ impl Tally {
         self.failed += other.failed;
         self.skipped += other.skipped;
         self.flaky += other.flaky;
+        self.outside += other.outside;
     }
 
     /// Whether two readings count the same tests: as many in all, as many failed (a

@@ -22,6 +22,11 @@ fn context(dir: &Path) -> Context {
     }
 }
 
+fn read_one_named(name: &str, content: &str) -> Result<Reading, Problem> {
+    let dir = folder(&[(name, content)]);
+    read(&[name.to_owned()], &context(dir.path()))
+}
+
 fn read_one(content: &str) -> Result<Reading, Problem> {
     let dir = folder(&[("report.xml", content)]);
     read(&["report.xml".to_owned()], &context(dir.path()))
@@ -111,7 +116,14 @@ fn other_documents_are_not_reports() {
     assert!(unreadable("").contains("empty"));
     assert!(unreadable("   \n").contains("empty"));
     assert!(unreadable("PASS all good").contains("not a test report"));
-    assert!(unreadable("{\"results\": 3}").contains("not a CTRF report"));
+    assert!(unreadable("{\"results\": 3}").contains("not a JSON test report"));
+    let reason = unreadable("{\"name\": \"a package.json\"}");
+    assert!(
+        reason.contains("no known test report") && reason.contains("`testResults` (Jest, Vitest)"),
+        "{reason}"
+    );
+    // A document that is none of them whole: Mocha's stats without its lists.
+    assert!(unreadable("{\"stats\": {\"tests\": 3}}").contains("without its `passes`"));
 }
 
 #[test]
@@ -242,7 +254,7 @@ fn ctrf_statuses_and_flaky() {
             .message
             .as_deref()
             .unwrap()
-            .contains("the summary counts 1 failed, its tests show 0; 2 tests, it lists 1")
+            .contains("the summary counts 1 failed, it lists 0; 2 tests, it lists 1")
     );
     assert_eq!(reading.report.format, "ctrf");
     assert_eq!(reading.report.cases[2].suite, "f › g");
@@ -399,14 +411,18 @@ fn counts_disagree_on_failures_or_on_tests_that_ran() {
         flaky: 0,
     };
     // Equal.
-    assert!(!counts_disagree(&counts(5, 1, 0), &counts(5, 1, 0)));
+    assert!(!counts_disagree(&counts(5, 1, 0), &counts(5, 1, 0), 0));
     // A report without the skipped tests (nextest, mocha).
-    assert!(!counts_disagree(&counts(5, 1, 2), &counts(5, 1, 0)));
+    assert!(!counts_disagree(&counts(5, 1, 2), &counts(5, 1, 0), 0));
     // A todo the report calls passed: the same tests in all.
-    assert!(!counts_disagree(&counts(3, 1, 2), &counts(4, 1, 1)));
+    assert!(!counts_disagree(&counts(3, 1, 2), &counts(4, 1, 1), 0));
     // A test that ran is missing, or a failure is.
-    assert!(counts_disagree(&counts(5, 1, 0), &counts(4, 1, 0)));
-    assert!(counts_disagree(&counts(5, 1, 0), &counts(6, 0, 0)));
+    assert!(counts_disagree(&counts(5, 1, 0), &counts(4, 1, 0), 0));
+    assert!(counts_disagree(&counts(5, 1, 0), &counts(6, 0, 0), 0));
+    // A test file that failed to load: a failure of the report's, not a test the
+    // log counts.
+    assert!(!counts_disagree(&counts(4, 1, 2), &counts(4, 2, 2), 1));
+    assert!(counts_disagree(&counts(4, 1, 2), &counts(4, 2, 2), 0));
 }
 
 #[test]
@@ -748,5 +764,100 @@ fn utf16_reports_are_read_as_their_text() {
     match read(&["r.xml".to_owned()], &context(dir.path())) {
         Err(Problem::Unreadable(why)) => assert!(why.contains("odd number of bytes"), "{why}"),
         other => panic!("{other:?}"),
+    }
+}
+
+/// Jest's, Mocha's and RSpec's JSON whose totals claim more than they list, whose
+/// statuses are not known, or which failed outside any test: never a green count.
+#[test]
+fn json_reports_that_claim_more_than_they_list_or_fail_outside_tests_are_failures() {
+    let failures = |json: &str| -> Vec<(String, TestOutcome, String)> {
+        let reading = read_one_named("report.json", json).unwrap();
+        reading
+            .report
+            .cases
+            .iter()
+            .filter(|c| c.outcome.is_failure())
+            .map(|c| {
+                (
+                    c.name.to_string(),
+                    c.outcome,
+                    c.message.as_deref().unwrap_or_default().to_owned(),
+                )
+            })
+            .collect()
+    };
+    // Jest: five tests claimed, one listed; a status not known here; a file that
+    // failed with no failing test.
+    let jest = r#"{"numTotalTests": 5, "numFailedTests": 0, "numRuntimeErrorTestSuites": 1,
+      "testResults": [
+        {"name": "a.test.js", "status": "passed", "assertionResults": [
+          {"ancestorTitles": ["d"], "title": "t", "status": "passed"},
+          {"ancestorTitles": [], "title": "odd", "status": "focused"}]},
+        {"name": "b.test.js", "status": "failed", "message": "SyntaxError: x", "assertionResults": []}]}"#;
+    let found = failures(jest);
+    assert_eq!(found.len(), 3, "{found:?}");
+    assert_eq!(found[0].0, "odd");
+    assert_eq!(found[1].0, "(the test file itself)");
+    assert_eq!(found[1].2, "SyntaxError: x");
+    assert_eq!(found[2].2, "the summary counts 5 tests, it lists 2");
+    // Mocha: stats that claim a failure its lists do not show.
+    let mocha = r#"{"stats": {"tests": 1, "failures": 1}, "passes": [{"title": "t", "fullTitle": "d t"}],
+      "failures": [], "pending": [], "tests": []}"#;
+    let found = failures(mocha);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].2, "the summary counts 1 failures, it lists 0");
+    // RSpec: an unknown status, an error outside the examples, totals that lie.
+    let rspec = r#"{"version": "3.12.0", "examples": [
+        {"description": "a", "full_description": "X a", "status": "passed"},
+        {"description": "b", "full_description": "X b", "status": "bogus"}],
+      "summary": {"example_count": 4, "failure_count": 0, "errors_outside_of_examples_count": 1},
+      "messages": ["An error occurred while loading ./spec/x_spec.rb"]}"#;
+    let found = failures(rspec);
+    assert_eq!(found.len(), 3, "{found:?}");
+    assert_eq!(found[0].0, "X b");
+    assert_eq!(found[1].0, "(errors outside of examples)");
+    assert_eq!(found[2].2, "the summary counts 4 examples, it lists 2");
+    let reading = read_one_named("report.json", rspec).unwrap();
+    assert_eq!(reading.outside_failures, 2);
+}
+
+/// Names and messages in JSON reports are neutralised as XML ones are: control
+/// characters and terminal escapes never reach a line of output.
+#[test]
+fn json_reports_names_are_one_line_without_control_characters() {
+    let jest = "{\"numTotalTests\": 1, \"testResults\": [{\"name\": \"a.js\", \"status\": \"failed\",
+      \"assertionResults\": [{\"ancestorTitles\": [\"\\u001b[31mred\"], \"title\": \"two\\nlines\\u0007\",
+      \"status\": \"failed\", \"failureMessages\": [\"boom\\u001b]8;;http://x\\u0007\"]}]}]}";
+    let reading = read_one_named("report.json", jest).unwrap();
+    let case = &reading.report.cases[0];
+    for text in [case.suite.as_str(), case.name.as_str()] {
+        assert!(!text.chars().any(char::is_control), "{text:?}");
+    }
+    assert_eq!(case.name.trim_end(), "two lines");
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig { cases: 256, failure_persistence: None, ..Default::default() })]
+
+    /// Any bytes, and any JSON shaped like each format's, give a reading or an error,
+    /// never a panic.
+    #[test]
+    fn any_json_report_gives_a_reading_or_an_error(
+        bytes in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..400),
+        status in "[a-z]{0,8}",
+        n in proptest::prelude::any::<u64>(),
+        line in proptest::prelude::any::<i64>(),
+        duration in proptest::prelude::any::<f64>(),
+    ) {
+        let _ = read_one_named("report.json", &String::from_utf8_lossy(&bytes));
+        let documents = [
+            format!(r#"{{"numTotalTests": {n}, "numFailedTests": {n}, "testResults": [{{"name": "f", "status": "{status}", "assertionResults": [{{"title": "t", "status": "{status}", "duration": {duration:?}, "invocations": {n}, "location": {{"line": {line}}}}}]}}]}}"#),
+            format!(r#"{{"stats": {{"tests": {n}, "failures": {n}}}, "passes": [{{"title": "t", "duration": {duration:?}, "currentRetry": {n}}}], "failures": [], "pending": []}}"#),
+            format!(r#"{{"examples": [{{"description": "d", "status": "{status}", "line_number": {line}, "run_time": {duration:?}}}], "summary": {{"example_count": {n}, "errors_outside_of_examples_count": {n}}}}}"#),
+        ];
+        for document in documents {
+            let _ = read_one_named("report.json", &document);
+        }
     }
 }

@@ -1,0 +1,90 @@
+//! Mocha's `--reporter json`: `stats` (`tests`, `passes`, `pending`, `failures`) and the
+//! tests in `passes`, `failures` and `pending` (each `title`, `fullTitle`, `file`,
+//! `duration`, `currentRetry`, `err` with `message` and `stack`). A failed hook
+//! (`"before all" hook for …`) is in `failures` though it is no test: a failure all the
+//! same. A test is its file and its full title; one that passed on a retry
+//! (`currentRetry` above 0) is flaky.
+
+use serde::Deserialize;
+
+use super::json::{Document, millis};
+use super::{Collector, Found, ReadError};
+use crate::results::TestOutcome;
+
+#[derive(Deserialize)]
+pub(in crate::run::reports) struct Stats {
+    #[serde(default)]
+    tests: Option<u64>,
+    #[serde(default)]
+    failures: Option<u64>,
+}
+
+#[derive(Deserialize)]
+pub(in crate::run::reports) struct Test {
+    #[serde(default)]
+    title: String,
+    #[serde(default, rename = "fullTitle")]
+    full_title: Option<String>,
+    #[serde(default)]
+    file: Option<String>,
+    #[serde(default)]
+    duration: Option<f64>,
+    #[serde(default, rename = "currentRetry")]
+    current_retry: Option<u64>,
+    #[serde(default)]
+    err: Option<Error>,
+}
+
+#[derive(Deserialize)]
+struct Error {
+    #[serde(default)]
+    message: Option<String>,
+    #[serde(default)]
+    stack: Option<String>,
+}
+
+/// Reads Mocha's JSON into `sink`.
+pub(super) fn collect(document: &Document, sink: &mut Collector<'_>) -> Result<(), ReadError> {
+    let (Some(stats), Some(passes), Some(failures), Some(pending)) = (
+        &document.stats,
+        &document.passes,
+        &document.failures,
+        &document.pending,
+    ) else {
+        return Err(ReadError::new(
+            "a Mocha JSON report without its `passes`, `failures` and `pending` lists",
+        ));
+    };
+    let lists = [
+        (passes, TestOutcome::Passed),
+        (failures, TestOutcome::Failed),
+        (pending, TestOutcome::Skipped),
+    ];
+    for (tests, outcome) in lists {
+        for test in tests {
+            let outcome = match outcome {
+                TestOutcome::Passed if test.current_retry.is_some_and(|n| n > 0) => {
+                    TestOutcome::Flaky
+                }
+                other => other,
+            };
+            let err = test.err.as_ref();
+            sink.add(Found {
+                suite: test.file.as_deref().unwrap_or_default(),
+                name: test.full_title.as_deref().unwrap_or(&test.title),
+                outcome: Some(outcome),
+                duration_ms: millis(test.duration, 1.0),
+                message: err.and_then(|e| e.message.as_deref()).unwrap_or_default(),
+                output: err.and_then(|e| e.stack.as_deref()).unwrap_or_default(),
+                file: test.file.as_deref(),
+                ..Found::default()
+            });
+        }
+    }
+    let listed = (passes.len() + failures.len() + pending.len()) as u64;
+    sink.hold_totals(&[
+        (stats.failures, failures.len() as u64, "failures"),
+        (stats.tests, listed, "tests"),
+    ]);
+    Ok(())
+}
