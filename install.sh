@@ -78,25 +78,43 @@ url="$base/v$version/$asset"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT INT TERM
 echo "downloading $url"
-curl -fsSL --retry 3 -o "$work/$asset" "$url" || fail "cannot download $url"
-curl -fsSL --retry 3 -o "$work/$asset.sha256" "$url.sha256" || fail "cannot download $url.sha256"
+# Bounded: no release asset is near 256 MiB.
+curl -fsSL --retry 3 --max-filesize 268435456 -o "$work/$asset" "$url" || fail "cannot download $url"
+curl -fsSL --retry 3 --max-filesize 4096 -o "$work/$asset.sha256" "$url.sha256" || fail "cannot download $url.sha256"
 
-expected=$(awk '{print $1; exit}' "$work/$asset.sha256")
 if command -v sha256sum >/dev/null 2>&1; then
     actual=$(sha256sum "$work/$asset" | awk '{print $1}')
-else
+elif command -v shasum >/dev/null 2>&1; then
     actual=$(shasum -a 256 "$work/$asset" | awk '{print $1}')
+else
+    fail "neither sha256sum nor shasum is here to check the download with; nothing was installed"
 fi
+expected=$(awk '{print tolower($1); exit}' "$work/$asset.sha256")
+is_digest() {
+    [ ${#1} -eq 64 ] && case "$1" in *[!0-9a-f]*) false ;; *) true ;; esac
+}
+is_digest "$actual" || fail "could not compute the SHA-256 of $asset; nothing was installed"
+is_digest "$expected" || fail "$asset.sha256 holds no SHA-256; nothing was installed"
 [ "$expected" = "$actual" ] \
-    || fail "SHA-256 mismatch for $asset: the release says ${expected:-nothing}, the download is $actual; nothing was installed"
+    || fail "SHA-256 mismatch for $asset: the release says $expected, the download is $actual; nothing was installed"
 
 mkdir -p "$work/unpacked"
 tar -xzf "$work/$asset" -C "$work/unpacked" "$exe" || fail "$asset holds no $exe"
-chmod +x "$work/unpacked/$exe"
+# The binary itself: never a link (which would point anywhere), never a folder.
+if [ -L "$work/unpacked/$exe" ] || [ ! -f "$work/unpacked/$exe" ]; then
+    fail "$asset: $exe is not a regular file; nothing was installed"
+fi
 mkdir -p "$to"
-# Moved into place whole: an earlier binary is replaced, never half-written.
-cp "$work/unpacked/$exe" "$to/.$exe.new"
-mv -f "$to/.$exe.new" "$to/$exe"
+if [ -d "$to/$exe" ] && [ ! -L "$to/$exe" ]; then
+    fail "$to/$exe is a folder; nothing was installed"
+fi
+# Written to a new file of its own in the folder (mktemp makes it, so nothing planted
+# there is followed), then moved over the old binary whole: never half-written.
+new=$(mktemp "$to/.$exe.XXXXXX") || fail "cannot write in $to"
+trap 'rm -rf "$work"; rm -f "$new"' EXIT INT TERM
+cat "$work/unpacked/$exe" >"$new"
+chmod 755 "$new"
+mv -f "$new" "$to/$exe"
 echo "installed cargo-verify-matrix $version ($target) in $to/$exe (SHA-256 $actual)"
 case ":${PATH:-}:" in
     *":$to:"*) ;;

@@ -305,3 +305,93 @@ fn the_install_script_puts_this_machines_asset_in_cargos_bin_after_checking_it()
         );
     }
 }
+
+/// What a hostile release could hand the installer: a link named as the binary, a
+/// digest file with no digest on a machine with no tool to compute one. Nothing is
+/// installed, nothing outside `--to` is touched; an upper-case digest is still a digest.
+#[test]
+fn the_install_script_installs_nothing_from_a_release_it_cannot_check() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let target = "x86_64-unknown-linux-musl";
+    let asset = format!("cargo-verify-matrix-{VERSION}-{target}.tar.gz");
+    let site = tempfile::tempdir().unwrap();
+    let out = site.path().join(format!("v{VERSION}"));
+    std::fs::create_dir_all(&out).unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let victim = home.path().join("victim");
+    std::fs::write(&victim, "secret").unwrap();
+    std::fs::set_permissions(&victim, std::fs::Permissions::from_mode(0o600)).unwrap();
+    // The asset's only entry is a link to the victim, with a true digest.
+    let packed = site.path().join("packed");
+    std::fs::create_dir_all(&packed).unwrap();
+    std::os::unix::fs::symlink(&victim, packed.join("cargo-verify-matrix")).unwrap();
+    let status = Command::new("tar")
+        .arg("-czf")
+        .arg(out.join(&asset))
+        .arg("-C")
+        .arg(&packed)
+        .arg("cargo-verify-matrix")
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let digest = Command::new("sha256sum")
+        .arg(out.join(&asset))
+        .output()
+        .unwrap();
+    // Upper case, as some tools write it.
+    std::fs::write(
+        out.join(format!("{asset}.sha256")),
+        String::from_utf8(digest.stdout).unwrap().to_uppercase(),
+    )
+    .unwrap();
+    let (port, _) = serve(site.path());
+    let to = home.path().join("bin");
+    let args = [
+        "--version",
+        VERSION,
+        "--target",
+        target,
+        "--to",
+        to.to_str().unwrap(),
+    ];
+    let out_link = install_locally(port, home.path(), &args);
+    let stderr = String::from_utf8_lossy(&out_link.stderr);
+    assert_eq!(out_link.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("is not a regular file"), "{stderr}");
+    assert!(!to.join("cargo-verify-matrix").exists());
+    let mode = std::fs::metadata(&victim).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o600);
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "secret");
+
+    // An empty digest file, on a machine with no sha256sum or shasum.
+    std::fs::write(out.join(format!("{asset}.sha256")), "").unwrap();
+    let tools = home.path().join("tools");
+    std::fs::create_dir_all(&tools).unwrap();
+    for tool in [
+        "sh", "curl", "tar", "gzip", "awk", "mktemp", "cat", "chmod", "mv", "mkdir", "rm", "uname",
+        "sed", "cp",
+    ] {
+        let found = Command::new("sh")
+            .args(["-c", &format!("command -v {tool}")])
+            .output()
+            .unwrap();
+        let found = String::from_utf8(found.stdout).unwrap();
+        std::os::unix::fs::symlink(found.trim(), tools.join(tool)).unwrap();
+    }
+    let out = Command::new(tools.join("sh"))
+        .arg(repo_root().join("install.sh"))
+        .args(args)
+        .env_clear()
+        .env("PATH", &tools)
+        .env("HOME", home.path())
+        .env(
+            "VERIFY_MATRIX_RELEASES_URL",
+            format!("http://127.0.0.1:{port}"),
+        )
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("neither sha256sum nor shasum"), "{stderr}");
+    assert!(!to.join("cargo-verify-matrix").exists());
+}

@@ -926,13 +926,83 @@ async fn the_report_step_reads_the_junit_files_a_workflow_already_makes() {
     let outputs = step(&project, "report", "report", &from_jobs, 4);
     assert_eq!(output(&outputs, "verdict"), "NOT_VERIFIED");
 
-    // The plan job's `matrix` output names the legs too (a shard's entry is its
-    // environment's).
+    // The plan job's `matrix` output names the legs too.
     std::fs::remove_dir_all(project.path().join("checkout/reports/junit-py312")).unwrap();
     let plan = r#"{"include":[{"environment":"py310","runs-on":"ubuntu-latest"},
-        {"environment":"py311","runs-on":"ubuntu-latest","shard":"1/2"},
-        {"environment":"py311","runs-on":"ubuntu-latest","shard":"2/2"}]}"#;
+        {"environment":"py311","runs-on":"ubuntu-latest"}]}"#;
     let outputs = step(&project, "report", "report", &inputs(plan), 0);
     assert_eq!(output(&outputs, "verdict"), "VERIFIED");
     assert_eq!(output(&outputs, "pairs-passed"), "2");
+}
+
+/// The run's jobs are read whole, whatever `total_count` says: a leg on the second page
+/// is expected though the first page claims to be all of them; a listing with an entry
+/// that is no job gives no list at all (no verdict), never one leg fewer.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_legs_expected_from_the_jobs_are_read_from_every_page_or_not_at_all() {
+    use wiremock::matchers::{method, path, query_param};
+    use wiremock::{Mock, ResponseTemplate};
+    let project = Project::empty();
+    project.write("checkout/.keep", "");
+    project.write(
+        "event.json",
+        &json!({"pull_request": {"number": 12, "head": {"sha": HEAD}}}).to_string(),
+    );
+    let passing = r#"<testsuite name="s" tests="1"><testcase classname="c" name="t"/></testsuite>"#;
+    project.write("checkout/reports/junit-e0/junit.xml", passing);
+    project.write("checkout/reports/junit-e1/junit.xml", passing);
+    let server = MockServer::start().await;
+    let first: Vec<Value> = (0..100)
+        .map(|i| job(&format!("build (x{i})"), &["ubuntu-latest"], 1))
+        .collect();
+    let second = vec![
+        job("test (e0)", &["ubuntu-latest"], 1),
+        job("test (e1)", &["ubuntu-latest"], 1),
+        job("test (e2)", &["ubuntu-latest"], 1),
+    ];
+    let jobs_path = "/repos/o/r/actions/runs/501/attempts/1/jobs";
+    for (page, jobs) in [("1", first), ("2", second)] {
+        Mock::given(method("GET"))
+            .and(path(jobs_path))
+            .and(query_param("page", page))
+            // `total_count` claims the first page is all there is.
+            .respond_with(
+                ResponseTemplate::new(200).set_body_json(json!({"total_count": 100, "jobs": jobs})),
+            )
+            .mount(&server)
+            .await;
+    }
+    let inputs = |uri: &str| {
+        vec![
+            ("VERIFY_MATRIX_POST", "summary".to_owned()),
+            ("VERIFY_MATRIX_ARTIFACTS", "/nonexistent".to_owned()),
+            (
+                "VERIFY_MATRIX_FILES",
+                "reports/junit-{environment}/*.xml".to_owned(),
+            ),
+            ("VERIFY_MATRIX_ENVIRONMENTS_FROM_JOB", "test".to_owned()),
+            ("GITHUB_TOKEN", TOKEN.to_owned()),
+            ("GITHUB_API_URL", uri.to_owned()),
+        ]
+    };
+    let outputs = step(&project, "report", "report", &inputs(&server.uri()), 3);
+    assert_eq!(output(&outputs, "verdict"), "NOT_VERIFIED");
+    assert_eq!(output(&outputs, "pairs-passed"), "2");
+    assert_eq!(output(&outputs, "pairs-missing"), "1");
+
+    // An entry that is no job (its name is not text): no list, no verdict.
+    let broken = MockServer::start().await;
+    Mock::given(method("GET"))
+        .and(path(jobs_path))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({
+            "total_count": 3,
+            "jobs": [job("test (e0)", &["ubuntu-latest"], 1), job("test (e1)", &["ubuntu-latest"], 1),
+                     {"name": ["test (e2)"], "status": "completed"}]
+        })))
+        .mount(&broken)
+        .await;
+    let outputs = step(&project, "report", "report", &inputs(&broken.uri()), 4);
+    assert_eq!(output(&outputs, "verdict"), "NOT_VERIFIED");
+    let summary = std::fs::read_to_string(project.path().join("runner/report/summary.md")).unwrap();
+    assert!(summary.contains("not a job"), "{summary}");
 }

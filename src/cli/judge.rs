@@ -202,11 +202,21 @@ pub(crate) fn list_jobs(
         let _entered = runtime.enter();
         GitHub::new(&api, token, RetryPolicy::default()).map_err(|e| e.to_string())?
     };
-    runtime
-        .block_on(crate::publish::jobs::run_jobs(
-            &github, repo, run_id, attempts,
-        ))
-        .map_err(|e| github.redact(&e.to_string()))
+    // The listing as a whole has a deadline: a report waits for GitHub, never forever.
+    let deadline = std::time::Duration::from_secs(120);
+    match runtime.block_on(async {
+        tokio::time::timeout(
+            deadline,
+            crate::publish::jobs::run_jobs(&github, repo, run_id, attempts),
+        )
+        .await
+    }) {
+        Ok(listed) => listed.map_err(|e| github.redact(&e.to_string())),
+        Err(_) => Err(format!(
+            "GitHub did not list them within {} s",
+            deadline.as_secs()
+        )),
+    }
 }
 
 /// What the report is compared with.

@@ -39,6 +39,12 @@ use super::response::{Attempt, classify, error_chain};
 use crate::render::text::plural;
 use serde_json::Value;
 
+/// The largest answer read from the API (a page of 100 comments of 64 KiB each is 6 MiB).
+const MAX_RESPONSE_BYTES: usize = 32 * 1024 * 1024;
+
+/// The longest one request and its answer may take, whatever the connection's pace.
+const EXCHANGE_DEADLINE: Duration = Duration::from_secs(90);
+
 /// The media type GitHub documents for the REST API.
 pub const ACCEPT_JSON: &str = "application/vnd.github+json";
 
@@ -344,21 +350,56 @@ impl GitHub {
             maybe_applied: *method == Method::POST,
             message,
         };
-        let response = match self.octo.execute(request).await {
-            Ok(response) => response,
-            Err(e) => {
-                self.trace(method, path, "no response");
-                return lost(error_chain(&e)).redacted(&self.token);
+        use http_body_util::{BodyExt, Limited};
+        // The whole exchange has a deadline (a server that sends a byte a minute never
+        // trips the read timeout) and the answer a size: neither waits or grows without
+        // end.
+        let exchange = async {
+            let response = match self.octo.execute(request).await {
+                Ok(response) => response,
+                Err(e) => {
+                    self.trace(method, path, "no response");
+                    return lost(error_chain(&e));
+                }
+            };
+            let status = response.status();
+            let headers = response.headers().clone();
+            let attempt = match Limited::new(response.into_body(), MAX_RESPONSE_BYTES)
+                .collect()
+                .await
+            {
+                Ok(body) => classify(
+                    status,
+                    &headers,
+                    &String::from_utf8_lossy(&body.to_bytes()),
+                    what,
+                    SystemTime::now(),
+                ),
+                Err(e) if e.is::<http_body_util::LengthLimitError>() => {
+                    Attempt::Fatal(ApiError::Failed {
+                        what: what.to_owned(),
+                        message: format!(
+                            "the answer is larger than {} MiB",
+                            MAX_RESPONSE_BYTES / (1024 * 1024)
+                        ),
+                    })
+                }
+                Err(e) => lost(format!("reading the response failed: {e}")),
+            };
+            self.trace(method, path, status.as_str());
+            attempt
+        };
+        match tokio::time::timeout(EXCHANGE_DEADLINE, exchange).await {
+            Ok(attempt) => attempt.redacted(&self.token),
+            Err(_) => {
+                self.trace(method, path, "no answer in time");
+                lost(format!(
+                    "no whole answer within {} s",
+                    EXCHANGE_DEADLINE.as_secs()
+                ))
+                .redacted(&self.token)
             }
-        };
-        let status = response.status();
-        let headers = response.headers().clone();
-        let attempt = match self.octo.body_to_string(response).await {
-            Ok(text) => classify(status, &headers, &text, what, SystemTime::now()),
-            Err(e) => lost(format!("reading the response failed: {e}")),
-        };
-        self.trace(method, path, status.as_str());
-        attempt.redacted(&self.token)
+        }
     }
 
     #[cfg(not(feature = "github"))]

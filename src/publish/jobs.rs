@@ -7,10 +7,15 @@ use serde_json::Value;
 use super::client::{ApiError, GitHub};
 use crate::results::jobs::RunJob;
 
-/// The most pages of 100 jobs read per attempt (GitHub's matrix allows 256 jobs).
-const MAX_PAGES: u32 = 10;
+/// The most pages of 100 jobs read per attempt (GitHub's matrix allows 256 jobs per
+/// matrix; a run may have several).
+const MAX_PAGES: u32 = 50;
 
-/// Every job of `attempts` of run `run_id` of `repo`.
+/// Every job of `attempts` of run `run_id` of `repo`. The listing is read whole or not
+/// at all: pages are read until one is not full (never trusting `total_count`), and a
+/// page that is not a list of jobs, an entry that is no job, or more jobs than
+/// [`MAX_PAGES`] pages hold is an error — a leg left out of the list is a leg not
+/// expected.
 pub async fn run_jobs(
     github: &GitHub,
     repo: &str,
@@ -19,29 +24,38 @@ pub async fn run_jobs(
 ) -> Result<Vec<RunJob>, ApiError> {
     let mut jobs = Vec::new();
     for &attempt in attempts {
-        for page in 1..=MAX_PAGES {
+        let what = format!("the jobs of run {run_id} (attempt {attempt})");
+        let malformed = |message: String| ApiError::Failed {
+            what: what.clone(),
+            message,
+        };
+        let mut page = 1;
+        loop {
             let path = format!(
                 "/repos/{repo}/actions/runs/{run_id}/attempts/{attempt}/jobs?per_page=100&page={page}"
             );
-            let listed = github
-                .get(
-                    &path,
-                    &format!("the jobs of run {run_id} (attempt {attempt})"),
-                )
-                .await?;
+            let listed = github.get(&path, &what).await?;
             let page_jobs = listed
                 .get("jobs")
                 .and_then(Value::as_array)
-                .map(Vec::as_slice)
-                .unwrap_or_default();
-            jobs.extend(page_jobs.iter().filter_map(|j| job_of(j, attempt)));
-            let total = listed
-                .get("total_count")
-                .and_then(Value::as_u64)
-                .unwrap_or(0);
-            if page_jobs.len() < 100 || u64::from(page) * 100 >= total {
+                .ok_or_else(|| malformed(format!("page {page} has no list of `jobs`")))?;
+            for (index, job) in page_jobs.iter().enumerate() {
+                jobs.push(job_of(job, attempt).ok_or_else(|| {
+                    malformed(format!(
+                        "page {page}, job {index}: not a job (no `name` that is text)"
+                    ))
+                })?);
+            }
+            if page_jobs.len() < 100 {
                 break;
             }
+            if page == MAX_PAGES {
+                return Err(malformed(format!(
+                    "more than {} jobs: not all could be read",
+                    MAX_PAGES * 100
+                )));
+            }
+            page += 1;
         }
     }
     Ok(jobs)

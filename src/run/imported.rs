@@ -176,6 +176,9 @@ const MAX_EXPECTED: usize = 1000;
 /// taken as written), or the plan's matrix (`{"include": [{"environment": …}, …]}`, its
 /// shards one environment). Repeats are one environment.
 pub fn expected_list(values: &[String]) -> Result<Vec<String>, String> {
+    if values.is_empty() {
+        return Ok(Vec::new());
+    }
     let joined = values.join(",");
     let trimmed = joined.trim();
     let names: Vec<String> = if trimmed.starts_with('[') || trimmed.starts_with('{') {
@@ -187,11 +190,13 @@ pub fn expected_list(values: &[String]) -> Result<Vec<String>, String> {
         })?;
         let items = match &value {
             serde_json::Value::Array(items) => items,
+            // A plan's matrix is its `include` list, nothing else: a matrix of other
+            // keys (`{"python": [...]}`) makes legs this list would not name.
             serde_json::Value::Object(map) => match map.get("include") {
-                Some(serde_json::Value::Array(items)) => items,
+                Some(serde_json::Value::Array(items)) if map.len() == 1 => items,
                 _ => {
                     return Err(
-                        "--environments: a JSON object must be a plan's matrix, `{\"include\": [{\"environment\": …}]}`"
+                        "--environments: a JSON object must be a plan's matrix, `{\"include\": [{\"environment\": …}]}` and nothing else"
                             .to_owned(),
                     );
                 }
@@ -203,6 +208,12 @@ pub fn expected_list(values: &[String]) -> Result<Vec<String>, String> {
             .map(|item| match item {
                 serde_json::Value::String(name) => Ok(name.clone()),
                 serde_json::Value::Number(n) => Ok(n.to_string()),
+                // A shard is a leg of this tool's own run, which --files cannot tell
+                // apart: report those legs' results instead.
+                serde_json::Value::Object(entry) if entry.contains_key("shard") => Err(format!(
+                    "--environments: the matrix entry {} is a shard: a sharded plan's legs are reported from their results, not with --files",
+                    crate::untrusted::cut(&item.to_string(), 80)
+                )),
                 serde_json::Value::Object(entry) => match entry.get("environment") {
                     Some(serde_json::Value::String(name)) => Ok(name.clone()),
                     _ => Err(format!(
@@ -223,17 +234,23 @@ pub fn expected_list(values: &[String]) -> Result<Vec<String>, String> {
             .filter(|v| !v.is_empty())
             .collect()
     };
-    if names.len() > MAX_EXPECTED {
+    // Given, but naming none: nothing would be expected, and any files would pass.
+    if names.is_empty() {
         return Err(format!(
-            "--environments: {} environments, at most {MAX_EXPECTED}",
-            names.len()
+            "--environments `{}` names no environment: give the legs expected (or leave the flag out to judge the environments the files name)",
+            crate::untrusted::cut(trimmed, 80)
         ));
     }
-    let mut unique = Vec::with_capacity(names.len());
-    for name in names {
-        if !unique.contains(&name) {
-            unique.push(name);
-        }
+    let mut seen = std::collections::HashSet::with_capacity(names.len());
+    let unique: Vec<String> = names
+        .into_iter()
+        .filter(|name| seen.insert(name.clone()))
+        .collect();
+    if unique.len() > MAX_EXPECTED {
+        return Err(format!(
+            "--environments: {} environments, at most {MAX_EXPECTED}",
+            unique.len()
+        ));
     }
     Ok(unique)
 }
@@ -248,7 +265,8 @@ pub fn environments_of_jobs<'a>(
     job: &str,
     names: impl IntoIterator<Item = &'a str>,
 ) -> Result<Vec<String>, String> {
-    let mut found = Vec::new();
+    // Each environment, with the job name it came from: two legs never make one.
+    let mut found: Vec<(String, &str)> = Vec::new();
     let mut seen = Vec::new();
     for name in names {
         if seen.len() < 20 && !seen.contains(&name) {
@@ -258,7 +276,6 @@ pub fn environments_of_jobs<'a>(
             Some((before, after)) => name
                 .strip_prefix(before)
                 .and_then(|rest| rest.strip_suffix(after))
-                .filter(|inside| !inside.is_empty())
                 .map(str::to_owned),
             None => name
                 .strip_prefix(job)
@@ -266,10 +283,27 @@ pub fn environments_of_jobs<'a>(
                 .and_then(|rest| rest.strip_suffix(')'))
                 .map(|inside| inside.split(", ").collect::<Vec<_>>().join("-")),
         };
-        if let Some(environment) = environment
-            && !found.contains(&environment)
-        {
-            found.push(environment);
+        let Some(environment) = environment else {
+            continue;
+        };
+        if environment.is_empty() {
+            return Err(format!(
+                "--environments-from-job `{job}`: the job `{}` names no environment",
+                crate::untrusted::cut(name, 100)
+            ));
+        }
+        match found.iter().find(|(env, _)| *env == environment) {
+            // A re-run's job is listed again under its name: the same leg.
+            Some((_, from)) if *from == name => {}
+            Some((_, from)) => {
+                return Err(format!(
+                    "--environments-from-job `{job}`: the jobs `{}` and `{}` both read as the environment `{}`: two legs cannot be told apart",
+                    crate::untrusted::cut(from, 100),
+                    crate::untrusted::cut(name, 100),
+                    crate::untrusted::cut(&environment, 100)
+                ));
+            }
+            None => found.push((environment, name)),
         }
     }
     if found.is_empty() {
@@ -290,7 +324,10 @@ pub fn environments_of_jobs<'a>(
             }
         ));
     }
-    Ok(found)
+    Ok(found
+        .into_iter()
+        .map(|(environment, _)| environment)
+        .collect())
 }
 
 /// Reads the files `spec` names: the results of each environment, and the matrix.
@@ -673,10 +710,16 @@ mod tests {
             expected_list(&strings(&["[\"3.10\"", " 3.11", " 18]"])).unwrap(),
             ["3.10", "3.11", "18"]
         );
-        let plan = r#"{"include":[{"environment":"linux","runs-on":"ubuntu-latest"},{"environment":"linux","shard":"2/2"},{"environment":"windows"}]}"#;
+        let plan = r#"{"include":[{"environment":"linux","runs-on":"ubuntu-latest"},{"environment":"linux"},{"environment":"windows"}]}"#;
         let split: Vec<String> = plan.split(',').map(str::to_owned).collect();
         assert_eq!(expected_list(&split).unwrap(), ["linux", "windows"]);
         for bad in [
+            "[]",
+            "{\"include\": []}",
+            "",
+            " ",
+            "{\"environment\": [\"a\", \"b\"], \"include\": [{\"environment\": \"a\"}]}",
+            "{\"include\": [{\"environment\": \"a\", \"shard\": \"1/2\"}]}",
             "[\"a\", true]",
             "{\"include\": [{\"os\": \"x\"}]}",
             "{\"fail-fast\": true}",
@@ -706,10 +749,15 @@ mod tests {
             ["ubuntu-latest-3.11"]
         );
         assert_eq!(
-            environments_of_jobs("Test on {environment}", ["Test on linux", "Test on ", "x"])
-                .unwrap(),
+            environments_of_jobs("Test on {environment}", ["Test on linux", "x"]).unwrap(),
             ["linux"]
         );
+        // A leg named by nothing, or two legs read as one environment: refused, never
+        // one leg fewer expected.
+        assert!(environments_of_jobs("Test on {environment}", ["Test on a", "Test on "]).is_err());
+        let error =
+            environments_of_jobs("test", ["test (a, b)", "test (a-b)", "test (a, b)"]).unwrap_err();
+        assert!(error.contains("two legs cannot be told apart"), "{error}");
         let error = environments_of_jobs("unit", jobs).unwrap_err();
         assert!(
             error.contains("no job of this run is a leg of matrix job `unit`")
