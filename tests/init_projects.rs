@@ -178,3 +178,78 @@ fn a_go_module_gets_setup_go() {
     let manifest = std::fs::read_to_string(dir.path().join("verify-matrix.yml")).unwrap();
     assert!(manifest.contains("test: go test ./...\n"), "{manifest}");
 }
+
+/// A Node package whose `test` script runs jest: `init` asks jest for its JSON report
+/// and reads it, and keeps the report out of git. The first run is VERIFIED with each
+/// test of the report recorded. (jest is the one scripts/test.sh installs, on PATH as
+/// a project's `node_modules/.bin` would put it.)
+#[test]
+fn a_jest_package_is_judged_by_jests_own_report_from_the_first_run() {
+    let jest = std::env::var_os("VERIFY_MATRIX_JEST")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| common::repo_root().join("target/tools/jest"));
+    let bin = jest.join("node_modules/.bin");
+    assert!(
+        bin.join("jest").exists(),
+        "scripts/test.sh installs jest in {}",
+        jest.display()
+    );
+    let dir = initialised(&[
+        (
+            "package.json",
+            r#"{"name": "first", "version": "1.0.0", "scripts": {"test": "jest"}}"#,
+        ),
+        (
+            "sum.test.js",
+            "describe('sum', () => {\n  test('adds', () => expect(1 + 2).toBe(3));\n});\n",
+        ),
+    ]);
+    let manifest = std::fs::read_to_string(dir.path().join("verify-matrix.yml")).unwrap();
+    assert!(
+        manifest.contains("    test: npm test -- --ci --json --outputFile=jest-report.json\n    reports: jest-report.json\n"),
+        "{manifest}"
+    );
+    let gitignore = std::fs::read_to_string(dir.path().join(".gitignore")).unwrap();
+    assert!(
+        gitignore.lines().any(|l| l == "/jest-report.json"),
+        "{gitignore}"
+    );
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let out = std_bin()
+        .current_dir(dir.path())
+        .env("PATH", path)
+        .arg("run")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let results: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(
+            dir.path()
+                .join("verify-matrix-results/verify-matrix-linux.json"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    let test = results["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["command_id"] == "npm-test")
+        .unwrap()
+        .clone();
+    assert_eq!(test["tests"]["format"], "jest-json", "{test}");
+    assert_eq!(
+        test["tests"]["cases"][0]["suite"], "sum.test.js › sum",
+        "{test}"
+    );
+}

@@ -31,6 +31,8 @@ pub struct Project {
     pub python: Option<Python>,
     /// A Go module.
     pub go: bool,
+    /// A Ruby project with RSpec.
+    pub ruby: Option<Ruby>,
     /// The repository's default branch, which the workflow's `push` runs on: the
     /// remote's default, else the branch checked out; `None` (not a git repository):
     /// `main`.
@@ -51,6 +53,16 @@ pub struct Node {
     /// The scripts among `lint`, `typecheck`, `build`, `test` it defines (npm's
     /// placeholder `test` script does not count).
     pub scripts: Vec<&'static str>,
+    /// The test runner its `test` script runs, when it is one whose report is read
+    /// (`jest`, `vitest`, `mocha`; named in the script, else the only one depended on).
+    pub runner: Option<&'static str>,
+}
+
+/// A Ruby project with RSpec (`.rspec`, or `spec/spec_helper.rb`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Ruby {
+    /// Whether a `Gemfile` is there (`bundle exec rspec`).
+    pub bundler: bool,
 }
 
 /// A Python project.
@@ -77,6 +89,9 @@ impl Project {
         if self.go {
             found.push("a Go module".to_owned());
         }
+        if self.ruby.is_some() {
+            found.push("a Ruby project with RSpec".to_owned());
+        }
         found
     }
 }
@@ -88,6 +103,7 @@ pub fn detect(dir: &Path) -> Project {
         node: detect_node(dir),
         python: detect_python(dir),
         go: dir.join("go.mod").is_file(),
+        ruby: detect_ruby(dir),
         branch: default_branch(dir),
         here: match std::env::consts::OS {
             "macos" => Some("macos"),
@@ -164,7 +180,7 @@ fn detect_node(dir: &Path) -> Option<Node> {
             .as_str()
             .is_some_and(|s| !s.contains("no test specified"))
     };
-    let scripts = ["lint", "typecheck", "build", "test"]
+    let scripts: Vec<&'static str> = ["lint", "typecheck", "build", "test"]
         .into_iter()
         .filter(|s| defined(s))
         .collect();
@@ -183,10 +199,60 @@ fn detect_node(dir: &Path) -> Option<Node> {
     ]
     .iter()
     .any(|name| dir.join(name).is_file());
+    let script = package["scripts"]["test"].as_str().unwrap_or_default();
+    let depends = |name: &str| {
+        ["dependencies", "devDependencies"]
+            .iter()
+            .any(|key| package[key][name].is_string())
+    };
+    let runners = ["jest", "vitest", "mocha"];
+    let runner = runners
+        .into_iter()
+        .find(|r| {
+            script
+                .split(|c: char| !c.is_ascii_alphanumeric())
+                .any(|w| w == *r)
+        })
+        .or_else(|| {
+            let depended: Vec<&'static str> = runners.into_iter().filter(|r| depends(r)).collect();
+            (depended.len() == 1).then(|| depended[0])
+        })
+        .filter(|_| scripts.contains(&"test"));
     Some(Node {
         manager,
         scripts,
         locked,
+        runner,
+    })
+}
+
+/// The report file a Node test runner is asked to write, and the arguments that ask
+/// it (after the `test` script's own).
+pub fn node_report(runner: &str) -> Option<(&'static str, &'static str)> {
+    Some(match runner {
+        "jest" => (
+            "jest-report.json",
+            "--ci --json --outputFile=jest-report.json",
+        ),
+        "vitest" => (
+            "vitest-report.json",
+            "--run --reporter=default --reporter=json --outputFile.json=vitest-report.json",
+        ),
+        "mocha" => (
+            "mocha-report.json",
+            "--reporter json --reporter-option output=mocha-report.json",
+        ),
+        _ => return None,
+    })
+}
+
+/// The report file RSpec is asked to write.
+pub const RSPEC_REPORT: &str = "rspec-report.json";
+
+/// A Ruby project with RSpec in `dir`.
+fn detect_ruby(dir: &Path) -> Option<Ruby> {
+    (dir.join(".rspec").is_file() || dir.join("spec/spec_helper.rb").is_file()).then(|| Ruby {
+        bundler: dir.join("Gemfile").is_file(),
     })
 }
 
@@ -255,6 +321,15 @@ pub fn workflow_text(project: &Project) -> String {
              \x20         go-version-file: go.mod\n",
         );
     }
+    if let Some(ruby) = &project.ruby {
+        steps.push_str(&format!(
+            "      - uses: ruby/setup-ruby@v1\n\
+             \x20       with:\n\
+             \x20         ruby-version: ruby\n\
+             \x20         bundler-cache: {}\n",
+            ruby.bundler
+        ));
+    }
     let workflow = match project.branch.as_deref() {
         Some(branch) if branch != "main" => WORKFLOW.replacen(
             "    branches: [main]\n",
@@ -313,8 +388,11 @@ pub fn manifest_text(project: &Project) -> String {
          # that tests really ran; `gate:` says what kind of check it is.\n\
          checks:\n",
     );
-    let any =
-        project.cargo.is_some() || project.node.is_some() || project.python.is_some() || project.go;
+    let any = project.cargo.is_some()
+        || project.node.is_some()
+        || project.python.is_some()
+        || project.go
+        || project.ruby.is_some();
     if let Some(members) = project.cargo {
         rust_checks(&mut text, members);
     }
@@ -326,6 +404,9 @@ pub fn manifest_text(project: &Project) -> String {
     }
     if project.go {
         go_checks(&mut text);
+    }
+    if let Some(ruby) = &project.ruby {
+        ruby_checks(&mut text, ruby);
     }
     if !any {
         text.push_str(
@@ -404,7 +485,25 @@ fn node_checks(text: &mut String, node: &Node) {
             ("yarn", s) => format!("yarn {s}"),
             (m, s) => format!("{m} run {s}"),
         };
-        writeln!(text, "  - id: {manager}-{script}\n    {key}: {command}").unwrap();
+        // The runner's own report says which tests ran and where one failed.
+        match node
+            .runner
+            .and_then(node_report)
+            .filter(|_| *script == "test")
+        {
+            Some((report, args)) => {
+                let pass = match manager {
+                    "npm" => format!("{command} -- {args}"),
+                    _ => format!("{command} {args}"),
+                };
+                writeln!(
+                    text,
+                    "  - id: {manager}-{script}\n    {key}: {pass}\n    reports: {report}"
+                )
+                .unwrap();
+            }
+            None => writeln!(text, "  - id: {manager}-{script}\n    {key}: {command}").unwrap(),
+        }
         if key == "run" {
             writeln!(text, "    gate: {gate}").unwrap();
         }
@@ -418,6 +517,40 @@ fn python_checks(text: &mut String, python: &Python) {
         text.push_str("  - id: ruff\n    run: ruff check .\n    gate: lint\n");
     }
     text.push_str("  - id: pytest\n    test: python -m pytest\n");
+}
+
+/// The checks of a Ruby project with RSpec: its report says which examples ran.
+fn ruby_checks(text: &mut String, ruby: &Ruby) {
+    let rspec = if ruby.bundler {
+        "bundle exec rspec"
+    } else {
+        "rspec"
+    };
+    writeln!(
+        text,
+        "  # Ruby\n\
+         \x20 - id: rspec\n\
+         \x20   test: {rspec} --format progress --format json --out {RSPEC_REPORT}\n\
+         \x20   reports: {RSPEC_REPORT}"
+    )
+    .expect("writing to a String");
+}
+
+/// The report files the checks of `project` write, at the repository's top: kept out
+/// of git as the results folder is.
+pub fn report_files(project: &Project) -> Vec<&'static str> {
+    let mut files: Vec<&'static str> = project
+        .node
+        .as_ref()
+        .and_then(|n| n.runner)
+        .and_then(node_report)
+        .map(|(report, _)| report)
+        .into_iter()
+        .collect();
+    if project.ruby.is_some() {
+        files.push(RSPEC_REPORT);
+    }
+    files
 }
 
 /// The checks of a Go module.
@@ -458,12 +591,14 @@ mod tests {
             manager,
             scripts: vec!["lint", "typecheck", "build", "test"],
             locked: true,
+            runner: Some("vitest"),
         };
         let everything = Project {
             cargo: Some(3),
             node: Some(node("yarn")),
             python: Some(Python { ruff: true }),
             go: true,
+            ruby: Some(Ruby { bundler: true }),
             branch: None,
             here: None,
         };
@@ -482,8 +617,23 @@ mod tests {
                 "pytest",
                 "gofmt",
                 "go-vet",
-                "go-test"
+                "go-test",
+                "rspec"
             ]
+        );
+        // Each runner whose report is read writes it, and the check reads it.
+        let text = manifest_text(&everything);
+        assert!(
+            text.contains("  - id: yarn-test\n    test: yarn test --run --reporter=default --reporter=json --outputFile.json=vitest-report.json\n    reports: vitest-report.json\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains("    test: bundle exec rspec --format progress --format json --out rspec-report.json\n    reports: rspec-report.json\n"),
+            "{text}"
+        );
+        assert_eq!(
+            report_files(&everything),
+            ["vitest-report.json", "rspec-report.json"]
         );
         for manager in ["npm", "pnpm"] {
             let project = Project {
@@ -503,6 +653,7 @@ mod tests {
                     manager: "npm",
                     scripts: vec!["test"],
                     locked,
+                    runner: None,
                 }),
                 ..Project::default()
             })
@@ -519,9 +670,11 @@ mod tests {
                 manager: "npm",
                 scripts: vec!["test"],
                 locked: true,
+                runner: Some("jest"),
             }),
             python: Some(Python { ruff: false }),
             go: true,
+            ruby: Some(Ruby { bundler: false }),
             branch: None,
             here: None,
         };
@@ -534,6 +687,8 @@ mod tests {
             "python -m pip install pytest\n",
             "- uses: actions/setup-go@v6",
             "go-version-file: go.mod",
+            "- uses: ruby/setup-ruby@v1",
+            "bundler-cache: false",
         ] {
             assert!(workflow.contains(step), "{step} missing:\n{workflow}");
         }

@@ -50,6 +50,8 @@ pub(super) fn run(settings: &Settings, args: &InitArgs) -> Result<i32, Error> {
         })?;
     }
     let ignored = ignore_results(&args.dir)?;
+    let reports = init::report_files(&project);
+    let reports_ignored = ignore_reports(&args.dir, &reports)?;
     if !settings.quiet {
         let found = project.describe();
         if found.is_empty() {
@@ -68,11 +70,56 @@ pub(super) fn run(settings: &Settings, args: &InitArgs) -> Result<i32, Error> {
                 gitignore.display()
             );
         }
+        if let Some((gitignore, added)) = reports_ignored {
+            eprintln!(
+                "added {} to {} (the test runners' reports the checks read)",
+                added.join(", "),
+                gitignore.display()
+            );
+        }
         eprintln!(
             "next: `cargo verify-matrix plan` shows the matrix, `cargo verify-matrix` runs it here"
         );
     }
     Ok(exit_code::OK)
+}
+
+/// Adds each of `files` (the runners' report files the checks write, at the top) to
+/// `dir`'s `.gitignore` unless a line there already names it; the file it changed and
+/// what it added, if it added anything.
+fn ignore_reports(
+    dir: &std::path::Path,
+    files: &[&str],
+) -> Result<Option<(PathBuf, Vec<String>)>, Error> {
+    if files.is_empty() {
+        return Ok(None);
+    }
+    let path = dir.join(".gitignore");
+    let mut text = std::fs::read_to_string(&path).unwrap_or_default();
+    let added: Vec<String> = files
+        .iter()
+        .filter(|file| {
+            !text
+                .lines()
+                .any(|line| line.trim().trim_start_matches('/') == **file)
+        })
+        .map(|file| (*file).to_owned())
+        .collect();
+    if added.is_empty() {
+        return Ok(None);
+    }
+    if !text.is_empty() && !text.ends_with('\n') {
+        text.push('\n');
+    }
+    text.push_str("# cargo verify-matrix: the test runners' reports the checks read\n");
+    for file in &added {
+        text.push_str(&format!("/{file}\n"));
+    }
+    std::fs::write(&path, text).map_err(|source| Error::Io {
+        context: format!("cannot write `{}`", path.display()),
+        source,
+    })?;
+    Ok(Some((path, added)))
 }
 
 /// The line that keeps `run`'s default results folder out of git.
