@@ -1,5 +1,6 @@
-//! The .NET readers (TRX, NUnit, xUnit.net): what each format says outside its tests,
-//! and what a hostile or broken file does to them.
+//! The .NET readers (TRX, NUnit, xUnit.net): the published reports in
+//! `fixtures/reports/{trx,nunit,xunit}`, what each format says outside its tests, and
+//! what a hostile or broken file does to them.
 
 use std::time::SystemTime;
 
@@ -33,6 +34,13 @@ fn unreadable(content: &str) -> String {
     }
 }
 
+fn fixture(folder: &str, file: &str) -> Reading {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures/reports")
+        .join(folder);
+    read(&[file.to_owned()], &context(&dir)).unwrap_or_else(|e| panic!("{file}: {e:?}"))
+}
+
 /// (passed, failed, skipped).
 fn counts(reading: &Reading) -> (u64, u64, u64) {
     let c = &reading.counts;
@@ -48,6 +56,19 @@ fn case<'r>(reading: &'r Reading, name: &str) -> &'r TestResult {
         .unwrap_or_else(|| panic!("no case `{name}` in {:#?}", reading.report.cases))
 }
 
+/// Every published report, as (folder, file).
+const FIXTURES: &[(&str, &str)] = &[
+    ("trx", "dotnet-trx.trx"),
+    ("trx", "dotnet-xunitv3.trx"),
+    ("trx", "mstest-host-crash.trx"),
+    ("nunit", "dotnet-nunit.xml"),
+    ("nunit", "nunit2.xml"),
+    ("nunit", "nunit2-unicode.xml"),
+    ("xunit", "xunit.xml"),
+    ("xunit", "xunit-decimal-comma.xml"),
+    ("xunit", "xunit-display-names.xml"),
+];
+
 const TRX_HEAD: &str =
     r#"<TestRun id="1" xmlns="http://microsoft.com/schemas/VisualStudio/TeamTest/2010">"#;
 
@@ -56,6 +77,173 @@ fn trx(results: &str, definitions: &str, summary: &str) -> String {
     format!(
         "{TRX_HEAD}<Results>{results}</Results><TestDefinitions>{definitions}</TestDefinitions>{summary}</TestRun>"
     )
+}
+
+// The published reports: counts as each report's own counters give them (checked by
+// hand; `tests/reports.rs` counts them again with Python), the failing tests with their
+// messages and places.
+
+#[test]
+fn a_vstest_trx_of_xunit_tests() {
+    let r = fixture("trx", "dotnet-trx.trx");
+    assert_eq!(r.report.format, "trx");
+    // <Counters total="11" executed="10" passed="5" failed="5">, one NotExecuted.
+    assert_eq!(counts(&r), (5, 5, 1));
+    let failing = case(&r, "Failing_Test");
+    assert_eq!(failing.suite, "DotnetTests.XUnitTests.CalculatorTests");
+    assert_eq!(failing.outcome, TestOutcome::Failed);
+    // `&#xD;` ends the message's lines.
+    assert_eq!(
+        failing.message.as_deref(),
+        Some("Assert.Equal() Failure\nExpected: 3\nActual:   2")
+    );
+    assert_eq!(
+        (failing.file.as_deref(), failing.line),
+        (Some("DotnetTests.XUnitTests/CalculatorTests.cs"), Some(27))
+    );
+    assert_eq!(failing.duration_ms, Some(4));
+    // The innermost frame of the repository's code: the library the test called.
+    let target = case(&r, "Exception_In_TargetTest");
+    assert_eq!(
+        (target.file.as_deref(), target.line),
+        (Some("DotnetTests.Unit/Calculator.cs"), Some(9))
+    );
+    // A display name is the name; the class from the definitions is still the suite.
+    let custom = case(&r, "Should be even number(i: 3)");
+    assert_eq!(custom.suite, "DotnetTests.XUnitTests.CalculatorTests");
+    assert_eq!(custom.line, Some(67));
+    assert_eq!(
+        case(&r, "Skipped_Test").outcome,
+        TestOutcome::Skipped,
+        "NotExecuted"
+    );
+}
+
+#[test]
+fn a_trx_of_xunit_v3_on_the_testing_platform() {
+    let r = fixture("trx", "dotnet-xunitv3.trx");
+    // <Counters total="4" passed="1" failed="3">; the run's own error ("Exit code
+    // indicates failure") is explained by its failed tests, so it adds none.
+    assert_eq!(counts(&r), (1, 3, 0));
+    let failing = case(&r, "Failing_Test");
+    assert_eq!(failing.suite, "DotnetTests.XUnitV3Tests.FixtureTests");
+    assert_eq!(
+        (failing.file.as_deref(), failing.line),
+        (Some("DotnetTests.XUnitV3Tests/FixtureTests.cs"), Some(25)),
+        "a `/_/` deterministic path is found by its end"
+    );
+    // Clean-up failures name no class: their name is all there is.
+    let cleanup = case(
+        &r,
+        "[Test Class Cleanup Failure (DotnetTests.XUnitV3Tests.FixtureTests.Passing_Test)]",
+    );
+    assert_eq!(
+        (cleanup.suite.as_str(), cleanup.outcome),
+        ("", TestOutcome::Failed)
+    );
+}
+
+#[test]
+fn an_mstest_trx_whose_test_host_crashed() {
+    let r = fixture("trx", "mstest-host-crash.trx");
+    // <Counters total="25" passed="2" failed="2" aborted="1" notRunnable="1"
+    // notExecuted="19">: the aborted and the unrunnable test are errors.
+    assert_eq!(counts(&r), (2, 4, 19));
+    let aborted = case(&r, "EST_SEG_TEMPTest");
+    assert_eq!(aborted.outcome, TestOutcome::Error);
+    assert_eq!(
+        aborted.message.as_deref(),
+        Some("the result's outcome is `Aborted`")
+    );
+    // mstest.exe wrote the assembly after the class.
+    assert_eq!(aborted.suite, "Prueba_Sistema.SIARAlgorithmTest");
+    assert_eq!(case(&r, "CompareTest").outcome, TestOutcome::Error);
+    assert_eq!(case(&r, "GetDiseñoTest").outcome, TestOutcome::Skipped);
+}
+
+#[test]
+fn an_nunit3_result_file() {
+    let r = fixture("nunit", "dotnet-nunit.xml");
+    assert_eq!(r.report.format, "nunit");
+    // <test-run total="9" passed="3" failed="5" skipped="1">.
+    assert_eq!(counts(&r), (3, 5, 1));
+    let failing = case(&r, "Failing_Test");
+    assert_eq!(failing.suite, "DotnetTests.XUnitTests.CalculatorTests");
+    assert_eq!(
+        failing.message.as_deref(),
+        Some("Expected: 3\n  But was:  2")
+    );
+    assert_eq!(
+        (failing.file.as_deref(), failing.line),
+        (
+            Some("DotnetTests.NUnitV3Tests/CalculatorTests.cs"),
+            Some(27)
+        )
+    );
+    // A theory's cases belong to the fixture, not to the theory's suite.
+    let row = case(&r, "Is_Even_Number(3)");
+    assert_eq!(row.suite, "DotnetTests.XUnitTests.CalculatorTests");
+    assert_eq!(row.line, Some(61));
+    // label="Error": an exception, not an assertion.
+    assert_eq!(case(&r, "Exception_In_Test").outcome, TestOutcome::Error);
+    // The timeout is said only in the label.
+    assert_eq!(
+        case(&r, "Timeout_Test").message.as_deref(),
+        Some("Test exceeded Timeout value 1ms.")
+    );
+    assert_eq!(case(&r, "Skipped_Test").outcome, TestOutcome::Skipped);
+}
+
+#[test]
+fn nunit2_result_files() {
+    let r = fixture("nunit", "nunit2.xml");
+    // total="10" failures="1" not-run="1": eleven cases, the ignored one not run.
+    assert_eq!(counts(&r), (9, 1, 1));
+    let failing = case(&r, "TestAlwaysFails");
+    assert_eq!(failing.suite, "Bank.AccountTest");
+    assert_eq!(failing.message.as_deref(), Some("This test always fails."));
+    // NUnit 2.2: `executed`/`success` only. Its publisher cut three of its four cases
+    // and left `total="4"`: the count is not passed over.
+    let r = fixture("nunit", "nunit2-unicode.xml");
+    assert_eq!(counts(&r), (0, 2, 0));
+    assert_eq!(
+        case(&r, "TestFailure").message.as_deref(),
+        Some("Expected failure\n  Expected: ü\n  But was:  â")
+    );
+    assert_eq!(
+        case(&r, "(the report's summary)").message.as_deref(),
+        Some("the run counts 4 tests, it lists 1")
+    );
+}
+
+#[test]
+fn xunit_v2_xml() {
+    let r = fixture("xunit", "xunit.xml");
+    assert_eq!(r.report.format, "xunit");
+    // <assembly total="3" passed="1" failed="1" skipped="1">.
+    assert_eq!(counts(&r), (1, 1, 1));
+    let failing = case(&r, "FailedTest");
+    assert_eq!(failing.suite, "MyProject.Tests.SampleFact");
+    assert_eq!(failing.message.as_deref(), Some("Assert.True() Failure"));
+    assert!(
+        failing
+            .output
+            .as_deref()
+            .unwrap()
+            .contains("SampleFact.cs:line 16")
+    );
+    assert_eq!(failing.duration_ms, Some(14));
+    // The same run in a decimal-comma culture: the same times.
+    let comma = fixture("xunit", "xunit-decimal-comma.xml");
+    assert_eq!(comma.report.cases, r.report.cases);
+    let names = fixture("xunit", "xunit-display-names.xml");
+    assert_eq!(counts(&names), (5, 0, 0));
+    assert_eq!(
+        names.report.cases[0].name,
+        "Uninstall application if it is installed."
+    );
+    assert_eq!(names.report.cases[0].suite, "UnitTest.UnitTest");
+    assert_eq!(names.report.cases[0].duration_ms, Some(48_391));
 }
 
 // Detection.
@@ -485,6 +673,31 @@ fn a_doctype_is_refused_in_every_format() {
     assert!(reason.contains("unknown entity `&secret;`"), "{reason}");
 }
 
+/// Every published report cut anywhere before its root's end is an error, never a
+/// reading of the tests it got to.
+#[test]
+fn a_report_cut_short_is_an_error() {
+    for (folder, file) in FIXTURES {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("fixtures/reports")
+            .join(folder)
+            .join(file);
+        let bytes = std::fs::read(&path).unwrap();
+        let text = String::from_utf8(bytes).unwrap();
+        let end = text.trim_end().len();
+        let step = (end / 23).max(1);
+        for cut in (1..end).step_by(step) {
+            if !text.is_char_boundary(cut) {
+                continue;
+            }
+            match read_one(&text[..cut]) {
+                Err(Problem::Unreadable(_)) => {}
+                other => panic!("{file} cut at {cut}: {other:?}"),
+            }
+        }
+    }
+}
+
 #[test]
 fn nesting_is_bounded_in_every_format() {
     let deep_rows = format!(
@@ -565,6 +778,21 @@ fn control_characters_and_terminal_escapes_in_names_are_not_kept() {
     assert!(c.name.starts_with("t ]0;title"), "{:?}", c.name);
 }
 
+fn fixture_bytes() -> Vec<Vec<u8>> {
+    FIXTURES
+        .iter()
+        .map(|(folder, file)| {
+            std::fs::read(
+                Path::new(env!("CARGO_MANIFEST_DIR"))
+                    .join("fixtures/reports")
+                    .join(folder)
+                    .join(file),
+            )
+            .unwrap()
+        })
+        .collect()
+}
+
 /// Whatever the bytes: a reading whose listed tests and counts agree, or an error;
 /// never a panic.
 fn reads_or_refuses(bytes: &[u8]) -> Result<(), TestCaseError> {
@@ -625,5 +853,27 @@ proptest! {
         pieces in prop::collection::vec(piece(), 1..24)
     ) {
         reads_or_refuses(pieces.concat().as_bytes())?;
+    }
+
+    #[test]
+    fn any_damage_to_a_published_report_reads_or_refuses(
+        which in 0..FIXTURES.len(),
+        edits in prop::collection::vec((any::<prop::sample::Index>(), any::<u8>(), 0u8..3), 1..8),
+    ) {
+        let mut bytes = fixture_bytes().swap_remove(which);
+        for (at, byte, how) in edits {
+            if bytes.is_empty() {
+                break;
+            }
+            let i = at.index(bytes.len());
+            match how {
+                0 => bytes[i] = byte,
+                1 => bytes.insert(i, byte),
+                _ => {
+                    bytes.remove(i);
+                }
+            }
+        }
+        reads_or_refuses(&bytes)?;
     }
 }
