@@ -133,6 +133,116 @@ fn every_report_agrees_with_its_runs_log() {
     assert!(checked >= 7, "only {checked} logs compared");
 }
 
+/// The published .NET reports (`trx/`, `nunit/`, `xunit/`) counted a second way, by
+/// Python's `xml.etree` with the same rules written apart: only a pass passes, a test
+/// that did not run is skipped, any other word fails; a data-driven parent counts
+/// only through its rows unless it failed and none of them did; totals that claim
+/// more tests or more failures than are listed are one more failure.
+const DOTNET_COUNTS: &str = r#"
+import sys, xml.etree.ElementTree as ET
+def local(tag): return tag.rsplit('}', 1)[-1]
+def num(v):
+    try: return int(v)
+    except (TypeError, ValueError): return None
+def trx(root):
+    out, written, written_failed = [], 0, 0
+    def walk(res):
+        nonlocal written, written_failed
+        written += 1
+        word = res.get('outcome')
+        if word in ('Failed', 'Error', 'Timeout', 'Aborted'): written_failed += 1
+        rows = [r for inner in res if local(inner.tag) == 'InnerResults' for r in inner]
+        if rows:
+            got = [x for r in rows for x in walk(r)]
+            if word not in ('Passed', 'PassedButRunAborted', 'NotExecuted', 'Inconclusive') and 'failed' not in got:
+                got.append('failed')
+            return got
+        if word in ('Passed', 'PassedButRunAborted'): return ['passed']
+        if word in ('NotExecuted', 'Inconclusive'): return ['skipped']
+        return ['failed']
+    for part in root:
+        if local(part.tag) == 'Results':
+            for res in part: out += walk(res)
+    for part in root:
+        if local(part.tag) == 'ResultSummary':
+            for c in part:
+                if local(c.tag) == 'Counters':
+                    failed = sum(num(c.get(k)) or 0 for k in ('failed', 'error', 'timeout', 'aborted'))
+                    if (num(c.get('total')) or 0) > written or failed > written_failed: out.append('failed')
+    return out
+def nunit(root):
+    out = []
+    for case in root.iter('test-case'):
+        r = case.get('result')
+        if r is None:
+            if (case.get('executed') or '').lower() == 'false': out.append('skipped')
+            elif (case.get('success') or '').lower() == 'true': out.append('passed')
+            else: out.append('failed')
+        elif r in ('Passed', 'Success'): out.append('passed')
+        elif r in ('Skipped', 'Ignored', 'Inconclusive'): out.append('skipped')
+        else: out.append('failed')
+    if root.tag == 'test-results':
+        failed = (num(root.get('failures')) or 0) + (num(root.get('errors')) or 0)
+    else:
+        failed = num(root.get('failed')) or 0
+    if (num(root.get('total')) or 0) > len(out) or failed > out.count('failed'): out.append('failed')
+    return out
+def xunit(root):
+    out = []
+    for a in ([root] if root.tag == 'assembly' else root.iter('assembly')):
+        tests = [{'Pass': 'passed', 'Fail': 'failed', 'Skip': 'skipped', 'NotRun': 'skipped'}.get(t.get('result'), 'failed') for t in a.iter('test')]
+        errors = len(list(a.iter('error')))
+        out += tests + ['failed'] * errors
+        if (num(a.get('total')) or 0) > len(tests) or (num(a.get('failed')) or 0) > tests.count('failed') or (num(a.get('errors')) or 0) > errors:
+            out.append('failed')
+    return out
+for path in sys.argv[1:]:
+    root = ET.parse(path).getroot()
+    read = {'TestRun': trx, 'test-run': nunit, 'test-results': nunit, 'assemblies': xunit, 'assembly': xunit}[local(root.tag)]
+    got = read(root)
+    print(path.rsplit('/', 1)[-1], got.count('passed'), got.count('failed'), got.count('skipped'))
+"#;
+
+#[test]
+fn the_dotnet_reports_count_as_python_counts_them() {
+    let mut files = Vec::new();
+    for folder in ["trx", "nunit", "xunit"] {
+        for (dir, report) in cases() {
+            if dir.ends_with(folder) {
+                files.push(dir.join(report));
+            }
+        }
+    }
+    assert!(files.len() >= 9, "{files:?}");
+    let python = std::process::Command::new("python3")
+        .arg("-c")
+        .arg(DOTNET_COUNTS)
+        .args(&files)
+        .output()
+        .unwrap();
+    assert!(python.status.success(), "{python:?}");
+    let python = String::from_utf8(python.stdout).unwrap();
+    let ours: String = files
+        .iter()
+        .map(|file| {
+            let reading = read(
+                file.parent().unwrap(),
+                file.file_name().unwrap().to_str().unwrap(),
+            )
+            .unwrap();
+            let c = &reading.counts;
+            format!(
+                "{} {} {} {}\n",
+                file.file_name().unwrap().to_string_lossy(),
+                c.passed,
+                c.failed,
+                c.skipped
+            )
+        })
+        .collect();
+    assert_eq!(ours, python);
+}
+
 // Through `run`: a check with `reports:` and `min-tests:`, on real commands.
 
 use common::{Project, check_result, manifest_with};

@@ -406,9 +406,9 @@ pub struct RawCheck {
     /// How many times a failing check is run again.
     #[serde(default)]
     pub retries: Option<u32>,
-    /// The test reports the command writes (JUnit XML, CTRF, Jest, Vitest, Mocha or
-    /// RSpec JSON, `go test -json`): a path or glob, or a list of them, relative to the
-    /// check's folder.
+    /// The test reports the command writes (JUnit, TRX, NUnit or xUnit.net XML, CTRF,
+    /// Jest, Vitest, Mocha or RSpec JSON, `go test -json`): a path or glob, or a list of
+    /// them, relative to the check's folder.
     #[serde(default)]
     pub reports: Option<RawPaths>,
     /// The fewest tests a run must execute; fewer make the gate ineffective.

@@ -1,8 +1,9 @@
 //! Where a failing test is in the code: the report's own `file` and `line`, else the
 //! first frame of its stack trace that points at a file of the repository (Python's
-//! innermost frame, since its traces read outermost first). Dependencies' files
-//! (`node_modules`, `site-packages`, the cargo registry, Go's module cache) are passed
-//! over.
+//! innermost frame, since its traces read outermost first; .NET's `in File.cs:line
+//! 12`; a path written on another machine, Windows' `C:\…` too, found by its end).
+//! Dependencies' files (`node_modules`, `site-packages`, the cargo registry, Go's module
+//! cache) are passed over.
 
 use std::path::{Component, Path, PathBuf};
 use std::sync::LazyLock;
@@ -13,6 +14,13 @@ use regex::Regex;
 /// `File "/repo/tests/test_x.py", line 12` (Python tracebacks).
 static PYTHON_FRAME: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r#"File "([^"\n]{1,500})", line (\d{1,9})"#).expect("valid regex"));
+
+/// `at Ns.Class.Method() in C:\src\Tests\ClassTests.cs:line 27` (.NET stack traces,
+/// whose paths may hold spaces).
+static DOTNET_FRAME: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?:^|\s)in ((?:[A-Za-z]:)?[^:\n]{1,500}\.[A-Za-z0-9]{1,10}):line (\d{1,9})")
+        .expect("valid regex")
+});
 
 /// `src/lib.rs:42:5`, `tests/test_x.py:12: AssertionError`, `(/repo/sum.test.js:5:17)`,
 /// `at file:///repo/a.test.ts:3:9`, `sum_test.go:12:`.
@@ -108,6 +116,12 @@ impl Locator {
             // Python prints the innermost frame last.
             frames.reverse();
             frames.extend(
+                DOTNET_FRAME
+                    .captures_iter(text)
+                    .take(MAX_CANDIDATES)
+                    .filter_map(|c| Some((c[1].to_owned(), c[2].parse().ok()?))),
+            );
+            frames.extend(
                 FRAME
                     .captures_iter(text)
                     .take(MAX_CANDIDATES)
@@ -130,8 +144,14 @@ impl Locator {
         }
         let given = Path::new(&path);
         let mut tries: Vec<PathBuf> = Vec::new();
-        if given.is_absolute() {
-            tries.push(given.to_path_buf());
+        // `C:/…` is absolute where it was written, whatever it is here.
+        let drive = path.as_bytes().get(1) == Some(&b':')
+            && path.as_bytes()[0].is_ascii_alphabetic()
+            && path.as_bytes().get(2) == Some(&b'/');
+        if given.is_absolute() || drive {
+            if given.is_absolute() {
+                tries.push(given.to_path_buf());
+            }
             // Written elsewhere (a container, another checkout): the longest end of the
             // path that names a file here.
             let parts: Vec<&str> = path.split('/').filter(|p| !p.is_empty()).collect();
@@ -175,5 +195,40 @@ impl Locator {
         }
         let text = relative.to_str()?.replace('\\', "/");
         Some(text.into())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// .NET's frames (`in <path>:line N`), innermost first, written on Windows or under
+    /// a deterministic `/_/` root, are found by the end of their path.
+    #[test]
+    fn dotnet_frames_written_elsewhere_are_found_by_their_end() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        for file in ["App/Calc.cs", "App.Tests/Calc Tests.cs"] {
+            std::fs::create_dir_all(root.join(file).parent().unwrap()).unwrap();
+            std::fs::write(root.join(file), "class C {}\n").unwrap();
+        }
+        let locator = Locator::new(&root, &root);
+        let trace = concat!(
+            "   at System.Int32.Parse(String s)\n",
+            "   at App.Calc.Div(Int32 a, Int32 b) in C:\\ci\\w\\App\\Calc.cs:line 9\n",
+            "   at App.Tests.CalcTests.Divides() in C:\\ci\\w\\App.Tests\\Calc Tests.cs:line 33\n",
+        );
+        assert_eq!(
+            locator.locate(None, None, &[trace], None),
+            Some(("App/Calc.cs".into(), Some(9)))
+        );
+        let deterministic =
+            "   at App.Tests.CalcTests.Adds() in /_/App.Tests/Calc Tests.cs:line 27";
+        assert_eq!(
+            locator.locate(None, None, &[deterministic], None),
+            Some(("App.Tests/Calc Tests.cs".into(), Some(27)))
+        );
+        let elsewhere = "   at Lib.Thing() in D:\\a\\lib\\Thing.cs:line 4";
+        assert_eq!(locator.locate(None, None, &[elsewhere], None), None);
     }
 }

@@ -4,7 +4,8 @@
 //! (globs relative to the check's folder, never outside the manifest's folder), refused
 //! when older than the check's start (left over from an earlier run), and read by
 //! content: JUnit XML (every dialect: nextest, pytest, jest-junit, vitest, mocha,
-//! Surefire, Gradle, go-junit-report, PHPUnit, …), CTRF JSON, or `go test -json` events.
+//! Surefire, Gradle, go-junit-report, PHPUnit, …), the .NET runners' own XML (TRX,
+//! NUnit 2 and 3, xUnit.net), CTRF JSON, or `go test -json` events.
 //!
 //! Everything here comes from pull-request code: files are bounded in number and size,
 //! XML may declare no DTD (so no entity expansion), every string kept is bounded, and a
@@ -17,7 +18,11 @@ mod json;
 mod junit;
 mod locate;
 mod mocha;
+mod nunit;
 mod rspec;
+mod trx;
+mod xml;
+mod xunit;
 
 use std::io::BufRead;
 use std::path::{Path, PathBuf};
@@ -62,6 +67,12 @@ pub enum Format {
     MochaJson,
     /// `rspec --format json`.
     RspecJson,
+    /// Visual Studio's test results (`dotnet test --logger trx`).
+    Trx,
+    /// NUnit's `TestResult.xml` (NUnit 3, and NUnit 2's).
+    Nunit,
+    /// xUnit.net's own XML (`--xml`).
+    Xunit,
 }
 
 impl Format {
@@ -75,6 +86,9 @@ impl Format {
             Format::VitestJson => "vitest-json",
             Format::MochaJson => "mocha-json",
             Format::RspecJson => "rspec-json",
+            Format::Trx => "trx",
+            Format::Nunit => "nunit",
+            Format::Xunit => "xunit",
         }
     }
 }
@@ -403,7 +417,13 @@ fn parse_file(file: &Path, ctx: &Context, locator: &Locator) -> Result<Parsed, P
     let kind = detect(&mut reader).map_err(unreadable)?;
     let mut sink = Collector::new(locator, &ctx.redactor);
     let outcome = match kind {
-        Kind::Xml => junit::read(reader, &mut sink).map(|()| Format::Junit),
+        Kind::Xml(format) => match format {
+            Format::Trx => trx::read(reader, &mut sink),
+            Format::Nunit => nunit::read(reader, &mut sink),
+            Format::Xunit => xunit::read(reader, &mut sink),
+            _ => junit::read(reader, &mut sink),
+        }
+        .map(|()| format),
         Kind::JsonDocument => json::read(reader, &mut sink),
         Kind::JsonEvents => go_json::read(reader, &mut sink).map(|()| Format::GoTestJson),
     };
@@ -490,8 +510,8 @@ fn line_at(file: &Path, offset: u64) -> u64 {
 /// What a report's first bytes show it to be.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Kind {
-    /// XML: JUnit, in its dialects.
-    Xml,
+    /// XML, in the format its root element says (JUnit, in its dialects, else).
+    Xml(Format),
     /// One JSON document, whose keys say the format (CTRF, Jest, Vitest, Mocha, RSpec).
     JsonDocument,
     /// One JSON event per line (`go test -json`).
@@ -512,7 +532,7 @@ fn detect(reader: &mut impl BufRead) -> Result<Kind, String> {
     let first = head.iter().position(|b| !b.is_ascii_whitespace());
     match first.map(|i| (head[i], &head[i..])) {
         None => Err("the file is empty".to_owned()),
-        Some((b'<', _)) => Ok(Kind::Xml),
+        Some((b'<', rest)) => Ok(Kind::Xml(xml_format(rest))),
         Some((b'{', rest)) => {
             // `go test -json` writes one event per line, each with an "Action".
             let line = rest.split(|&b| b == b'\n').next().unwrap_or_default();
@@ -531,10 +551,49 @@ fn detect(reader: &mut impl BufRead) -> Result<Kind, String> {
                 .map(|c| if c.is_control() { ' ' } else { c })
                 .collect();
             Err(format!(
-                "not a test report (JUnit XML, CTRF, Jest, Vitest, Mocha or RSpec JSON, or `go test -json` output): it begins `{}`",
+                "not a test report (JUnit, TRX, NUnit or xUnit.net XML, CTRF, Jest, Vitest, Mocha or RSpec JSON, or `go test -json` output): it begins `{}`",
                 shown.trim_end().replace('`', "'")
             ))
         }
+    }
+}
+
+/// The XML format, from the root element's name in the first bytes (a declaration,
+/// comments and processing instructions before it are passed over): `<TestRun>` is
+/// TRX, `<test-run>` NUnit 3 and `<test-results>` NUnit 2, `<assemblies>` or a lone
+/// `<assembly>` xUnit.net; anything else is JUnit, as is a root not found there (after
+/// a DOCTYPE, or beyond the first bytes), whose reader then says what is wrong.
+fn xml_format(head: &[u8]) -> Format {
+    let mut rest = head;
+    loop {
+        rest = rest.trim_ascii_start();
+        let skip = if rest.starts_with(b"<?") {
+            memchr::memmem::find(rest, b"?>").map(|i| i + 2)
+        } else if rest.starts_with(b"<!--") {
+            memchr::memmem::find(rest, b"-->").map(|i| i + 3)
+        } else {
+            break;
+        };
+        match skip {
+            Some(end) => rest = &rest[end..],
+            None => return Format::Junit,
+        }
+    }
+    let Some(tag) = rest.strip_prefix(b"<") else {
+        return Format::Junit;
+    };
+    let end = tag
+        .iter()
+        .position(|b| b.is_ascii_whitespace() || matches!(b, b'/' | b'>'))
+        .unwrap_or(tag.len());
+    let name = &tag[..end];
+    // A prefixed root (`<t:TestRun xmlns:t="…">`) is named by its local part.
+    let local = name.rsplit(|&b| b == b':').next().unwrap_or(name);
+    match local {
+        b"TestRun" => Format::Trx,
+        b"test-run" | b"test-results" => Format::Nunit,
+        b"assemblies" | b"assembly" => Format::Xunit,
+        _ => Format::Junit,
     }
 }
 
@@ -642,6 +701,26 @@ impl<'l> Collector<'l> {
             outside: true,
             ..Found::default()
         });
+    }
+
+    /// Gives the case listed at `index` its suite, learnt after it was added (a TRX
+    /// report may define its tests' classes after their results): masked and bounded
+    /// as [`Collector::add`] does, and a name that begins with the suite loses it.
+    fn set_suite(&mut self, index: usize, suite: &str) {
+        let suite = one_line(&self.redactor.redact(suite), MAX_NAME_CHARS);
+        let Some(case) = self.cases.get_mut(index) else {
+            return;
+        };
+        if let Some(rest) = case
+            .name
+            .strip_prefix(suite.as_str())
+            .and_then(|rest| rest.strip_prefix('.'))
+            && !suite.is_empty()
+            && !rest.is_empty()
+        {
+            case.name = rest.into();
+        }
+        case.suite = suite;
     }
 
     /// Skipped tests a report counts without listing them.
@@ -887,5 +966,7 @@ fn seconds_to_ms(text: &str) -> Option<u64> {
     (secs.is_finite() && secs >= 0.0).then(|| (secs * 1000.0).round() as u64)
 }
 
+#[cfg(test)]
+mod dotnet_tests;
 #[cfg(test)]
 mod tests;
