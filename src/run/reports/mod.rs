@@ -4,7 +4,8 @@
 //! (globs relative to the check's folder, never outside the manifest's folder), refused
 //! when older than the check's start (left over from an earlier run), and read by
 //! content: JUnit XML (every dialect: nextest, pytest, jest-junit, vitest, mocha,
-//! Surefire, Gradle, go-junit-report, PHPUnit, …), CTRF JSON, or `go test -json` events.
+//! Surefire, Gradle, go-junit-report, PHPUnit, …), CTRF JSON, `go test -json` events, or
+//! TAP (node's test runner, Perl's Test::More and `prove -v`, Bats).
 //!
 //! Everything here comes from pull-request code: files are bounded in number and size,
 //! XML may declare no DTD (so no entity expansion), every string kept is bounded, and a
@@ -14,6 +15,7 @@ mod ctrf;
 mod go_json;
 mod junit;
 mod locate;
+mod tap;
 
 use std::io::BufRead;
 use std::path::{Path, PathBuf};
@@ -50,6 +52,7 @@ pub enum Format {
     Junit,
     Ctrf,
     GoTestJson,
+    Tap,
 }
 
 impl Format {
@@ -59,6 +62,7 @@ impl Format {
             Format::Junit => "junit",
             Format::Ctrf => "ctrf",
             Format::GoTestJson => "go-test-json",
+            Format::Tap => "tap",
         }
     }
 }
@@ -379,6 +383,7 @@ fn parse_file(file: &Path, ctx: &Context, locator: &Locator) -> Result<Parsed, P
         Format::Junit => junit::read(reader, &mut sink),
         Format::Ctrf => ctrf::read(reader, &mut sink),
         Format::GoTestJson => go_json::read(reader, &mut sink),
+        Format::Tap => tap::read(reader, &mut sink),
     };
     if let Err(error) = outcome {
         let line = error
@@ -482,6 +487,7 @@ fn detect(reader: &mut impl BufRead) -> Result<Format, String> {
                 Ok(Format::Ctrf)
             }
         }
+        Some((_, rest)) if tap::looks_like(rest) => Ok(Format::Tap),
         Some((_, rest)) => {
             // The first bytes, as text a reader can place (untrusted: quoted later).
             let shown: String = String::from_utf8_lossy(&rest[..rest.len().min(40)])
@@ -489,7 +495,7 @@ fn detect(reader: &mut impl BufRead) -> Result<Format, String> {
                 .map(|c| if c.is_control() { ' ' } else { c })
                 .collect();
             Err(format!(
-                "not a test report (JUnit XML, CTRF JSON or `go test -json` output): it begins `{}`",
+                "not a test report (JUnit XML, CTRF JSON, `go test -json` output or TAP): it begins `{}`",
                 shown.trim_end().replace('`', "'")
             ))
         }

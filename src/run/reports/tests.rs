@@ -723,3 +723,5 @@ fn utf16_reports_are_read_as_their_text() {
         other => panic!("{other:?}"),
     }
 }
+
+mod tap;
