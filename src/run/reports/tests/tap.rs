@@ -1,4 +1,5 @@
-//! TAP: what a broken, lying or hostile stream makes of the reader.
+//! TAP: the real runners' captures in fixtures/reports/ (node-test, prove, bats), and
+//! what a broken, lying or hostile stream makes of the reader.
 
 use super::*;
 
@@ -23,6 +24,13 @@ fn counts(reading: &Reading) -> (u64, u64, u64) {
     (c.passed, c.failed, c.skipped)
 }
 
+fn fixture(runner: &str, report: &str) -> Reading {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures/reports")
+        .join(runner);
+    read(&[report.to_owned()], &context(&dir)).unwrap_or_else(|e| panic!("{report}: {e:?}"))
+}
+
 /// The message of the one test named `name`.
 fn message_of<'r>(reading: &'r Reading, name: &str) -> &'r str {
     let case = reading.report.cases.iter().find(|c| c.name == name);
@@ -40,6 +48,113 @@ fn direct(source: impl std::io::Read) -> Result<(Tally, usize), String> {
     super::super::tap::read(std::io::BufReader::new(source), &mut sink)
         .map(|()| (sink.tally, sink.cases.len()))
         .map_err(|e| format!("{} (line {:?})", e.message, e.line))
+}
+
+#[test]
+fn node_test_runner_tap_as_its_summary_counts_it() {
+    // `# tests 8`, `# pass 5`, `# fail 1`, `# skipped 1`, `# todo 1`: the todo passed.
+    for report in ["report.tap", "default.tap"] {
+        let reading = fixture("node-test", report);
+        assert_eq!(reading.report.format, "tap");
+        assert_eq!(counts(&reading), (6, 1, 1), "{report}");
+        assert_eq!(reading.report.cases.len(), 8);
+        let failed = &reading.report.cases[1];
+        assert_eq!(failed.name, "subtracts wrongly");
+        assert_eq!(failed.message.as_deref(), Some("five minus three\n2 !== 3"));
+        // The failing assertion's line, in the file node's `location` names.
+        assert_eq!(
+            (failed.file.as_deref(), failed.line),
+            (Some("math.test.js"), Some(9))
+        );
+        let names = tests(&reading);
+        assert!(names.contains(&"passed calculator › division › divides".to_owned()));
+        assert!(names.contains(&"passed calculator › multiplies".to_owned()));
+        assert!(names.contains(&"passed  › names \"quoted\" <tag> & ünïcødé ✓".to_owned()));
+        // The describe blocks are not tests of their own.
+        assert!(!names.iter().any(|n| n.ends_with("› calculator")));
+    }
+}
+
+#[test]
+fn a_parent_counts_only_for_a_failure_of_its_own() {
+    // node: `# tests 7`, `# pass 3`, `# fail 3`, `# todo 1` (a failing todo).
+    let reading = fixture("node-test", "report-hooks.tap");
+    assert_eq!(counts(&reading), (3, 3, 1));
+    assert_eq!(
+        tests(&reading),
+        vec![
+            "passed parent › child ok",
+            "failed parent › child bad: child broke",
+            "passed parent own failure › kid",
+            "failed  › parent own failure: parent itself broke",
+            "skipped  › todo that fails",
+            "passed suite with failing hook › fine",
+            "failed  › suite with failing hook: hook broke",
+        ]
+    );
+}
+
+#[test]
+fn prove_and_test_more_as_prove_counts_them() {
+    // prove: `Files=2, Tests=7`, `Failed 2/7 subtests (less 1 skipped subtest: 4
+    // okay)`; test 6 is a subtest whose second test failed, 4 a failing TODO, 5 a
+    // passing one, t/empty.t skipped whole.
+    let reading = fixture("prove", "prove.txt");
+    assert_eq!(counts(&reading), (4, 2, 2));
+    assert_eq!(
+        tests(&reading),
+        vec![
+            "passed t/math.t › adds",
+            "failed t/math.t › subtracts wrongly: Failed test 'subtracts wrongly'",
+            "skipped t/math.t › test 3",
+            "skipped t/math.t › rounds",
+            "passed t/math.t › already works",
+            "passed t/math.t › calculator › divides",
+            "failed t/math.t › calculator › multiplies wrongly: Failed test 'multiplies wrongly'",
+            "passed t/math.t › names \"quoted\" <tag> & ünïcødé ✓ # hash",
+        ]
+    );
+    let failed = &reading.report.cases[6];
+    assert_eq!(
+        (failed.file.as_deref(), failed.line),
+        (Some("t/math.t"), Some(26))
+    );
+    assert_eq!(
+        failed.message.as_deref(),
+        Some("Failed test 'multiplies wrongly'\ngot: '6'\nexpected: '7'")
+    );
+    // The test file's own TAP, the same tests without the file's name.
+    let raw = fixture("prove", "math.tap");
+    assert_eq!(counts(&raw), (4, 2, 2));
+    assert_eq!(raw.report.cases[1].suite, "");
+}
+
+#[test]
+fn bats_as_its_plan_counts_it() {
+    // `1..4`: one failure, one skipped.
+    for report in ["bats.tap", "timing.tap", "tap13.tap"] {
+        let reading = fixture("bats", report);
+        assert_eq!(counts(&reading), (2, 1, 1), "{report}");
+        let failed = &reading.report.cases[1];
+        assert_eq!(failed.name, "subtracts wrongly", "{report}");
+        assert_eq!(
+            (failed.file.as_deref(), failed.line),
+            (Some("test/math.bats"), Some(10))
+        );
+        assert_eq!(
+            failed.message.as_deref(),
+            Some("`[ \"$result\" -eq 3 ]' failed")
+        );
+        assert_eq!(
+            reading.report.cases[3].name,
+            "names \"quoted\" <tag> & ünïcødé ✓ # hash"
+        );
+    }
+    // `--timing` gives each test's time after its name.
+    assert_eq!(
+        fixture("bats", "timing.tap").report.cases[0].duration_ms,
+        Some(26)
+    );
 }
 
 #[test]
@@ -125,10 +240,17 @@ fn a_plan_that_lies_and_a_stream_cut_short_fail() {
             .any(|n| n.starts_with("error s › (the subtest): the subtest never ended")),
         "{names:?}"
     );
-    // Cut inside a YAML block: unreadable, at the block's line.
-    let reason = unreadable("1..2\nnot ok 1 - a\n  ---\n  error: |-\n    boom\n");
+    // node's own capture, cut between two tests.
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/reports/node-test/report.tap");
+    let whole = std::fs::read_to_string(path).unwrap();
+    let cut = &whole[..whole.find("# Subtest: calculator").unwrap()];
+    let reading = read_one(cut).unwrap();
+    assert_eq!(counts(&reading), (2, 2, 1), "{:?}", tests(&reading));
+    // And inside a YAML block: unreadable, at the block's line.
+    let cut = &whole[..whole.find("code: 'ERR_ASSERTION'").unwrap()];
+    let reason = unreadable(cut);
     assert!(
-        reason.contains("never closed with `...`, line 3"),
+        reason.contains("never closed with `...`, line 9"),
         "{reason}"
     );
 }
