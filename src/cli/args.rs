@@ -180,8 +180,8 @@ pub(crate) enum Command {
     Mcp(McpArgs),
     /// Print the manifest's JSON Schema (for editors' YAML language servers)
     Schema,
-    /// Read runner test reports (JUnit XML, CTRF JSON, `go test -json`) as `reports:`
-    /// does, and say which tests ran, failed and where
+    /// Read runner test reports (JUnit XML, CTRF JSON, `go test -json`, TAP) as
+    /// `reports:` does, and say which tests ran, failed and where
     Tests(TestsArgs),
     /// The verification history (SQLite): import reports, show each check's record
     History(HistoryArgs),
@@ -701,7 +701,7 @@ pub(crate) struct ReportArgs {
     #[arg(required_unless_present = "files", value_name = "PATH")]
     pub paths: Vec<PathBuf>,
     /// Instead of result files: runner reports a workflow already makes (JUnit XML,
-    /// CTRF, `go test -json`), by glob (repeatable; `!GLOB` excludes). Each file is one
+    /// CTRF, `go test -json`, TAP), by glob (repeatable; `!GLOB` excludes). Each file is one
     /// environment's: `{environment}` in the glob names it, else --environment, else the
     /// file's first folder; `{check}` names its check, else `tests`
     #[arg(long, value_name = "GLOB", conflicts_with = "paths")]

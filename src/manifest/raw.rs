@@ -406,7 +406,7 @@ pub struct RawCheck {
     /// How many times a failing check is run again.
     #[serde(default)]
     pub retries: Option<u32>,
-    /// The test reports the command writes (JUnit XML, CTRF JSON, `go test -json`): a
+    /// The test reports the command writes (JUnit XML, CTRF JSON, `go test -json`, TAP): a
     /// path or glob, or a list of them, relative to the check's folder.
     #[serde(default)]
     pub reports: Option<RawPaths>,
