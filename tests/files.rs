@@ -235,7 +235,7 @@ fn files_that_cannot_be_judged_are_named_and_never_verified() {
     );
     assert_eq!(code, 1, "{stdout}");
     assert!(
-        stdout.contains("- tests failed to run in py311: report unreadable: `artifacts/test-results-py311/junit.xml`: not a test report (JUnit, TRX, NUnit or xUnit.net XML, CTRF, Jest, Vitest, Mocha or RSpec JSON, or `go test -json` output): it begins `this is not a report`\n"),
+        stdout.contains("- tests failed to run in py311: report unreadable: `artifacts/test-results-py311/junit.xml`: not a test report (JUnit, TRX, NUnit or xUnit.net XML, CTRF, Jest, Vitest, Mocha or RSpec JSON, `go test -json` output or TAP): it begins `this is not a report`\n"),
         "{stdout}"
     );
 }

@@ -807,3 +807,72 @@ fn nodes_describe_path_is_part_of_each_tests_identity() {
         "an absolute path is in a test's name: {names:?}"
     );
 }
+
+/// node's test runner writing TAP beside its spec log, through `run`: each test with
+/// its describe path, the failure's message and place, the todo that passed counted as
+/// passed, and the log's counts agreeing with the report's.
+#[test]
+fn node_test_with_a_tap_report_records_each_test_and_where_it_failed() {
+    let project = Project::new(&manifest_with(concat!(
+        "  - id: unit\n",
+        "    test: node --test --test-reporter=spec --test-reporter-destination=stdout --test-reporter=tap --test-reporter-destination=report.tap test/\n",
+        "    reports: report.tap\n",
+    )));
+    let source = fixtures().join("node-test/math.test.js");
+    project.write(
+        "test/math.test.js",
+        &std::fs::read_to_string(source).unwrap(),
+    );
+    project.cmd().assert().code(1);
+    let unit = check_result(&project, "local", "unit");
+    assert_eq!(unit["status"], "FAIL", "{unit}");
+    assert_eq!(
+        unit["test_counts"],
+        json!({"passed": 6, "failed": 1, "skipped": 1, "runner": "tap"})
+    );
+    assert_eq!(unit["gate_effective"], true, "{unit}");
+    assert_eq!(unit["tests"]["log_counts"]["runner"], "node:test");
+    let cases = unit["tests"]["cases"].as_array().unwrap();
+    let failed: Vec<String> = cases
+        .iter()
+        .filter(|c| c["outcome"] == "failed")
+        .map(|c| {
+            format!(
+                "{} {}:{} {}",
+                c["name"].as_str().unwrap(),
+                c["file"].as_str().unwrap(),
+                c["line"],
+                c["message"].as_str().unwrap()
+            )
+        })
+        .collect();
+    assert_eq!(
+        failed,
+        vec!["subtracts wrongly test/math.test.js:9 five minus three\n2 !== 3"]
+    );
+    assert!(
+        cases
+            .iter()
+            .any(|c| c["suite"] == "calculator › division" && c["name"] == "divides"),
+        "{cases:?}"
+    );
+}
+
+#[test]
+fn the_tests_command_reads_tap_and_prove_output() {
+    let out = common::std_bin()
+        .args(["tests", "--cwd"])
+        .arg(fixtures().join("prove"))
+        .arg("prove.txt")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        concat!(
+            "tap (prove.txt): 4 passed, 2 failed, 2 skipped\n",
+            "  ✗ t/math.t › subtracts wrongly at t/math.t:10: Failed test 'subtracts wrongly' · got: '2' · expected: '3'\n",
+            "  ✗ t/math.t › calculator › multiplies wrongly at t/math.t:26: Failed test 'multiplies wrongly' · got: '6' · expected: '7'\n",
+        )
+    );
+}

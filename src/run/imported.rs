@@ -1,9 +1,9 @@
 //! Reports a workflow already makes, read as the results of its legs: `report --files`.
 //!
 //! Each file a glob matches is a runner's report (JUnit XML, TRX, NUnit, xUnit.net,
-//! CTRF, `go test -json`) of one environment, read by the readers `reports:` uses,
-//! bounded and confined to the folder the command runs in. Which environment a file
-//! belongs to is said by the glob
+//! CTRF, Jest/Vitest/Mocha/RSpec JSON, `go test -json`, TAP) of one environment, read by
+//! the readers `reports:` uses, bounded and confined to the folder the command runs in.
+//! Which environment a file belongs to is said by the glob
 //! (`{environment}` in it), else by `--environment` (one leg), else by the first folder
 //! of its path below the glob's fixed part (the artifact folder a download put it in:
 //! `artifacts/**/*.xml` reads `artifacts/linux/junit.xml` as `linux`); which check, by

@@ -5,7 +5,8 @@
 //! when older than the check's start (left over from an earlier run), and read by
 //! content: JUnit XML (every dialect: nextest, pytest, jest-junit, vitest, mocha,
 //! Surefire, Gradle, go-junit-report, PHPUnit, …), the .NET runners' own XML (TRX,
-//! NUnit 2 and 3, xUnit.net), CTRF JSON, or `go test -json` events.
+//! NUnit 2 and 3, xUnit.net), CTRF, Jest, Vitest, Mocha or RSpec JSON, `go test -json`
+//! events, or TAP (node's test runner, Perl's Test::More and `prove -v`, Bats).
 //!
 //! Everything here comes from pull-request code: files are bounded in number and size,
 //! XML may declare no DTD (so no entity expansion), every string kept is bounded, and a
@@ -20,6 +21,7 @@ mod locate;
 mod mocha;
 mod nunit;
 mod rspec;
+mod tap;
 mod trx;
 mod xml;
 mod xunit;
@@ -73,6 +75,8 @@ pub enum Format {
     Nunit,
     /// xUnit.net's own XML (`--xml`).
     Xunit,
+    /// The Test Anything Protocol (node's test runner, `prove -v`, Bats).
+    Tap,
 }
 
 impl Format {
@@ -89,6 +93,7 @@ impl Format {
             Format::Trx => "trx",
             Format::Nunit => "nunit",
             Format::Xunit => "xunit",
+            Format::Tap => "tap",
         }
     }
 }
@@ -426,6 +431,7 @@ fn parse_file(file: &Path, ctx: &Context, locator: &Locator) -> Result<Parsed, P
         .map(|()| format),
         Kind::JsonDocument => json::read(reader, &mut sink),
         Kind::JsonEvents => go_json::read(reader, &mut sink).map(|()| Format::GoTestJson),
+        Kind::Tap => tap::read(reader, &mut sink).map(|()| Format::Tap),
     };
     let format = match outcome {
         Ok(format) => format,
@@ -516,6 +522,8 @@ enum Kind {
     JsonDocument,
     /// One JSON event per line (`go test -json`).
     JsonEvents,
+    /// A TAP stream.
+    Tap,
 }
 
 /// What the report is, from the first bytes that are not a byte-order mark or white
@@ -544,6 +552,7 @@ fn detect(reader: &mut impl BufRead) -> Result<Kind, String> {
                 Ok(Kind::JsonDocument)
             }
         }
+        Some((_, rest)) if tap::looks_like(rest) => Ok(Kind::Tap),
         Some((_, rest)) => {
             // The first bytes, as text a reader can place (untrusted: quoted later).
             let shown: String = String::from_utf8_lossy(&rest[..rest.len().min(40)])
@@ -551,7 +560,7 @@ fn detect(reader: &mut impl BufRead) -> Result<Kind, String> {
                 .map(|c| if c.is_control() { ' ' } else { c })
                 .collect();
             Err(format!(
-                "not a test report (JUnit, TRX, NUnit or xUnit.net XML, CTRF, Jest, Vitest, Mocha or RSpec JSON, or `go test -json` output): it begins `{}`",
+                "not a test report (JUnit, TRX, NUnit or xUnit.net XML, CTRF, Jest, Vitest, Mocha or RSpec JSON, `go test -json` output or TAP): it begins `{}`",
                 shown.trim_end().replace('`', "'")
             ))
         }

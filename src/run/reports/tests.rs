@@ -861,3 +861,5 @@ proptest::proptest! {
         }
     }
 }
+
+mod tap;
