@@ -104,6 +104,12 @@ fn every_captured_report_gives_its_expected_tests() {
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
 
+/// Runners whose closing lines our log reading does not count yet (GoogleTest's
+/// `[  PASSED  ] 5 tests.`, Catch2's `test cases: 5 | 3 passed | 1 failed`, gotestsum's
+/// `DONE 3 runs, 10 tests, 1 skipped, 4 failures`): their logs are kept beside the
+/// reports, and not compared.
+const UNCOUNTED_LOGS: &[&str] = &["catch2", "gotestsum", "gtest"];
+
 #[test]
 fn every_report_agrees_with_its_runs_log() {
     let mut checked = 0;
@@ -120,9 +126,17 @@ fn every_report_agrees_with_its_runs_log() {
         }
         let reading = read(&dir, &report).unwrap();
         let from_report = reading.counts;
-        let from_log = assess_file(Gate::Test, &log)
-            .test_counts
-            .unwrap_or_else(|| panic!("{} gives no counts", log.display()));
+        let counted = assess_file(Gate::Test, &log).test_counts;
+        let runner = dir.file_name().unwrap().to_string_lossy();
+        if UNCOUNTED_LOGS.contains(&runner.as_ref()) {
+            assert!(
+                counted.is_none(),
+                "{} is counted now: take `{runner}` out of UNCOUNTED_LOGS",
+                log.display()
+            );
+            continue;
+        }
+        let from_log = counted.unwrap_or_else(|| panic!("{} gives no counts", log.display()));
         assert!(
             !reports::counts_disagree(&from_log, &from_report, reading.outside_failures),
             "{}/{report}: the report says {from_report:?}, the log {from_log:?}",
