@@ -50,6 +50,9 @@ struct Case {
     attempts: u32,
     /// Not a test: the suite's own failure.
     outside: bool,
+    /// Earlier runs it failed, written inside it (Surefire's and nextest's
+    /// `<rerunFailure>`, `<flakyFailure>`, …): a suite's `failures` may count them.
+    reruns_failed: u64,
 }
 
 impl Case {
@@ -98,6 +101,8 @@ struct SuiteCount {
     declared_failed: Option<u64>,
     /// The listed cases (its inner suites' too) that failed or errored.
     failed: u64,
+    /// The earlier failed runs its cases carry (Surefire counts each in `failures`).
+    reruns_failed: u64,
     /// Its name, for what its counts say.
     name: String,
 }
@@ -121,6 +126,7 @@ impl Cases<'_, '_> {
             skipped: 0,
             declared_failed,
             failed: 0,
+            reruns_failed: 0,
             name: name.to_owned(),
         });
     }
@@ -157,7 +163,7 @@ impl Cases<'_, '_> {
         // Failures its own counts declare and its cases do not show (a report cut, a
         // writer that counts what it does not list) are not passed over.
         if let Some(declared) = suite.declared_failed
-            && declared > suite.failed
+            && declared > suite.failed + suite.reruns_failed
         {
             self.suite_failure(
                 &suite.name,
@@ -181,6 +187,7 @@ impl Cases<'_, '_> {
             outer.cases += suite.cases + unlisted;
             outer.skipped += suite.skipped + unlisted;
             outer.failed += suite.failed.max(suite.declared_failed.unwrap_or(0));
+            outer.reruns_failed += suite.reruns_failed;
         }
     }
 
@@ -203,6 +210,7 @@ impl Cases<'_, '_> {
             suite.cases += 1;
             suite.skipped += u64::from(case.skipped && !case.failed && !case.errored);
             suite.failed += u64::from(case.failed || case.errored);
+            suite.reruns_failed += case.reruns_failed;
         }
         case.attempts = 1;
         if let Some(previous) = self.pending.take() {
@@ -503,9 +511,16 @@ fn open(
                 Target::Failure
             })
         }
+        b"rerunFailure" | b"rerunError" => {
+            if let Some(case) = case.as_mut() {
+                case.reruns_failed += 1;
+            }
+            Ok(Target::Nowhere)
+        }
         b"flakyFailure" | b"flakyError" => {
             if let Some(case) = case.as_mut() {
                 case.flaky = true;
+                case.reruns_failed += 1;
                 if case.message.is_empty()
                     && let Some(message) = attribute(e, b"message", at)?
                 {

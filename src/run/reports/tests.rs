@@ -863,3 +863,31 @@ proptest::proptest! {
 }
 
 mod tap;
+
+/// Surefire counts every failed run in its suite's `failures`, reruns included: those
+/// are not failures the cases hide; a count beyond them still is.
+#[test]
+fn a_suites_failures_may_count_the_reruns_its_cases_carry_and_no_more() {
+    let report = |declared: u32| {
+        format!(
+            r#"<testsuite name="S" tests="2" failures="{declared}">
+<testcase classname="S" name="broken"><failure message="no"/><rerunFailure message="no"/><rerunFailure message="no"/></testcase>
+<testcase classname="S" name="flaky"><flakyFailure message="once"/></testcase>
+</testsuite>"#
+        )
+    };
+    let reading = read_one(&report(4)).unwrap();
+    let c = &reading.counts;
+    assert_eq!((c.passed, c.failed, c.flaky), (1, 1, 1));
+    let reading = read_one(&report(5)).unwrap();
+    assert_eq!(reading.counts.failed, 2);
+    assert!(
+        reading
+            .report
+            .cases
+            .iter()
+            .any(|c| c.name == "(the suite itself)"),
+        "{:?}",
+        reading.report.cases
+    );
+}
