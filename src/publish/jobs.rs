@@ -13,9 +13,8 @@ const MAX_PAGES: u32 = 50;
 
 /// Every job of `attempts` of run `run_id` of `repo`. The listing is read whole or not
 /// at all: pages are read until one is not full (never trusting `total_count`), and a
-/// page that is not a list of jobs, an entry that is no job, or more jobs than
-/// [`MAX_PAGES`] pages hold is an error — a leg left out of the list is a leg not
-/// expected.
+/// page that is not a list of jobs, an entry that is no job, or more than 5,000 jobs
+/// (50 pages) is an error — a leg left out of the list is a leg not expected.
 pub async fn run_jobs(
     github: &GitHub,
     repo: &str,
