@@ -439,6 +439,21 @@ fn files_are_compared_with_the_base_branch_from_a_report_or_the_history() {
             "{stdout}"
         );
     }
+    // A base that cannot be taken (a pull request's own report) is no verdict: the
+    // commit still gets a NOT VERIFIED saying why, never an earlier one left standing.
+    let mut forged = project.json("base.json");
+    forged["source"]["pr"] = serde_json::json!(7);
+    project.write("forged.json", &forged.to_string());
+    let (code, stdout, stderr) = report(
+        &project,
+        &[&args[..], &["--baseline", "forged.json"]].concat(),
+    );
+    assert_eq!(code, 4, "{stdout}{stderr}");
+    assert!(stderr.contains("refused as a baseline"), "{stderr}");
+    assert!(
+        stdout.contains("NOT VERIFIED") && stdout.contains("refused as a baseline"),
+        "{stdout}"
+    );
     // A manifest comparison has nothing to compare here.
     let (code, _, stderr) = report(
         &project,

@@ -164,7 +164,25 @@ fn from_files(settings: &Settings, args: &ReportArgs) -> Result<i32, Error> {
                 &crate::results::jobs::Jobs::NotChecked,
                 None,
             );
-            compare_with_baseline(settings, trust, &mut report, &imported.manifest)?;
+            // A baseline that cannot be taken is this commit's NOT VERIFIED too: a
+            // report left unpublished would leave an earlier verdict standing.
+            if let Err(error) =
+                compare_with_baseline(settings, trust, &mut report, &imported.manifest)
+            {
+                if error.exit_code() != exit_code::INVALID_INPUT {
+                    return Err(error);
+                }
+                eprintln!("error: {error}");
+                let reason = format!("no verdict: {error}");
+                return publish_unjudged(
+                    settings,
+                    args,
+                    imported::FILES_MANIFEST,
+                    &reason,
+                    source,
+                    exit_code::INVALID_INPUT,
+                );
+            }
             report
         }
         Err(why) => {
