@@ -129,76 +129,62 @@ fn from_files(settings: &Settings, args: &ReportArgs) -> Result<i32, Error> {
         );
     }
     let source = settings.source(&dir);
-    let environments = match expected_environments(settings, args) {
-        Ok(environments) => environments,
+    match judged_files(settings, args, &dir, &source)? {
+        Ok(report) => publish_built(settings, args, report),
         Err(why) => {
             eprintln!("error: {why}");
-            let reason = format!("no verdict: {why}");
-            return publish_unjudged(
+            publish_unjudged(
                 settings,
                 args,
                 imported::FILES_MANIFEST,
-                &reason,
+                &format!("no verdict: {why}"),
                 source,
                 exit_code::INVALID_INPUT,
-            );
+            )
         }
+    }
+}
+
+/// The report of the files `args` name, found under `dir`; why none can be judged (the
+/// legs expected unknown, a file that cannot be read, a baseline that cannot be
+/// taken), which is this commit's NOT VERIFIED, never a report left unpublished.
+fn judged_files(
+    settings: &Settings,
+    args: &ReportArgs,
+    dir: &std::path::Path,
+    source: &crate::results::Source,
+) -> Result<Result<Report, String>, Error> {
+    let environments = match expected_environments(settings, args) {
+        Ok(environments) => environments,
+        Err(why) => return Ok(Err(why)),
     };
     let spec = Spec {
         patterns: args.files.clone(),
         environments,
         environment: args.environment.clone(),
-        root: dir.clone(),
+        root: dir.to_path_buf(),
     };
     let redactor = quoter(args.publish.token.as_deref()).shared_redactor();
-    let report = match imported::import(&spec, &source, redactor) {
-        Ok(imported) => {
-            if !settings.quiet {
-                for note in &imported.notes {
-                    eprintln!("note: {note}");
-                }
-            }
-            let mut report = Report::build_judged(
-                &imported.manifest,
-                imported.partials,
-                &crate::results::jobs::Jobs::NotChecked,
-                None,
-            );
-            // A baseline that cannot be taken is this commit's NOT VERIFIED too: a
-            // report left unpublished would leave an earlier verdict standing.
-            if let Err(error) =
-                compare_with_baseline(settings, trust, &mut report, &imported.manifest)
-            {
-                if error.exit_code() != exit_code::INVALID_INPUT {
-                    return Err(error);
-                }
-                eprintln!("error: {error}");
-                let reason = format!("no verdict: {error}");
-                return publish_unjudged(
-                    settings,
-                    args,
-                    imported::FILES_MANIFEST,
-                    &reason,
-                    source,
-                    exit_code::INVALID_INPUT,
-                );
-            }
-            report
-        }
-        Err(why) => {
-            eprintln!("error: {why}");
-            let reason = format!("no verdict: {why}");
-            return publish_unjudged(
-                settings,
-                args,
-                imported::FILES_MANIFEST,
-                &reason,
-                source,
-                exit_code::INVALID_INPUT,
-            );
-        }
+    let imported = match imported::import(&spec, source, redactor) {
+        Ok(imported) => imported,
+        Err(why) => return Ok(Err(why)),
     };
-    publish_built(settings, args, report)
+    if !settings.quiet {
+        for note in &imported.notes {
+            eprintln!("note: {note}");
+        }
+    }
+    let mut report = Report::build_judged(
+        &imported.manifest,
+        imported.partials,
+        &crate::results::jobs::Jobs::NotChecked,
+        None,
+    );
+    match compare_with_baseline(settings, &args.trust, &mut report, &imported.manifest) {
+        Ok(()) => Ok(Ok(report)),
+        Err(error) if error.exit_code() == exit_code::INVALID_INPUT => Ok(Err(error.to_string())),
+        Err(error) => Err(error),
+    }
 }
 
 /// The environments `--files` expects: `--environments` as given, or the legs of the
