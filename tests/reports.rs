@@ -8,7 +8,7 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
-use cargo_verify_matrix::manifest::Gate;
+use cargo_verify_matrix::manifest::{Gate, ReportPattern};
 use cargo_verify_matrix::results::TestResult;
 use cargo_verify_matrix::run::effect::assess_file;
 use cargo_verify_matrix::run::reports::{self, Context, Problem, Reading};
@@ -26,7 +26,7 @@ fn read(dir: &Path, pattern: &str) -> Result<Reading, Problem> {
         started: reports::Started::at(SystemTime::UNIX_EPOCH),
         redactor: Default::default(),
     };
-    reports::read(&[pattern.to_owned()], &context)
+    reports::read(&[ReportPattern::any(pattern)], &context)
 }
 
 /// One test as the expected files write it.
@@ -888,5 +888,44 @@ fn the_tests_command_reads_tap_and_prove_output() {
             "  ✗ t/math.t › subtracts wrongly at t/math.t:10: Failed test 'subtracts wrongly' · got: '2' · expected: '3'\n",
             "  ✗ t/math.t › calculator › multiplies wrongly at t/math.t:26: Failed test 'multiplies wrongly' · got: '6' · expected: '7'\n",
         )
+    );
+}
+
+/// `reports: { path, format }` reads a TAP stream its first line hides (a runner's own
+/// chatter), the failing test named; without the format the same file is an error, and
+/// `tests --report-format` reads it as the check does.
+#[test]
+fn a_named_report_format_is_read_whatever_the_file_begins_with() {
+    let writes = "    test: printf 'running the suite\\nok 1 - adds\\nnot ok 2 - subtracts\\n1..2\\n' > out.tap\n";
+    let project = Project::new(&manifest_with(&format!(
+        "  - id: named\n{writes}    reports: [{{ path: out.tap, format: tap }}]\n  - id: told\n{writes}    reports: out.tap\n",
+    )));
+    project.cmd().assert().code(1);
+    let named = check_result(&project, "local", "named");
+    assert_eq!(named["status"], "FAIL", "{named}");
+    assert_eq!(named["tests"]["format"], "tap");
+    assert_eq!(named["test_counts"]["failed"], 1);
+    assert_eq!(named["tests"]["cases"][1]["name"], "subtracts");
+    let told = check_result(&project, "local", "told");
+    assert_eq!(told["status"], "ERROR", "{told}");
+    let summary = told["summary"].as_str().unwrap();
+    assert!(summary.contains("not a test report"), "{summary}");
+
+    let out = project
+        .cmd()
+        .args(["tests", "--report-format", "tap", "out.tap"])
+        .assert()
+        .code(1);
+    let stdout = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
+    assert!(stdout.contains("1 passed, 1 failed"), "{stdout}");
+    let out = project
+        .cmd()
+        .args(["tests", "--report-format", "tapp", "out.tap"])
+        .assert()
+        .code(2);
+    let stderr = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+    assert!(
+        stderr.contains("unknown report format `tapp`: it is one of junit"),
+        "{stderr}"
     );
 }

@@ -347,6 +347,15 @@ pub(crate) struct TestsArgs {
     /// What to print
     #[arg(long, value_enum, default_value = "table")]
     pub format: TestsFormat,
+    /// Read every report in this format, whatever its content looks like (as
+    /// `reports: { path, format }` does); without it, the content tells
+    #[arg(long, value_name = "FORMAT", value_parser = report_format, hide_possible_values = true)]
+    pub report_format: Option<crate::run::reports::Format>,
+}
+
+/// A report format's name, as `tests --report-format` takes it.
+fn report_format(name: &str) -> Result<crate::run::reports::Format, String> {
+    name.parse()
 }
 
 /// `tests --format`.

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-pub use super::raw::{Gate, Shell, Split};
+pub use super::raw::{Gate, ReportPattern, Shell, Split};
 
 /// A check's id: `[A-Za-z0-9][A-Za-z0-9._-]*`, unique in the manifest.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -410,8 +410,9 @@ pub struct Check {
     pub timeout: Duration,
     pub grace: Duration,
     pub retries: u32,
-    /// The runner's reports the command writes (paths or globs, relative to `cwd`).
-    pub reports: Vec<String>,
+    /// The runner's reports the command writes (paths or globs, relative to `cwd`, each
+    /// with the format it is read in when the manifest names one).
+    pub reports: Vec<ReportPattern>,
     /// The fewest tests a run must execute (`min-tests`).
     pub min_tests: Option<u64>,
     /// How many fewer tests than the baseline the gate may run, in percent

@@ -639,13 +639,91 @@ impl<'de> Deserialize<'de> for EnvSelector {
     }
 }
 
-/// `reports:` — a path or glob, or a list of them, relative to the check's folder.
+/// `reports:` — a path or glob, or a list of them, relative to the check's folder; each
+/// may be `{ path, format }` to name the format it is read in.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RawPaths(pub Vec<String>);
+pub struct RawPaths(pub Vec<ReportPattern>);
+
+/// Report files a check's command writes: a path or glob relative to the check's folder,
+/// and the format they are read in when the manifest names one (else the content tells).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReportPattern {
+    pub path: String,
+    pub format: Option<crate::run::reports::Format>,
+}
+
+impl ReportPattern {
+    /// Files read in whatever format their content shows.
+    pub fn any(path: impl Into<String>) -> ReportPattern {
+        ReportPattern {
+            path: path.into(),
+            format: None,
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for ReportPattern {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        /// The mapping's spelling: `{ path, format }`, nothing else.
+        #[derive(Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct Spelled {
+            path: String,
+            #[serde(default, deserialize_with = "format_name")]
+            format: Option<crate::run::reports::Format>,
+        }
+        /// The format's name, refused where it is written when no format has it.
+        fn format_name<'de, D: Deserializer<'de>>(
+            deserializer: D,
+        ) -> Result<Option<crate::run::reports::Format>, D::Error> {
+            let name = String::deserialize(deserializer)?;
+            name.parse().map(Some).map_err(de::Error::custom)
+        }
+        struct PatternVisitor;
+        impl<'de> Visitor<'de> for PatternVisitor {
+            type Value = ReportPattern;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a path or glob, or `{ path, format }`")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<ReportPattern, E> {
+                Ok(ReportPattern::any(v))
+            }
+            fn visit_map<A: de::MapAccess<'de>>(self, map: A) -> Result<ReportPattern, A::Error> {
+                let spelled = Spelled::deserialize(de::value::MapAccessDeserializer::new(map))?;
+                Ok(ReportPattern {
+                    path: spelled.path,
+                    format: spelled.format,
+                })
+            }
+        }
+        deserializer.deserialize_any(PatternVisitor)
+    }
+}
 
 impl<'de> Deserialize<'de> for RawPaths {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        one_or_many(deserializer, "a path or glob, or a list of them").map(RawPaths)
+        struct PathsVisitor;
+        impl<'de> Visitor<'de> for PathsVisitor {
+            type Value = Vec<ReportPattern>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a path or glob, `{ path, format }`, or a list of them")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+                Ok(vec![ReportPattern::any(v)])
+            }
+            fn visit_map<A: de::MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+                ReportPattern::deserialize(de::value::MapAccessDeserializer::new(map))
+                    .map(|one| vec![one])
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+                let mut all = Vec::new();
+                while let Some(one) = seq.next_element::<ReportPattern>()? {
+                    all.push(one);
+                }
+                Ok(all)
+            }
+        }
+        deserializer.deserialize_any(PathsVisitor).map(RawPaths)
     }
 }
 

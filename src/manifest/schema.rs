@@ -68,11 +68,29 @@ impl JsonSchema for RawPaths {
     }
 
     fn json_schema(_: &mut SchemaGenerator) -> Schema {
-        json_schema!({
-            "description": "A path or glob, or a list of them, relative to the check's folder.",
+        let formats: Vec<&str> = crate::run::reports::Format::ALL
+            .iter()
+            .map(|f| f.as_str())
+            .collect();
+        let one = json_schema!({
             "anyOf": [
                 { "type": "string", "minLength": 1 },
-                { "type": "array", "items": { "type": "string", "minLength": 1 }, "minItems": 1 }
+                {
+                    "type": "object",
+                    "properties": {
+                        "path": { "type": "string", "minLength": 1, "description": "A path or glob, relative to the check's folder." },
+                        "format": { "enum": formats, "description": "The format the files are read in, whatever their content looks like." }
+                    },
+                    "required": ["path"],
+                    "additionalProperties": false
+                }
+            ]
+        });
+        json_schema!({
+            "description": "A path or glob, or a list of them, relative to the check's folder; each may be `{ path, format }` to name the format it is read in.",
+            "anyOf": [
+                one.clone(),
+                { "type": "array", "items": one, "minItems": 1 }
             ]
         })
     }

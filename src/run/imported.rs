@@ -25,7 +25,7 @@ use globset::{Glob, GlobSet, GlobSetBuilder};
 use regex::Regex;
 
 use super::reports::{self, Context, MAX_FILES, MAX_WALK, Problem, Started};
-use crate::manifest::{Manifest, is_valid_name};
+use crate::manifest::{Manifest, ReportPattern, is_valid_name};
 use crate::results::{
     CheckResult, ManifestRef, Outcome, PartialResult, REPORTS_KIND, Runner, Source, Status, Tool,
     counted,
@@ -641,7 +641,8 @@ fn judged(
     result.kind = REPORTS_KIND.into();
     result.command = format!("reports: {}", files.join(", ")).into();
     result.attempts = 1;
-    match reports::read(files, context) {
+    let patterns: Vec<_> = files.iter().map(ReportPattern::any).collect();
+    match reports::read(&patterns, context) {
         Ok(reading) => {
             let counts = reading.counts;
             let ran = counts.passed + counts.failed;

@@ -8,6 +8,7 @@ use crate::cli::args::{TestsArgs, TestsFormat};
 use crate::cli::settings::quoter;
 use crate::cli::{Error, print_stdout};
 use crate::exit_code;
+use crate::manifest::ReportPattern;
 use crate::render::tests_view;
 use crate::run::reports::{self, Context, Problem};
 use crate::untrusted::Quoter;
@@ -28,7 +29,15 @@ pub(super) fn run(args: &TestsArgs) -> Result<i32, Error> {
         started: reports::Started::at(SystemTime::UNIX_EPOCH),
         redactor: quoter.shared_redactor(),
     };
-    let reading = reports::read(&args.reports, &context).map_err(|problem| match problem {
+    let patterns: Vec<ReportPattern> = args
+        .reports
+        .iter()
+        .map(|path| ReportPattern {
+            path: path.clone(),
+            format: args.report_format,
+        })
+        .collect();
+    let reading = reports::read(&patterns, &context).map_err(|problem| match problem {
         Problem::Missing(reason) | Problem::Unreadable(reason) => Error::InvalidInput(reason),
     })?;
     let code = if reading.counts.failed > 0 {

@@ -212,7 +212,7 @@ impl Validator<'_> {
                 ),
             );
         }
-        for (i, pattern) in reports.0.iter().enumerate() {
+        for (i, pattern) in reports.0.iter().map(|p| &p.path).enumerate() {
             // A list's item where it is one (a lone string is the key's value).
             let item = join_index(path, i);
             let at = if self.spans.get(&item).is_some() {

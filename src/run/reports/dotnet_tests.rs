@@ -20,7 +20,7 @@ fn context(dir: &Path) -> Context {
 fn read_bytes(content: &[u8]) -> Result<Reading, Problem> {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("report.xml"), content).unwrap();
-    read(&["report.xml".to_owned()], &context(dir.path()))
+    read(&[ReportPattern::any("report.xml")], &context(dir.path()))
 }
 
 fn read_one(content: &str) -> Result<Reading, Problem> {
@@ -38,7 +38,7 @@ fn fixture(folder: &str, file: &str) -> Reading {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("fixtures/reports")
         .join(folder);
-    read(&[file.to_owned()], &context(&dir)).unwrap_or_else(|e| panic!("{file}: {e:?}"))
+    read(&[ReportPattern::any(file)], &context(&dir)).unwrap_or_else(|e| panic!("{file}: {e:?}"))
 }
 
 /// (passed, failed, skipped).

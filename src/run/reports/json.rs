@@ -46,29 +46,96 @@ pub(super) struct Document {
     pub messages: Option<Vec<String>>,
 }
 
-/// Reads a JSON report into `sink`; the format it was.
-pub(super) fn read(source: impl BufRead, sink: &mut Collector<'_>) -> Result<Format, ReadError> {
+/// Each format's key: the one a document of that format has and no other format's has.
+const KEYS: [(&str, &str, Format); 4] = [
+    ("results", "CTRF", Format::Ctrf),
+    ("testResults", "Jest, Vitest", Format::JestJson),
+    ("stats", "Mocha", Format::MochaJson),
+    ("examples", "RSpec", Format::RspecJson),
+];
+
+/// Reads a JSON report into `sink`, in the format `forced` names, else in the one its
+/// keys show; the format it was. A document with the keys of two formats is refused
+/// unless the format is named: which one the runner meant cannot be told.
+pub(super) fn read(
+    source: impl BufRead,
+    forced: Option<Format>,
+    sink: &mut Collector<'_>,
+) -> Result<Format, ReadError> {
     let document: Document = serde_json::from_reader(source).map_err(|e| {
         ReadError::at_line(
             format!("not a JSON test report: {}", strip_position(&e.to_string())),
             e.line() as u64,
         )
     })?;
-    if let Some(results) = &document.results {
-        ctrf::collect(results, sink)?;
-        Ok(Format::Ctrf)
-    } else if document.test_results.is_some() {
-        Ok(jest::collect(&document, sink))
-    } else if document.stats.is_some() {
-        mocha::collect(&document, sink)?;
-        Ok(Format::MochaJson)
-    } else if document.examples.is_some() {
-        rspec::collect(&document, sink);
-        Ok(Format::RspecJson)
-    } else {
-        Err(ReadError::new(
-            "a JSON document that is no known test report: it has no `results` (CTRF), `testResults` (Jest, Vitest), `stats` (Mocha) or `examples` (RSpec)",
+    let present = [
+        document.results.is_some(),
+        document.test_results.is_some(),
+        document.stats.is_some(),
+        document.examples.is_some(),
+    ];
+    let found: Vec<_> = KEYS
+        .iter()
+        .zip(present)
+        .filter_map(|(key, present)| present.then_some(key))
+        .collect();
+    let format = match (forced, found.as_slice()) {
+        (Some(format), _) => format,
+        (None, [(_, _, format)]) => *format,
+        (None, []) => {
+            return Err(ReadError::new(
+                "a JSON document that is no known test report: it has no `results` (CTRF), `testResults` (Jest, Vitest), `stats` (Mocha) or `examples` (RSpec)",
+            ));
+        }
+        (None, several) => {
+            let named: Vec<String> = several
+                .iter()
+                .map(|(key, who, _)| format!("`{key}` ({who})"))
+                .collect();
+            return Err(ReadError::new(format!(
+                "a JSON document with the keys of more than one report format: {}; name its format (`reports: {{ path, format }}`)",
+                named.join(" and ")
+            )));
+        }
+    };
+    let missing = |key: &str| {
+        ReadError::new(format!(
+            "not a {format} report: the document has no `{key}`"
         ))
+    };
+    match format {
+        Format::Ctrf => {
+            let results = document
+                .results
+                .as_ref()
+                .ok_or_else(|| missing("results"))?;
+            ctrf::collect(results, sink)?;
+            Ok(Format::Ctrf)
+        }
+        Format::JestJson | Format::VitestJson => {
+            if document.test_results.is_none() {
+                return Err(missing("testResults"));
+            }
+            let told = jest::collect(&document, sink);
+            Ok(forced.unwrap_or(told))
+        }
+        Format::MochaJson => {
+            if document.stats.is_none() {
+                return Err(missing("stats"));
+            }
+            mocha::collect(&document, sink)?;
+            Ok(Format::MochaJson)
+        }
+        Format::RspecJson => {
+            if document.examples.is_none() {
+                return Err(missing("examples"));
+            }
+            rspec::collect(&document, sink);
+            Ok(Format::RspecJson)
+        }
+        other => Err(ReadError::new(format!(
+            "not a {other} report: the file is one JSON document"
+        ))),
     }
 }
 

@@ -33,6 +33,7 @@ use std::time::{Duration, SystemTime};
 use compact_str::CompactString;
 use globset::{Glob, GlobMatcher};
 
+use crate::manifest::ReportPattern;
 use crate::results::{TestCounts, TestOutcome, TestReport, TestResult};
 use crate::untrusted::Redactor;
 
@@ -80,6 +81,29 @@ pub enum Format {
 }
 
 impl Format {
+    /// Every format, in the order messages list them.
+    pub const ALL: [Format; 11] = [
+        Format::Junit,
+        Format::Trx,
+        Format::Nunit,
+        Format::Xunit,
+        Format::Ctrf,
+        Format::JestJson,
+        Format::VitestJson,
+        Format::MochaJson,
+        Format::RspecJson,
+        Format::GoTestJson,
+        Format::Tap,
+    ];
+
+    /// Whether the format is XML.
+    fn is_xml(self) -> bool {
+        matches!(
+            self,
+            Format::Junit | Format::Trx | Format::Nunit | Format::Xunit
+        )
+    }
+
     /// The spelling in result files and in the counts' `runner`.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -95,6 +119,31 @@ impl Format {
             Format::Xunit => "xunit",
             Format::Tap => "tap",
         }
+    }
+}
+
+impl std::str::FromStr for Format {
+    type Err = String;
+
+    /// A format by its spelling (`reports: { path, format }`, `tests --report-format`).
+    fn from_str(name: &str) -> Result<Format, String> {
+        Format::ALL
+            .into_iter()
+            .find(|f| f.as_str() == name)
+            .ok_or_else(|| {
+                let known: Vec<&str> = Format::ALL.iter().map(|f| f.as_str()).collect();
+                format!(
+                    "unknown report format `{}`: it is one of {}",
+                    name.escape_debug(),
+                    known.join(", ")
+                )
+            })
+    }
+}
+
+impl std::fmt::Display for Format {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
     }
 }
 
@@ -169,10 +218,10 @@ pub struct Started {
 impl Started {
     /// Now, for a check whose reports are `patterns` in `cwd`: the files they match
     /// are noted (none when the patterns match nothing or cannot be read).
-    pub fn now(patterns: &[String], cwd: &Path) -> Started {
+    pub fn now(patterns: &[ReportPattern], cwd: &Path) -> Started {
         let mut before = Vec::new();
         for pattern in patterns {
-            for file in matching(pattern, cwd).unwrap_or_default() {
+            for file in matching(&pattern.path, cwd).unwrap_or_default() {
                 if let Ok(meta) = std::fs::metadata(&file) {
                     before.push((file, meta.len(), meta.modified().ok()));
                 }
@@ -206,12 +255,17 @@ impl Started {
 /// containers drift a little) before it is taken as forged.
 const FUTURE_SLACK: Duration = Duration::from_secs(5);
 
-/// Finds and reads the files `patterns` name.
-pub fn read(patterns: &[String], ctx: &Context) -> Result<Reading, Problem> {
+/// Finds and reads the files `patterns` name, each in the format its pattern names,
+/// else in the one its content shows.
+pub fn read(patterns: &[ReportPattern], ctx: &Context) -> Result<Reading, Problem> {
     let root = std::fs::canonicalize(&ctx.root)
         .map_err(|e| Problem::Unreadable(format!("reports: the manifest's folder: {e}")))?;
-    let mut files = Vec::new();
-    for pattern in patterns {
+    let mut files: Vec<(PathBuf, Option<Format>)> = Vec::new();
+    for ReportPattern {
+        path: pattern,
+        format,
+    } in patterns
+    {
         let found = matching(pattern, &ctx.cwd)?;
         if found.is_empty() {
             return Err(Problem::Missing(format!(
@@ -219,8 +273,18 @@ pub fn read(patterns: &[String], ctx: &Context) -> Result<Reading, Problem> {
             )));
         }
         for file in found {
-            if !files.contains(&file) {
-                files.push(file);
+            match files.iter_mut().find(|(seen, _)| *seen == file) {
+                None => files.push((file, *format)),
+                // Two patterns that name one file in two formats: which is meant
+                // cannot be told.
+                Some((_, Some(first))) if format.is_some_and(|f| f != *first) => {
+                    return Err(Problem::Unreadable(format!(
+                        "report unreadable: `{}` is named as {first} and as {}; give it one format",
+                        shown(&file, ctx),
+                        format.map_or("", Format::as_str),
+                    )));
+                }
+                Some((_, first)) => *first = first.or(*format),
             }
         }
         if files.len() > MAX_FILES {
@@ -229,7 +293,7 @@ pub fn read(patterns: &[String], ctx: &Context) -> Result<Reading, Problem> {
             )));
         }
     }
-    for file in &files {
+    for (file, _) in &files {
         admit(file, &root, ctx)?;
     }
     let locator = Locator::new(&root, &ctx.cwd);
@@ -370,12 +434,19 @@ struct Tally {
 }
 
 /// Reads every file, on every core when there are several.
-fn parse_all(files: &[PathBuf], ctx: &Context, locator: &Locator) -> Result<Vec<Parsed>, Problem> {
+fn parse_all(
+    files: &[(PathBuf, Option<Format>)],
+    ctx: &Context,
+    locator: &Locator,
+) -> Result<Vec<Parsed>, Problem> {
     let threads = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .min(files.len());
     if threads <= 1 {
-        return files.iter().map(|f| parse_file(f, ctx, locator)).collect();
+        return files
+            .iter()
+            .map(|(f, format)| parse_file(f, *format, ctx, locator))
+            .collect();
     }
     let chunk = files.len().div_ceil(threads);
     let results: Vec<Result<Vec<Parsed>, Problem>> = std::thread::scope(|scope| {
@@ -384,7 +455,7 @@ fn parse_all(files: &[PathBuf], ctx: &Context, locator: &Locator) -> Result<Vec<
             .map(|part| {
                 scope.spawn(move || {
                     part.iter()
-                        .map(|f| parse_file(f, ctx, locator))
+                        .map(|(f, format)| parse_file(f, *format, ctx, locator))
                         .collect::<Result<Vec<_>, _>>()
                 })
             })
@@ -407,8 +478,13 @@ fn parse_all(files: &[PathBuf], ctx: &Context, locator: &Locator) -> Result<Vec<
     Ok(all)
 }
 
-/// Reads one file in the format its content shows.
-fn parse_file(file: &Path, ctx: &Context, locator: &Locator) -> Result<Parsed, Problem> {
+/// Reads one file in the format `forced` names, else in the one its content shows.
+fn parse_file(
+    file: &Path,
+    forced: Option<Format>,
+    ctx: &Context,
+    locator: &Locator,
+) -> Result<Parsed, Problem> {
     let shown = shown(file, ctx);
     let unreadable =
         |message: String| Problem::Unreadable(format!("report unreadable: `{shown}`: {message}"));
@@ -419,7 +495,14 @@ fn parse_file(file: &Path, ctx: &Context, locator: &Locator) -> Result<Parsed, P
     if let Some(text) = utf16(&mut reader).map_err(unreadable)? {
         reader = Box::new(std::io::Cursor::new(text.into_bytes()));
     }
-    let kind = detect(&mut reader).map_err(unreadable)?;
+    let kind = match (detect(&mut reader), forced) {
+        (Ok(kind), None) => kind,
+        // A named format is read whatever the first bytes look like; an empty file is
+        // no report in any format.
+        (Ok(_), Some(format)) => Kind::of(format),
+        (Err(reason), Some(format)) if reason != EMPTY => Kind::of(format),
+        (Err(reason), _) => return Err(unreadable(reason)),
+    };
     let mut sink = Collector::new(locator, &ctx.redactor);
     let outcome = match kind {
         Kind::Xml(format) => match format {
@@ -429,7 +512,7 @@ fn parse_file(file: &Path, ctx: &Context, locator: &Locator) -> Result<Parsed, P
             _ => junit::read(reader, &mut sink),
         }
         .map(|()| format),
-        Kind::JsonDocument => json::read(reader, &mut sink),
+        Kind::JsonDocument => json::read(reader, forced, &mut sink),
         Kind::JsonEvents => go_json::read(reader, &mut sink).map(|()| Format::GoTestJson),
         Kind::Tap => tap::read(reader, &mut sink).map(|()| Format::Tap),
     };
@@ -526,6 +609,21 @@ enum Kind {
     Tap,
 }
 
+impl Kind {
+    /// How a report the manifest says is in `format` is read.
+    fn of(format: Format) -> Kind {
+        match format {
+            Format::GoTestJson => Kind::JsonEvents,
+            Format::Tap => Kind::Tap,
+            xml if xml.is_xml() => Kind::Xml(xml),
+            _ => Kind::JsonDocument,
+        }
+    }
+}
+
+/// What [`detect`] says of a file with nothing in it.
+const EMPTY: &str = "the file is empty";
+
 /// What the report is, from the first bytes that are not a byte-order mark or white
 /// space.
 fn detect(reader: &mut impl BufRead) -> Result<Kind, String> {
@@ -539,7 +637,7 @@ fn detect(reader: &mut impl BufRead) -> Result<Kind, String> {
     let head = reader.fill_buf().map_err(|e| e.to_string())?;
     let first = head.iter().position(|b| !b.is_ascii_whitespace());
     match first.map(|i| (head[i], &head[i..])) {
-        None => Err("the file is empty".to_owned()),
+        None => Err(EMPTY.to_owned()),
         Some((b'<', rest)) => Ok(Kind::Xml(xml_format(rest))),
         Some((b'{', rest)) => {
             // `go test -json` writes one event per line, each with an "Action".
@@ -807,7 +905,7 @@ impl<'l> Collector<'l> {
 /// agree (as many tests in all, as many failed) are one run written twice — jest with
 /// jest-junit and a CTRF reporter — and are counted once: in the format named first.
 /// Reports of one format are always added up (one file per package, per binary).
-fn combine(files: &[PathBuf], ctx: &Context, parsed: Vec<Parsed>) -> Reading {
+fn combine(files: &[(PathBuf, Option<Format>)], ctx: &Context, parsed: Vec<Parsed>) -> Reading {
     let format = parsed
         .iter()
         .find_map(|p| p.format)
@@ -828,7 +926,7 @@ fn combine(files: &[PathBuf], ctx: &Context, parsed: Vec<Parsed>) -> Reading {
     Reading {
         report: TestReport {
             format: format.as_str().into(),
-            files: files.iter().map(|f| shown(f, ctx).into()).collect(),
+            files: files.iter().map(|(f, _)| shown(f, ctx).into()).collect(),
             log_counts: None,
             cases,
             left_out,

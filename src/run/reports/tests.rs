@@ -24,12 +24,12 @@ fn context(dir: &Path) -> Context {
 
 fn read_one_named(name: &str, content: &str) -> Result<Reading, Problem> {
     let dir = folder(&[(name, content)]);
-    read(&[name.to_owned()], &context(dir.path()))
+    read(&[ReportPattern::any(name)], &context(dir.path()))
 }
 
 fn read_one(content: &str) -> Result<Reading, Problem> {
     let dir = folder(&[("report.xml", content)]);
-    read(&["report.xml".to_owned()], &context(dir.path()))
+    read(&[ReportPattern::any("report.xml")], &context(dir.path()))
 }
 
 fn unreadable(content: &str) -> String {
@@ -210,7 +210,7 @@ fn a_repository_path_in_a_tests_name_loses_the_checkouts_folder() {
         r = root.display()
     );
     std::fs::write(root.join("report.xml"), xml).unwrap();
-    let reading = read(&["report.xml".to_owned()], &context(&root)).unwrap();
+    let reading = read(&[ReportPattern::any("report.xml")], &context(&root)).unwrap();
     let names: Vec<(&str, &str)> = reading
         .report
         .cases
@@ -300,7 +300,7 @@ fn go_events_and_a_broken_event_line() {
 #[test]
 fn a_pattern_matching_nothing_or_an_old_file_gives_no_evidence() {
     let dir = folder(&[("old.xml", SMALL)]);
-    match read(&["out/*.xml".to_owned()], &context(dir.path())) {
+    match read(&[ReportPattern::any("out/*.xml")], &context(dir.path())) {
         Err(Problem::Missing(reason)) => {
             assert!(reason.contains("no report: `out/*.xml` matched no file"))
         }
@@ -308,7 +308,7 @@ fn a_pattern_matching_nothing_or_an_old_file_gives_no_evidence() {
     }
     let mut later = context(dir.path());
     later.started = Started::at(SystemTime::now() + Duration::from_secs(5));
-    match read(&["old.xml".to_owned()], &later) {
+    match read(&[ReportPattern::any("old.xml")], &later) {
         Err(Problem::Missing(reason)) => {
             assert!(reason.contains("report `old.xml` predates the check"))
         }
@@ -322,8 +322,8 @@ fn a_pattern_matching_nothing_or_an_old_file_gives_no_evidence() {
 fn a_report_the_attempt_did_not_write_is_left_over_within_the_same_second() {
     let dir = folder(&[("junit.xml", SMALL)]);
     let mut ctx = context(dir.path());
-    ctx.started = Started::now(&["junit.xml".to_owned()], dir.path());
-    match read(&["junit.xml".to_owned()], &ctx) {
+    ctx.started = Started::now(&[ReportPattern::any("junit.xml")], dir.path());
+    match read(&[ReportPattern::any("junit.xml")], &ctx) {
         Err(Problem::Missing(reason)) => {
             assert!(reason.contains("was not written by the check"), "{reason}")
         }
@@ -332,7 +332,7 @@ fn a_report_the_attempt_did_not_write_is_left_over_within_the_same_second() {
     // Written again (as the runner does), it is the attempt's own.
     std::thread::sleep(Duration::from_millis(20));
     std::fs::write(dir.path().join("junit.xml"), SMALL).unwrap();
-    assert!(read(&["junit.xml".to_owned()], &ctx).is_ok());
+    assert!(read(&[ReportPattern::any("junit.xml")], &ctx).is_ok());
 }
 
 /// A report dated in the future could pass for fresh forever: it is refused.
@@ -347,7 +347,7 @@ fn a_report_dated_in_the_future_is_refused() {
         .unwrap();
     let mut ctx = context(dir.path());
     ctx.started = Started::at(SystemTime::now());
-    match read(&["junit.xml".to_owned()], &ctx) {
+    match read(&[ReportPattern::any("junit.xml")], &ctx) {
         Err(Problem::Missing(reason)) => {
             assert!(reason.contains("dated in the future"), "{reason}")
         }
@@ -362,7 +362,11 @@ fn globs_find_reports_in_folders_and_add_them_up() {
         ("target/b/junit.xml", SMALL),
         ("target/b/other.txt", "x"),
     ]);
-    let reading = read(&["target/**/junit.xml".to_owned()], &context(dir.path())).unwrap();
+    let reading = read(
+        &[ReportPattern::any("target/**/junit.xml")],
+        &context(dir.path()),
+    )
+    .unwrap();
     assert_eq!(reading.counts.passed, 2);
     assert_eq!(
         reading.report.files,
@@ -377,7 +381,7 @@ fn a_report_leading_outside_the_repository_is_refused() {
     let dir = folder(&[]);
     std::os::unix::fs::symlink(outside.path().join("secret.xml"), dir.path().join("r.xml"))
         .unwrap();
-    match read(&["r.xml".to_owned()], &context(dir.path())) {
+    match read(&[ReportPattern::any("r.xml")], &context(dir.path())) {
         Err(Problem::Unreadable(reason)) => assert!(reason.contains("leads outside"), "{reason}"),
         other => panic!("{other:?}"),
     }
@@ -526,7 +530,7 @@ fn one_run_written_by_two_reporters_is_counted_once() {
     let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/reports/jest");
     let ctx = context(&fixture);
     let both = |patterns: &[&str]| {
-        let patterns: Vec<String> = patterns.iter().map(|p| p.to_string()).collect();
+        let patterns: Vec<_> = patterns.iter().map(|p| ReportPattern::any(*p)).collect();
         read(&patterns, &ctx).unwrap()
     };
     let junit = both(&["junit.xml"]);
@@ -550,13 +554,13 @@ fn one_run_written_by_two_reporters_is_counted_once() {
         ),
     ]);
     let reading = read(
-        &["a.xml".to_owned(), "b.json".to_owned()],
+        &[ReportPattern::any("a.xml"), ReportPattern::any("b.json")],
         &context(dir.path()),
     )
     .unwrap();
     assert_eq!((reading.counts.passed, reading.counts.failed), (2, 1));
     let dir = folder(&[("a.xml", SMALL), ("b.xml", SMALL)]);
-    let reading = read(&["*.xml".to_owned()], &context(dir.path())).unwrap();
+    let reading = read(&[ReportPattern::any("*.xml")], &context(dir.path())).unwrap();
     assert_eq!(reading.counts.failed, 2);
 }
 
@@ -564,7 +568,7 @@ fn one_run_written_by_two_reporters_is_counted_once() {
 fn a_panics_values_follow_its_place_and_its_backtrace_is_left_out() {
     // nextest's message is the panic's first line; the values are in the text below it.
     let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/reports/nextest");
-    let reading = read(&["junit.xml".to_owned()], &context(&fixture)).unwrap();
+    let reading = read(&[ReportPattern::any("junit.xml")], &context(&fixture)).unwrap();
     let failed = reading
         .report
         .cases
@@ -752,7 +756,7 @@ fn utf16_reports_are_read_as_their_text() {
     for (bom, little) in [(true, true), (true, false), (false, true), (false, false)] {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("r.xml"), utf16(xml, bom, little)).unwrap();
-        let c = read(&["r.xml".to_owned()], &context(dir.path()))
+        let c = read(&[ReportPattern::any("r.xml")], &context(dir.path()))
             .unwrap_or_else(|e| panic!("bom {bom}, little {little}: {e:?}"))
             .counts;
         assert_eq!((c.passed, c.failed), (1, 1), "bom {bom}, little {little}");
@@ -761,7 +765,7 @@ fn utf16_reports_are_read_as_their_text() {
     let mut cut = utf16(xml, true, true);
     cut.pop();
     std::fs::write(dir.path().join("r.xml"), cut).unwrap();
-    match read(&["r.xml".to_owned()], &context(dir.path())) {
+    match read(&[ReportPattern::any("r.xml")], &context(dir.path())) {
         Err(Problem::Unreadable(why)) => assert!(why.contains("odd number of bytes"), "{why}"),
         other => panic!("{other:?}"),
     }
@@ -890,4 +894,98 @@ fn a_suites_failures_may_count_the_reruns_its_cases_carry_and_no_more() {
         "{:?}",
         reading.report.cases
     );
+}
+
+/// Reads the files of `folder` as `patterns` name them (path, and format when given).
+fn read_as(dir: &Path, patterns: &[(&str, Option<&str>)]) -> Result<Reading, Problem> {
+    let patterns: Vec<ReportPattern> = patterns
+        .iter()
+        .map(|(path, format)| ReportPattern {
+            path: (*path).to_owned(),
+            format: format.map(|f| f.parse().unwrap()),
+        })
+        .collect();
+    read(&patterns, &context(dir))
+}
+
+fn unreadable_reason(reading: Result<Reading, Problem>) -> String {
+    match reading {
+        Err(Problem::Unreadable(reason)) => reason,
+        other => panic!("expected unreadable, got {other:?}"),
+    }
+}
+
+/// `reports: { path, format }`: the named reader reads the file whatever its first
+/// lines look like; unnamed, the same file is no report.
+#[test]
+fn a_named_format_reads_a_file_its_content_does_not_show() {
+    let dir = folder(&[(
+        "out.tap",
+        "running the suite\nok 1 - a\nnot ok 2 - b\n1..2\n",
+    )]);
+    let reason = unreadable_reason(read_as(dir.path(), &[("out.tap", None)]));
+    assert!(reason.contains("not a test report"), "{reason}");
+    let reading = read_as(dir.path(), &[("out.tap", Some("tap"))]).unwrap();
+    assert_eq!((reading.counts.passed, reading.counts.failed), (1, 1));
+    assert_eq!(reading.counts.runner, "tap");
+}
+
+/// A named format that the file is not in is an error naming both, never a reading in
+/// another format; an empty file is empty in every format.
+#[test]
+fn a_named_format_the_file_is_not_in_is_an_error() {
+    let jest = r#"{"numTotalTests": 1, "numFailedTests": 1, "testResults": [{"name": "f.js", "status": "failed", "assertionResults": [{"title": "t", "fullName": "t", "status": "failed", "ancestorTitles": [], "failureMessages": ["boom"]}]}]}"#;
+    let dir = folder(&[("r.json", jest), ("empty.xml", "")]);
+    let reason = unreadable_reason(read_as(dir.path(), &[("r.json", Some("mocha-json"))]));
+    assert!(
+        reason.contains("not a mocha-json report: the document has no `stats`"),
+        "{reason}"
+    );
+    let reason = unreadable_reason(read_as(dir.path(), &[("r.json", Some("junit"))]));
+    assert!(reason.contains("r.json"), "{reason}");
+    let reason = unreadable_reason(read_as(dir.path(), &[("r.json", Some("tap"))]));
+    assert!(reason.contains("r.json"), "{reason}");
+    let reason = unreadable_reason(read_as(dir.path(), &[("empty.xml", Some("junit"))]));
+    assert!(reason.contains("empty"), "{reason}");
+    // Jest-shaped, read as Vitest because the manifest says so.
+    let reading = read_as(dir.path(), &[("r.json", Some("vitest-json"))]).unwrap();
+    assert_eq!(
+        (reading.counts.failed, reading.report.format.as_str()),
+        (1, "vitest-json")
+    );
+}
+
+/// A document with two formats' keys (a passing CTRF `results` beside a failing Jest
+/// `testResults`) could be read green or red: refused until its format is named.
+#[test]
+fn a_json_document_in_two_formats_is_refused_unless_one_is_named() {
+    let both = r#"{"results": {"tool": {"name": "x"}, "summary": {"tests": 1, "passed": 1, "failed": 0, "skipped": 0, "pending": 0, "other": 0, "start": 0, "stop": 1}, "tests": [{"name": "t", "status": "passed", "duration": 1}]},
+"numTotalTests": 1, "numFailedTests": 1, "testResults": [{"name": "f.js", "status": "failed", "assertionResults": [{"title": "t", "fullName": "t", "status": "failed", "ancestorTitles": [], "failureMessages": ["boom"]}]}]}"#;
+    let dir = folder(&[("r.json", both)]);
+    let reason = unreadable_reason(read_as(dir.path(), &[("r.json", None)]));
+    assert!(
+        reason.contains("the keys of more than one report format: `results` (CTRF) and `testResults` (Jest, Vitest)"),
+        "{reason}"
+    );
+    let reading = read_as(dir.path(), &[("r.json", Some("jest-json"))]).unwrap();
+    assert_eq!(reading.counts.failed, 1);
+    let reading = read_as(dir.path(), &[("r.json", Some("ctrf"))]).unwrap();
+    assert_eq!((reading.counts.passed, reading.counts.failed), (1, 0));
+}
+
+/// One file named by two patterns: in two formats it is refused; named once, its
+/// format holds whichever pattern comes first.
+#[test]
+fn one_file_in_two_named_formats_is_refused() {
+    let dir = folder(&[("out.tap", "ok 1 - a\n1..1\n")]);
+    let reason = unreadable_reason(read_as(
+        dir.path(),
+        &[("*.tap", Some("tap")), ("out.tap", Some("junit"))],
+    ));
+    assert!(
+        reason.contains("`out.tap` is named as tap and as junit"),
+        "{reason}"
+    );
+    let reading = read_as(dir.path(), &[("*.tap", None), ("out.tap", Some("tap"))]).unwrap();
+    assert_eq!((reading.counts.passed, reading.report.files.len()), (1, 1));
 }

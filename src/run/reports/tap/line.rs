@@ -91,7 +91,9 @@ fn split_directive(text: &str) -> (&str, Option<Directive>) {
                     let boundary = after
                         .get(4..)
                         .is_some_and(|r| !r.starts_with(|c: char| c.is_alphanumeric() || c == '_'));
-                    if after.len() >= 4 && after[..4].eq_ignore_ascii_case(word) && boundary {
+                    // `get`: the fourth byte may be inside a character.
+                    let named = after.get(..4).is_some_and(|w| w.eq_ignore_ascii_case(word));
+                    if named && boundary {
                         return (&text[..i], Some(directive));
                     }
                 }

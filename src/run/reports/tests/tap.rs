@@ -28,7 +28,8 @@ fn fixture(runner: &str, report: &str) -> Reading {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("fixtures/reports")
         .join(runner);
-    read(&[report.to_owned()], &context(&dir)).unwrap_or_else(|e| panic!("{report}: {e:?}"))
+    read(&[ReportPattern::any(report)], &context(&dir))
+        .unwrap_or_else(|e| panic!("{report}: {e:?}"))
 }
 
 /// The message of the one test named `name`.
@@ -467,6 +468,20 @@ fn detection_finds_tap_and_leaves_the_other_formats_alone() {
     assert!(unreadable("PASS all good").contains("not a test report"));
 }
 
+/// A directive's word is looked for in the first four bytes after `#`, which may end
+/// inside a character: read as a description, never a panic.
+#[test]
+fn a_character_across_the_directives_fourth_byte_is_text() {
+    let (tally, cases) = direct(std::io::Cursor::new(
+        "1..2\nok 1 - a # ɝ€ x\nnot ok 2 - b #Sk€\n",
+    ))
+    .unwrap();
+    assert_eq!(
+        (tally.passed, tally.failed, tally.skipped, cases),
+        (1, 1, 0, 2)
+    );
+}
+
 mod property {
     use proptest::prelude::*;
 
@@ -485,12 +500,13 @@ mod property {
             "# (tests|pass|fail|cancelled) [0-9]{1,2}",
             "(t/a\\.t \\.\\. ?(ok|skipped: x)?|ok|Dubious, test returned 1|Files=1, Tests=[0-9], x|Result: (PASS|FAIL)|All tests successful\\.)",
             "\\PC{0,12}",
+            "(not )?ok [0-9] - a #\\PC{0,6}",
         ];
         (0usize..6, line).prop_map(|(indent, line)| format!("{}{line}", "  ".repeat(indent)))
     }
 
     proptest! {
-        #![proptest_config(ProptestConfig::with_cases(512))]
+        #![proptest_config(ProptestConfig { cases: 512, failure_persistence: None, ..ProptestConfig::default() })]
 
         /// Any stream, TAP-like or not, is a reading or an error: never a panic.
         #[test]
