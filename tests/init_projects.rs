@@ -253,3 +253,134 @@ fn a_jest_package_is_judged_by_jests_own_report_from_the_first_run() {
         "{test}"
     );
 }
+
+/// Runs `run` in `dir` with `path_first` ahead on PATH; the exit code and the result of
+/// the check `id` in the `linux` environment.
+fn run_check(dir: &Path, path_first: &Path, id: &str) -> (Option<i32>, serde_json::Value) {
+    let path = format!(
+        "{}:{}",
+        path_first.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let out = std_bin()
+        .current_dir(dir)
+        .env("PATH", path)
+        .arg("run")
+        .output()
+        .unwrap();
+    let results: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.join("verify-matrix-results/verify-matrix-linux.json"))
+            .unwrap_or_else(|e| panic!("{e}: {out:?}")),
+    )
+    .unwrap();
+    let check = results["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["command_id"] == id)
+        .unwrap_or_else(|| panic!("no {id}: {results}"))
+        .clone();
+    (out.status.code(), check)
+}
+
+/// A Perl distribution (`t/*.t`): `init` runs `prove` verbosely and reads its TAP, so
+/// the first run is VERIFIED with each test recorded, and a failing test is named with
+/// its file and line. (Real `prove`, Debian's perl.)
+#[test]
+fn a_perl_distribution_is_judged_by_proves_tap() {
+    let dir = initialised(&[
+        (
+            "lib/Add.pm",
+            "package Add;\nsub add { $_[0] + $_[1] }\n1;\n",
+        ),
+        (
+            "t/add.t",
+            "use strict;\nuse warnings;\nuse Test::More tests => 2;\nuse Add;\nis(Add::add(1, 2), 3, 'adds');\nis(Add::add(2, 2), 4, 'adds twos');\n",
+        ),
+    ]);
+    let manifest = std::fs::read_to_string(dir.path().join("verify-matrix.yml")).unwrap();
+    assert!(
+        manifest.contains("  - id: prove\n    test: prove -lrv --merge t | tee prove-report.tap\n    reports: prove-report.tap\n"),
+        "{manifest}"
+    );
+    let gitignore = std::fs::read_to_string(dir.path().join(".gitignore")).unwrap();
+    assert!(
+        gitignore.lines().any(|l| l == "/prove-report.tap"),
+        "{gitignore}"
+    );
+    workflow_sets_up(dir.path(), &[]);
+    first_run_is_verified(dir.path());
+    let (_, check) = run_check(dir.path(), dir.path(), "prove");
+    assert_eq!(check["tests"]["format"], "tap", "{check}");
+    assert_eq!(check["test_counts"]["passed"], 2, "{check}");
+
+    std::fs::write(
+        dir.path().join("t/add.t"),
+        "use strict;\nuse warnings;\nuse Test::More tests => 2;\nuse Add;\nis(Add::add(1, 2), 3, 'adds');\nis(Add::add(2, 2), 5, 'adds twos');\n",
+    )
+    .unwrap();
+    let (code, check) = run_check(dir.path(), dir.path(), "prove");
+    assert_eq!(code, Some(1), "{check}");
+    assert_eq!(check["status"], "FAIL", "{check}");
+    let failed: Vec<&serde_json::Value> = check["tests"]["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["outcome"] == "failed")
+        .collect();
+    assert_eq!(failed.len(), 1, "{check}");
+    assert_eq!(failed[0]["name"], "adds twos");
+    assert_eq!(failed[0]["file"], "t/add.t", "{check}");
+    assert_eq!(failed[0]["line"], 6, "{check}");
+}
+
+/// A .NET solution: `init` builds it and reads the TRX file `dotnet test` writes per test
+/// project, from a folder emptied first, so a second run reads its own file only.
+/// `dotnet` cannot run on these machines: a stand-in on PATH writes a TRX file a real
+/// `dotnet test` wrote (fixtures/reports/trx/dotnet-trx.trx, under a new name each run,
+/// as dotnet names them by time) into `--results-directory`, and exits 1 as dotnet does
+/// when a test failed.
+#[test]
+fn a_dotnet_solution_is_judged_by_its_trx_files() {
+    let dir = initialised(&[
+        ("App.sln", "\n"),
+        ("App/App.csproj", "<Project Sdk=\"Microsoft.NET.Sdk\"/>\n"),
+    ]);
+    let manifest = std::fs::read_to_string(dir.path().join("verify-matrix.yml")).unwrap();
+    assert!(
+        manifest.contains("  - id: dotnet-test\n    test: rm -rf TestResults && dotnet test --logger trx --results-directory TestResults\n    reports: \"TestResults/**/*.trx\"\n"),
+        "{manifest}"
+    );
+    workflow_sets_up(
+        dir.path(),
+        &["- uses: actions/setup-dotnet@v5\n        with:\n          dotnet-version: 8.0.x\n"],
+    );
+    let tools = tempfile::tempdir().unwrap();
+    let trx = common::repo_root().join("fixtures/reports/trx/dotnet-trx.trx");
+    let stand_in = tools.path().join("dotnet");
+    std::fs::write(
+        &stand_in,
+        format!(
+            "#!/bin/sh\n[ \"$1\" = build ] && exit 0\nwhile [ \"$#\" -gt 0 ]; do [ \"$1\" = --results-directory ] && out=\"$2\"; shift; done\nmkdir -p \"$out\"\ncp '{}' \"$out/runner_host_$(date +%s%N).trx\"\nexit 1\n",
+            trx.display()
+        ),
+    )
+    .unwrap();
+    let mut permissions = std::fs::metadata(&stand_in).unwrap().permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut permissions, 0o755);
+    std::fs::set_permissions(&stand_in, permissions).unwrap();
+    for run in 0..2 {
+        let (code, check) = run_check(dir.path(), tools.path(), "dotnet-test");
+        assert_eq!(code, Some(1), "run {run}: {check}");
+        assert_eq!(check["status"], "FAIL", "run {run}: {check}");
+        assert_eq!(check["tests"]["format"], "trx", "run {run}: {check}");
+        // The runner's own counts, from this run's one file.
+        assert_eq!(check["test_counts"]["failed"], 5, "run {run}: {check}");
+        assert_eq!(check["test_counts"]["passed"], 5, "run {run}: {check}");
+        assert_eq!(
+            check["tests"]["files"].as_array().map(Vec::len),
+            Some(1),
+            "run {run}: {check}"
+        );
+    }
+}

@@ -3,7 +3,8 @@
 //!
 //! Detection looks at the files at the repository's top: a Cargo workspace (through
 //! `cargo metadata`, so a virtual workspace counts its members), `package.json` (its
-//! scripts and lock file), `pyproject.toml` / `pytest.ini` / `setup.cfg`, and `go.mod`.
+//! scripts and lock file), `pyproject.toml` / `pytest.ini` / `setup.cfg`, `go.mod`,
+//! RSpec's `.rspec`, a .NET solution or project, and Perl's `t/*.t`.
 //! Each ecosystem found contributes its usual checks; nothing found gives a manifest with
 //! one placeholder check that fails until it is replaced (nothing is verified yet). A clean git tree is offered, commented out: it
 //! would fail the first run on whatever is not committed yet.
@@ -33,6 +34,10 @@ pub struct Project {
     pub go: bool,
     /// A Ruby project with RSpec.
     pub ruby: Option<Ruby>,
+    /// A .NET solution or project at the top.
+    pub dotnet: Option<Dotnet>,
+    /// A Perl distribution with tests in `t/`.
+    pub perl: Option<Perl>,
     /// The repository's default branch, which the workflow's `push` runs on: the
     /// remote's default, else the branch checked out; `None` (not a git repository):
     /// `main`.
@@ -65,6 +70,24 @@ pub struct Ruby {
     pub bundler: bool,
 }
 
+/// A .NET solution or project (`*.sln`, `*.slnx`, `*.csproj`, `*.fsproj`, `*.vbproj`) at
+/// the top.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Dotnet {
+    /// What `dotnet` is pointed at: the solution, when there are several files it
+    /// could choose from (it refuses to choose), else nothing.
+    pub target: Option<String>,
+    /// Whether a `global.json` pins the SDK.
+    pub global_json: bool,
+}
+
+/// A Perl distribution: `.t` files in `t/`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Perl {
+    /// Whether a `cpanfile` lists its dependencies.
+    pub cpanfile: bool,
+}
+
 /// A Python project.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Python {
@@ -92,6 +115,12 @@ impl Project {
         if self.ruby.is_some() {
             found.push("a Ruby project with RSpec".to_owned());
         }
+        if self.dotnet.is_some() {
+            found.push("a .NET project".to_owned());
+        }
+        if self.perl.is_some() {
+            found.push("a Perl distribution".to_owned());
+        }
         found
     }
 }
@@ -104,6 +133,8 @@ pub fn detect(dir: &Path) -> Project {
         python: detect_python(dir),
         go: dir.join("go.mod").is_file(),
         ruby: detect_ruby(dir),
+        dotnet: detect_dotnet(dir),
+        perl: detect_perl(dir),
         branch: default_branch(dir),
         here: match std::env::consts::OS {
             "macos" => Some("macos"),
@@ -256,6 +287,54 @@ fn detect_ruby(dir: &Path) -> Option<Ruby> {
     })
 }
 
+/// Where `dotnet test` writes its TRX files (one per test project, named by time).
+pub const TRX_FOLDER: &str = "TestResults";
+/// Where `prove`'s TAP is kept.
+pub const PROVE_REPORT: &str = "prove-report.tap";
+
+/// A .NET solution or project at the top of `dir`.
+fn detect_dotnet(dir: &Path) -> Option<Dotnet> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .ok()?
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+        .filter_map(|e| e.file_name().into_string().ok())
+        .collect();
+    names.sort();
+    let ends = |name: &str, ends: &[&str]| ends.iter().any(|e| name.ends_with(e));
+    let solutions: Vec<&String> = names
+        .iter()
+        .filter(|n| ends(n, &[".sln", ".slnx"]))
+        .collect();
+    let projects = names
+        .iter()
+        .filter(|n| ends(n, &[".csproj", ".fsproj", ".vbproj"]))
+        .count();
+    if solutions.is_empty() && projects == 0 {
+        return None;
+    }
+    // `dotnet test` picks the one solution or project there is, and refuses to pick
+    // among several: then the first solution is named.
+    let target = (solutions.len() + projects > 1)
+        .then(|| solutions.first().map(|s| (*s).clone()))
+        .flatten();
+    Some(Dotnet {
+        target,
+        global_json: dir.join("global.json").is_file(),
+    })
+}
+
+/// A Perl distribution in `dir`: a `t/` folder with `.t` files.
+fn detect_perl(dir: &Path) -> Option<Perl> {
+    let tests = std::fs::read_dir(dir.join("t")).ok()?;
+    let any = tests
+        .filter_map(|e| e.ok())
+        .any(|e| e.path().extension().is_some_and(|x| x == "t"));
+    any.then(|| Perl {
+        cpanfile: dir.join("cpanfile").is_file(),
+    })
+}
+
 fn detect_python(dir: &Path) -> Option<Python> {
     let pyproject = std::fs::read_to_string(dir.join("pyproject.toml")).unwrap_or_default();
     let found = !pyproject.is_empty()
@@ -330,6 +409,25 @@ pub fn workflow_text(project: &Project) -> String {
             ruby.bundler
         ));
     }
+    if let Some(dotnet) = &project.dotnet {
+        let version = if dotnet.global_json {
+            "global-json-file: global.json"
+        } else {
+            "dotnet-version: 8.0.x"
+        };
+        steps.push_str(&format!(
+            "      - uses: actions/setup-dotnet@v5\n\
+             \x20       with:\n\
+             \x20         {version}\n"
+        ));
+    }
+    if project.perl.as_ref().is_some_and(|p| p.cpanfile) {
+        steps.push_str(
+            "      - uses: shogo82148/actions-setup-perl@v1\n\
+             \x20       with:\n\
+             \x20         install-modules-with: cpanm\n",
+        );
+    }
     let workflow = match project.branch.as_deref() {
         Some(branch) if branch != "main" => WORKFLOW.replacen(
             "    branches: [main]\n",
@@ -392,7 +490,9 @@ pub fn manifest_text(project: &Project) -> String {
         || project.node.is_some()
         || project.python.is_some()
         || project.go
-        || project.ruby.is_some();
+        || project.ruby.is_some()
+        || project.dotnet.is_some()
+        || project.perl.is_some();
     if let Some(members) = project.cargo {
         rust_checks(&mut text, members);
     }
@@ -408,11 +508,17 @@ pub fn manifest_text(project: &Project) -> String {
     if let Some(ruby) = &project.ruby {
         ruby_checks(&mut text, ruby);
     }
+    if let Some(dotnet) = &project.dotnet {
+        dotnet_checks(&mut text, dotnet);
+    }
+    if project.perl.is_some() {
+        perl_checks(&mut text);
+    }
     if !any {
         text.push_str(
-            "  # No Cargo.toml, package.json, pyproject.toml or go.mod was found: add your\n\
-             \x20 # build, lint and test commands here. Until then nothing is verified, and\n\
-             \x20 # this check says so.\n\
+            "  # No Cargo.toml, package.json, pyproject.toml, go.mod, .rspec, .NET project or\n\
+             \x20 # t/*.t was found: add your build, lint and test commands here. Until then\n\
+             \x20 # nothing is verified, and this check says so.\n\
              \x20 - id: tests\n\
              \x20   run: echo 'no test command yet - write yours into verify-matrix.yml, e.g. make test' && exit 1\n",
         );
@@ -536,6 +642,38 @@ fn ruby_checks(text: &mut String, ruby: &Ruby) {
     .expect("writing to a String");
 }
 
+/// The checks of a .NET solution: build, then test with a TRX file per test project
+/// (the folder emptied first, so that only this run's files are read).
+fn dotnet_checks(text: &mut String, dotnet: &Dotnet) {
+    let target = dotnet
+        .target
+        .as_ref()
+        .map_or_else(String::new, |t| format!(" {t}"));
+    writeln!(
+        text,
+        "  # .NET\n\
+         \x20 - id: dotnet-build\n\
+         \x20   run: dotnet build{target}\n\
+         \x20   gate: build\n\
+         \x20 - id: dotnet-test\n\
+         \x20   test: rm -rf {TRX_FOLDER} && dotnet test{target} --logger trx --results-directory {TRX_FOLDER}\n\
+         \x20   reports: \"{TRX_FOLDER}/**/*.trx\""
+    )
+    .expect("writing to a String");
+}
+
+/// The checks of a Perl distribution: `prove`, its verbose TAP kept as the report.
+fn perl_checks(text: &mut String) {
+    writeln!(
+        text,
+        "  # Perl\n\
+         \x20 - id: prove\n\
+         \x20   test: prove -lrv --merge t | tee {PROVE_REPORT}\n\
+         \x20   reports: {PROVE_REPORT}"
+    )
+    .expect("writing to a String");
+}
+
 /// The report files the checks of `project` write, at the repository's top: kept out
 /// of git as the results folder is.
 pub fn report_files(project: &Project) -> Vec<&'static str> {
@@ -549,6 +687,12 @@ pub fn report_files(project: &Project) -> Vec<&'static str> {
         .collect();
     if project.ruby.is_some() {
         files.push(RSPEC_REPORT);
+    }
+    if project.dotnet.is_some() {
+        files.push(TRX_FOLDER);
+    }
+    if project.perl.is_some() {
+        files.push(PROVE_REPORT);
     }
     files
 }
@@ -599,6 +743,11 @@ mod tests {
             python: Some(Python { ruff: true }),
             go: true,
             ruby: Some(Ruby { bundler: true }),
+            dotnet: Some(Dotnet {
+                target: Some("App.sln".to_owned()),
+                global_json: false,
+            }),
+            perl: Some(Perl { cpanfile: true }),
             branch: None,
             here: None,
         };
@@ -618,7 +767,10 @@ mod tests {
                 "gofmt",
                 "go-vet",
                 "go-test",
-                "rspec"
+                "rspec",
+                "dotnet-build",
+                "dotnet-test",
+                "prove"
             ]
         );
         // Each runner whose report is read writes it, and the check reads it.
@@ -631,9 +783,22 @@ mod tests {
             text.contains("    test: bundle exec rspec --format progress --format json --out rspec-report.json\n    reports: rspec-report.json\n"),
             "{text}"
         );
+        assert!(
+            text.contains("  - id: dotnet-test\n    test: rm -rf TestResults && dotnet test App.sln --logger trx --results-directory TestResults\n    reports: \"TestResults/**/*.trx\"\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains("  - id: prove\n    test: prove -lrv --merge t | tee prove-report.tap\n    reports: prove-report.tap\n"),
+            "{text}"
+        );
         assert_eq!(
             report_files(&everything),
-            ["vitest-report.json", "rspec-report.json"]
+            [
+                "vitest-report.json",
+                "rspec-report.json",
+                "TestResults",
+                "prove-report.tap"
+            ]
         );
         for manager in ["npm", "pnpm"] {
             let project = Project {
@@ -643,6 +808,37 @@ mod tests {
             parse(&manifest_text(&project));
         }
         assert_eq!(ids(&manifest_text(&Project::default())), ["tests"]);
+    }
+
+    /// `dotnet test` refuses to choose among several solutions and projects: the
+    /// solution is named then, and only then.
+    #[test]
+    fn a_dotnet_solution_is_named_only_where_dotnet_would_not_choose() {
+        let dir = tempfile::tempdir().unwrap();
+        assert_eq!(detect_dotnet(dir.path()), None);
+        std::fs::write(dir.path().join("App.csproj"), "<Project/>").unwrap();
+        let one = detect_dotnet(dir.path()).unwrap();
+        assert_eq!(one.target, None);
+        std::fs::write(dir.path().join("App.sln"), "").unwrap();
+        std::fs::write(dir.path().join("global.json"), "{}").unwrap();
+        let two = detect_dotnet(dir.path()).unwrap();
+        assert_eq!(two.target.as_deref(), Some("App.sln"));
+        assert!(two.global_json);
+        let workflow = workflow_text(&Project {
+            dotnet: Some(two),
+            ..Project::default()
+        });
+        assert!(
+            workflow.contains("- uses: actions/setup-dotnet@v5\n        with:\n          global-json-file: global.json\n"),
+            "{workflow}"
+        );
+        // Perl: `.t` files in `t/`, nothing else.
+        assert_eq!(detect_perl(dir.path()), None);
+        std::fs::create_dir(dir.path().join("t")).unwrap();
+        std::fs::write(dir.path().join("t/helper.pl"), "1;").unwrap();
+        assert_eq!(detect_perl(dir.path()), None);
+        std::fs::write(dir.path().join("t/basic.t"), "print \"1..0\\n\";").unwrap();
+        assert_eq!(detect_perl(dir.path()), Some(Perl { cpanfile: false }));
     }
 
     #[test]
@@ -675,6 +871,11 @@ mod tests {
             python: Some(Python { ruff: false }),
             go: true,
             ruby: Some(Ruby { bundler: false }),
+            dotnet: Some(Dotnet {
+                target: None,
+                global_json: false,
+            }),
+            perl: Some(Perl { cpanfile: true }),
             branch: None,
             here: None,
         };
@@ -689,6 +890,8 @@ mod tests {
             "go-version-file: go.mod",
             "- uses: ruby/setup-ruby@v1",
             "bundler-cache: false",
+            "- uses: actions/setup-dotnet@v5\n        with:\n          dotnet-version: 8.0.x\n",
+            "- uses: shogo82148/actions-setup-perl@v1\n        with:\n          install-modules-with: cpanm\n",
         ] {
             assert!(workflow.contains(step), "{step} missing:\n{workflow}");
         }
