@@ -53,11 +53,15 @@ struct Case {
     /// Earlier runs it failed, written inside it (Surefire's and nextest's
     /// `<rerunFailure>`, `<flakyFailure>`, …): a suite's `failures` may count them.
     reruns_failed: u64,
+    /// It holds a `<rerunFailure>`/`<rerunError>`: a run after the first failed too.
+    failed_again: bool,
 }
 
 impl Case {
     fn outcome(&self) -> TestOutcome {
-        if self.failed {
+        // A rerun that failed says the test failed, whatever else the case holds:
+        // Surefire writes it beside the `<failure>` of a test that never passed.
+        if self.failed || (self.failed_again && !self.errored) {
             TestOutcome::Failed
         } else if self.errored {
             TestOutcome::Error
@@ -84,6 +88,10 @@ struct Cases<'s, 'l> {
     suites: Vec<SuiteCount>,
 }
 
+/// The most skipped tests a suite may count without listing them (libtest's ignored
+/// tests); a count beyond it is no runner's.
+const MAX_UNLISTED: u64 = 10_000_000;
+
 /// What an open suite says of its reruns.
 #[derive(Debug, Default)]
 struct SuiteCount {
@@ -105,6 +113,12 @@ struct SuiteCount {
     reruns_failed: u64,
     /// Its name, for what its counts say.
     name: String,
+    /// It, or a suite inside it, failed on its own (a `<failure>` of the suite, or
+    /// failures its counts declare): its counts have been complained of.
+    complained: bool,
+    /// A suite inside it (or it) that counts more tests than it shows, not yet
+    /// explained by the counts of a suite around it: what to say of it.
+    short: Option<String>,
 }
 
 impl Cases<'_, '_> {
@@ -128,6 +142,8 @@ impl Cases<'_, '_> {
             failed: 0,
             reruns_failed: 0,
             name: name.to_owned(),
+            complained: false,
+            short: None,
         });
     }
 
@@ -162,9 +178,11 @@ impl Cases<'_, '_> {
         };
         // Failures its own counts declare and its cases do not show (a report cut, a
         // writer that counts what it does not list) are not passed over.
+        let mut complained = suite.complained;
         if let Some(declared) = suite.declared_failed
-            && declared > suite.failed + suite.reruns_failed
+            && declared > suite.failed.saturating_add(suite.reruns_failed)
         {
+            complained = true;
             self.suite_failure(
                 &suite.name,
                 format!(
@@ -175,19 +193,52 @@ impl Cases<'_, '_> {
         }
         let unlisted = match (suite.declared, suite.declared_skipped) {
             (Some(tests), Some(skipped))
-                if skipped > suite.skipped && tests == suite.cases + (skipped - suite.skipped) =>
+                if skipped > suite.skipped
+                    && skipped - suite.skipped <= MAX_UNLISTED
+                    && suite.cases.checked_add(skipped - suite.skipped) == Some(tests) =>
             {
                 skipped - suite.skipped
             }
             _ => 0,
         };
+        // Tests its count declares that it neither lists nor counts as skipped. A
+        // suite around it may account for them (mocha-junit-reporter counts a pending
+        // test in its suite's `tests` and only in the root's `skipped`); else, at the
+        // outermost suite, they are said (a count that lies, a report cut short).
+        // Surefire counts each rerun as a test of its own.
+        let shown = suite.cases.saturating_add(unlisted);
+        let with_reruns = shown.saturating_add(suite.reruns_failed);
+        let short = match suite.declared {
+            Some(declared) if declared > with_reruns => Some(format!(
+                "the suite `{}` counts {declared} tests, its cases show {shown}",
+                suite.name
+            )),
+            Some(declared) if declared == shown || declared == with_reruns => None,
+            _ => suite.short,
+        };
+        match self.suites.last_mut() {
+            Some(outer) => {
+                outer.complained |= complained;
+                outer.short = outer.short.take().or(short);
+            }
+            None => {
+                if let Some(message) = short.filter(|_| !complained) {
+                    self.suite_failure(&suite.name, message);
+                }
+            }
+        }
         self.sink.unlisted_skipped(unlisted);
         // The suite around it counts them as listed: never counted twice.
         if let Some(outer) = self.suites.last_mut() {
-            outer.cases += suite.cases + unlisted;
-            outer.skipped += suite.skipped + unlisted;
-            outer.failed += suite.failed.max(suite.declared_failed.unwrap_or(0));
-            outer.reruns_failed += suite.reruns_failed;
+            let failed = suite.failed.max(suite.declared_failed.unwrap_or(0));
+            outer.cases = outer
+                .cases
+                .saturating_add(suite.cases.saturating_add(unlisted));
+            outer.skipped = outer
+                .skipped
+                .saturating_add(suite.skipped.saturating_add(unlisted));
+            outer.failed = outer.failed.saturating_add(failed);
+            outer.reruns_failed = outer.reruns_failed.saturating_add(suite.reruns_failed);
         }
     }
 
@@ -208,8 +259,9 @@ impl Cases<'_, '_> {
         }
         if let Some(suite) = self.suites.last_mut() {
             suite.cases += 1;
-            suite.skipped += u64::from(case.skipped && !case.failed && !case.errored);
-            suite.failed += u64::from(case.failed || case.errored);
+            let outcome = case.outcome();
+            suite.skipped += u64::from(outcome == TestOutcome::Skipped);
+            suite.failed += u64::from(matches!(outcome, TestOutcome::Failed | TestOutcome::Error));
             suite.reruns_failed += case.reruns_failed;
         }
         case.attempts = 1;
@@ -401,20 +453,22 @@ fn open(
     let name = e.local_name();
     match name.as_ref() {
         b"testsuite" | b"testsuites" => {
-            if !empty {
-                let suite = attribute(e, b"name", at)?.unwrap_or_default();
-                let count = |key: &[u8]| -> Result<Option<u64>, ReadError> {
-                    Ok(attribute(e, key, at)?.and_then(|n| parse_count(&n)))
-                };
-                let failed = match (count(b"failures")?, count(b"errors")?) {
-                    (None, None) => None,
-                    (f, e) => Some(f.unwrap_or(0).saturating_add(e.unwrap_or(0))),
-                };
-                sink.enter(&suite, count(b"tests")?, count(b"skipped")?, failed);
-                if name.as_ref() == b"testsuite" {
-                    // Bounded: every case inside takes the path of these names.
-                    suites.push(crate::untrusted::cut(&suite, 4 * super::MAX_NAME_CHARS));
-                }
+            let suite = attribute(e, b"name", at)?.unwrap_or_default();
+            let count = |key: &[u8]| -> Result<Option<u64>, ReadError> {
+                Ok(attribute(e, key, at)?.and_then(|n| parse_count(&n)))
+            };
+            let failed = match (count(b"failures")?, count(b"errors")?) {
+                (None, None) => None,
+                (f, e) => Some(f.unwrap_or(0).saturating_add(e.unwrap_or(0))),
+            };
+            sink.enter(&suite, count(b"tests")?, count(b"skipped")?, failed);
+            if empty {
+                // No cases, but its counts still say what it holds (`tests="5"
+                // failures="5"/>` is five failures, not nothing).
+                sink.leave();
+            } else if name.as_ref() == b"testsuite" {
+                // Bounded: every case inside takes the path of these names.
+                suites.push(crate::untrusted::cut(&suite, 4 * super::MAX_NAME_CHARS));
             }
             Ok(Target::Nowhere)
         }
@@ -489,6 +543,7 @@ fn open(
                     sink.suite_failure(&suite, message);
                     if let Some(open) = sink.suites.last_mut() {
                         open.failed += 1;
+                        open.complained = true;
                     }
                 }
                 return Ok(Target::Nowhere);
@@ -514,6 +569,12 @@ fn open(
         b"rerunFailure" | b"rerunError" => {
             if let Some(case) = case.as_mut() {
                 case.reruns_failed += 1;
+                case.failed_again = true;
+                if case.message.is_empty()
+                    && let Some(message) = attribute(e, b"message", at)?
+                {
+                    case.message = message;
+                }
             }
             Ok(Target::Nowhere)
         }

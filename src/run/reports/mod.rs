@@ -832,7 +832,7 @@ impl<'l> Collector<'l> {
 
     /// Skipped tests a report counts without listing them.
     fn unlisted_skipped(&mut self, n: u64) {
-        self.tally.skipped += n;
+        self.tally.skipped = self.tally.skipped.saturating_add(n);
     }
 
     fn add(&mut self, found: Found<'_>) {
@@ -970,11 +970,11 @@ fn one_reading_per_run(parsed: Vec<Parsed>) -> Vec<Parsed> {
 
 impl Tally {
     fn add(&mut self, other: &Tally) {
-        self.passed += other.passed;
-        self.failed += other.failed;
-        self.skipped += other.skipped;
-        self.flaky += other.flaky;
-        self.outside += other.outside;
+        self.passed = self.passed.saturating_add(other.passed);
+        self.failed = self.failed.saturating_add(other.failed);
+        self.skipped = self.skipped.saturating_add(other.skipped);
+        self.flaky = self.flaky.saturating_add(other.flaky);
+        self.outside = self.outside.saturating_add(other.outside);
     }
 
     /// Whether two readings count the same tests: as many in all, as many failed (a

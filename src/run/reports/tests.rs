@@ -517,10 +517,16 @@ fn skipped_tests_a_suite_counts_but_does_not_list_are_counted_once() {
     </testsuite></testsuites>"#;
     let c = read_one(nested).unwrap().counts;
     assert_eq!((c.passed, c.failed, c.skipped), (2, 0, 2));
-    // A `skipped` count that the `tests` count does not account for adds nothing.
+    // A `skipped` count that the `tests` count does not account for adds nothing, and
+    // the test the `tests` count declares beyond the one listed is said.
     let odd = r#"<testsuite name="s" tests="2" skipped="5"><testcase classname="a" name="one"/></testsuite>"#;
-    let c = read_one(odd).unwrap().counts;
-    assert_eq!((c.passed, c.failed, c.skipped), (1, 0, 0));
+    let reading = read_one(odd).unwrap();
+    let c = &reading.counts;
+    assert_eq!((c.passed, c.failed, c.skipped), (1, 1, 0));
+    assert_eq!(
+        reading.report.cases[1].message.as_deref(),
+        Some("the suite `s` counts 2 tests, its cases show 1")
+    );
 }
 
 #[test]
@@ -988,4 +994,72 @@ fn one_file_in_two_named_formats_is_refused() {
     );
     let reading = read_as(dir.path(), &[("*.tap", None), ("out.tap", Some("tap"))]).unwrap();
     assert_eq!((reading.counts.passed, reading.report.files.len()), (1, 1));
+}
+
+/// Counts a suite declares are held against its cases without ever overflowing: a
+/// `tests` count beyond its cases (and beyond any suite around it that accounts for
+/// them) is a failing case, counts near the largest number are read, not added up past
+/// it, and a `<rerunFailure>` with no final outcome is a failure.
+#[test]
+fn a_suites_counts_that_its_cases_do_not_bear_out_are_said_never_overflowed() {
+    let counts = |text: &str| {
+        let reading = read_one(text).unwrap();
+        let c = &reading.counts;
+        let said: Vec<String> = reading
+            .report
+            .cases
+            .iter()
+            .filter(|c| c.name == "(the suite itself)")
+            .filter_map(|c| c.message.as_deref().map(str::to_owned))
+            .collect();
+        ((c.passed, c.failed, c.skipped), said)
+    };
+    let max = u64::MAX;
+    let (c, said) = counts(&format!(
+        r#"<testsuite name="s" tests="{max}" skipped="{max}"><testcase name="a"/></testsuite>"#
+    ));
+    assert_eq!(c, (1, 1, 0));
+    assert_eq!(
+        said,
+        [format!(
+            "the suite `s` counts {max} tests, its cases show 1"
+        )]
+    );
+    let half = max / 2 + 1;
+    let (c, _) = counts(&format!(
+        r#"<testsuites><testsuite name="a" tests="{half}" skipped="{half}"/><testsuite name="b" tests="{half}" skipped="{half}"/></testsuites>"#
+    ));
+    assert_eq!(c.0, 0);
+    assert!(c.1 >= 1, "{c:?}");
+    let (c, said) = counts(
+        r#"<testsuite name="s" tests="10" failures="0"><testcase name="a"/><testcase name="b"/><testcase name="c"/></testsuite>"#,
+    );
+    assert_eq!(c, (3, 1, 0));
+    assert_eq!(said, ["the suite `s` counts 10 tests, its cases show 3"]);
+    // An inner suite's count beyond its cases, with nothing around it to account.
+    let (c, said) = counts(
+        r#"<testsuites><testsuite name="inner" tests="4"><testcase name="a"/></testsuite></testsuites>"#,
+    );
+    assert_eq!(c, (1, 1, 0));
+    assert_eq!(said, ["the suite `inner` counts 4 tests, its cases show 1"]);
+    // mocha-junit-reporter: the pending test is in its suite's `tests`, and only the
+    // root's `skipped` says what it was.
+    let (c, said) = counts(
+        r#"<testsuites tests="2" skipped="1"><testsuite name="inner" tests="2"><testcase name="a"/></testsuite></testsuites>"#,
+    );
+    assert_eq!((c, said.len()), ((1, 0, 1), 0));
+    // A suite with no cases still counts what it holds.
+    let (c, said) = counts(
+        r#"<testsuites><testsuite name="x" tests="5" failures="5"/><testsuite name="y"><testcase name="a"/></testsuite></testsuites>"#,
+    );
+    assert_eq!(c, (1, 1, 0));
+    assert_eq!(
+        said,
+        ["the suite `x` counts 5 failed or errored tests, its cases show 0"]
+    );
+    // Failed again on its rerun, and no final outcome written: failed, not passed.
+    let (c, said) = counts(
+        r#"<testsuite name="s" tests="1" failures="1"><testcase name="a"><rerunFailure message="boom"/></testcase></testsuite>"#,
+    );
+    assert_eq!((c, said.len()), ((0, 1, 0), 0));
 }
