@@ -100,8 +100,10 @@ pub fn message_line(case: &TestResult) -> String {
         .as_deref()
         .and_then(|f| f.rsplit('/').next())
         .filter(|f| !f.is_empty());
+    // A carriage return alone is a line break too: a message's later line shown after
+    // it would read as a line of the output's own.
     let lines: Vec<&str> = message
-        .lines()
+        .split(['\n', '\r'])
         .map(str::trim)
         .filter(|l| !l.is_empty())
         .collect();

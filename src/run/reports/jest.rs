@@ -57,7 +57,7 @@ struct Location {
 /// Reads Jest's or Vitest's JSON (`document.test_results`) into `sink`; which of the two.
 pub(super) fn collect(document: &Document, sink: &mut Collector<'_>) -> Format {
     let files = document.test_results.as_deref().unwrap_or_default();
-    let (mut listed, mut failed) = (0u64, 0u64);
+    let (mut listed, mut failed, mut files_failed) = (0u64, 0u64, 0u64);
     for file in files {
         let mut file_failed = false;
         for test in &file.assertion_results {
@@ -100,6 +100,7 @@ pub(super) fn collect(document: &Document, sink: &mut Collector<'_>) -> Format {
                 outside: false,
             });
         }
+        files_failed += u64::from(file_failed || file.status.as_deref() == Some("failed"));
         // A file that failed with no failing test: it failed to load, or a hook failed.
         if file.status.as_deref() == Some("failed") && !file_failed {
             failed += 1;
@@ -125,7 +126,25 @@ pub(super) fn collect(document: &Document, sink: &mut Collector<'_>) -> Format {
     sink.hold_totals(&[
         (document.num_failed_tests, failed, "failed"),
         (document.num_total_tests, listed, "tests"),
+        // Jest's count of files that failed to run (Vitest's `numFailedTestSuites`
+        // counts `describe()` blocks too, so it is not held against the files).
+        (
+            document.num_runtime_error_test_suites,
+            files_failed,
+            "test files that failed to run",
+        ),
     ]);
+    // The run's own word: it did not succeed, and nothing listed says why (Vitest's
+    // unhandled errors, a failed global set-up).
+    if document.success == Some(false) && failed == 0 {
+        sink.add(Found {
+            name: "(the run itself)",
+            outcome: Some(TestOutcome::Error),
+            message: "the report says the run did not succeed (`success: false`), and no test in it failed: an error outside the tests (an unhandled error, a global set-up)",
+            outside: true,
+            ..Found::default()
+        });
+    }
     // Only Jest writes how many files failed to run.
     if document.num_runtime_error_test_suites.is_some() {
         Format::JestJson

@@ -27,6 +27,9 @@ pub(super) struct Document {
     /// Jest only: test files that failed to run.
     #[serde(default, rename = "numRuntimeErrorTestSuites")]
     pub num_runtime_error_test_suites: Option<u64>,
+    /// Whether the run succeeded, by the runner's own word.
+    #[serde(default)]
+    pub success: Option<bool>,
     // Mocha.
     #[serde(default)]
     pub stats: Option<mocha::Stats>,

@@ -256,8 +256,30 @@ impl Started {
 const FUTURE_SLACK: Duration = Duration::from_secs(5);
 
 /// Finds and reads the files `patterns` name, each in the format its pattern names,
-/// else in the one its content shows.
+/// else in the one its content shows. Why it could not is one line of plain text: what
+/// it quotes of a file (a name, a status, an element) came from pull-request code.
 pub fn read(patterns: &[ReportPattern], ctx: &Context) -> Result<Reading, Problem> {
+    read_patterns(patterns, ctx).map_err(Problem::tidy)
+}
+
+/// The longest reason a problem gives, in bytes.
+const MAX_REASON_BYTES: usize = 1000;
+
+impl Problem {
+    /// The reason without escapes, control characters or line breaks, and bounded.
+    fn tidy(self) -> Problem {
+        let tidy = |reason: String| {
+            let clean = crate::untrusted::neutralise::clean(&reason).replace(['\n', '\t'], " ");
+            crate::untrusted::cut(&clean, MAX_REASON_BYTES)
+        };
+        match self {
+            Problem::Missing(reason) => Problem::Missing(tidy(reason)),
+            Problem::Unreadable(reason) => Problem::Unreadable(tidy(reason)),
+        }
+    }
+}
+
+fn read_patterns(patterns: &[ReportPattern], ctx: &Context) -> Result<Reading, Problem> {
     let root = std::fs::canonicalize(&ctx.root)
         .map_err(|e| Problem::Unreadable(format!("reports: the manifest's folder: {e}")))?;
     let mut files: Vec<(PathBuf, Option<Format>)> = Vec::new();

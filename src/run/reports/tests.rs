@@ -1063,3 +1063,33 @@ fn a_suites_counts_that_its_cases_do_not_bear_out_are_said_never_overflowed() {
     );
     assert_eq!((c, said.len()), ((0, 1, 0), 0));
 }
+
+/// Jest's and Vitest's own word on the run is held against what they list: files that
+/// failed to run and are not listed, and a run that did not succeed with no failing
+/// test (Vitest's unhandled errors), are failures, never an empty green.
+#[test]
+fn a_jest_run_that_did_not_succeed_is_never_green() {
+    let failed = |text: &str| {
+        let reading = read_one_named("r.json", text).unwrap();
+        let names: Vec<String> = reading
+            .report
+            .cases
+            .iter()
+            .map(|c| c.name.to_string())
+            .collect();
+        (reading.counts.failed, names)
+    };
+    let (n, names) = failed(
+        r#"{"success": false, "numRuntimeErrorTestSuites": 1, "numTotalTests": 0, "numFailedTests": 0, "testResults": []}"#,
+    );
+    assert_eq!(n, 2);
+    assert_eq!(names, ["(the report's summary)", "(the run itself)"]);
+    let (n, names) = failed(
+        r#"{"success": false, "numTotalTests": 1, "numFailedTests": 0, "testResults": [{"name": "a.test.js", "status": "passed", "assertionResults": [{"title": "t", "status": "passed"}]}]}"#,
+    );
+    assert_eq!((n, names[1].as_str()), (1, "(the run itself)"));
+    let (n, _) = failed(
+        r#"{"success": true, "numTotalTests": 1, "numFailedTests": 0, "testResults": [{"name": "a.test.js", "status": "passed", "assertionResults": [{"title": "t", "status": "passed"}]}]}"#,
+    );
+    assert_eq!(n, 0);
+}
