@@ -291,8 +291,13 @@ fn trx_data_rows_are_tests_and_their_parent_is_not_counted_twice() {
         )
     };
     let row = |n: u32, outcome: &str| {
+        let error = if outcome == "Passed" {
+            String::new()
+        } else {
+            format!("<ErrorInfo><Message>row {n}</Message></ErrorInfo>")
+        };
         format!(
-            r#"<UnitTestResult testId="p" testName="Rows (Data Row {n})" outcome="{outcome}" resultType="DataDrivenDataRow"><Output><ErrorInfo><Message>row {n}</Message></ErrorInfo></Output></UnitTestResult>"#
+            r#"<UnitTestResult testId="p" testName="Rows (Data Row {n})" outcome="{outcome}" resultType="DataDrivenDataRow"><Output>{error}</Output></UnitTestResult>"#
         )
     };
     let r = read_one(&rows("Failed", &(row(0, "Passed") + &row(1, "Failed")))).unwrap();
@@ -875,5 +880,41 @@ proptest! {
             }
         }
         reads_or_refuses(&bytes)?;
+    }
+}
+
+/// A result that says it passed and holds what went wrong (a `<failure>`, an
+/// `<ErrorInfo>`) did not pass; a test or error where xUnit.net never writes one is
+/// refused, never passed over.
+#[test]
+fn a_pass_that_holds_a_failure_is_a_failure_and_misplaced_tests_are_refused() {
+    let xunit = read_one(
+        r#"<assemblies><assembly name="a.dll" total="1" failed="0"><collection name="c"><test name="N.C.u" type="N.C" result="Pass"><failure><message>Assert.True() Failure</message></failure></test></collection></assembly></assemblies>"#,
+    )
+    .unwrap();
+    assert_eq!(counts(&xunit), (0, 1, 0));
+    let nunit = read_one(
+        r#"<test-run><test-suite type="TestFixture" name="F" fullname="N.F"><test-case name="t" fullname="N.F.t" result="Passed"><failure><message>Expected 1 but was 2</message></failure></test-case></test-suite></test-run>"#,
+    )
+    .unwrap();
+    assert_eq!(counts(&nunit), (0, 1, 0));
+    let passed_with_error = trx(
+        r#"<UnitTestResult testId="t" testName="t" outcome="Passed"><Output><ErrorInfo><Message>Assert failed</Message></ErrorInfo></Output></UnitTestResult>"#,
+        r#"<UnitTest id="t"><TestMethod className="A.B" name="t"/></UnitTest>"#,
+        "",
+    );
+    let reading = read_one(&passed_with_error).unwrap();
+    assert_eq!(counts(&reading), (0, 1, 0));
+    assert_eq!(
+        case(&reading, "t").message.as_deref(),
+        Some("Assert failed")
+    );
+    for misplaced in [
+        r#"<assemblies><errors><error type="fatal"><failure><message>boom</message></failure></error></errors><assembly name="a.dll"/></assemblies>"#,
+        r#"<assemblies><assembly name="a.dll"><collection name="c"><error type="fatal"/></collection></assembly></assemblies>"#,
+        r#"<assemblies><test name="t" result="Fail"/><assembly name="a.dll"/></assemblies>"#,
+    ] {
+        let reason = unreadable(misplaced);
+        assert!(reason.contains("where xUnit.net writes none"), "{reason}");
     }
 }

@@ -77,6 +77,8 @@ struct Case {
     stack: String,
     output: String,
     reason: String,
+    /// It holds a `<failure>`: it did not pass, whatever its `result` says.
+    failure: bool,
 }
 
 struct Nunit<'s, 'l> {
@@ -195,7 +197,14 @@ impl Handler for Nunit<'_, '_> {
                 });
                 Elem::Case
             }
-            (Some(Elem::Case | Elem::Suite), b"failure") => Elem::Failure,
+            (Some(Elem::Case | Elem::Suite), b"failure") => {
+                if self.path.last() == Some(&Elem::Case)
+                    && let Some(case) = self.case.as_mut()
+                {
+                    case.failure = true;
+                }
+                Elem::Failure
+            }
             (Some(Elem::Case | Elem::Suite), b"reason") => Elem::Reason,
             (Some(Elem::Case), b"output") => self.keep(Target::Output, true),
             (Some(owner @ (Elem::Failure | Elem::Reason)), b"message") => {
@@ -281,7 +290,16 @@ impl Nunit<'_, '_> {
     }
 
     fn case_ends(&mut self, case: Case) {
-        let (outcome, why) = case_outcome(&case);
+        let (outcome, why) = match case_outcome(&case) {
+            (TestOutcome::Passed, _) if case.failure => (
+                TestOutcome::Failed,
+                Some(format!(
+                    "the result says `{}`, but the case holds a <failure>",
+                    case.result.as_deref().unwrap_or("success").trim()
+                )),
+            ),
+            read => read,
+        };
         self.listed += 1;
         self.listed_failed += u64::from(outcome.is_failure());
         // NUnit 2 names a case by its full name: the class is all before the method.

@@ -71,6 +71,8 @@ struct Open {
     /// Tests its inner results gave, and how many of them failed.
     rows: u64,
     failed_rows: u64,
+    /// It holds an `<ErrorInfo>`: what went wrong.
+    error_info: bool,
 }
 
 /// What `<Counters>` says.
@@ -152,7 +154,12 @@ impl Handler for Trx<'_, '_> {
             }
             (Some(Elem::Result), b"InnerResults") => Elem::InnerResults,
             (Some(Elem::Result), b"Output") => Elem::Output,
-            (Some(Elem::Output), b"ErrorInfo") => Elem::ErrorInfo,
+            (Some(Elem::Output), b"ErrorInfo") => {
+                if let Some(result) = self.open.last_mut() {
+                    result.error_info = true;
+                }
+                Elem::ErrorInfo
+            }
             (Some(Elem::ErrorInfo), b"Message") => self.keep(Target::Message),
             (Some(Elem::ErrorInfo), b"StackTrace") => self.keep(Target::Stack),
             (Some(Elem::Output), b"StdOut") => self.keep(Target::Out),
@@ -266,7 +273,18 @@ impl Trx<'_, '_> {
         }) {
             self.written_failures += 1;
         }
-        let (outcome, why) = outcome(word);
+        let (outcome, why) = match outcome(word) {
+            // Passed, and what went wrong beside it: not a pass. (A skipped test's
+            // reason is written as an `<ErrorInfo>` too, so only a pass is held to it.)
+            (TestOutcome::Passed, _) if result.error_info => (
+                TestOutcome::Failed,
+                Some(format!(
+                    "the outcome says `{}`, but the result holds an <ErrorInfo>",
+                    word.unwrap_or_default()
+                )),
+            ),
+            read => read,
+        };
         if word.is_some_and(|w| w.eq_ignore_ascii_case("PassedButRunAborted")) {
             self.run_aborted = true;
         }

@@ -49,6 +49,8 @@ struct Case {
     message: String,
     stack: String,
     output: String,
+    /// It holds a `<failure>`: it did not pass, whatever its `result` says.
+    failure: bool,
 }
 
 /// An `<assembly>` being read: its counts, and what it listed.
@@ -143,6 +145,7 @@ impl Handler for Xunit<'_, '_> {
                 let [exception] = attributes(e, [b"exception-type"], at)?;
                 if let Some(case) = self.case.as_mut() {
                     case.exception = exception.map(kept);
+                    case.failure = true;
                 }
                 Elem::Failure
             }
@@ -155,6 +158,20 @@ impl Handler for Xunit<'_, '_> {
             }
             (Some(Elem::Reason), b"message") => self.keep(Target::Reason),
             (Some(Elem::Test), b"output") => self.keep(Target::Output),
+            // What says a test ran or failed, somewhere xUnit.net never writes it, would
+            // be passed over: refused instead.
+            (
+                _,
+                what @ (b"assembly" | b"collection" | b"test" | b"errors" | b"error" | b"failure"),
+            ) => {
+                return Err(ReadError::at_offset(
+                    format!(
+                        "a <{}> where xUnit.net writes none (tests are in an <assembly> or its collections, errors in its <errors>)",
+                        String::from_utf8_lossy(what)
+                    ),
+                    at,
+                ));
+            }
             _ => Elem::Other,
         };
         self.path.push(elem);
@@ -205,7 +222,17 @@ impl Xunit<'_, '_> {
             (TestOutcome::Error, None)
         } else {
             self.assembly.listed += 1;
-            let (outcome, why) = outcome(case.result.as_deref());
+            let (outcome, why) = match outcome(case.result.as_deref()) {
+                // A `<failure>` under a result that says otherwise: it did not pass.
+                (said, _) if case.failure && !said.is_failure() => (
+                    TestOutcome::Failed,
+                    Some(format!(
+                        "the result says `{}`, but the test holds a <failure>",
+                        case.result.as_deref().unwrap_or_default().trim()
+                    )),
+                ),
+                read => read,
+            };
             self.assembly.listed_failed += u64::from(outcome == TestOutcome::Failed);
             (outcome, why)
         };
