@@ -32,6 +32,8 @@ pub(super) struct Prove {
     pub(super) totals: Option<(u64, u64)>,
     /// Its `Result: …`.
     pub(super) result: Option<String>,
+    /// Something after its `Result:` (another run's output appended, `>>`).
+    pub(super) after_result: bool,
     /// A file is being read: skipped whole (`skipped: reason`), its `Dubious` line.
     pub(super) open: bool,
     pub(super) skipped: bool,
@@ -44,9 +46,16 @@ impl Reader<'_, '_> {
         let Some(prove) = &mut self.prove else {
             return false;
         };
-        if prove.summary {
+        if prove.result.is_some() {
+            // prove's last line is its `Result:`.
+            prove.after_result |= !text.trim().is_empty();
+            return true;
+        } else if prove.summary {
             // `Failed tests:  2, 6`, `Parse errors: …`: what the checks here find.
-        } else if text.starts_with("All tests successful.") || text == "Test Summary Report" {
+        } else if text.starts_with("All tests successful.")
+            || text == "Test Summary Report"
+            || (indent_free(text) && (PROVE_TOTALS.is_match(text) || text.starts_with("Result: ")))
+        {
             prove.summary = true;
         } else if let Some(file) = PROVE_FILE.captures(text)
             && point(text).is_none()
@@ -152,10 +161,32 @@ impl Reader<'_, '_> {
         if prove.result.as_deref() == Some("FAIL") && self.failures == 0 {
             why.push("the result FAIL, yet no test failed".to_owned());
         }
+        let mut said = Vec::new();
         if !why.is_empty() {
-            let message = format!("prove's summary counts {}", why.join("; "));
-            self.emit("", Case::error("(the summary)", message));
+            said.push(format!("prove's summary counts {}", why.join("; ")));
+        }
+        // Cut before prove finished (killed, or a file read while it ran): the files
+        // it did not reach would be passed over.
+        if prove.result.is_none() && !self.bailed {
+            said.push(
+                "prove's output ends before its `Result:` line: prove did not finish".to_owned(),
+            );
+        }
+        if prove.after_result {
+            said.push(
+                "prove's output goes on after its `Result:` line (another run's output, appended?)"
+                    .to_owned(),
+            );
+        }
+        if !said.is_empty() {
+            self.emit("", Case::error("(the summary)", said.join("; ")));
         }
         Ok(())
     }
+}
+
+/// Whether `text` begins at the line's start (prove's own lines do; a test's output
+/// that happens to read `Result: PASS` is indented under its subtest or follows `#`).
+fn indent_free(text: &str) -> bool {
+    !text.starts_with([' ', '\t', '#'])
 }

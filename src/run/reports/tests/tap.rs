@@ -523,3 +523,26 @@ mod property {
         }
     }
 }
+
+/// prove's output that ends before its `Result:` line (prove killed, the file read
+/// while it ran) or goes on after it (a second run appended) is not a pass.
+#[test]
+fn proves_output_without_its_end_or_with_more_after_it_fails() {
+    let cut = read_one("t/a.t .. \n1..1\nok 1 - a\nok\n").unwrap();
+    assert_eq!(counts(&cut), (1, 1, 0));
+    assert_eq!(
+        tests(&cut)[1],
+        "error  › (the summary): prove's output ends before its `Result:` line: prove did not finish"
+    );
+    let skipped_only = read_one("t/empty.t .. skipped: nothing to do\n").unwrap();
+    assert_eq!(counts(&skipped_only).1, 1);
+    let appended = read_one("t/a.t .. \n1..1\nok 1 - a\nok\nAll tests successful.\nFiles=1, Tests=1,  0 wallclock secs\nResult: PASS\nt/a.t .. \n1..1\nnot ok 1 - a\n").unwrap();
+    assert_eq!(counts(&appended).1, 1);
+    assert!(
+        tests(&appended)[1].contains("goes on after its `Result:` line"),
+        "{:?}",
+        tests(&appended)
+    );
+    let whole = read_one("t/a.t .. \n1..1\nok 1 - a\nok\nAll tests successful.\nFiles=1, Tests=1,  0 wallclock secs\nResult: PASS\n").unwrap();
+    assert_eq!(counts(&whole), (1, 0, 0));
+}
