@@ -48,8 +48,10 @@ struct Package {
 pub(super) fn read(mut source: impl BufRead, sink: &mut Collector<'_>) -> Result<(), ReadError> {
     // What each running test printed, by package and name.
     let mut printed: HashMap<(String, String), String> = HashMap::new();
-    // The tests that started and have not ended, in the order they started.
-    let mut running: Vec<(String, String)> = Vec::new();
+    // The tests that started and have not ended: when each started (a test run twice
+    // over, `-count=2`, may start again before it ends), found by name in one step.
+    let mut running: HashMap<(String, String), Vec<u64>> = HashMap::new();
+    let mut open = 0usize;
     let mut packages: std::collections::BTreeMap<String, Package> = Default::default();
     let mut line = Vec::new();
     let mut number = 0u64;
@@ -106,8 +108,9 @@ pub(super) fn read(mut source: impl BufRead, sink: &mut Collector<'_>) -> Result
                 continue;
             }
             "run" => {
-                if running.len() < MAX_OPEN {
-                    running.push((package, test));
+                if open < MAX_OPEN {
+                    running.entry((package, test)).or_default().push(number);
+                    open += 1;
                 }
                 continue;
             }
@@ -116,12 +119,15 @@ pub(super) fn read(mut source: impl BufRead, sink: &mut Collector<'_>) -> Result
             "skip" => TestOutcome::Skipped,
             _ => continue,
         };
-        if let Some(at) = running
-            .iter()
-            .position(|(p, t)| *p == package && *t == test)
-        {
-            running.remove(at);
+        let key = (package, test);
+        if let Some(starts) = running.get_mut(&key) {
+            starts.remove(0);
+            open -= 1;
+            if starts.is_empty() {
+                running.remove(&key);
+            }
         }
+        let (package, test) = key;
         if outcome == TestOutcome::Failed
             && let Some(p) = packages.get_mut(&package)
         {
@@ -149,7 +155,12 @@ pub(super) fn read(mut source: impl BufRead, sink: &mut Collector<'_>) -> Result
     }
     // A test that started and never ended (a timeout's panic, a crash, a stream cut
     // short) did not pass.
-    for (package, test) in &running {
+    let mut never_ended: Vec<(u64, &(String, String))> = running
+        .iter()
+        .flat_map(|(key, starts)| starts.iter().map(move |at| (*at, key)))
+        .collect();
+    never_ended.sort_unstable();
+    for (_, (package, test)) in never_ended {
         let output = printed
             .remove(&(package.clone(), test.clone()))
             .unwrap_or_default();
