@@ -340,6 +340,37 @@ read -r wall rss < <(tail -n 1 "$work/time.txt")
 echo "peak RSS of tests: $((rss / 1024)) MiB ($wall s)"
 
 echo
+echo "## every reader: $report_files files × $report_cases test cases in each format, against JUnit"
+# The same run (2 % failing with a stack trace, 1 % skipped) written in every format the
+# readers know (scripts/bench-readers.py), each read by `tests` as a check's `reports:`
+# is: JUnit first, the baseline of the ratios. Every reader must give the same counts.
+python3 scripts/bench-readers.py "$work/formats" "$report_files" "$report_cases" >"$work/formats.txt"
+readers=()
+while read -r format ext passed failed skipped; do
+    readers+=(-n "$format" "$bin tests --cwd $work/formats/$format report-*.$ext")
+    got=$("$bin" tests --format json --cwd "$work/formats/$format" "report-*.$ext" \
+        | jq -r '.test_counts | "\(.passed) \(.failed) \(.skipped)"') || [ $? = 1 ]
+    [ "$got" = "$passed $failed $skipped" ] \
+        || { echo "error: the $format reader counts $got, not $passed $failed $skipped" >&2; exit 1; }
+done <"$work/formats.txt"
+hyperfine $runs -N -i --export-json "$work/readers.json" "${readers[@]}" >/dev/null
+echo "| format | bytes | wall (mean ± σ) | × JUnit | peak RSS |"
+echo "|---|---:|---:|---:|---:|"
+while read -r format ext _; do
+    /usr/bin/time -f "%e %M" -o "$work/time.txt" "$bin" tests --cwd "$work/formats/$format" "report-*.$ext" >/dev/null || [ $? = 1 ]
+    read -r _ rss < <(tail -n 1 "$work/time.txt")
+    bytes=$(du -cb "$work/formats/$format"/report-*."$ext" | tail -n 1 | cut -f1)
+    python3 - "$work/readers.json" "$format" "$bytes" "$rss" <<'PY'
+import json, sys
+results = json.load(open(sys.argv[1]))["results"]
+base = results[0]["mean"]
+row = next(r for r in results if r["command"] == sys.argv[2])
+print(f"| {sys.argv[2]} | {int(sys.argv[3]):,} | {row['mean'] * 1000:.0f} ± {(row['stddev'] or 0) * 1000:.0f} ms"
+      f" | {row['mean'] / base:.2f}× | {int(sys.argv[4]) // 1024} MiB |")
+PY
+done <"$work/formats.txt"
+
+echo
 echo "## $tests_envs environments × $tests_per_env tests: merge + render the tests of every pair"
 # 10 checks per environment, one of which carries a runner report of $tests_per_env tests.
 tests_results "$work/tests" "$tests_envs" "$tests_per_env"
