@@ -257,6 +257,105 @@ fn the_dotnet_reports_count_as_python_counts_them() {
     assert_eq!(ours, python);
 }
 
+/// Every test name in a report, read by Python's own `xml.etree` and `json` (the names
+/// as the file holds them, one per line; the format's name first): JUnit's
+/// `testcase/@name`, CTRF's `results.tests[].name`, Jest's and Vitest's
+/// `assertionResults[].title`, Mocha's `tests[].fullTitle` with its `pending`, RSpec's
+/// `examples[].full_description`.
+const PYTHON_NAMES: &str = r#"
+import json, sys, xml.etree.ElementTree as ET
+path = sys.argv[1]
+text = open(path, encoding='utf-8-sig').read()
+if text.lstrip().startswith('<'):
+    try:
+        roots = [ET.fromstring(text.encode())]
+    except ET.ParseError:
+        # libtest writes one document per test binary, one per line.
+        roots = [ET.fromstring(l.encode()) for l in text.splitlines() if l.strip()]
+    names = [e.get('name', '') for r in roots for e in r.iter() if e.tag.rsplit('}', 1)[-1] == 'testcase']
+    print('junit')
+else:
+    doc = json.loads(text)
+    if 'results' in doc:
+        names = [t['name'] for t in doc['results']['tests']]
+        print('ctrf')
+    elif 'testResults' in doc:
+        names = [a['title'] for f in doc['testResults'] for a in f['assertionResults']]
+        print('jest')
+    elif 'stats' in doc:
+        names = [t['fullTitle'] for t in doc['tests'] + doc['pending']]
+        print('mocha')
+    else:
+        names = [e['full_description'] for e in doc['examples']]
+        print('rspec')
+for name in sorted(set(names)):
+    print(json.dumps(name))
+"#;
+
+/// The tests each captured JUnit, CTRF, Jest, Vitest, Mocha and RSpec report names are
+/// the ones Python's own parsers find in it: no test lost, none made up. (A name that
+/// begins with its suite is kept without it; a name with a line break is one line; the
+/// reader's own cases for what is wrong outside the tests are not tests.)
+#[test]
+fn every_xml_and_json_report_names_the_tests_python_finds_in_it() {
+    let mut checked = 0;
+    for (dir, report) in cases() {
+        let path = dir.join(&report);
+        let ext = path
+            .extension()
+            .and_then(|e| e.to_str())
+            .unwrap_or_default();
+        if !matches!(ext, "xml" | "json") || report.starts_with("go-test") {
+            continue;
+        }
+        let reading = read(&dir, &report).unwrap();
+        if !matches!(
+            reading.report.format.as_str(),
+            "junit" | "ctrf" | "jest-json" | "vitest-json" | "mocha-json" | "rspec-json"
+        ) {
+            continue;
+        }
+        let python = std::process::Command::new("python3")
+            .arg("-c")
+            .arg(PYTHON_NAMES)
+            .arg(&path)
+            .output()
+            .unwrap();
+        assert!(python.status.success(), "{}: {python:?}", path.display());
+        let python = String::from_utf8(python.stdout).unwrap();
+        let mut lines = python.lines();
+        let _format = lines.next();
+        let theirs: std::collections::BTreeSet<String> = lines
+            .map(|l| serde_json::from_str::<String>(l).unwrap())
+            .map(|name| name.split_whitespace().collect::<Vec<_>>().join(" "))
+            .collect();
+        let ours: std::collections::BTreeSet<String> = reading
+            .report
+            .cases
+            .iter()
+            .filter(|c| !(c.name.starts_with("(") && c.name.ends_with(")")))
+            .map(|c| c.name.split_whitespace().collect::<Vec<_>>().join(" "))
+            .collect();
+        // Ours may have lost the suite a name began with: each of ours is one of theirs,
+        // whole or at its end, and there are as many.
+        let unmatched: Vec<&String> = ours
+            .iter()
+            .filter(|name| {
+                !theirs
+                    .iter()
+                    .any(|t| t == *name || t.ends_with(name.as_str()))
+            })
+            .collect();
+        assert!(
+            unmatched.is_empty() && ours.len() == theirs.len(),
+            "{}: ours {ours:#?}\ntheirs {theirs:#?}\nunmatched {unmatched:?}",
+            path.display()
+        );
+        checked += 1;
+    }
+    assert!(checked >= 15, "only {checked} reports compared");
+}
+
 // Through `run`: a check with `reports:` and `min-tests:`, on real commands.
 
 use common::{Project, check_result, manifest_with};
