@@ -55,13 +55,22 @@ struct Case {
     reruns_failed: u64,
     /// It holds a `<rerunFailure>`/`<rerunError>`: a run after the first failed too.
     failed_again: bool,
+    /// Catch2's `[!mayfail]`: a failure is allowed (Catch2 counts it "failed as
+    /// expected", and its run passes).
+    may_fail: bool,
 }
+
+/// What Catch2's JUnit reporter writes in a `[!mayfail]` test's `<skipped>`.
+const CATCH2_MAY_FAIL: &str = "TEST_CASE tagged with !mayfail";
 
 impl Case {
     fn outcome(&self) -> TestOutcome {
         // A rerun that failed says the test failed, whatever else the case holds:
         // Surefire writes it beside the `<failure>` of a test that never passed.
-        if self.failed || (self.failed_again && !self.errored) {
+        if self.may_fail && self.failed && !self.errored {
+            // Neither a pass nor a failure of the run: as a skipped test is.
+            TestOutcome::Skipped
+        } else if self.failed || (self.failed_again && !self.errored) {
             TestOutcome::Failed
         } else if self.errored {
             TestOutcome::Error
@@ -548,14 +557,27 @@ fn open(
                 }
                 return Ok(Target::Nowhere);
             };
+            let message = if kind == b"skipped" {
+                attribute(e, b"message", at)?
+            } else {
+                None
+            };
             match kind {
                 b"failure" => case.failed = true,
                 // PHPUnit 9's warnings make its run unsuccessful (and "No tests found" is
                 // a warning case of its own).
                 b"error" | b"warning" => case.errored = true,
+                // Catch2 marks every `[!mayfail]` test so: whether it failed is its
+                // `<failure>`'s to say.
+                _ if message.as_deref() == Some(CATCH2_MAY_FAIL) => {
+                    case.may_fail = true;
+                    return Ok(Target::Nowhere);
+                }
                 _ => case.skipped = true,
             }
-            if case.message.is_empty()
+            if let Some(message) = message.filter(|_| case.message.is_empty()) {
+                case.message = message;
+            } else if case.message.is_empty()
                 && let Some(message) = attribute(e, b"message", at)?
             {
                 case.message = message;

@@ -84,9 +84,11 @@ impl Locator {
     }
 
     /// The file (relative to the manifest's folder, `/`-separated) and line of a
-    /// failure: `file`/`line` as the report gives them, else the first frame in `texts`
-    /// that names a file of the repository. `package` is a Go import path, whose last
-    /// parts name the folder of the file names Go prints.
+    /// failure: the report's `file`, at the line of the failure's first frame in that
+    /// file (where the assertion failed: the line a report gives is often the test's
+    /// declaration — pytest's, PHPUnit's, GoogleTest's), else at the report's `line`;
+    /// else the first frame in `texts` that names a file of the repository. `package` is
+    /// a Go import path, whose last parts name the folder of the file names Go prints.
     pub fn locate(
         &self,
         file: Option<&str>,
@@ -97,14 +99,17 @@ impl Locator {
         if let Some(file) = file
             && let Some(found) = self.resolve(file, package)
         {
-            let line = line.or_else(|| {
-                let name = Path::new(file).file_name()?.to_str()?;
-                texts
-                    .iter()
-                    .flat_map(|t| FRAME.captures_iter(t))
-                    .find(|c| c[1].ends_with(name))
-                    .and_then(|c| c[2].parse().ok())
-            });
+            let failed_at = Path::new(file)
+                .file_name()
+                .and_then(|name| name.to_str())
+                .and_then(|name| {
+                    texts
+                        .iter()
+                        .flat_map(|t| FRAME.captures_iter(t).take(MAX_CANDIDATES))
+                        .find(|c| c[1].ends_with(name))
+                        .and_then(|c| c[2].parse().ok())
+                });
+            let line = failed_at.or(line);
             return Some((found, line));
         }
         for text in texts {

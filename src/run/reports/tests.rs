@@ -1093,3 +1093,16 @@ fn a_jest_run_that_did_not_succeed_is_never_green() {
     );
     assert_eq!(n, 0);
 }
+
+/// Catch2 marks every `[!mayfail]` test with a `<skipped>`: one that failed is not a
+/// failure of the run (Catch2 counts it "failed as expected", and exits 0) and is
+/// counted as skipped; one that passed is a pass.
+#[test]
+fn a_catch2_mayfail_test_that_failed_is_skipped_and_one_that_passed_passed() {
+    let reading = read_one(
+        r#"<testsuites><testsuite name="t" tests="2" failures="0"><testcase classname="t.global" name="may fail" status="run"><skipped message="TEST_CASE tagged with !mayfail"/><failure message="add(1, 1) == 3" type="REQUIRE">at t.cpp:15</failure></testcase><testcase classname="t.global" name="may pass" status="run"><skipped message="TEST_CASE tagged with !mayfail"/></testcase></testsuite></testsuites>"#,
+    )
+    .unwrap();
+    let c = &reading.counts;
+    assert_eq!((c.passed, c.failed, c.skipped), (1, 0, 1));
+}
