@@ -4,20 +4,13 @@
 
 use serde::Deserialize;
 
-use super::{Collector, Found, ReadError};
+use super::json::Listed;
+use super::{Collector, Found};
 use crate::results::TestOutcome;
-
-/// The report's `results`.
-#[derive(Deserialize)]
-pub(super) struct Results {
-    tests: Vec<Test>,
-    #[serde(default)]
-    summary: Option<Summary>,
-}
 
 /// The report's own totals, held against its tests.
 #[derive(Deserialize)]
-struct Summary {
+pub(super) struct Summary {
     #[serde(default)]
     tests: Option<u64>,
     #[serde(default)]
@@ -26,7 +19,7 @@ struct Summary {
 
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
-struct Test {
+pub(super) struct Test {
     name: String,
     status: String,
     #[serde(default)]
@@ -56,9 +49,16 @@ enum Suite {
     Path(Vec<String>),
 }
 
-/// Reads a CTRF report's `results` into `sink`.
-pub(super) fn collect(results: &Results, sink: &mut Collector<'_>) -> Result<(), ReadError> {
-    for (index, test) in results.tests.iter().enumerate() {
+/// Reads one of a CTRF report's `results.tests` into `sink`; what is wrong with it.
+pub(super) fn add(
+    test: &Test,
+    sink: &mut Collector<'_>,
+    listed: &mut Listed,
+) -> Result<(), String> {
+    let index = listed.tests;
+    listed.tests += 1;
+    listed.failed += u64::from(test.status == "failed");
+    {
         let outcome = match test.status.as_str() {
             "passed" if test.flaky == Some(true) => TestOutcome::Flaky,
             "passed" => TestOutcome::Passed,
@@ -80,9 +80,9 @@ pub(super) fn collect(results: &Results, sink: &mut Collector<'_>) -> Result<(),
             }
             "other" => TestOutcome::Error,
             other => {
-                return Err(ReadError::new(format!(
+                return Err(format!(
                     "results.tests[{index}]: unknown status `{other}` (CTRF has passed, failed, skipped, pending, other)"
-                )));
+                ));
             }
         };
         let suite = match &test.suite {
@@ -106,17 +106,16 @@ pub(super) fn collect(results: &Results, sink: &mut Collector<'_>) -> Result<(),
             outside: false,
         });
     }
-    // Totals the tests do not bear out are a failure of the report.
-    if let Some(summary) = &results.summary {
-        let failed = results
-            .tests
-            .iter()
-            .filter(|t| t.status == "failed")
-            .count() as u64;
+    Ok(())
+}
+
+/// The end of a CTRF report: its `summary`'s totals the tests do not bear out are a
+/// failure of the report.
+pub(super) fn finish(summary: Option<&Summary>, listed: &Listed, sink: &mut Collector<'_>) {
+    if let Some(summary) = summary {
         sink.hold_totals(&[
-            (summary.failed, failed, "failed"),
-            (summary.tests, results.tests.len() as u64, "tests"),
+            (summary.failed, listed.failed, "failed"),
+            (summary.tests, listed.tests, "tests"),
         ]);
     }
-    Ok(())
 }

@@ -13,7 +13,7 @@
 
 use serde::Deserialize;
 
-use super::json::{Document, millis};
+use super::json::{Listed, Totals, millis};
 use super::{Collector, Format, Found};
 use crate::results::TestOutcome;
 
@@ -54,14 +54,17 @@ struct Location {
     line: Option<u32>,
 }
 
-/// Reads Jest's or Vitest's JSON (`document.test_results`) into `sink`; which of the two.
-pub(super) fn collect(document: &Document, sink: &mut Collector<'_>) -> Format {
-    let files = document.test_results.as_deref().unwrap_or_default();
-    let (mut listed, mut failed, mut files_failed) = (0u64, 0u64, 0u64);
-    for file in files {
+/// Reads one test file's results (an item of `testResults`) into `sink`.
+pub(super) fn add_file(file: &FileResult, sink: &mut Collector<'_>, listed: &mut Listed) {
+    let Listed {
+        tests: listed,
+        failed,
+        files_failed,
+    } = listed;
+    {
         let mut file_failed = false;
         for test in &file.assertion_results {
-            listed += 1;
+            *listed += 1;
             let retried =
                 test.invocations.is_some_and(|n| n > 1) || !test.failure_messages.is_empty();
             let outcome = match test.status.as_str() {
@@ -72,7 +75,7 @@ pub(super) fn collect(document: &Document, sink: &mut Collector<'_>) -> Format {
                 _ => TestOutcome::Error,
             };
             if outcome.is_failure() {
-                failed += 1;
+                *failed += 1;
                 file_failed = true;
             }
             let mut suite = file.name.clone();
@@ -100,10 +103,10 @@ pub(super) fn collect(document: &Document, sink: &mut Collector<'_>) -> Format {
                 outside: false,
             });
         }
-        files_failed += u64::from(file_failed || file.status.as_deref() == Some("failed"));
+        *files_failed += u64::from(file_failed || file.status.as_deref() == Some("failed"));
         // A file that failed with no failing test: it failed to load, or a hook failed.
         if file.status.as_deref() == Some("failed") && !file_failed {
-            failed += 1;
+            *failed += 1;
             let message = file.message.as_deref().unwrap_or_default();
             sink.add(Found {
                 suite: &file.name,
@@ -123,20 +126,29 @@ pub(super) fn collect(document: &Document, sink: &mut Collector<'_>) -> Format {
             });
         }
     }
+}
+
+/// The run's totals held against the files read; which of the two runners wrote it.
+pub(super) fn finish(totals: &Totals, listed: &Listed, sink: &mut Collector<'_>) -> Format {
+    let Listed {
+        tests: listed,
+        failed,
+        files_failed,
+    } = *listed;
     sink.hold_totals(&[
-        (document.num_failed_tests, failed, "failed"),
-        (document.num_total_tests, listed, "tests"),
+        (totals.num_failed_tests, failed, "failed"),
+        (totals.num_total_tests, listed, "tests"),
         // Jest's count of files that failed to run (Vitest's `numFailedTestSuites`
         // counts `describe()` blocks too, so it is not held against the files).
         (
-            document.num_runtime_error_test_suites,
+            totals.num_runtime_error_test_suites,
             files_failed,
             "test files that failed to run",
         ),
     ]);
     // The run's own word: it did not succeed, and nothing listed says why (Vitest's
     // unhandled errors, a failed global set-up).
-    if document.success == Some(false) && failed == 0 {
+    if totals.success == Some(false) && failed == 0 {
         sink.add(Found {
             name: "(the run itself)",
             outcome: Some(TestOutcome::Error),
@@ -146,7 +158,7 @@ pub(super) fn collect(document: &Document, sink: &mut Collector<'_>) -> Format {
         });
     }
     // Only Jest writes how many files failed to run.
-    if document.num_runtime_error_test_suites.is_some() {
+    if totals.num_runtime_error_test_suites.is_some() {
         Format::JestJson
     } else {
         Format::VitestJson

@@ -3,50 +3,46 @@
 //! `--reporter json` (`stats` with `passes`, `failures`, `pending`) and RSpec's
 //! `--format json` (`examples`). A document with none of these is no known report.
 
+use std::fmt;
 use std::io::BufRead;
+use std::marker::PhantomData;
 
 use serde::Deserialize;
+use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
 use super::{Collector, Format, ReadError, ctrf, jest, mocha, rspec};
+use crate::results::TestOutcome;
 
-/// Every format's top-level keys, each optional: which are present says the format.
-/// (One struct, not one per format flattened: a report of 100,000 tests is read once,
-/// never buffered first.)
-#[derive(Deserialize)]
-pub(super) struct Document {
-    // CTRF.
-    #[serde(default)]
-    results: Option<ctrf::Results>,
+/// The tests one format's lists gave: how many, how many failed, and (Jest, Vitest)
+/// how many test files failed.
+#[derive(Debug, Default, Clone, Copy)]
+pub(super) struct Listed {
+    pub tests: u64,
+    pub failed: u64,
+    pub files_failed: u64,
+}
+
+/// The document's small values, kept to the end: the formats' totals and summaries.
+#[derive(Default)]
+pub(super) struct Totals {
     // Jest and Vitest.
-    #[serde(default, rename = "testResults")]
-    pub test_results: Option<Vec<jest::FileResult>>,
-    #[serde(default, rename = "numTotalTests")]
     pub num_total_tests: Option<u64>,
-    #[serde(default, rename = "numFailedTests")]
     pub num_failed_tests: Option<u64>,
     /// Jest only: test files that failed to run.
-    #[serde(default, rename = "numRuntimeErrorTestSuites")]
     pub num_runtime_error_test_suites: Option<u64>,
     /// Whether the run succeeded, by the runner's own word.
-    #[serde(default)]
     pub success: Option<bool>,
     // Mocha.
-    #[serde(default)]
-    pub stats: Option<mocha::Stats>,
-    #[serde(default)]
-    pub passes: Option<Vec<mocha::Test>>,
-    #[serde(default)]
-    pub failures: Option<Vec<mocha::Test>>,
-    #[serde(default)]
-    pub pending: Option<Vec<mocha::Test>>,
+    stats: Option<mocha::Stats>,
+    /// How many of `passes`, `failures` and `pending` were there.
+    mocha_lists: usize,
     // RSpec.
-    #[serde(default)]
-    pub examples: Option<Vec<rspec::Example>>,
-    #[serde(default)]
-    pub summary: Option<rspec::Summary>,
-    /// RSpec: what went wrong outside the examples (a file that failed to load).
-    #[serde(default)]
-    pub messages: Option<Vec<String>>,
+    summary: Option<rspec::Summary>,
+    /// What went wrong outside the examples (a file that failed to load).
+    messages: Vec<String>,
+    // CTRF.
+    ctrf_summary: Option<ctrf::Summary>,
+    ctrf_tests: bool,
 }
 
 /// Each format's key: the one a document of that format has and no other format's has.
@@ -60,85 +56,312 @@ const KEYS: [(&str, &str, Format); 4] = [
 /// Reads a JSON report into `sink`, in the format `forced` names, else in the one its
 /// keys show; the format it was. A document with the keys of two formats is refused
 /// unless the format is named: which one the runner meant cannot be told.
+///
+/// The document is read in one pass and its tests handed to `sink` one by one as they
+/// come: a report of a million tests is never held whole.
 pub(super) fn read(
     source: impl BufRead,
     forced: Option<Format>,
     sink: &mut Collector<'_>,
 ) -> Result<Format, ReadError> {
-    let document: Document = serde_json::from_reader(source).map_err(|e| {
-        ReadError::at_line(
-            format!("not a JSON test report: {}", strip_position(&e.to_string())),
-            e.line() as u64,
-        )
-    })?;
-    let present = [
-        document.results.is_some(),
-        document.test_results.is_some(),
-        document.stats.is_some(),
-        document.examples.is_some(),
-    ];
-    let found: Vec<_> = KEYS
-        .iter()
-        .zip(present)
-        .filter_map(|(key, present)| present.then_some(key))
-        .collect();
-    let format = match (forced, found.as_slice()) {
-        (Some(format), _) => format,
-        (None, [(_, _, format)]) => *format,
-        (None, []) => {
-            return Err(ReadError::new(
-                "a JSON document that is no known test report: it has no `results` (CTRF), `testResults` (Jest, Vitest), `stats` (Mocha) or `examples` (RSpec)",
-            ));
-        }
-        (None, several) => {
-            let named: Vec<String> = several
-                .iter()
-                .map(|(key, who, _)| format!("`{key}` ({who})"))
-                .collect();
-            return Err(ReadError::new(format!(
-                "a JSON document with the keys of more than one report format: {}; name its format (`reports: {{ path, format }}`)",
-                named.join(" and ")
-            )));
-        }
+    let mut document = Document {
+        sink,
+        forced: forced.map(family),
+        present: [false; 4],
+        listed: Listed::default(),
+        totals: Totals::default(),
     };
-    let missing = |key: &str| {
-        ReadError::new(format!(
-            "not a {format} report: the document has no `{key}`"
-        ))
-    };
+    let mut reader = serde_json::Deserializer::from_reader(source);
+    (&mut document)
+        .deserialize(&mut reader)
+        .and_then(|()| reader.end())
+        .map_err(|e| {
+            ReadError::at_line(
+                format!("not a JSON test report: {}", strip_position(&e.to_string())),
+                e.line() as u64,
+            )
+        })?;
+    document.finish(forced)
+}
+
+/// Jest and Vitest write one shape: one family.
+fn family(format: Format) -> Format {
     match format {
-        Format::Ctrf => {
-            let results = document
-                .results
-                .as_ref()
-                .ok_or_else(|| missing("results"))?;
-            ctrf::collect(results, sink)?;
-            Ok(Format::Ctrf)
-        }
-        Format::JestJson | Format::VitestJson => {
-            if document.test_results.is_none() {
-                return Err(missing("testResults"));
+        Format::VitestJson => Format::JestJson,
+        other => other,
+    }
+}
+
+/// A document being read, and what it gave so far.
+struct Document<'s, 'l> {
+    sink: &'s mut Collector<'l>,
+    /// The format named: the other formats' lists are passed over.
+    forced: Option<Format>,
+    /// Which of [`KEYS`] it has.
+    present: [bool; 4],
+    listed: Listed,
+    totals: Totals,
+}
+
+impl Document<'_, '_> {
+    /// Whether the lists of `format` are read.
+    fn reads(&self, format: Format) -> bool {
+        self.forced.is_none_or(|f| f == format)
+    }
+
+    /// The document ended: the format its keys show, and that format's totals.
+    fn finish(self, forced: Option<Format>) -> Result<Format, ReadError> {
+        let found: Vec<_> = KEYS
+            .iter()
+            .zip(self.present)
+            .filter_map(|(key, present)| present.then_some(key))
+            .collect();
+        let format = match (forced, found.as_slice()) {
+            (Some(format), _) => format,
+            (None, [(_, _, format)]) => *format,
+            (None, []) => {
+                return Err(ReadError::new(
+                    "a JSON document that is no known test report: it has no `results` (CTRF), `testResults` (Jest, Vitest), `stats` (Mocha) or `examples` (RSpec)",
+                ));
             }
-            let told = jest::collect(&document, sink);
-            Ok(forced.unwrap_or(told))
-        }
-        Format::MochaJson => {
-            if document.stats.is_none() {
-                return Err(missing("stats"));
+            (None, several) => {
+                let named: Vec<String> = several
+                    .iter()
+                    .map(|(key, who, _)| format!("`{key}` ({who})"))
+                    .collect();
+                return Err(ReadError::new(format!(
+                    "a JSON document with the keys of more than one report format: {}; name its format (`reports: {{ path, format }}`)",
+                    named.join(" and ")
+                )));
             }
-            mocha::collect(&document, sink)?;
-            Ok(Format::MochaJson)
-        }
-        Format::RspecJson => {
-            if document.examples.is_none() {
-                return Err(missing("examples"));
+        };
+        let missing = |key: &str| {
+            ReadError::new(format!(
+                "not a {format} report: the document has no `{key}`"
+            ))
+        };
+        let has = |format: Format| {
+            KEYS.iter()
+                .zip(self.present)
+                .any(|((_, _, f), present)| *f == format && present)
+        };
+        let (sink, listed, totals) = (self.sink, &self.listed, &self.totals);
+        match format {
+            Format::Ctrf => {
+                if !has(Format::Ctrf) {
+                    return Err(missing("results"));
+                }
+                if !totals.ctrf_tests {
+                    return Err(missing("results.tests"));
+                }
+                ctrf::finish(totals.ctrf_summary.as_ref(), listed, sink);
+                Ok(Format::Ctrf)
             }
-            rspec::collect(&document, sink);
-            Ok(Format::RspecJson)
+            Format::JestJson | Format::VitestJson => {
+                if !has(Format::JestJson) {
+                    return Err(missing("testResults"));
+                }
+                let told = jest::finish(totals, listed, sink);
+                Ok(forced.unwrap_or(told))
+            }
+            Format::MochaJson => {
+                let Some(stats) = &totals.stats else {
+                    return Err(missing("stats"));
+                };
+                mocha::finish(stats, totals.mocha_lists, listed, sink)?;
+                Ok(Format::MochaJson)
+            }
+            Format::RspecJson => {
+                if !has(Format::RspecJson) {
+                    return Err(missing("examples"));
+                }
+                rspec::finish(totals.summary.as_ref(), &totals.messages, listed, sink);
+                Ok(Format::RspecJson)
+            }
+            other => Err(ReadError::new(format!(
+                "not a {other} report: the file is one JSON document"
+            ))),
         }
-        other => Err(ReadError::new(format!(
-            "not a {other} report: the file is one JSON document"
-        ))),
+    }
+
+    /// Marks `format`'s key as present.
+    fn mark(&mut self, format: Format) {
+        if let Some(at) = KEYS.iter().position(|(_, _, f)| *f == format) {
+            self.present[at] = true;
+        }
+    }
+}
+
+impl<'de> DeserializeSeed<'de> for &mut Document<'_, '_> {
+    type Value = ();
+
+    fn deserialize<D: de::Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        deserializer.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for &mut Document<'_, '_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a JSON object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        // A key given twice (two lists of tests, two totals) is refused: which of the
+        // two counts cannot be told.
+        let mut seen = std::collections::HashSet::new();
+        while let Some(key) = map.next_key::<String>()? {
+            if !seen.insert(key.clone()) {
+                return Err(de::Error::custom(format!("`{key}` is given twice")));
+            }
+            match key.as_str() {
+                "results" => {
+                    self.mark(Format::Ctrf);
+                    if self.reads(Format::Ctrf) {
+                        map.next_value_seed(CtrfResults(&mut *self))?;
+                    } else {
+                        map.next_value::<IgnoredAny>()?;
+                    }
+                }
+                "testResults" => {
+                    self.mark(Format::JestJson);
+                    if self.reads(Format::JestJson) {
+                        let (sink, listed) = (&mut *self.sink, &mut self.listed);
+                        map.next_value_seed(Each(
+                            |file: jest::FileResult| {
+                                jest::add_file(&file, sink, listed);
+                                Ok(())
+                            },
+                            PhantomData,
+                        ))?;
+                    } else {
+                        map.next_value::<IgnoredAny>()?;
+                    }
+                }
+                "stats" => {
+                    self.mark(Format::MochaJson);
+                    self.totals.stats = Some(map.next_value()?);
+                }
+                list @ ("passes" | "failures" | "pending") if self.reads(Format::MochaJson) => {
+                    let outcome = match list {
+                        "passes" => TestOutcome::Passed,
+                        "failures" => TestOutcome::Failed,
+                        _ => TestOutcome::Skipped,
+                    };
+                    self.totals.mocha_lists += 1;
+                    let (sink, listed) = (&mut *self.sink, &mut self.listed);
+                    map.next_value_seed(Each(
+                        |test: mocha::Test| {
+                            mocha::add(&test, outcome, sink, listed);
+                            Ok(())
+                        },
+                        PhantomData,
+                    ))?;
+                }
+                "examples" => {
+                    self.mark(Format::RspecJson);
+                    if self.reads(Format::RspecJson) {
+                        let (sink, listed) = (&mut *self.sink, &mut self.listed);
+                        map.next_value_seed(Each(
+                            |example: rspec::Example| {
+                                rspec::add(&example, sink, listed);
+                                Ok(())
+                            },
+                            PhantomData,
+                        ))?;
+                    } else {
+                        map.next_value::<IgnoredAny>()?;
+                    }
+                }
+                "summary" => self.totals.summary = map.next_value()?,
+                "messages" => {
+                    self.totals.messages =
+                        map.next_value::<Option<Vec<String>>>()?.unwrap_or_default();
+                }
+                "numTotalTests" => self.totals.num_total_tests = map.next_value()?,
+                "numFailedTests" => self.totals.num_failed_tests = map.next_value()?,
+                "numRuntimeErrorTestSuites" => {
+                    self.totals.num_runtime_error_test_suites = map.next_value()?;
+                }
+                "success" => self.totals.success = map.next_value()?,
+                _ => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// CTRF's `results`: its `tests`, read one by one, and its `summary`.
+struct CtrfResults<'d, 's, 'l>(&'d mut Document<'s, 'l>);
+
+impl<'de> DeserializeSeed<'de> for CtrfResults<'_, '_, '_> {
+    type Value = ();
+
+    fn deserialize<D: de::Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        deserializer.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for CtrfResults<'_, '_, '_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("CTRF's `results` object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        let document = self.0;
+        while let Some(key) = map.next_key::<String>()? {
+            match key.as_str() {
+                "tests" => {
+                    if std::mem::replace(&mut document.totals.ctrf_tests, true) {
+                        return Err(de::Error::custom("`results.tests` is given twice"));
+                    }
+                    let (sink, listed) = (&mut *document.sink, &mut document.listed);
+                    map.next_value_seed(Each(
+                        |test: ctrf::Test| ctrf::add(&test, sink, listed),
+                        PhantomData,
+                    ))?;
+                }
+                "summary" => document.totals.ctrf_summary = map.next_value()?,
+                _ => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A JSON list whose items are each handed to the closure as they are read, never
+/// all held at once.
+struct Each<T, F>(F, PhantomData<T>);
+
+impl<'de, T: Deserialize<'de>, F: FnMut(T) -> Result<(), String>> DeserializeSeed<'de>
+    for Each<T, F>
+{
+    type Value = ();
+
+    fn deserialize<D: de::Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        deserializer.deserialize_seq(self)
+    }
+}
+
+impl<'de, T: Deserialize<'de>, F: FnMut(T) -> Result<(), String>> Visitor<'de> for Each<T, F> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a list")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(mut self, mut seq: A) -> Result<(), A::Error> {
+        while let Some(item) = seq.next_element::<T>()? {
+            (self.0)(item).map_err(de::Error::custom)?;
+        }
+        Ok(())
     }
 }
 

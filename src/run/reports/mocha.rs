@@ -7,7 +7,7 @@
 
 use serde::Deserialize;
 
-use super::json::{Document, millis};
+use super::json::{Listed, millis};
 use super::{Collector, Found, ReadError};
 use crate::results::TestOutcome;
 
@@ -43,48 +43,48 @@ struct Error {
     stack: Option<String>,
 }
 
-/// Reads Mocha's JSON into `sink`.
-pub(super) fn collect(document: &Document, sink: &mut Collector<'_>) -> Result<(), ReadError> {
-    let (Some(stats), Some(passes), Some(failures), Some(pending)) = (
-        &document.stats,
-        &document.passes,
-        &document.failures,
-        &document.pending,
-    ) else {
+/// Reads one test of Mocha's `passes` (`Passed`), `failures` (`Failed`) or `pending`
+/// (`Skipped`) list into `sink`.
+pub(super) fn add(
+    test: &Test,
+    listed_as: TestOutcome,
+    sink: &mut Collector<'_>,
+    listed: &mut Listed,
+) {
+    listed.tests += 1;
+    listed.failed += u64::from(listed_as == TestOutcome::Failed);
+    let outcome = match listed_as {
+        TestOutcome::Passed if test.current_retry.is_some_and(|n| n > 0) => TestOutcome::Flaky,
+        other => other,
+    };
+    let err = test.err.as_ref();
+    sink.add(Found {
+        suite: test.file.as_deref().unwrap_or_default(),
+        name: test.full_title.as_deref().unwrap_or(&test.title),
+        outcome: Some(outcome),
+        duration_ms: millis(test.duration, 1.0),
+        message: err.and_then(|e| e.message.as_deref()).unwrap_or_default(),
+        output: err.and_then(|e| e.stack.as_deref()).unwrap_or_default(),
+        file: test.file.as_deref(),
+        ..Found::default()
+    });
+}
+
+/// The end of Mocha's JSON: its three lists were all there, and its `stats` hold.
+pub(super) fn finish(
+    stats: &Stats,
+    lists: usize,
+    listed: &Listed,
+    sink: &mut Collector<'_>,
+) -> Result<(), ReadError> {
+    if lists < 3 {
         return Err(ReadError::new(
             "a Mocha JSON report without its `passes`, `failures` and `pending` lists",
         ));
-    };
-    let lists = [
-        (passes, TestOutcome::Passed),
-        (failures, TestOutcome::Failed),
-        (pending, TestOutcome::Skipped),
-    ];
-    for (tests, outcome) in lists {
-        for test in tests {
-            let outcome = match outcome {
-                TestOutcome::Passed if test.current_retry.is_some_and(|n| n > 0) => {
-                    TestOutcome::Flaky
-                }
-                other => other,
-            };
-            let err = test.err.as_ref();
-            sink.add(Found {
-                suite: test.file.as_deref().unwrap_or_default(),
-                name: test.full_title.as_deref().unwrap_or(&test.title),
-                outcome: Some(outcome),
-                duration_ms: millis(test.duration, 1.0),
-                message: err.and_then(|e| e.message.as_deref()).unwrap_or_default(),
-                output: err.and_then(|e| e.stack.as_deref()).unwrap_or_default(),
-                file: test.file.as_deref(),
-                ..Found::default()
-            });
-        }
     }
-    let listed = (passes.len() + failures.len() + pending.len()) as u64;
     sink.hold_totals(&[
-        (stats.failures, failures.len() as u64, "failures"),
-        (stats.tests, listed, "tests"),
+        (stats.failures, listed.failed, "failures"),
+        (stats.tests, listed.tests, "tests"),
     ]);
     Ok(())
 }

@@ -8,7 +8,7 @@
 
 use serde::Deserialize;
 
-use super::json::{Document, millis};
+use super::json::{Listed, millis};
 use super::{Collector, Found};
 use crate::results::TestOutcome;
 
@@ -52,18 +52,17 @@ pub(in crate::run::reports) struct Summary {
     errors_outside_of_examples_count: Option<u64>,
 }
 
-/// Reads RSpec's JSON into `sink`.
-pub(super) fn collect(document: &Document, sink: &mut Collector<'_>) {
-    let examples = document.examples.as_deref().unwrap_or_default();
-    let mut failed = 0u64;
-    for example in examples {
+/// Reads one of RSpec's `examples` into `sink`.
+pub(super) fn add(example: &Example, sink: &mut Collector<'_>, listed: &mut Listed) {
+    listed.tests += 1;
+    {
         let outcome = match example.status.as_str() {
             "passed" => TestOutcome::Passed,
             "failed" => TestOutcome::Failed,
             "pending" => TestOutcome::Skipped,
             _ => TestOutcome::Error,
         };
-        failed += u64::from(outcome.is_failure());
+        listed.failed += u64::from(outcome.is_failure());
         let exception = example.exception.as_ref();
         let message = match exception {
             Some(e) => format!(
@@ -99,13 +98,22 @@ pub(super) fn collect(document: &Document, sink: &mut Collector<'_>) {
             outside: false,
         });
     }
-    let summary = document.summary.as_ref();
+}
+
+/// The end of RSpec's JSON: errors outside the examples, and the `summary` held
+/// against the examples read.
+pub(super) fn finish(
+    summary: Option<&Summary>,
+    messages: &[String],
+    listed: &Listed,
+    sink: &mut Collector<'_>,
+) {
     // Errors outside the examples (a spec file that failed to load) fail the run.
     let outside = summary
         .and_then(|s| s.errors_outside_of_examples_count)
         .unwrap_or(0);
     if outside > 0 {
-        let messages = document.messages.as_deref().unwrap_or_default().join("\n");
+        let messages = messages.join("\n");
         sink.add(Found {
             name: "(errors outside of examples)",
             outcome: Some(TestOutcome::Error),
@@ -116,10 +124,14 @@ pub(super) fn collect(document: &Document, sink: &mut Collector<'_>) {
         });
     }
     sink.hold_totals(&[
-        (summary.and_then(|s| s.failure_count), failed, "failures"),
+        (
+            summary.and_then(|s| s.failure_count),
+            listed.failed,
+            "failures",
+        ),
         (
             summary.and_then(|s| s.example_count),
-            examples.len() as u64,
+            listed.tests,
             "examples",
         ),
     ]);

@@ -1106,3 +1106,29 @@ fn a_catch2_mayfail_test_that_failed_is_skipped_and_one_that_passed_passed() {
     let c = &reading.counts;
     assert_eq!((c.passed, c.failed, c.skipped), (1, 0, 1));
 }
+
+/// A JSON report is read in one pass, its tests handed on as they come: a key given
+/// twice (a second list of tests, a second total) is refused rather than one of them
+/// chosen; with a format named, the other formats' lists are passed over unread.
+#[test]
+fn a_json_reports_keys_are_read_once_each() {
+    let twice = r#"{"examples": [{"description": "a", "status": "failed"}], "examples": [{"description": "a", "status": "passed"}]}"#;
+    match read_one_named("r.json", twice) {
+        Err(Problem::Unreadable(reason)) => {
+            assert!(reason.contains("`examples` is given twice"), "{reason}")
+        }
+        other => panic!("{other:?}"),
+    }
+    let both = r#"{"examples": [{"description": "a", "status": "failed"}], "results": {"tests": [{"name": "b", "status": "passed"}]}}"#;
+    let dir = folder(&[("r.json", both)]);
+    let reading = read_as(dir.path(), &[("r.json", Some("ctrf"))]).unwrap();
+    let names: Vec<&str> = reading
+        .report
+        .cases
+        .iter()
+        .map(|c| c.name.as_str())
+        .collect();
+    assert_eq!(names, ["b"]);
+    let reading = read_as(dir.path(), &[("r.json", Some("rspec-json"))]).unwrap();
+    assert_eq!(reading.counts.failed, 1);
+}
