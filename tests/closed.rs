@@ -817,3 +817,94 @@ fn counts_past_any_real_suite_do_not_break_the_merge() {
     assert!(matches!(code, 0 | 1), "{code}: {stderr}");
     assert!(report["verdict"].is_string(), "{stderr}");
 }
+
+/// A nextest-style report with one test that failed, then passed on its retry.
+const FLAKY_JUNIT: &str = r#"<testsuites><testsuite name="unit" tests="2" failures="0"><testcase classname="unit" name="steady"/><testcase classname="unit" name="wobbly"><flakyFailure message="first try failed"/></testcase></testsuite></testsuites>"#;
+
+/// `fail-on-flaky`: a test that passed only on its retry fails the pair when the
+/// manifest (or `run --fail-on-flaky`) says so, and only then; a result that claims
+/// PASS over its flaky test, or over a failed test its report lists, contradicts its
+/// facts at the intake.
+#[test]
+fn a_flaky_pass_fails_under_fail_on_flaky_and_a_claimed_pass_over_it_is_refused() {
+    let manifest = |strict: &str| {
+        format!(
+            "version: 1\nenvironments:\n  - name: lin\nchecks:\n  - id: unit\n    test: cp flaky.xml out.xml\n    reports: out.xml\n{strict}"
+        )
+    };
+    let project = Project::new(&manifest(""));
+    project.write("flaky.xml", FLAKY_JUNIT);
+    project.std_cmd().arg("run").status().unwrap();
+    let lenient = common::check_result(&project, "lin", "unit");
+    assert_eq!(lenient["status"], "PASS", "{lenient}");
+    assert_eq!(lenient["test_counts"]["flaky"], 1);
+    // The flag, on the same manifest.
+    let out = project
+        .std_cmd()
+        .args(["run", "--fail-on-flaky"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let flagged = common::check_result(&project, "lin", "unit");
+    assert_eq!(flagged["status"], "FAIL");
+    assert_eq!(
+        flagged["summary"],
+        "1 flaky test passed only on a retry, and fail-on-flaky is set"
+    );
+    // The manifest's key.
+    project.write("verify-matrix.yml", &manifest("    fail-on-flaky: true\n"));
+    let out = project.std_cmd().arg("run").output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    assert_eq!(
+        common::check_result(&project, "lin", "unit")["status"],
+        "FAIL"
+    );
+    // A result edited to PASS over its flaky test is caught at the intake.
+    edit(
+        &project,
+        "verify-matrix-results/verify-matrix-lin.json",
+        |r| {
+            let c = check(r, "unit");
+            c["status"] = "PASS".into();
+            c["summary"] = "2 tests passed".into();
+        },
+    );
+    let (code, report, stderr) = merge(&project, &["verify-matrix-results"]);
+    assert_eq!(code, 1, "{stderr}");
+    assert_eq!(report["verdict"], "NOT_VERIFIED");
+    let reason = report["contradictions"][0]["reason"].as_str().unwrap();
+    assert!(
+        reason.contains(
+            "it claims PASS, but 1 of its tests passed only on a retry, and fail-on-flaky is set"
+        ),
+        "{reason}"
+    );
+    // And one edited to PASS over a failed test its report lists.
+    project.write("verify-matrix.yml", &manifest(""));
+    project.write(
+        "flaky.xml",
+        &FLAKY_JUNIT
+            .replace(
+                r#"<flakyFailure message="first try failed"/>"#,
+                r#"<failure message="broke"/>"#,
+            )
+            .replace(r#"failures="0""#, r#"failures="1""#),
+    );
+    project.std_cmd().arg("run").status().unwrap();
+    edit(
+        &project,
+        "verify-matrix-results/verify-matrix-lin.json",
+        |r| {
+            let c = check(r, "unit");
+            c["status"] = "PASS".into();
+            c["exit_code"] = 0.into();
+        },
+    );
+    let (code, report, stderr) = merge(&project, &["verify-matrix-results"]);
+    assert_eq!(code, 1, "{stderr}");
+    let reason = report["contradictions"][0]["reason"].as_str().unwrap();
+    assert!(
+        reason.contains("it claims PASS, but its report lists 1 failed test"),
+        "{reason}"
+    );
+}

@@ -592,6 +592,10 @@ pub(crate) struct RunArgs {
     /// Stop starting checks after the first required failure (the rest are NOT_RUN)
     #[arg(long)]
     pub fail_fast: bool,
+    /// A test that passed only on a retry (flaky) fails its check, as `fail-on-flaky:
+    /// true` on every check does
+    #[arg(long)]
+    pub fail_on_flaky: bool,
     /// Run only this check (repeatable)
     #[arg(long = "check", value_name = "ID")]
     pub checks: Vec<String>,
@@ -626,6 +630,7 @@ impl RunArgs {
             || self.all
             || !self.checks.is_empty()
             || self.fail_fast
+            || self.fail_on_flaky
             || self.jobs != 1
             || self.run_timeout.is_some()
             || self.shard.is_some()

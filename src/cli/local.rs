@@ -241,6 +241,9 @@ impl Entry {
         if args.fail_fast {
             inner.push("--fail-fast".into());
         }
+        if args.fail_on_flaky {
+            inner.push("--fail-on-flaky".into());
+        }
         if let Some(limit) = args.run_timeout {
             inner.push("--run-timeout".into());
             inner.push(format!("{}s", limit.as_secs().max(1)).into());

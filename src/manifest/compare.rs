@@ -6,7 +6,7 @@
 //! environment dropped (from the manifest, or from a check that was required there), an
 //! exit-code expectation that accepts a code the trusted one did not, `must-be-effective`
 //! turned off, `min-tests` lowered or removed, a check's `reports` removed,
-//! `tests-may-drop` raised, `fail-on: new`, and `skip: true`. Other changes (a check added, a command or timeout
+//! `tests-may-drop` raised, `fail-on-flaky` turned off, `fail-on: new`, and `skip: true`. Other changes (a check added, a command or timeout
 //! changed, an expectation tightened) are listed for reviewers and never block.
 
 use serde::{Deserialize, Serialize};
@@ -165,6 +165,13 @@ fn check_changes(
         note(
             Some(id),
             format!("check `{id}`: `must-be-effective` was turned off"),
+            true,
+        );
+    }
+    if before.fail_on_flaky && !after.fail_on_flaky {
+        note(
+            Some(id),
+            format!("check `{id}`: `fail-on-flaky` was turned off"),
             true,
         );
     }
@@ -459,6 +466,16 @@ checks:
                 "check `unit`: `tests-may-drop` went from 0% to 10%".into(),
                 true
             )]
+        );
+        // Failing on flaky tests is a strictness a pull request may add, not remove.
+        let strict = BASE.replace(
+            "test: cargo test }",
+            "test: cargo test, fail-on-flaky: true }",
+        );
+        assert_eq!(compare(BASE, &strict), vec![]);
+        assert_eq!(
+            compare(&strict, BASE),
+            vec![("check `unit`: `fail-on-flaky` was turned off".into(), true)]
         );
         let tightened = BASE.replace("expect: failure", "exit-code: 2");
         assert_eq!(

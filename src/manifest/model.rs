@@ -436,6 +436,8 @@ pub struct Check {
     /// Its shards may run the same test (`shards-may-overlap: true`); else a test run
     /// in two shards fails the pair.
     pub shards_may_overlap: bool,
+    /// A test that passed only on a retry fails the pair (`fail-on-flaky: true`).
+    pub fail_on_flaky: bool,
 }
 
 /// Whether `pattern` can name report files: relative, inside the check's folder, a

@@ -252,6 +252,9 @@ pub struct RawDefaults {
     /// How many fewer tests than the baseline a test gate may run (`5%`).
     #[serde(default)]
     pub tests_may_drop: Option<RawPercent>,
+    /// `true`: a test that passed only on a retry (flaky) fails its pair.
+    #[serde(default)]
+    pub fail_on_flaky: Option<bool>,
 }
 
 /// A percentage: `5%`, `12.5%`, or a number.
@@ -418,6 +421,10 @@ pub struct RawCheck {
     /// a gate that must be effective).
     #[serde(default)]
     pub tests_may_drop: Option<RawPercent>,
+    /// `true`: a test that passed only on a retry (flaky, by the runner's report or
+    /// log) fails the pair. Default `false` (`defaults.fail-on-flaky`).
+    #[serde(default)]
+    pub fail_on_flaky: Option<bool>,
     /// The working folder, relative to the manifest's folder.
     #[serde(default)]
     pub cwd: Option<String>,

@@ -440,6 +440,23 @@ fn why_not_a_pass(check: &Check, claimed: &CheckResult, share: bool) -> Vec<Stri
             )),
         }
     }
+    // The runner's own report is evidence too: a test it lists as failed is not a pass
+    // (whatever the exit code), nor, under `fail-on-flaky`, one that passed on a retry.
+    let counts = claimed.test_counts.as_ref();
+    if let Some(failed) = counts.map(|c| c.failed).filter(|n| *n > 0)
+        && claimed.tests.is_some()
+        && matches!(check.expect, crate::manifest::ExpectExit::Code(_))
+    {
+        let tests = if failed == 1 { "test" } else { "tests" };
+        why_not.push(format!("its report lists {failed} failed {tests}"));
+    }
+    if let Some(flaky) = counts.map(|c| c.flaky).filter(|n| *n > 0)
+        && check.fail_on_flaky
+    {
+        why_not.push(format!(
+            "{flaky} of its tests passed only on a retry, and fail-on-flaky is set"
+        ));
+    }
     if claimed.timed_out {
         why_not.push("it timed out".to_owned());
     }

@@ -768,7 +768,10 @@ impl CheckJob {
                 .into();
             }
         }
-        if share && result.tests_executed == Some(0) && result.status == Status::Pass {
+        if let Some(why) = flaky_fails(&self.check, result) {
+            result.status = Status::Fail;
+            result.summary = why.into();
+        } else if share && result.tests_executed == Some(0) && result.status == Status::Pass {
             result.summary = format!(
                 "no test in shard {}'s share (exit {code}); judged with the other shards",
                 self.slice.map(|s| s.to_string()).unwrap_or_default()
@@ -990,4 +993,16 @@ fn expand_with(command: &str, values: &[(&str, String)]) -> String {
     }
     out.push_str(rest);
     out
+}
+
+/// Why `result` cannot pass under `fail-on-flaky`: tests that passed only on a retry.
+/// The same rule [`crate::results::intake`] holds a claimed pass to.
+pub fn flaky_fails(check: &Check, result: &CheckResult) -> Option<String> {
+    let flaky = result.test_counts.as_ref().map_or(0, |c| c.flaky);
+    (check.fail_on_flaky && flaky > 0 && result.status == Status::Pass).then(|| {
+        format!(
+            "{} passed only on a retry, and fail-on-flaky is set",
+            counted(flaky, "flaky test", "flaky tests")
+        )
+    })
 }

@@ -53,6 +53,7 @@ pub(super) fn run(args: &ExecArgs) -> Result<i32, Error> {
         split: None,
         list: None,
         shards_may_overlap: false,
+        fail_on_flaky: false,
     };
     let job = CheckJob {
         check,

@@ -19,7 +19,13 @@ use crate::results::Report;
 use crate::results::schema::ItemResult;
 
 pub(super) fn run(settings: &Settings, args: &RunArgs, format: RunFormat) -> Result<i32, Error> {
-    let manifest = settings.load_manifest()?;
+    let mut manifest = settings.load_manifest()?;
+    // Stricter than the manifest, never looser: a flaky pass fails every check.
+    if args.fail_on_flaky {
+        for check in &mut manifest.checks {
+            check.fail_on_flaky = true;
+        }
+    }
     let chosen = if args.all {
         manifest.environments.iter().collect()
     } else {

@@ -59,6 +59,10 @@ impl Validator<'_> {
             reports: raw.reports.clone().map(|r| r.0).unwrap_or_default(),
             min_tests: raw.min_tests,
             tests_may_drop: raw.tests_may_drop.or(defaults.tests_may_drop).map(|p| p.0),
+            fail_on_flaky: raw
+                .fail_on_flaky
+                .or(defaults.fail_on_flaky)
+                .unwrap_or(false),
             // An item runs in its group's folder (a default folder applies to the
             // group once, not again to each item); its own `cwd` is relative to it.
             cwd: raw
@@ -148,6 +152,7 @@ impl Validator<'_> {
                 ("reports", raw.reports.is_some()),
                 ("min-tests", raw.min_tests.is_some()),
                 ("tests-may-drop", raw.tests_may_drop.is_some()),
+                ("fail-on-flaky", raw.fail_on_flaky.is_some()),
                 ("shell", raw.shell.is_some()),
             ] {
                 if set && has_kind {
