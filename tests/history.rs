@@ -419,7 +419,7 @@ fn a_version_1_database_is_migrated_and_keeps_its_runs() {
     let out = history(&project, &["add", "--branch", "main", "run2.json"]);
     assert_eq!(out.status.code(), Some(0), "{out:?}");
     let db = sqlite(&project);
-    assert_eq!(count(&db, "PRAGMA user_version"), 4);
+    assert_eq!(count(&db, "PRAGMA user_version"), 5);
     assert_eq!(count(&db, "SELECT count(*) FROM runs"), 2);
     // The old run's pair has no executed count; the new run's test gate has one.
     assert_eq!(
@@ -935,4 +935,119 @@ fn a_forged_history_key_is_a_manifest_error_and_prunes_nothing() {
         );
         assert_eq!(run_ids(&sqlite(&project)), ["1", "2", "3"], "{forged}");
     }
+}
+
+/// `history tests`: five runs, of `main` and then of a branch; `test_0` is flaky in
+/// linux twice, `test_1` fails in macos in the third run and again in the last (a
+/// branch's). Each test's runs, failures and flaky runs — overall and on `main` — its
+/// first failure and last green, in JSON, CSV and a table, from a real SQLite file
+/// that keeps an index per test.
+#[test]
+fn history_tests_gives_each_tests_health_overall_and_on_the_base_branch() {
+    let project = reported_with_tests(3);
+    let report = project.json("report.json");
+    for run in 1..=5u64 {
+        let mut r = report.clone();
+        r["source"]["repository"] = "o/r".into();
+        r["source"]["run_id"] = run.to_string().into();
+        r["source"]["commit"] = format!("{run}{}", "c".repeat(39)).into();
+        r["finished_at"] = format!("2026-01-0{run}T03:04:05Z").into();
+        for row in r["rows"].as_array_mut().unwrap() {
+            let (check, env) = (row["check"].clone(), row["environment"].clone());
+            if check != "unit" || !row["detail"]["tests"]["cases"].is_array() {
+                continue;
+            }
+            let cases = &mut row["detail"]["tests"]["cases"];
+            if env == "linux" && (run == 2 || run == 4) {
+                cases[0]["outcome"] = "flaky".into();
+            }
+            if env == "macos" && (run == 3 || run == 5) {
+                cases[1]["outcome"] = "failed".into();
+            }
+        }
+        project.write(&format!("run{run}.json"), &r.to_string());
+        let branch = if run == 5 { "feature" } else { "main" };
+        let out = history(
+            &project,
+            &["add", "--branch", branch, &format!("run{run}.json")],
+        );
+        assert!(out.status.success(), "{out:?}");
+    }
+    let out = history(&project, &["tests", "--format", "json"]);
+    assert!(out.status.success(), "{out:?}");
+    let tests: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let tests = tests.as_array().unwrap();
+    // Only the tests that failed or were flaky; the flakiest first.
+    let names: Vec<&str> = tests.iter().map(|t| t["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["test_0", "test_1"]);
+    let flaky = &tests[0];
+    assert_eq!(
+        (
+            flaky["runs"].as_u64(),
+            flaky["failed"].as_u64(),
+            flaky["flaky"].as_u64()
+        ),
+        (Some(10), Some(0), Some(2))
+    );
+    assert_eq!(
+        (flaky["base_runs"].as_u64(), flaky["base_flaky"].as_u64()),
+        (Some(8), Some(2))
+    );
+    assert_eq!(flaky["flaky_rate"], 0.2);
+    let failing = &tests[1];
+    assert_eq!(
+        (
+            failing["runs"].as_u64(),
+            failing["failed"].as_u64(),
+            failing["base_failed"].as_u64()
+        ),
+        (Some(10), Some(2), Some(1))
+    );
+    assert_eq!(
+        failing["first_failure"]["commit"],
+        format!("3{}", "c".repeat(39))
+    );
+    assert_eq!(
+        failing["last_green"]["commit"],
+        format!("5{}", "c".repeat(39))
+    );
+    assert_eq!(failing["failing_now"], true);
+    // Sorted by failures instead; the window narrowed to the last two runs; --all.
+    let out = history(
+        &project,
+        &[
+            "tests", "--format", "json", "--sort", "failures", "--last", "2",
+        ],
+    );
+    let tests: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(tests[0]["name"], "test_1");
+    assert_eq!(tests[0]["runs"], 4);
+    let out = history(&project, &["tests", "--format", "json", "--all"]);
+    let tests: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(tests.as_array().unwrap().len(), 3);
+    // CSV and the table.
+    let out = history(&project, &["tests", "--format", "csv"]);
+    let csv = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        csv.starts_with("check,suite,name,id,runs,failed,flaky,failure_rate,flaky_rate,"),
+        "{csv}"
+    );
+    assert!(
+        csv.contains("unit,t,test_1,,10,2,0,0.2000,0.0000,8,1,0,"),
+        "{csv}"
+    );
+    let out = history(&project, &["tests"]);
+    let table = String::from_utf8(out.stdout).unwrap();
+    assert!(table.contains("t › test_1"), "{table}");
+    assert!(table.contains("2 of 10 (20%), failing now"), "{table}");
+    assert!(table.contains("Flaky on main"), "{table}");
+    // The index the documented queries use.
+    let db = sqlite(&project);
+    assert_eq!(
+        count(
+            &db,
+            "SELECT count(*) FROM sqlite_schema WHERE type = 'index' AND name = 'tests_by_test'"
+        ),
+        1
+    );
 }

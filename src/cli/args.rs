@@ -206,6 +206,9 @@ pub(crate) enum HistoryCommand {
     /// Per check × environment: pass rate, flaky rate, duration p50/p95, test count
     /// trend, last failure
     Show(HistoryShowArgs),
+    /// Per test: how often it ran, failed and was flaky over the last runs, overall and
+    /// on the base branch; its first failure and last green
+    Tests(HistoryTestsArgs),
     /// A self-contained dashboard page: verdicts over time, a check × run heat map,
     /// trends, the flakiest and slowest checks
     Html(HistoryHtmlArgs),
@@ -322,6 +325,47 @@ pub(crate) struct HistoryShowArgs {
     /// What to print
     #[arg(long, value_enum, default_value = "table")]
     pub format: ShowFormat,
+}
+
+/// `history tests`.
+#[derive(Debug, Args)]
+pub(crate) struct HistoryTestsArgs {
+    /// Only this check's tests
+    #[arg(long, value_name = "ID")]
+    pub check: Option<String>,
+    /// Only the tests run in this environment
+    #[arg(long, value_name = "ENV")]
+    pub env: Option<String>,
+    /// The base branch, whose own counts are given beside the overall ones
+    #[arg(long, value_name = "BRANCH", default_value = "main")]
+    pub base: String,
+    /// How many of the most recent runs (overall, and on the base branch)
+    #[arg(long, value_name = "N", default_value_t = 20, value_parser = clap::value_parser!(u32).range(1..))]
+    pub last: u32,
+    /// Count pull requests' runs too (by default only the runs of pushes and schedules)
+    #[arg(long)]
+    pub include_prs: bool,
+    /// List every test, not only those that failed or were flaky in the window
+    #[arg(long)]
+    pub all: bool,
+    /// What comes first
+    #[arg(long, value_enum, default_value = "flaky")]
+    pub sort: TestsSort,
+    /// The most tests listed (0: all)
+    #[arg(long, value_name = "N", default_value_t = 50)]
+    pub limit: usize,
+    /// What to print
+    #[arg(long, value_enum, default_value = "table")]
+    pub format: ShowFormat,
+}
+
+/// `history tests --sort`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum TestsSort {
+    // The highest flaky rate first, then failure rate.
+    Flaky,
+    // The highest failure rate first, then flaky rate.
+    Failures,
 }
 
 /// `history show --format`.

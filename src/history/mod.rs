@@ -4,6 +4,7 @@
 //! is not a database, or another program's, is refused and never overwritten.
 
 mod base;
+mod health;
 mod html;
 mod prune;
 mod schema;
@@ -19,6 +20,7 @@ use rusqlite::{Connection, OpenFlags, TransactionBehavior, params};
 use crate::results::{Report, RowResult};
 
 pub use base::BaseQuery;
+pub use health::{HealthQuery, HealthSort, Seen, TestHealth, tests};
 pub use html::{PageQuery, page};
 pub use prune::{DEFAULT_KEEP_DAYS, DEFAULT_KEEP_RUNS, Pruned, Retention};
 pub use schema::{APPLICATION_ID, SCHEMA_VERSION};
