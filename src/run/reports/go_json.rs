@@ -1,7 +1,9 @@
 //! `go test -json` (test2json) events, one JSON object per line: `run`, `output`, and a
 //! test's end, `pass`, `fail` or `skip`. Every test (subtests too, as `go test -v`
 //! counts them) is one result; a failure's message and output are what it printed.
-//! Lines that are not events (a build error on stderr) are passed over.
+//! Lines that are not events (a build error on stderr) are not tests, but one that says
+//! something failed (`FAIL`, `--- FAIL`, `panic:`) is a failure outside the tests; a
+//! stream with no event at all is no `go test -json` output.
 
 use std::collections::HashMap;
 use std::io::BufRead;
@@ -55,6 +57,9 @@ pub(super) fn read(mut source: impl BufRead, sink: &mut Collector<'_>) -> Result
     let mut packages: std::collections::BTreeMap<String, Package> = Default::default();
     let mut line = Vec::new();
     let mut number = 0u64;
+    let mut events = 0u64;
+    // The first line outside the events that says something failed, and where.
+    let mut failed_outside: Option<(u64, String)> = None;
     loop {
         line.clear();
         let read = read_line(&mut source, &mut line)
@@ -65,8 +70,17 @@ pub(super) fn read(mut source: impl BufRead, sink: &mut Collector<'_>) -> Result
         number += 1;
         let text = line.trim_ascii();
         if !text.starts_with(b"{") {
+            let said = String::from_utf8_lossy(text);
+            if failed_outside.is_none()
+                && ["FAIL", "--- FAIL", "panic:"]
+                    .iter()
+                    .any(|word| said.starts_with(word))
+            {
+                failed_outside = Some((number, said.into_owned()));
+            }
             continue;
         }
+        events += 1;
         let event: Event = serde_json::from_slice(text)
             .map_err(|e| ReadError::at_line(format!("not a `go test -json` event: {e}"), number))?;
         let package = event.package.clone().unwrap_or_default();
@@ -180,6 +194,21 @@ pub(super) fn read(mut source: impl BufRead, sink: &mut Collector<'_>) -> Result
             line: None,
             package: Some(package),
             outside: false,
+        });
+    }
+    if events == 0 {
+        return Err(ReadError::new(
+            "no `go test -json` event: not one line is a JSON event",
+        ));
+    }
+    if let Some((at, said)) = failed_outside {
+        let message = format!("line {at}, outside the events: {said}");
+        sink.add(Found {
+            name: "(the output around the events)",
+            outcome: Some(TestOutcome::Error),
+            message: &message,
+            outside: true,
+            ..Found::default()
         });
     }
     // A package that failed with no failed test of its own (a build that failed, a

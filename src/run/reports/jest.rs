@@ -28,6 +28,21 @@ pub(in crate::run::reports) struct FileResult {
     message: Option<String>,
     #[serde(default, rename = "assertionResults")]
     assertion_results: Vec<Assertion>,
+    /// Jest: why the file could not run.
+    #[serde(default, rename = "testExecError")]
+    test_exec_error: Option<serde::de::IgnoredAny>,
+}
+
+impl FileResult {
+    /// The file did not pass by its own word: `failed`, a status not known to say it
+    /// passed or did not run, or an error that kept it from running.
+    fn failed(&self) -> bool {
+        let known = matches!(
+            self.status.as_deref(),
+            None | Some("passed" | "pending" | "skipped" | "skip" | "todo" | "disabled")
+        );
+        !known || self.test_exec_error.is_some()
+    }
 }
 
 #[derive(Deserialize)]
@@ -103,9 +118,9 @@ pub(super) fn add_file(file: &FileResult, sink: &mut Collector<'_>, listed: &mut
                 outside: false,
             });
         }
-        *files_failed += u64::from(file_failed || file.status.as_deref() == Some("failed"));
+        *files_failed += u64::from(file_failed || file.failed());
         // A file that failed with no failing test: it failed to load, or a hook failed.
-        if file.status.as_deref() == Some("failed") && !file_failed {
+        if file.failed() && !file_failed {
             *failed += 1;
             let message = file.message.as_deref().unwrap_or_default();
             sink.add(Found {

@@ -36,6 +36,8 @@ pub(super) struct Totals {
     stats: Option<mocha::Stats>,
     /// How many of `passes`, `failures` and `pending` were there.
     mocha_lists: usize,
+    /// The tests of Mocha's `tests` list that carry an error.
+    mocha_errors: u64,
     // RSpec.
     summary: Option<rspec::Summary>,
     /// What went wrong outside the examples (a file that failed to load).
@@ -168,7 +170,7 @@ impl Document<'_, '_> {
                 let Some(stats) = &totals.stats else {
                     return Err(missing("stats"));
                 };
-                mocha::finish(stats, totals.mocha_lists, listed, sink)?;
+                mocha::finish(stats, totals.mocha_lists, totals.mocha_errors, listed, sink)?;
                 Ok(Format::MochaJson)
             }
             Format::RspecJson => {
@@ -259,6 +261,18 @@ impl<'de> Visitor<'de> for &mut Document<'_, '_> {
                         PhantomData,
                     ))?;
                 }
+                "tests" if self.reads(Format::MochaJson) => {
+                    // Mocha lists every test again here, each with its error: one with an
+                    // error is a failure, whatever lists it.
+                    let errors = &mut self.totals.mocha_errors;
+                    map.next_value_seed(Each(
+                        |test: mocha::Test| {
+                            *errors += u64::from(test.has_error());
+                            Ok(())
+                        },
+                        PhantomData,
+                    ))?;
+                }
                 "examples" => {
                     self.mark(Format::RspecJson);
                     if self.reads(Format::RspecJson) {
@@ -314,7 +328,11 @@ impl<'de> Visitor<'de> for CtrfResults<'_, '_, '_> {
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
         let document = self.0;
+        let mut seen = std::collections::HashSet::new();
         while let Some(key) = map.next_key::<String>()? {
+            if !seen.insert(key.clone()) {
+                return Err(de::Error::custom(format!("`results.{key}` is given twice")));
+            }
             match key.as_str() {
                 "tests" => {
                     if std::mem::replace(&mut document.totals.ctrf_tests, true) {

@@ -43,6 +43,15 @@ struct Error {
     stack: Option<String>,
 }
 
+impl Test {
+    /// It carries an error (Mocha writes `"err": {}` for a test without one).
+    pub(super) fn has_error(&self) -> bool {
+        self.err
+            .as_ref()
+            .is_some_and(|e| e.message.is_some() || e.stack.is_some())
+    }
+}
+
 /// Reads one test of Mocha's `passes` (`Passed`), `failures` (`Failed`) or `pending`
 /// (`Skipped`) list into `sink`.
 pub(super) fn add(
@@ -74,6 +83,7 @@ pub(super) fn add(
 pub(super) fn finish(
     stats: &Stats,
     lists: usize,
+    errors: u64,
     listed: &Listed,
     sink: &mut Collector<'_>,
 ) -> Result<(), ReadError> {
@@ -85,6 +95,7 @@ pub(super) fn finish(
     sink.hold_totals(&[
         (stats.failures, listed.failed, "failures"),
         (stats.tests, listed.tests, "tests"),
+        (Some(errors), listed.failed, "tests with an error"),
     ]);
     Ok(())
 }

@@ -47,6 +47,9 @@ pub const MAX_FILE_BYTES: u64 = 256 * 1024 * 1024;
 pub const MAX_WALK: usize = 200_000;
 /// The most tests listed per check; more are counted, not listed.
 pub const MAX_CASES: usize = 100_000;
+/// Of [`MAX_CASES`], the places only a failure may take: a failure after a hundred
+/// thousand passes is still named.
+const FAILURES_ONLY: usize = 10_000;
 /// The longest suite or test name kept, in characters.
 pub const MAX_NAME_CHARS: usize = 500;
 /// The longest failure message kept, in characters.
@@ -871,7 +874,12 @@ impl<'l> Collector<'l> {
             }
             TestOutcome::Skipped => self.tally.skipped += 1,
         }
-        if self.cases.len() >= MAX_CASES {
+        let room = if outcome.is_failure() {
+            MAX_CASES
+        } else {
+            MAX_CASES - FAILURES_ONLY
+        };
+        if self.cases.len() >= room {
             self.left_out += 1;
             return;
         }
@@ -941,9 +949,19 @@ fn combine(files: &[(PathBuf, Option<Format>)], ctx: &Context, parsed: Vec<Parse
         noop = noop.or(part.noop);
         tally.add(&part.tally);
         left_out += part.left_out;
-        let room = MAX_CASES.saturating_sub(cases.len());
-        left_out += part.cases.len().saturating_sub(room) as u64;
-        cases.extend(part.cases.into_iter().take(room));
+        // As each file's collector keeps them: failures may take the last places.
+        for case in part.cases {
+            let room = if case.outcome.is_failure() {
+                MAX_CASES
+            } else {
+                MAX_CASES - FAILURES_ONLY
+            };
+            if cases.len() < room {
+                cases.push(case);
+            } else {
+                left_out += 1;
+            }
+        }
     }
     Reading {
         report: TestReport {

@@ -109,9 +109,15 @@ pub(super) fn finish(
     sink: &mut Collector<'_>,
 ) {
     // Errors outside the examples (a spec file that failed to load) fail the run.
+    // RSpec's count, or its messages' own word where the count says none.
+    let said = messages
+        .iter()
+        .filter(|m| m.trim_start().starts_with("An error occurred"))
+        .count() as u64;
     let outside = summary
         .and_then(|s| s.errors_outside_of_examples_count)
-        .unwrap_or(0);
+        .unwrap_or(0)
+        .max(said);
     if outside > 0 {
         let messages = messages.join("\n");
         sink.add(Found {

@@ -1132,3 +1132,68 @@ fn a_json_reports_keys_are_read_once_each() {
     let reading = read_as(dir.path(), &[("r.json", Some("rspec-json"))]).unwrap();
     assert_eq!(reading.counts.failed, 1);
 }
+
+/// What a JSON or `go test -json` report says failed outside its lists is a failure:
+/// a Jest file whose status is no pass, Mocha's `tests` list holding an error its
+/// `failures` do not, RSpec's load error in `messages`, a `FAIL` line between go's
+/// events; a go stream with no event is no report, and CTRF's `summary` may not be
+/// given twice.
+#[test]
+fn what_a_report_says_failed_outside_its_lists_is_a_failure() {
+    let failed = |name: &str, text: &str| {
+        let reading = read_one_named(name, text).unwrap_or_else(|e| panic!("{text}: {e:?}"));
+        reading.counts.failed
+    };
+    let jest_file = |status: &str| {
+        format!(
+            r#"{{"testResults": [{{"name": "a.test.js", "status": "{status}", "message": "Test suite failed to run", "assertionResults": []}}, {{"name": "b.test.js", "status": "passed", "assertionResults": [{{"title": "t", "status": "passed"}}]}}]}}"#
+        )
+    };
+    for status in ["error", "weird", "FAILED", ""] {
+        assert_eq!(failed("r.json", &jest_file(status)), 1, "{status}");
+    }
+    assert_eq!(failed("r.json", &jest_file("passed")), 0);
+    let exec_error = r#"{"testResults": [{"name": "a.test.js", "status": "passed", "testExecError": {"message": "boom"}, "assertionResults": []}]}"#;
+    assert_eq!(failed("r.json", exec_error), 1);
+    let mocha = r#"{"stats": {"tests": 1, "failures": 0}, "tests": [{"title": "a", "fullTitle": "s a", "err": {"message": "boom"}}], "passes": [{"title": "a", "fullTitle": "s a", "err": {}}], "failures": [], "pending": []}"#;
+    assert_eq!(failed("r.json", mocha), 1);
+    let mocha_ok = mocha.replace(r#""err": {"message": "boom"}"#, r#""err": {}"#);
+    assert_eq!(failed("r.json", &mocha_ok), 0);
+    let rspec = r#"{"examples": [{"description": "a", "status": "passed"}], "summary": {"example_count": 1, "failure_count": 0, "errors_outside_of_examples_count": 0}, "messages": ["An error occurred while loading ./spec/broken_spec.rb"]}"#;
+    assert_eq!(failed("r.json", rspec), 1);
+    let go = "# example.com/x\n./x.go:3:2: undefined: foo\nFAIL\texample.com/x [build failed]\n{\"Action\":\"pass\",\"Package\":\"other\",\"Test\":\"TestA\"}\n{\"Action\":\"pass\",\"Package\":\"other\"}\n";
+    let dir = folder(&[("go.json", go), ("plain.txt", "--- FAIL: TestA\nFAIL\n")]);
+    let reading = read_as(dir.path(), &[("go.json", Some("go-test-json"))]).unwrap();
+    assert_eq!((reading.counts.passed, reading.counts.failed), (1, 1));
+    let reason = unreadable_reason(read_as(dir.path(), &[("plain.txt", Some("go-test-json"))]));
+    assert!(reason.contains("no `go test -json` event"), "{reason}");
+    let ctrf = r#"{"results": {"summary": {"tests": 1, "failed": 1}, "summary": {"tests": 0, "failed": 0}, "tests": []}}"#;
+    match read_one_named("r.json", ctrf) {
+        Err(Problem::Unreadable(reason)) => {
+            assert!(
+                reason.contains("`results.summary` is given twice"),
+                "{reason}"
+            )
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+/// A failure after more passes than are listed is still named: the last places of the
+/// list are a failure's.
+#[test]
+fn a_failure_after_a_hundred_thousand_passes_is_named() {
+    let mut tests: Vec<String> = (0..MAX_CASES)
+        .map(|i| format!(r#"{{"name": "t{i}", "status": "passed"}}"#))
+        .collect();
+    tests.push(r#"{"name": "the one", "status": "failed", "message": "boom"}"#.to_owned());
+    let text = format!(r#"{{"results": {{"tests": [{}]}}}}"#, tests.join(","));
+    let reading = read_one_named("r.json", &text).unwrap();
+    assert_eq!(reading.counts.failed, 1);
+    assert!(
+        reading.report.cases.iter().any(|c| c.name == "the one"),
+        "the failure is listed"
+    );
+    assert_eq!(reading.report.cases.len(), MAX_CASES - FAILURES_ONLY + 1);
+    assert_eq!(reading.report.left_out, FAILURES_ONLY as u64);
+}
