@@ -13,6 +13,7 @@ mod load;
 pub mod model;
 mod parse;
 pub mod raw;
+mod report_format;
 pub mod runs_on;
 pub mod schema;
 pub mod spans;
@@ -25,3 +26,4 @@ pub use load::{
     from_embedded, from_text_as, from_text_in, from_yaml_text, load, load_as, load_yaml_file,
 };
 pub use model::*;
+pub use report_format::ReportFormat;

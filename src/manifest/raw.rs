@@ -656,7 +656,7 @@ pub struct RawPaths(pub Vec<ReportPattern>);
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ReportPattern {
     pub path: String,
-    pub format: Option<crate::run::reports::Format>,
+    pub format: Option<super::ReportFormat>,
 }
 
 impl ReportPattern {
@@ -677,12 +677,12 @@ impl<'de> Deserialize<'de> for ReportPattern {
         struct Spelled {
             path: String,
             #[serde(default, deserialize_with = "format_name")]
-            format: Option<crate::run::reports::Format>,
+            format: Option<super::ReportFormat>,
         }
         /// The format's name, refused where it is written when no format has it.
         fn format_name<'de, D: Deserializer<'de>>(
             deserializer: D,
-        ) -> Result<Option<crate::run::reports::Format>, D::Error> {
+        ) -> Result<Option<super::ReportFormat>, D::Error> {
             let name = String::deserialize(deserializer)?;
             name.parse().map(Some).map_err(de::Error::custom)
         }

@@ -68,7 +68,7 @@ impl JsonSchema for RawPaths {
     }
 
     fn json_schema(_: &mut SchemaGenerator) -> Schema {
-        let formats: Vec<&str> = crate::run::reports::Format::ALL
+        let formats: Vec<&str> = super::ReportFormat::ALL
             .iter()
             .map(|f| f.as_str())
             .collect();

@@ -59,95 +59,14 @@ pub const MAX_OUTPUT_CHARS: usize = 4000;
 /// The most text read from one failure or output element (the rest is skipped).
 const MAX_CAPTURE_BYTES: usize = 64 * 1024;
 
-/// The formats a report is read in, detected from its content.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Format {
-    Junit,
-    Ctrf,
-    GoTestJson,
-    /// `jest --json`.
-    JestJson,
-    /// `vitest --reporter=json`.
-    VitestJson,
-    /// `mocha --reporter json`.
-    MochaJson,
-    /// `rspec --format json`.
-    RspecJson,
-    /// Visual Studio's test results (`dotnet test --logger trx`).
-    Trx,
-    /// NUnit's `TestResult.xml` (NUnit 3, and NUnit 2's).
-    Nunit,
-    /// xUnit.net's own XML (`--xml`).
-    Xunit,
-    /// The Test Anything Protocol (node's test runner, `prove -v`, Bats).
-    Tap,
-}
+pub use crate::manifest::ReportFormat as Format;
 
-impl Format {
-    /// Every format, in the order messages list them.
-    pub const ALL: [Format; 11] = [
-        Format::Junit,
-        Format::Trx,
-        Format::Nunit,
-        Format::Xunit,
-        Format::Ctrf,
-        Format::JestJson,
-        Format::VitestJson,
-        Format::MochaJson,
-        Format::RspecJson,
-        Format::GoTestJson,
-        Format::Tap,
-    ];
-
-    /// Whether the format is XML.
-    fn is_xml(self) -> bool {
-        matches!(
-            self,
-            Format::Junit | Format::Trx | Format::Nunit | Format::Xunit
-        )
-    }
-
-    /// The spelling in result files and in the counts' `runner`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Format::Junit => "junit",
-            Format::Ctrf => "ctrf",
-            Format::GoTestJson => "go-test-json",
-            Format::JestJson => "jest-json",
-            Format::VitestJson => "vitest-json",
-            Format::MochaJson => "mocha-json",
-            Format::RspecJson => "rspec-json",
-            Format::Trx => "trx",
-            Format::Nunit => "nunit",
-            Format::Xunit => "xunit",
-            Format::Tap => "tap",
-        }
-    }
-}
-
-impl std::str::FromStr for Format {
-    type Err = String;
-
-    /// A format by its spelling (`reports: { path, format }`, `tests --report-format`).
-    fn from_str(name: &str) -> Result<Format, String> {
-        Format::ALL
-            .into_iter()
-            .find(|f| f.as_str() == name)
-            .ok_or_else(|| {
-                let known: Vec<&str> = Format::ALL.iter().map(|f| f.as_str()).collect();
-                format!(
-                    "unknown report format `{}`: it is one of {}",
-                    name.escape_debug(),
-                    known.join(", ")
-                )
-            })
-    }
-}
-
-impl std::fmt::Display for Format {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
+/// Whether the format is XML.
+fn is_xml(format: Format) -> bool {
+    matches!(
+        format,
+        Format::Junit | Format::Trx | Format::Nunit | Format::Xunit
+    )
 }
 
 /// Why the reports gave no evidence.
@@ -640,7 +559,7 @@ impl Kind {
         match format {
             Format::GoTestJson => Kind::JsonEvents,
             Format::Tap => Kind::Tap,
-            xml if xml.is_xml() => Kind::Xml(xml),
+            xml if is_xml(xml) => Kind::Xml(xml),
             _ => Kind::JsonDocument,
         }
     }
