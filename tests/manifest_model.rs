@@ -7,7 +7,8 @@ use std::path::Path;
 use std::time::Duration;
 
 use cargo_verify_matrix::manifest::{
-    CheckKind, EnvName, EnvScope, ExpectExit, Gate, Shell, TestSpec, load_yaml_file,
+    CheckKind, EnvName, EnvScope, ExpectExit, Gate, ReportFormat, ReportPattern, Shell, TestSpec,
+    load_yaml_file,
 };
 use common::repo_root;
 
@@ -26,7 +27,20 @@ fn the_complete_example_parses_into_every_kind() {
             "git-clean",
             "any-of",
             "assert",
-            "quality"
+            "quality",
+            "test"
+        ]
+    );
+    // Report patterns: told from the content, or in the format named.
+    let dotnet = &m.checks[9];
+    assert_eq!(
+        dotnet.reports,
+        [
+            ReportPattern::any("out/*.trx"),
+            ReportPattern {
+                path: "out/console.tap".to_owned(),
+                format: Some(ReportFormat::Tap)
+            }
         ]
     );
     let unit = &m.checks[0];
@@ -60,7 +74,7 @@ fn the_complete_example_parses_into_every_kind() {
     assert_eq!(linux.shell, Some(Shell::Bash));
     assert_eq!(linux.detect.as_ref().unwrap().env["CI"], "true");
     assert_eq!(m.shell_for(&m.checks[0], linux), Shell::Bash);
-    assert_eq!(m.checks_for(&EnvName("windows".into())).count(), 9);
+    assert_eq!(m.checks_for(&EnvName("windows".into())).count(), 10);
     assert_eq!(m.checks[0].line, Some(35), "the line of `- id: unit_tests`");
 }
 
