@@ -65,12 +65,13 @@ const CATCH2_MAY_FAIL: &str = "TEST_CASE tagged with !mayfail";
 
 impl Case {
     fn outcome(&self) -> TestOutcome {
-        // A rerun that failed says the test failed, whatever else the case holds:
-        // Surefire writes it beside the `<failure>` of a test that never passed.
         if self.may_fail && self.failed && !self.errored {
-            // Neither a pass nor a failure of the run: as a skipped test is.
+            // Catch2's allowed failure: neither a pass nor a failure of the run, as a
+            // skipped test is.
             TestOutcome::Skipped
         } else if self.failed || (self.failed_again && !self.errored) {
+            // A rerun that failed says the test failed, whatever else the case holds:
+            // Surefire writes it beside the `<failure>` of a test that never passed.
             TestOutcome::Failed
         } else if self.errored {
             TestOutcome::Error
