@@ -355,10 +355,31 @@ fn table(stats: &[Stats], quoter: &Quoter) -> String {
 }
 
 fn csv(stats: &[Stats]) -> Result<String, Error> {
-    let mut writer = csv::Writer::from_writer(Vec::new());
-    let io = |e: csv::Error| Error::InvalidInput(format!("CSV: {e}"));
-    writer
-        .write_record([
+    let rows = stats.iter().map(|s| {
+        let opt = |v: Option<u64>| v.map(|n| n.to_string()).unwrap_or_default();
+        let failure = s.last_failure.as_ref();
+        vec![
+            s.check.clone(),
+            s.environment.clone(),
+            s.runs.to_string(),
+            s.passed.to_string(),
+            format!("{:.4}", s.pass_rate),
+            s.flaky.to_string(),
+            format!("{:.4}", s.flaky_rate),
+            opt(s.duration_p50_ms),
+            opt(s.duration_p95_ms),
+            opt(s.tests.first().copied()),
+            opt(s.tests.last().copied()),
+            failure.map(|f| f.result.clone()).unwrap_or_default(),
+            failure.and_then(|f| f.commit.clone()).unwrap_or_default(),
+            failure.map(|f| f.recorded_at.clone()).unwrap_or_default(),
+            opt(s.shards.as_ref().map(|sh| u64::from(sh.shards))),
+            opt(s.shards.as_ref().map(|sh| sh.slowest_ms)),
+            opt(s.shards.as_ref().map(|sh| sh.fastest_ms)),
+        ]
+    });
+    csv_text(
+        &[
             "check",
             "environment",
             "runs",
@@ -376,32 +397,18 @@ fn csv(stats: &[Stats]) -> Result<String, Error> {
             "shards",
             "shard_slowest_ms",
             "shard_fastest_ms",
-        ])
-        .map_err(io)?;
-    for s in stats {
-        let opt = |v: Option<u64>| v.map(|n| n.to_string()).unwrap_or_default();
-        let failure = s.last_failure.as_ref();
-        writer
-            .write_record([
-                s.check.clone(),
-                s.environment.clone(),
-                s.runs.to_string(),
-                s.passed.to_string(),
-                format!("{:.4}", s.pass_rate),
-                s.flaky.to_string(),
-                format!("{:.4}", s.flaky_rate),
-                opt(s.duration_p50_ms),
-                opt(s.duration_p95_ms),
-                opt(s.tests.first().copied()),
-                opt(s.tests.last().copied()),
-                failure.map(|f| f.result.clone()).unwrap_or_default(),
-                failure.and_then(|f| f.commit.clone()).unwrap_or_default(),
-                failure.map(|f| f.recorded_at.clone()).unwrap_or_default(),
-                opt(s.shards.as_ref().map(|sh| u64::from(sh.shards))),
-                opt(s.shards.as_ref().map(|sh| sh.slowest_ms)),
-                opt(s.shards.as_ref().map(|sh| sh.fastest_ms)),
-            ])
-            .map_err(io)?;
+        ],
+        rows,
+    )
+}
+
+/// `header` and `rows` as CSV text (`history show`, `history tests`).
+fn csv_text(header: &[&str], rows: impl IntoIterator<Item = Vec<String>>) -> Result<String, Error> {
+    let mut writer = csv::Writer::from_writer(Vec::new());
+    let io = |e: csv::Error| Error::InvalidInput(format!("CSV: {e}"));
+    writer.write_record(header).map_err(io)?;
+    for row in rows {
+        writer.write_record(row).map_err(io)?;
     }
     let bytes = writer
         .into_inner()

@@ -3,7 +3,7 @@
 use tabled::builder::Builder;
 use tabled::settings::Style;
 
-use super::existing;
+use super::{csv_text, existing};
 use crate::cli::args::{HistoryTestsArgs, ShowFormat, TestsSort};
 use crate::cli::settings::quoter;
 use crate::cli::{Error, print_stdout};
@@ -131,10 +131,31 @@ fn table(tests: &[TestHealth], base: &str, quoter: &Quoter) -> String {
 }
 
 fn csv(tests: &[TestHealth]) -> Result<String, Error> {
-    let mut writer = csv::Writer::from_writer(Vec::new());
-    let io = |e: csv::Error| Error::InvalidInput(format!("CSV: {e}"));
-    writer
-        .write_record([
+    let commit = |s: Option<&Seen>| s.and_then(|s| s.commit.clone()).unwrap_or_default();
+    let at = |s: Option<&Seen>| s.map(|s| s.recorded_at.clone()).unwrap_or_default();
+    let rows = tests.iter().map(|t| {
+        vec![
+            t.check.clone(),
+            t.suite.clone(),
+            t.name.clone(),
+            t.id.clone().unwrap_or_default(),
+            t.runs.to_string(),
+            t.failed.to_string(),
+            t.flaky.to_string(),
+            format!("{:.4}", t.failure_rate),
+            format!("{:.4}", t.flaky_rate),
+            t.base_runs.to_string(),
+            t.base_failed.to_string(),
+            t.base_flaky.to_string(),
+            commit(t.first_failure.as_ref()),
+            at(t.first_failure.as_ref()),
+            commit(t.last_green.as_ref()),
+            at(t.last_green.as_ref()),
+            t.failing_now.to_string(),
+        ]
+    });
+    csv_text(
+        &[
             "check",
             "suite",
             "name",
@@ -152,35 +173,7 @@ fn csv(tests: &[TestHealth]) -> Result<String, Error> {
             "last_green_commit",
             "last_green_at",
             "failing_now",
-        ])
-        .map_err(io)?;
-    for t in tests {
-        let commit = |s: Option<&Seen>| s.and_then(|s| s.commit.clone()).unwrap_or_default();
-        let at = |s: Option<&Seen>| s.map(|s| s.recorded_at.clone()).unwrap_or_default();
-        writer
-            .write_record([
-                t.check.clone(),
-                t.suite.clone(),
-                t.name.clone(),
-                t.id.clone().unwrap_or_default(),
-                t.runs.to_string(),
-                t.failed.to_string(),
-                t.flaky.to_string(),
-                format!("{:.4}", t.failure_rate),
-                format!("{:.4}", t.flaky_rate),
-                t.base_runs.to_string(),
-                t.base_failed.to_string(),
-                t.base_flaky.to_string(),
-                commit(t.first_failure.as_ref()),
-                at(t.first_failure.as_ref()),
-                commit(t.last_green.as_ref()),
-                at(t.last_green.as_ref()),
-                t.failing_now.to_string(),
-            ])
-            .map_err(io)?;
-    }
-    let bytes = writer
-        .into_inner()
-        .map_err(|e| Error::InvalidInput(format!("CSV: {e}")))?;
-    Ok(String::from_utf8_lossy(&bytes).into_owned())
+        ],
+        rows,
+    )
 }
