@@ -214,39 +214,8 @@ fn a_jest_package_is_judged_by_jests_own_report_from_the_first_run() {
         gitignore.lines().any(|l| l == "/jest-report.json"),
         "{gitignore}"
     );
-    let path = format!(
-        "{}:{}",
-        bin.display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
-    let out = std_bin()
-        .current_dir(dir.path())
-        .env("PATH", path)
-        .arg("run")
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{text}{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let results: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(
-            dir.path()
-                .join("verify-matrix-results/verify-matrix-linux.json"),
-        )
-        .unwrap(),
-    )
-    .unwrap();
-    let test = results["checks"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["command_id"] == "npm-test")
-        .unwrap()
-        .clone();
+    let (code, test) = run_check(dir.path(), &bin, "npm-test");
+    assert_eq!(code, Some(0), "{test}");
     assert_eq!(test["tests"]["format"], "jest-json", "{test}");
     assert_eq!(
         test["tests"]["cases"][0]["suite"], "sum.test.js › sum",
