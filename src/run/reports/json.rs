@@ -186,6 +186,24 @@ impl Document<'_, '_> {
         }
     }
 
+    /// The list under the key just read, which marks `format` as present: each item
+    /// handed to `add` as it is read when `format`'s lists are read, else passed over
+    /// unread.
+    fn list<'de, A: MapAccess<'de>, T: Deserialize<'de>>(
+        &mut self,
+        map: &mut A,
+        format: Format,
+        mut add: impl FnMut(T, &mut Collector<'_>, &mut Listed) -> Result<(), String>,
+    ) -> Result<(), A::Error> {
+        self.mark(format);
+        if !self.reads(format) {
+            map.next_value::<IgnoredAny>()?;
+            return Ok(());
+        }
+        let (sink, listed) = (&mut *self.sink, &mut self.listed);
+        map.next_value_seed(Each(|item: T| add(item, sink, listed), PhantomData))
+    }
+
     /// Marks `format`'s key as present.
     fn mark(&mut self, format: Format) {
         if let Some(at) = KEYS.iter().position(|(_, _, f)| *f == format) {
@@ -227,19 +245,14 @@ impl<'de> Visitor<'de> for &mut Document<'_, '_> {
                     }
                 }
                 "testResults" => {
-                    self.mark(Format::JestJson);
-                    if self.reads(Format::JestJson) {
-                        let (sink, listed) = (&mut *self.sink, &mut self.listed);
-                        map.next_value_seed(Each(
-                            |file: jest::FileResult| {
-                                jest::add_file(&file, sink, listed);
-                                Ok(())
-                            },
-                            PhantomData,
-                        ))?;
-                    } else {
-                        map.next_value::<IgnoredAny>()?;
-                    }
+                    self.list(
+                        &mut map,
+                        Format::JestJson,
+                        |file: jest::FileResult, sink, listed| {
+                            jest::add_file(&file, sink, listed);
+                            Ok(())
+                        },
+                    )?;
                 }
                 "stats" => {
                     self.mark(Format::MochaJson);
@@ -274,19 +287,14 @@ impl<'de> Visitor<'de> for &mut Document<'_, '_> {
                     ))?;
                 }
                 "examples" => {
-                    self.mark(Format::RspecJson);
-                    if self.reads(Format::RspecJson) {
-                        let (sink, listed) = (&mut *self.sink, &mut self.listed);
-                        map.next_value_seed(Each(
-                            |example: rspec::Example| {
-                                rspec::add(&example, sink, listed);
-                                Ok(())
-                            },
-                            PhantomData,
-                        ))?;
-                    } else {
-                        map.next_value::<IgnoredAny>()?;
-                    }
+                    self.list(
+                        &mut map,
+                        Format::RspecJson,
+                        |example: rspec::Example, sink, listed| {
+                            rspec::add(&example, sink, listed);
+                            Ok(())
+                        },
+                    )?;
                 }
                 "summary" => self.totals.summary = map.next_value()?,
                 "messages" => {
