@@ -76,70 +76,67 @@ pub(super) fn add_file(file: &FileResult, sink: &mut Collector<'_>, listed: &mut
         failed,
         files_failed,
     } = listed;
-    {
-        let mut file_failed = false;
-        for test in &file.assertion_results {
-            *listed += 1;
-            let retried =
-                test.invocations.is_some_and(|n| n > 1) || !test.failure_messages.is_empty();
-            let outcome = match test.status.as_str() {
-                "passed" if retried => TestOutcome::Flaky,
-                "passed" => TestOutcome::Passed,
-                "failed" => TestOutcome::Failed,
-                "pending" | "skipped" | "todo" | "disabled" => TestOutcome::Skipped,
-                _ => TestOutcome::Error,
-            };
-            if outcome.is_failure() {
-                *failed += 1;
-                file_failed = true;
-            }
-            let mut suite = file.name.clone();
-            for ancestor in &test.ancestor_titles {
-                suite.push_str(" › ");
-                suite.push_str(ancestor);
-            }
-            let output = test.failure_messages.join("\n");
-            sink.add(Found {
-                suite: &suite,
-                name: &test.title,
-                outcome: Some(outcome),
-                duration_ms: millis(test.duration, 1.0),
-                message: test
-                    .failure_messages
-                    .first()
-                    .map(String::as_str)
-                    .unwrap_or_default(),
-                output: &output,
-                file: Some(&file.name)
-                    .filter(|f| !f.is_empty())
-                    .map(String::as_str),
-                line: test.location.as_ref().and_then(|l| l.line),
-                package: None,
-                outside: false,
-            });
-        }
-        *files_failed += u64::from(file_failed || file.failed());
-        // A file that failed with no failing test: it failed to load, or a hook failed.
-        if file.failed() && !file_failed {
+    let mut file_failed = false;
+    for test in &file.assertion_results {
+        *listed += 1;
+        let retried = test.invocations.is_some_and(|n| n > 1) || !test.failure_messages.is_empty();
+        let outcome = match test.status.as_str() {
+            "passed" if retried => TestOutcome::Flaky,
+            "passed" => TestOutcome::Passed,
+            "failed" => TestOutcome::Failed,
+            "pending" | "skipped" | "todo" | "disabled" => TestOutcome::Skipped,
+            _ => TestOutcome::Error,
+        };
+        if outcome.is_failure() {
             *failed += 1;
-            let message = file.message.as_deref().unwrap_or_default();
-            sink.add(Found {
-                suite: &file.name,
-                name: "(the test file itself)",
-                outcome: Some(TestOutcome::Error),
-                message: if message.trim().is_empty() {
-                    "the test file failed to run"
-                } else {
-                    message
-                },
-                output: message,
-                file: Some(&file.name)
-                    .filter(|f| !f.is_empty())
-                    .map(String::as_str),
-                outside: true,
-                ..Found::default()
-            });
+            file_failed = true;
         }
+        let mut suite = file.name.clone();
+        for ancestor in &test.ancestor_titles {
+            suite.push_str(" › ");
+            suite.push_str(ancestor);
+        }
+        let output = test.failure_messages.join("\n");
+        sink.add(Found {
+            suite: &suite,
+            name: &test.title,
+            outcome: Some(outcome),
+            duration_ms: millis(test.duration, 1.0),
+            message: test
+                .failure_messages
+                .first()
+                .map(String::as_str)
+                .unwrap_or_default(),
+            output: &output,
+            file: Some(&file.name)
+                .filter(|f| !f.is_empty())
+                .map(String::as_str),
+            line: test.location.as_ref().and_then(|l| l.line),
+            package: None,
+            outside: false,
+        });
+    }
+    *files_failed += u64::from(file_failed || file.failed());
+    // A file that failed with no failing test: it failed to load, or a hook failed.
+    if file.failed() && !file_failed {
+        *failed += 1;
+        let message = file.message.as_deref().unwrap_or_default();
+        sink.add(Found {
+            suite: &file.name,
+            name: "(the test file itself)",
+            outcome: Some(TestOutcome::Error),
+            message: if message.trim().is_empty() {
+                "the test file failed to run"
+            } else {
+                message
+            },
+            output: message,
+            file: Some(&file.name)
+                .filter(|f| !f.is_empty())
+                .map(String::as_str),
+            outside: true,
+            ..Found::default()
+        });
     }
 }
 
