@@ -851,6 +851,19 @@ fn a_flaky_pass_fails_under_fail_on_flaky_and_a_claimed_pass_over_it_is_refused(
         flagged["summary"],
         "1 flaky test passed only on a retry, and fail-on-flaky is set"
     );
+    // The flag reaches a group's items too.
+    project.write(
+        "verify-matrix.yml",
+        "version: 1\nenvironments:\n  - name: lin\nchecks:\n  - id: group\n    all-of:\n      - { item: unit, test: cp flaky.xml out.xml, reports: out.xml }\n",
+    );
+    let out = project.std_cmd().arg("run").output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let out = project
+        .std_cmd()
+        .args(["run", "--fail-on-flaky"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
     // The manifest's key.
     project.write("verify-matrix.yml", &manifest("    fail-on-flaky: true\n"));
     let out = project.std_cmd().arg("run").output().unwrap();

@@ -20,11 +20,10 @@ use crate::results::schema::ItemResult;
 
 pub(super) fn run(settings: &Settings, args: &RunArgs, format: RunFormat) -> Result<i32, Error> {
     let mut manifest = settings.load_manifest()?;
-    // Stricter than the manifest, never looser: a flaky pass fails every check.
+    // Stricter than the manifest, never looser: a flaky pass fails every check, a
+    // group's items too.
     if args.fail_on_flaky {
-        for check in &mut manifest.checks {
-            check.fail_on_flaky = true;
-        }
+        fail_on_flaky(&mut manifest.checks);
     }
     let chosen = if args.all {
         manifest.environments.iter().collect()
@@ -144,4 +143,16 @@ fn nothing_runs_here(here: &crate::plan::identity::Machine) -> String {
          environment\" in the book)",
         here.describe()
     )
+}
+
+/// `fail-on-flaky` on every one of `checks` and on their groups' items.
+fn fail_on_flaky(checks: &mut [crate::manifest::Check]) {
+    for check in checks {
+        check.fail_on_flaky = true;
+        if let crate::manifest::CheckKind::AllOf(items) | crate::manifest::CheckKind::AnyOf(items) =
+            &mut check.kind
+        {
+            fail_on_flaky(items);
+        }
+    }
 }
