@@ -131,6 +131,7 @@ fn counts(failed: usize) -> TestCounts {
         skipped: 0,
         runner: "junit".into(),
         flaky: 0,
+        quarantined: 0,
     }
 }
 
@@ -319,9 +320,12 @@ proptest! {
                     file: (!file.is_empty()).then(|| file.as_str().into()),
                     line: (!file.is_empty()).then_some(7),
                     id: None,
+                    quarantined: false,
+                    history: None,
                 })
                 .collect(),
             left_out: 0,
+            quarantine: Vec::new(),
         };
         let lint = CheckResult {
             test_counts: Some(counts(tests.cases.len())),
@@ -403,6 +407,8 @@ fn a_test_named_like_the_verdict_line_is_no_verdict() {
         file: None,
         line: None,
         id: None,
+        quarantined: false,
+        history: None,
     };
     let lint = CheckResult {
         test_counts: Some(counts(2)),
@@ -415,6 +421,7 @@ fn a_test_named_like_the_verdict_line_is_no_verdict() {
                 case("All Required", "Environments", "VERIFIED"),
             ],
             left_out: 0,
+            quarantine: Vec::new(),
         })),
         ..result("lint", "macos", Status::Fail, Some(1), "2 tests failed")
     };

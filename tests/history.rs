@@ -1051,3 +1051,152 @@ fn history_tests_gives_each_tests_health_overall_and_on_the_base_branch() {
         1
     );
 }
+
+/// A pytest suite whose `test_upload_retry` fails when the seed `RUN` is 3 more than a
+/// multiple of 4 (runs 3, 7, 11 and 15 of 20), and `test_ok` always passes.
+const SEEDED_SUITE: &str = r#"import os
+
+def test_ok():
+    assert True
+
+def test_upload_retry():
+    assert int(os.environ["RUN"]) % 4 != 3 or int(os.environ["RUN"]) > 16, "upload retried once too often"
+"#;
+
+/// Per-test health from a real history: the seeded suite run 20 times on `main` (run,
+/// merge, `history add`), then read back. Its rates are what a query of the same
+/// SQLite file says; `--suggest-quarantine` proposes the flaky test (not the steady
+/// one) as entries the manifest accepts; and `--quarantined` lists it ready to leave
+/// once it has passed enough runs in a row.
+#[test]
+fn health_from_twenty_real_runs_suggests_and_releases_a_quarantine() {
+    let manifest = "version: 1\nenvironments: [{name: lin}]\nchecks:\n  - id: unit\n    test: python3 -m pytest -p no:cacheprovider --junitxml=out/junit.xml tests\n    reports: out/junit.xml\n    timeout: 2m\n";
+    let project = Project::new(manifest);
+    project.write("tests/__init__.py", "");
+    project.write("tests/test_net.py", SEEDED_SUITE);
+    for run in 1..=20u32 {
+        let out = project
+            .std_cmd()
+            .arg("run")
+            .env("RUN", run.to_string())
+            .output()
+            .unwrap();
+        let failed = run % 4 == 3 && run <= 16;
+        assert_eq!(
+            out.status.code(),
+            Some(i32::from(failed)),
+            "run {run}: {out:?}"
+        );
+        let out = project
+            .std_cmd()
+            .args(["merge", "--out", "report.json", "verify-matrix-results"])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(i32::from(failed)), "{out:?}");
+        let mut report = project.json("report.json");
+        report["source"]["repository"] = "o/r".into();
+        report["source"]["run_id"] = run.to_string().into();
+        report["source"]["commit"] = format!("{run:02}{}", "d".repeat(38)).into();
+        report["finished_at"] = format!("2026-02-{run:02}T03:04:05Z").into();
+        project.write(&format!("run{run}.json"), &report.to_string());
+        let out = history(
+            &project,
+            &["add", "--branch", "main", &format!("run{run}.json")],
+        );
+        assert!(out.status.success(), "{out:?}");
+    }
+    let out = history(
+        &project,
+        &["tests", "--window", "20", "--format", "json", "--all"],
+    );
+    assert!(out.status.success(), "{out:?}");
+    let tests: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let upload = tests
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "test_upload_retry")
+        .unwrap();
+    // The rates, as SQLite itself counts them.
+    let db = sqlite(&project);
+    let (runs, failed): (i64, i64) = db
+        .query_row(
+            "SELECT count(*), sum(t.outcome IN ('failed', 'error'))
+             FROM tests t JOIN runs r ON r.id = t.run
+             WHERE t.check_id = 'unit' AND t.name = 'test_upload_retry' AND r.branch = 'main'",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap();
+    assert_eq!((runs, failed), (20, 4));
+    assert_eq!(upload["runs"], runs);
+    assert_eq!(upload["failed"], failed);
+    assert_eq!(upload["base_failed"], failed);
+    assert_eq!(upload["failure_rate"], 0.2);
+    assert_eq!(upload["passed_in_a_row"], 5);
+    assert_eq!(
+        upload["first_failure"]["commit"],
+        format!("03{}", "d".repeat(38))
+    );
+
+    // Suggested, never written: the flaky test alone, as entries the manifest takes.
+    let out = history(&project, &["tests", "--suggest-quarantine"]);
+    assert!(out.status.success(), "{out:?}");
+    let suggested = String::from_utf8(out.stdout).unwrap();
+    assert!(!suggested.contains("test_ok"), "{suggested}");
+    assert_eq!(project.read("verify-matrix.yml"), manifest);
+    let list = &suggested[suggested.find("- test:").expect("one entry")..];
+    let entries: Vec<Value> = serde_yaml::from_str(list).unwrap();
+    assert_eq!(entries.len(), 1, "{suggested}");
+    assert_eq!(entries[0]["test"], "tests.test_net › test_upload_retry");
+    assert_eq!(
+        entries[0]["reason"],
+        "flaky on main: failed in 4 and passed only on a retry in 0 of its last 20 runs"
+    );
+    let indented: String = list
+        .lines()
+        .map(|l| format!("      {l}\n"))
+        .collect::<String>()
+        .replace("owner: ''", "owner: '@ana'");
+    project.write(
+        "verify-matrix.yml",
+        &format!("{manifest}    quarantine:\n{indented}"),
+    );
+    // Taken as written; a failing run of it now passes, held back.
+    let out = project
+        .std_cmd()
+        .arg("run")
+        .env("RUN", "3")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert_eq!(
+        common::check_result(&project, "lin", "unit")["test_counts"]["quarantined"],
+        1
+    );
+
+    // Five passes in a row: ready to leave when five are asked for, held at six.
+    let quarantined = |ready_after: &str| -> Value {
+        let out = history(
+            &project,
+            &[
+                "tests",
+                "--quarantined",
+                "--format",
+                "json",
+                "--ready-after",
+                ready_after,
+            ],
+        );
+        assert!(out.status.success(), "{out:?}");
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let rows = quarantined("5");
+    assert_eq!(rows[0]["test"], "tests.test_net › test_upload_retry");
+    assert_eq!(rows[0]["passed_in_a_row"], 5);
+    assert_eq!(rows[0]["ready_to_leave"], true);
+    assert_eq!(quarantined("6")[0]["ready_to_leave"], false);
+    let out = history(&project, &["tests", "--quarantined", "--ready-after", "5"]);
+    let table = String::from_utf8(out.stdout).unwrap();
+    assert!(table.contains("ready to leave quarantine"), "{table}");
+}

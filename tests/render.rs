@@ -87,6 +87,7 @@ fn verified() -> Report {
             skipped: 0,
             runner: "libtest".into(),
             flaky: 0,
+            quarantined: 0,
         });
         CheckResult {
             test_counts,

@@ -339,8 +339,9 @@ pub(crate) struct HistoryTestsArgs {
     /// The base branch, whose own counts are given beside the overall ones
     #[arg(long, value_name = "BRANCH", default_value = "main")]
     pub base: String,
-    /// How many of the most recent runs (overall, and on the base branch)
-    #[arg(long, value_name = "N", default_value_t = 20, value_parser = clap::value_parser!(u32).range(1..))]
+    /// How many of the most recent runs (overall, and on the base branch); `--window` is
+    /// the same
+    #[arg(long, visible_alias = "window", value_name = "N", default_value_t = 20, value_parser = clap::value_parser!(u32).range(1..))]
     pub last: u32,
     /// Count pull requests' runs too (by default only the runs of pushes and schedules)
     #[arg(long)]
@@ -348,6 +349,18 @@ pub(crate) struct HistoryTestsArgs {
     /// List every test, not only those that failed or were flaky in the window
     #[arg(long)]
     pub all: bool,
+    /// Print `quarantine:` entries to paste into the manifest for the tests that were
+    /// flaky on the base branch (never written by itself)
+    #[arg(long, conflicts_with = "quarantined")]
+    pub suggest_quarantine: bool,
+    /// List the manifest's quarantined tests: how many runs in a row each passed, and
+    /// which are ready to leave quarantine
+    #[arg(long)]
+    pub quarantined: bool,
+    /// With --quarantined: the runs in a row a quarantined test must pass (no failure,
+    /// no flaky pass) to be ready to leave
+    #[arg(long, value_name = "N", default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..))]
+    pub ready_after: u32,
     /// What comes first
     #[arg(long, value_enum, default_value = "flaky")]
     pub sort: TestsSort,

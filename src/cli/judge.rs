@@ -112,7 +112,12 @@ fn apply_baseline(
             report.apply_baseline(baseline::compare(report, &base, manifest));
         }
         BaselineSource::History { path, branch } => match history_base(&path, &branch, report)? {
-            Some(base) => report.apply_baseline(baseline::compare(report, &base, manifest)),
+            Some(base) => {
+                report.apply_baseline(baseline::compare(report, &base, manifest));
+                // Each failing test with its record on the base branch.
+                let history = crate::history::History::open(&path)?;
+                crate::history::note_failures(&history, &branch, report)?;
+            }
             None if !settings.quiet => eprintln!(
                 "note: no baseline: the history `{}` has no run of branch `{branch}` for `{}`",
                 path.display(),

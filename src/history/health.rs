@@ -53,6 +53,9 @@ pub struct TestHealth {
     pub last_green: Option<Seen>,
     /// It failed in the most recent run that ran it.
     pub failing_now: bool,
+    /// The most recent runs of it that passed, in a row (a flaky pass or a failure
+    /// ends the streak; a skip neither adds nor ends).
+    pub passed_in_a_row: u32,
 }
 
 /// A run in which a test was seen.
@@ -138,6 +141,7 @@ pub fn tests(
                 first_failure: None,
                 last_green: None,
                 failing_now: false,
+                passed_in_a_row: 0,
             });
             let failed = matches!(outcome.as_str(), "failed" | "error");
             let flaky = outcome == "flaky";
@@ -152,6 +156,11 @@ pub fn tests(
             test.flaky += u32::from(flaky);
             // Rows come oldest first: the last one seen is the most recent run.
             test.failing_now = failed;
+            match outcome.as_str() {
+                "passed" => test.passed_in_a_row += 1,
+                "skipped" => {}
+                _ => test.passed_in_a_row = 0,
+            }
             if failed && test.first_failure.is_none() {
                 test.first_failure = Some(seen);
             } else if matches!(outcome.as_str(), "passed" | "flaky") {
@@ -179,4 +188,100 @@ pub fn tests(
             .then_with(|| (&a.check, &a.suite, &a.name).cmp(&(&b.check, &b.suite, &b.name)))
     });
     Ok(tests)
+}
+
+/// The most failing tests of one report given their history (each is one query).
+pub const MAX_NOTED: usize = 500;
+
+/// The base branch's runs a failing test's history is read over.
+pub const NOTE_WINDOW: u32 = 20;
+
+/// Gives each failing test of `report` what the history says of it on `branch` over
+/// its last [`NOTE_WINDOW`] runs (pull requests' runs left out): `also failing on main
+/// since abc1234` when it failed in the branch's latest run of it, `known flaky: failed
+/// 4 of last 20 on main` when it failed (or passed only on a retry) in some of them,
+/// else `new: never failed before` (`new: not run on main before` for a test the branch
+/// never ran). Returns how many were noted (at most [`MAX_NOTED`]).
+pub fn note_failures(
+    history: &History,
+    branch: &str,
+    report: &mut crate::results::Report,
+) -> Result<usize, HistoryError> {
+    let path = history.path();
+    let runs = last_runs(false);
+    let mut statement = history
+        .connection()
+        .prepare(&format!(
+            "SELECT t.run, t.outcome, r.commit_sha
+             FROM tests t JOIN runs r ON r.id = t.run
+             WHERE t.run IN ({runs})
+               AND t.check_id = ?3 AND t.test_id IS ?4
+               AND (?4 IS NOT NULL OR (t.suite = ?5 AND t.name = ?6))
+             ORDER BY r.recorded_at DESC, r.id DESC"
+        ))
+        .map_err(|e| sqlite(path, e))?;
+    let mut noted = 0;
+    for row in &mut report.rows {
+        let check = row.check.clone();
+        let Some(tests) = row.detail.tests.as_deref_mut() else {
+            continue;
+        };
+        for case in tests.cases.iter_mut().filter(|c| c.outcome.is_failure()) {
+            if noted == MAX_NOTED {
+                return Ok(noted);
+            }
+            let mut rows = statement
+                .query(params![
+                    branch,
+                    NOTE_WINDOW,
+                    check.as_str(),
+                    case.id.as_deref(),
+                    case.suite.as_str(),
+                    case.name.as_str()
+                ])
+                .map_err(|e| sqlite(path, e))?;
+            // Per run, newest first: whether it failed, was flaky, and its commit.
+            let mut by_run: Vec<(i64, bool, bool, Option<String>)> = Vec::new();
+            while let Some(r) = rows.next().map_err(|e| sqlite(path, e))? {
+                let read = || -> rusqlite::Result<(i64, String, Option<String>)> {
+                    Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+                };
+                let (run, outcome, commit) = read().map_err(|e| sqlite(path, e))?;
+                let failed = matches!(outcome.as_str(), "failed" | "error");
+                let flaky = outcome == "flaky";
+                match by_run.last_mut() {
+                    Some(last) if last.0 == run => {
+                        last.1 |= failed;
+                        last.2 |= flaky;
+                    }
+                    _ => by_run.push((run, failed, flaky, commit)),
+                }
+            }
+            case.history = Some(note(&by_run, branch).into());
+            noted += 1;
+        }
+    }
+    Ok(noted)
+}
+
+/// The note for a test whose runs on `branch`, newest first, are `by_run`.
+fn note(by_run: &[(i64, bool, bool, Option<String>)], branch: &str) -> String {
+    let failed = by_run.iter().filter(|r| r.1).count();
+    let flaky = by_run.iter().filter(|r| r.2 && !r.1).count();
+    let streak = by_run.iter().take_while(|r| r.1).count();
+    if streak > 0 {
+        let since = by_run[streak - 1]
+            .3
+            .as_deref()
+            .map_or("?", crate::render::text::short_commit);
+        return format!("also failing on {branch} since {since}");
+    }
+    match (failed, flaky, by_run.len()) {
+        (_, _, 0) => format!("new: not run on {branch} before"),
+        (0, 0, _) => "new: never failed before".to_owned(),
+        (0, flaky, runs) => {
+            format!("known flaky: passed only on a retry in {flaky} of last {runs} on {branch}")
+        }
+        (failed, _, runs) => format!("known flaky: failed {failed} of last {runs} on {branch}"),
+    }
 }

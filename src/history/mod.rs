@@ -20,7 +20,9 @@ use rusqlite::{Connection, OpenFlags, TransactionBehavior, params};
 use crate::results::{Report, RowResult};
 
 pub use base::BaseQuery;
-pub use health::{HealthQuery, HealthSort, Seen, TestHealth, tests};
+pub use health::{
+    HealthQuery, HealthSort, MAX_NOTED, NOTE_WINDOW, Seen, TestHealth, note_failures, tests,
+};
 pub use html::{PageQuery, page};
 pub use prune::{DEFAULT_KEEP_DAYS, DEFAULT_KEEP_RUNS, Pruned, Retention};
 pub use schema::{APPLICATION_ID, SCHEMA_VERSION};

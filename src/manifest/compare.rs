@@ -11,7 +11,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::model::{Check, ExpectExit, Manifest};
+use super::model::{Check, CheckKind, ExpectExit, Manifest};
 
 /// One difference between a trusted manifest and another.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -112,7 +112,7 @@ fn check_changes(
     trusted: &Manifest,
     before: &Check,
     after: &Check,
-    note: &mut impl FnMut(Option<&str>, String, bool),
+    note: &mut dyn FnMut(Option<&str>, String, bool),
 ) {
     let id = before.id.as_str();
     let automated = !before.kind.is_manual();
@@ -175,6 +175,7 @@ fn check_changes(
             true,
         );
     }
+    quarantine_changes(id, before, after, note);
     // The evidence of which and how many tests ran: dropping it hides a shrinking suite.
     match (before.min_tests, after.min_tests) {
         (Some(was), None) => note(
@@ -219,6 +220,61 @@ fn check_changes(
             format!("check `{id}`: `{was}` became `{now}`"),
             false,
         );
+    }
+    // A group's items are judged as checks are: each kept item's changes, under the
+    // group's name.
+    if let (
+        CheckKind::AllOf(was) | CheckKind::AnyOf(was),
+        CheckKind::AllOf(now) | CheckKind::AnyOf(now),
+    ) = (&before.kind, &after.kind)
+    {
+        for item in was {
+            if let Some(changed) = now.iter().find(|i| i.id == item.id) {
+                check_changes(trusted, item, changed, &mut |_, text, weakens| {
+                    note(Some(id), format!("{text} (an item of `{id}`)"), weakens)
+                });
+            }
+        }
+    }
+}
+
+/// Tests held back that were not, or for longer: each a weakening (a failure that no
+/// longer counts); an entry lifted is named, and tightens.
+fn quarantine_changes(
+    id: &str,
+    before: &Check,
+    after: &Check,
+    note: &mut dyn FnMut(Option<&str>, String, bool),
+) {
+    for entry in &after.quarantine {
+        match before.quarantine.iter().find(|b| b.test == entry.test) {
+            None => note(
+                Some(id),
+                format!(
+                    "check `{id}`: `{}` was quarantined until {} ({})",
+                    entry.test, entry.until, entry.reason
+                ),
+                true,
+            ),
+            Some(was) if entry.until > was.until => note(
+                Some(id),
+                format!(
+                    "check `{id}`: the quarantine of `{}` was extended from {} to {}",
+                    entry.test, was.until, entry.until
+                ),
+                true,
+            ),
+            Some(_) => {}
+        }
+    }
+    for entry in &before.quarantine {
+        if !after.quarantine.iter().any(|a| a.test == entry.test) {
+            note(
+                Some(id),
+                format!("check `{id}`: `{}` left quarantine", entry.test),
+                false,
+            );
+        }
     }
 }
 

@@ -438,6 +438,47 @@ pub struct Check {
     pub shards_may_overlap: bool,
     /// A test that passed only on a retry fails the pair (`fail-on-flaky: true`).
     pub fail_on_flaky: bool,
+    /// Tests whose failure does not fail the pair until a date (`quarantine:`).
+    pub quarantine: Vec<Quarantine>,
+}
+
+/// One `quarantine:` entry, validated: its test (a label or a glob over labels), why,
+/// until when, and who answers for it.
+#[derive(Debug, Clone)]
+pub struct Quarantine {
+    /// As written: the test's label (`suite › name`) or a glob over labels.
+    pub test: String,
+    /// A glob's matcher; `None`: `test` is one label, matched exactly.
+    pub glob: Option<globset::GlobMatcher>,
+    pub reason: String,
+    /// The last day the entry holds (UTC).
+    pub until: chrono::NaiveDate,
+    pub owner: Option<String>,
+}
+
+impl Quarantine {
+    /// Whether the test labelled `label` (`suite › name`) is the entry's.
+    pub fn matches(&self, label: &str) -> bool {
+        match &self.glob {
+            Some(glob) => glob.is_match(label),
+            None => self.test == label,
+        }
+    }
+
+    /// Whether the entry no longer holds on `today`.
+    pub fn expired(&self, today: chrono::NaiveDate) -> bool {
+        today > self.until
+    }
+
+    /// Whether `test` is a glob (it has `*`, `?` or `[`), not one test's label.
+    pub fn is_glob(test: &str) -> bool {
+        test.contains(['*', '?', '['])
+    }
+}
+
+/// Today (UTC): the day a quarantine's `until` is held to.
+pub fn today() -> chrono::NaiveDate {
+    chrono::Utc::now().date_naive()
 }
 
 /// Whether `pattern` can name report files: relative, inside the check's folder, a

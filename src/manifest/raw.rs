@@ -454,6 +454,30 @@ pub struct RawCheck {
     /// the pair (the split overlapped, so the shards prove less than their count).
     #[serde(default)]
     pub shards_may_overlap: Option<bool>,
+    /// Tests whose failure does not fail the check until a date: each still runs and
+    /// is still shown, marked quarantined. Needs `reports` (a test is known by its
+    /// runner's report).
+    #[serde(default)]
+    pub quarantine: Option<Vec<RawQuarantine>>,
+}
+
+/// One `quarantine:` entry: the test (or a glob over tests), why, until when, and who
+/// answers for it.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RawQuarantine {
+    /// The test as the comment shows it (`suite › name`), or a glob over that
+    /// (`*` any characters, `?` one).
+    pub test: String,
+    /// Why it is quarantined (required: a quarantine nobody can explain is not one).
+    #[serde(default)]
+    pub reason: Option<String>,
+    /// The last day it holds (`YYYY-MM-DD`, UTC); after it the entry fails the check.
+    #[serde(default)]
+    pub until: Option<String>,
+    /// Who answers for getting it out.
+    #[serde(default)]
+    pub owner: Option<String>,
 }
 
 /// `split:` — how a sharded check's runner takes its slice.

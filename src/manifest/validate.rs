@@ -7,7 +7,7 @@ use super::diagnostic::{Diagnostic, did_you_mean};
 use super::model::{
     Check, CheckId, CheckKind, DEFAULT_GRACE, DEFAULT_TIMEOUT, Defaults, Detect, Enter, EnvName,
     EnvScope, Environment, ExpectExit, FailOn, Gate, Hook, MAX_NAME_CHARS, MAX_SHARDS, Policy,
-    REPO_PLACEHOLDER, Redact, Shell, Split, TestSpec, is_valid_name, placeholders_in,
+    Quarantine, REPO_PLACEHOLDER, Redact, Shell, Split, TestSpec, is_valid_name, placeholders_in,
     report_pattern_problem,
 };
 use super::parse::Parsed;
@@ -39,6 +39,9 @@ pub const MAX_RETRIES: u32 = 100;
 
 /// The most patterns in one check's `reports`.
 pub const MAX_REPORT_PATTERNS: usize = 20;
+
+/// The most `quarantine` entries on one check.
+pub const MAX_QUARANTINE: usize = 1_000;
 
 /// What a process can exit with: the codes a check can require, and the only ones a
 /// result can pass with.

@@ -20,6 +20,8 @@ pub enum Cell {
         dropped: Option<u64>,
         /// How many shards it is split into (1: it ran whole).
         shards: u32,
+        /// Failed tests its quarantine held back.
+        quarantined: u64,
     },
     /// A required check failed; how many of its tests failed, of how many, when its
     /// runner's report said.
@@ -73,12 +75,14 @@ impl Cell {
                     tests,
                     flaky,
                     shards,
+                    quarantined,
                     ..
                 } => Cell::Pass {
                     tests,
                     flaky,
                     dropped: dropped(report, check, environment),
                     shards,
+                    quarantined,
                 },
                 cell => cell,
             },
@@ -116,6 +120,12 @@ impl Cell {
                 flaky: row.detail.flaky,
                 dropped: None,
                 shards,
+                quarantined: row
+                    .detail
+                    .tests
+                    .as_ref()
+                    .and(row.detail.test_counts.as_ref())
+                    .map_or(0, |c| c.quarantined),
             },
             RowResult::Fail if row.required => Cell::Fail {
                 shards,
@@ -141,7 +151,7 @@ impl Cell {
     }
 
     /// The markdown grid's text: `✅ 218`, `✅ 5 ↓1` (one test fewer than the base),
-    /// `✅ flaky`, `❌ 2 of 40`, `❌`, `🟡 failed` (an optional check's; `🟡 error`,
+    /// `✅ flaky`, `✅ 40 🧪 2` (two failures quarantined), `❌ 2 of 40`, `❌`, `🟡 failed` (an optional check's; `🟡 error`,
     /// `🟡 no result`, `🟡 not run`), `⚠️ no result`, `–`.
     pub fn markdown(self) -> String {
         match self {
@@ -150,6 +160,7 @@ impl Cell {
                 flaky,
                 dropped,
                 shards,
+                quarantined,
             } => {
                 let mut text = "✅".to_owned();
                 if let Some(n) = tests {
@@ -160,6 +171,9 @@ impl Cell {
                 }
                 if flaky {
                     text.push_str(" flaky");
+                }
+                if quarantined > 0 {
+                    text.push_str(&format!(" {QUARANTINED} {}", thousands(quarantined)));
                 }
                 text + &in_shards(shards)
             }
@@ -200,6 +214,7 @@ impl Cell {
                 flaky,
                 dropped,
                 shards,
+                quarantined,
             } => {
                 let mut text = "✅ PASS".to_owned();
                 if let Some(n) = tests {
@@ -214,6 +229,12 @@ impl Cell {
                 }
                 if flaky {
                     text.push_str(" · flaky");
+                }
+                if quarantined > 0 {
+                    text.push_str(&format!(
+                        " · {QUARANTINED} {} quarantined",
+                        thousands(quarantined)
+                    ));
                 }
                 if shards > 1 {
                     text.push_str(&format!(" · {shards} shards"));
@@ -340,6 +361,9 @@ fn in_shards(shards: u32) -> String {
 /// The mark of an optional check that failed: advisory, never a blocker (a glyph that
 /// reads on white and on dark backgrounds).
 pub const ADVISORY: &str = "🟡";
+
+/// The mark of failed tests a quarantine held back.
+pub const QUARANTINED: &str = "🧪";
 
 /// How many tests fewer than its base `check` ran in `environment`: the tests that
 /// vanished, else how far its count dropped; `None` when nothing did (or no base).

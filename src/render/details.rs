@@ -177,6 +177,9 @@ fn failing_tests(d: &CheckResult, listed: usize, blob: Option<&str>, out: &mut S
         if case.outcome == TestOutcome::Error {
             line.push_str(" (error)");
         }
+        if case.quarantined {
+            let _ = write!(line, " ({} quarantined)", super::cell::QUARANTINED);
+        }
         match tests_view::place(case, blob) {
             Some((label, Some(url))) => {
                 let _ = write!(line, " at [{}]({url})", escape_markdown(&label));

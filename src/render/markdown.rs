@@ -201,6 +201,7 @@ fn render_shape(report: &Report, options: &RenderOptions, tails: &Tails, shape: 
     manual(report, &mut out);
     if shape.details && options.details {
         flaky_tests(report, &mut out);
+        quarantined_tests(report, &mut out);
         details(report, tails, shape, blob.as_deref(), &mut out);
     }
     baseline_section(report, &mut out);
@@ -393,6 +394,87 @@ fn flaky_tests(report: &Report, out: &mut String) {
     let _ = writeln!(
         out,
         "Flaky tests (failed, then passed on a rerun):\n\n{}\n",
+        lines.join("\n")
+    );
+}
+
+/// Each pair's quarantine: the failures held back, by name, then each entry with what
+/// it did (held failures back, ended and failed the pair, matched no test and can go).
+fn quarantined_tests(report: &Report, out: &mut String) {
+    const LISTED: usize = 5;
+    let mut lines = Vec::new();
+    for row in &report.rows {
+        let entries = tests_view::quarantine(&row.detail);
+        if entries.is_empty() {
+            continue;
+        }
+        let pair = format!(
+            "{} {} in {}",
+            cell::QUARANTINED,
+            escape_markdown(&row.check),
+            escape_markdown(&row.environment)
+        );
+        let held: Vec<String> = tests_view::failing(&row.detail)
+            .filter(|c| c.quarantined)
+            .map(|c| escape_markdown(&tests_view::test_name(c)))
+            .collect();
+        if !held.is_empty() {
+            let mut line = format!(
+                "- {pair}: failed, held back: {}",
+                held[..held.len().min(LISTED)].join(", ")
+            );
+            if held.len() > LISTED {
+                let _ = write!(line, " and {} more", held.len() - LISTED);
+            }
+            lines.push(line);
+        }
+        for entry in entries {
+            let state = if entry.expired {
+                format!(
+                    "**ended {}**: it fails the pair until it is renewed or removed",
+                    entry.until
+                )
+            } else if entry.matched == 0 {
+                "matched no test: a renamed or deleted test, the entry can go".to_owned()
+            } else if entry.held > 0 {
+                format!(
+                    "held back {} {}",
+                    entry.held,
+                    if entry.held == 1 {
+                        "failure"
+                    } else {
+                        "failures"
+                    }
+                )
+            } else if entry.matched == 1 {
+                "its test passed".to_owned()
+            } else {
+                format!("its {} tests passed", entry.matched)
+            };
+            let mut about = Vec::new();
+            if !entry.expired {
+                about.push(format!("until {}", entry.until));
+            }
+            if let Some(owner) = &entry.owner {
+                about.push(format!("owner {}", escape_markdown(owner)));
+            }
+            let mut line = format!(
+                "- {pair}: the quarantine of “{}” {state} — {}",
+                escape_markdown(&entry.test),
+                escape_markdown(&entry.reason)
+            );
+            if !about.is_empty() {
+                let _ = write!(line, " ({})", about.join(", "));
+            }
+            lines.push(line);
+        }
+    }
+    if lines.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "Quarantined tests (they run and are shown; a failure held back does not fail its pair):\n\n{}\n",
         lines.join("\n")
     );
 }

@@ -9,12 +9,18 @@ use crate::untrusted::cut;
 /// How many failing tests a pair lists before "… and N more".
 pub const FAILING_LISTED: usize = 10;
 
-/// A test's failures: failed and errored tests, in report order.
+/// A pair's failures: failed and errored tests, in report order, those its quarantine
+/// held back last.
 pub fn failing(d: &CheckResult) -> impl Iterator<Item = &TestResult> {
-    d.tests
-        .iter()
-        .flat_map(|t| t.cases.iter())
-        .filter(|c| c.outcome.is_failure())
+    let cases = || d.tests.iter().flat_map(|t| t.cases.iter());
+    cases()
+        .filter(|c| c.outcome.is_failure() && !c.quarantined)
+        .chain(cases().filter(|c| c.outcome.is_failure() && c.quarantined))
+}
+
+/// A pair's quarantine entries, and what each did (empty without one).
+pub fn quarantine(d: &CheckResult) -> &[crate::results::QuarantineUse] {
+    d.tests.as_ref().map_or(&[], |t| t.quarantine.as_slice())
 }
 
 /// How many tests failed (from the counts, which include those left out of the list).
@@ -199,6 +205,8 @@ mod tests {
             file: file.map(Into::into),
             line: Some(12),
             id: None,
+            quarantined: false,
+            history: None,
         }
     }
 

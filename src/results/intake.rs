@@ -21,10 +21,11 @@ use compact_str::CompactString;
 use rustc_hash::FxHashMap;
 
 use super::jobs::Jobs;
+use super::quarantine::{self, Held};
 use super::report::Place;
-use super::schema::{CheckResult, ItemResult, PartialResult, Status, whole_cause};
+use super::schema::{CheckResult, ItemResult, PartialResult, Status, TestCounts, whole_cause};
 use crate::manifest::validate::EXIT_CODES;
-use crate::manifest::{Check, CheckKind, Manifest};
+use crate::manifest::{Check, CheckKind, ExpectExit, Manifest};
 
 /// A result that passed the intake: its claims re-derived from its facts, and where it
 /// ran. Only [`admit`] (and combining checked shards) makes one.
@@ -204,6 +205,8 @@ const JUDGED_BY: &[&str] = &[
     "must-be-effective",
     "min-tests",
     "tests-may-drop",
+    "fail-on-flaky",
+    "quarantine",
     "exit-code",
     "expect",
     "gate",
@@ -370,8 +373,10 @@ fn rederive(check: &Check, claimed: &mut CheckResult, share: bool) -> Vec<String
             EXIT_CODES.end()
         ));
     }
+    // The quarantine's marks are the manifest's, never the result's own.
+    let held = hold_back(check, claimed);
     if claimed.status == Status::Pass {
-        let why_not = why_not_a_pass(check, claimed, share);
+        let why_not = why_not_a_pass(check, claimed, share, &held);
         if !why_not.is_empty() {
             contradictions.push(format!("it claims PASS, but {}", why_not.join(", ")));
         }
@@ -399,12 +404,29 @@ fn contradict(claimed: &mut CheckResult, contradictions: &[String]) {
     ));
 }
 
-/// The facts of `claimed` that a PASS of `check` cannot have.
-fn why_not_a_pass(check: &Check, claimed: &CheckResult, share: bool) -> Vec<String> {
+/// The failed tests of `claimed` that `check`'s quarantine holds back today, marked
+/// again from the manifest (a result's own marks are cleared).
+fn hold_back(check: &Check, claimed: &mut CheckResult) -> Held {
+    let Some(tests) = claimed.tests.as_deref_mut() else {
+        return Held::default();
+    };
+    // What the history says of a test is `merge`'s to write, from its own history.
+    for case in &mut tests.cases {
+        case.history = None;
+    }
+    let mut none = TestCounts::default();
+    let counts = claimed.test_counts.as_mut().unwrap_or(&mut none);
+    quarantine::apply(check, counts, tests, crate::manifest::today())
+}
+
+/// The facts of `claimed` that a PASS of `check` cannot have (`held`: what its
+/// quarantine holds back).
+fn why_not_a_pass(check: &Check, claimed: &CheckResult, share: bool, held: &Held) -> Vec<String> {
     let mut why_not = Vec::new();
     match claimed.exit_code {
         None => why_not.push("it has no exit code".to_owned()),
-        Some(code) if !check.expect.accepts(code) => why_not.push(format!(
+        // Only quarantined tests failed: the exit code says so much.
+        Some(code) if !check.expect.accepts(code) && !held.all_held => why_not.push(format!(
             "exit code {code} does not pass ({})",
             match check.expect.required_code() {
                 Some(want) => format!("required {want}"),
@@ -445,7 +467,8 @@ fn why_not_a_pass(check: &Check, claimed: &CheckResult, share: bool) -> Vec<Stri
     let counts = claimed.test_counts.as_ref();
     if let Some(failed) = counts.map(|c| c.failed).filter(|n| *n > 0)
         && claimed.tests.is_some()
-        && matches!(check.expect, crate::manifest::ExpectExit::Code(_))
+        && !held.all_held
+        && matches!(check.expect, ExpectExit::Code(_))
     {
         let tests = if failed == 1 { "test" } else { "tests" };
         why_not.push(format!("its report lists {failed} failed {tests}"));
@@ -457,6 +480,7 @@ fn why_not_a_pass(check: &Check, claimed: &CheckResult, share: bool) -> Vec<Stri
             "{flaky} of its tests passed only on a retry, and fail-on-flaky is set"
         ));
     }
+    why_not.extend(held.refused.iter().cloned());
     if claimed.timed_out {
         why_not.push("it timed out".to_owned());
     }

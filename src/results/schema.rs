@@ -236,7 +236,7 @@ pub struct PartialResult {
 }
 
 /// Test counts read from a test gate's log or from the runner's own report.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TestCounts {
     /// Tests that passed, flaky ones included.
     pub passed: u64,
@@ -249,6 +249,9 @@ pub struct TestCounts {
     /// Of the passed tests, those that failed before they passed (a report's reruns).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub flaky: u64,
+    /// Of the failed tests, those the check's `quarantine:` holds back.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub quarantined: u64,
 }
 
 fn is_zero(n: &u64) -> bool {
@@ -310,6 +313,20 @@ pub struct TestResult {
     /// runner's, see [`TestResult::identity`]. Absent when they are the runner's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub id: Option<CompactString>,
+    /// A failure the check's `quarantine:` holds back: shown, not counted against the
+    /// pair.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub quarantined: bool,
+    /// For a failure, what the history says of the test on the base branch (`known
+    /// flaky: failed 4 of last 20 on main`, `also failing on main since abc1234`, `new:
+    /// never failed before`); written by `merge` from its history, never taken from a
+    /// result.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub history: Option<CompactString>,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 /// A test as people name it: `suite › name`, or the name alone when there is no suite
@@ -369,6 +386,30 @@ pub struct TestReport {
     /// Tests counted but not listed, past the bound on listed tests.
     #[serde(default)]
     pub left_out: u64,
+    /// The check's `quarantine:` entries, each with the tests it matched and the
+    /// failures it held back (absent without a quarantine).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub quarantine: Vec<QuarantineUse>,
+}
+
+/// One `quarantine:` entry of a check, and what it did in one pair (docs/formats.md §4).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct QuarantineUse {
+    /// As the manifest writes it: a test's label or a glob over labels.
+    pub test: CompactString,
+    pub reason: CompactString,
+    /// The last day it holds (`YYYY-MM-DD`).
+    pub until: CompactString,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub owner: Option<CompactString>,
+    /// Listed tests it matched, whatever their outcome (0: a renamed or deleted test,
+    /// the entry can go).
+    pub matched: u64,
+    /// Of those, the failures it held back.
+    pub held: u64,
+    /// Past its `until`: it holds nothing back, and fails the pair.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub expired: bool,
 }
 
 /// A process left running after a check's command exited.

@@ -445,6 +445,7 @@ fn union(
         skipped: total(&mut counts.iter().map(|c| c.skipped)),
         runner: counts[0].runner.clone(),
         flaky: total(&mut counts.iter().map(|c| c.flaky)),
+        quarantined: total(&mut counts.iter().map(|c| c.quarantined)),
     });
     let executed: Vec<u64> = found.iter().filter_map(|(_, r)| r.tests_executed).collect();
     result.tests_executed = (!executed.is_empty()).then(|| total(&mut executed.iter().copied()));
@@ -458,8 +459,10 @@ fn union(
             log_counts: None,
             cases: Vec::new(),
             left_out: 0,
+            quarantine: Vec::new(),
         };
         let mut seen: FxHashMap<CompactString, u32> = FxHashMap::default();
+        let mut entries: FxHashMap<CompactString, usize> = FxHashMap::default();
         for ((shard, _), t) in found.iter().zip(tests) {
             let Some(t) = t else { continue };
             let t = *t;
@@ -469,6 +472,23 @@ fn union(
                 }
             }
             union.left_out = union.left_out.saturating_add(t.left_out);
+            // Each entry's tests and failures held, over every shard.
+            for used in t.quarantine {
+                match entries
+                    .get(&used.test)
+                    .and_then(|&i| union.quarantine.get_mut(i))
+                {
+                    Some(u) => {
+                        u.matched = u.matched.saturating_add(used.matched);
+                        u.held = u.held.saturating_add(used.held);
+                        u.expired |= used.expired;
+                    }
+                    None => {
+                        entries.insert(used.test.clone(), union.quarantine.len());
+                        union.quarantine.push(used);
+                    }
+                }
+            }
             for case in t.cases {
                 match seen.get(&case.identity()) {
                     Some(other) if *other != shard.index => {

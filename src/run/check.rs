@@ -768,6 +768,7 @@ impl CheckJob {
                 .into();
             }
         }
+        self.hold_back(result, took);
         if let Some(why) = flaky_fails(&self.check, result) {
             result.status = Status::Fail;
             result.summary = why.into();
@@ -863,6 +864,7 @@ impl CheckJob {
             result.gate_effective = Some(true);
             result.ineffective_reason = None;
         }
+        let mut report = reading.report;
         // A runner that exits 0 while its report lists failures is not green.
         if result.status == Status::Pass
             && counts.failed > 0
@@ -879,9 +881,39 @@ impl CheckJob {
         }
         result.tests_executed = Some(executed);
         result.test_counts = Some(counts);
-        let mut report = reading.report;
         report.log_counts = log_counts;
         result.tests = Some(Box::new(report));
+    }
+
+    /// The check's quarantine: a pair whose failures it holds back, and only those,
+    /// passes; an entry past its date (or a glob over every test) fails it.
+    fn hold_back(&self, result: &mut CheckResult, took: &str) {
+        let (Some(tests), Some(counts), ExpectExit::Code(_)) = (
+            result.tests.as_deref_mut(),
+            result.test_counts.as_mut(),
+            self.check.expect,
+        ) else {
+            return;
+        };
+        let held =
+            crate::results::quarantine::apply(&self.check, counts, tests, crate::manifest::today());
+        let passed = counts.passed;
+        if result.status == Status::Error {
+            return;
+        }
+        if !held.refused.is_empty() {
+            result.status = Status::Fail;
+            result.summary = held.refused.join("; ").into();
+        } else if held.all_held && result.status == Status::Fail {
+            result.status = Status::Pass;
+            result.summary = format!(
+                "{} passed, {} failed in quarantine (exit {}) in {took}",
+                counted(passed, "test", "tests"),
+                held.held,
+                result.exit_code.unwrap_or(-1),
+            )
+            .into();
+        }
     }
 
     /// `min-tests`: fewer executed tests than the floor make the gate ineffective.

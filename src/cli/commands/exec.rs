@@ -54,6 +54,7 @@ pub(super) fn run(args: &ExecArgs) -> Result<i32, Error> {
         list: None,
         shards_may_overlap: false,
         fail_on_flaky: false,
+        quarantine: Vec::new(),
     };
     let job = CheckJob {
         check,

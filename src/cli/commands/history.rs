@@ -31,7 +31,7 @@ pub(super) fn run(settings: &Settings, args: &HistoryArgs) -> Result<i32, Error>
     match &args.command {
         HistoryCommand::Add(add_args) => add(settings, &path, add_args),
         HistoryCommand::Show(show_args) => show(&path, show_args),
-        HistoryCommand::Tests(tests_args) => tests_health::run(&path, tests_args),
+        HistoryCommand::Tests(tests_args) => tests_health::run(settings, &path, tests_args),
         HistoryCommand::Html(html_args) => html(&path, html_args),
         HistoryCommand::Sync(sync_args) => sync::run(settings, &path, sync_args),
         HistoryCommand::Prune(prune_args) => prune(settings, &path, prune_args),

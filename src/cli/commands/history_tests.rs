@@ -1,18 +1,32 @@
 //! `history tests`: each test's health from the history, as a table, JSON or CSV.
 
+use std::fmt::Write as _;
+
+use serde::Serialize;
 use tabled::builder::Builder;
 use tabled::settings::Style;
 
 use super::{csv_text, existing};
 use crate::cli::args::{HistoryTestsArgs, ShowFormat, TestsSort};
-use crate::cli::settings::quoter;
+use crate::cli::settings::{Settings, quoter};
 use crate::cli::{Error, print_stdout};
 use crate::exit_code;
 use crate::history::{self, HealthQuery, HealthSort, Seen, TestHealth};
 use crate::render::text::short_commit;
 use crate::untrusted::Quoter;
 
-pub(super) fn run(path: &std::path::Path, args: &HistoryTestsArgs) -> Result<i32, Error> {
+pub(super) fn run(
+    settings: &Settings,
+    path: &std::path::Path,
+    args: &HistoryTestsArgs,
+) -> Result<i32, Error> {
+    // The manifest's quarantine is read before the history: a manifest that cannot be
+    // read is the error to fix first.
+    let manifest = if args.quarantined {
+        Some(settings.load_manifest()?)
+    } else {
+        None
+    };
     let history = existing(path)?;
     let sort = match args.sort {
         TestsSort::Flaky => HealthSort::Flaky,
@@ -26,11 +40,12 @@ pub(super) fn run(path: &std::path::Path, args: &HistoryTestsArgs) -> Result<i32
             base: args.base.clone(),
             last: args.last,
             pull_requests: args.include_prs,
-            all: args.all,
+            // Quarantined tests are looked up among every test seen.
+            all: args.all || args.quarantined,
         },
         sort,
     )?;
-    if args.limit > 0 {
+    if args.limit > 0 && !args.quarantined {
         tests.truncate(args.limit);
     }
     // Test names and commits come from imported reports (pull-request code wrote them):
@@ -53,6 +68,20 @@ pub(super) fn run(path: &std::path::Path, args: &HistoryTestsArgs) -> Result<i32
             seen.recorded_at = quoter.sanitise(&seen.recorded_at);
         }
     }
+    if let Some(manifest) = &manifest {
+        let rows = quarantined(manifest, &tests, args);
+        let text = match args.format {
+            ShowFormat::Json => serde_json::to_string_pretty(&rows).unwrap_or_default() + "\n",
+            ShowFormat::Csv => quarantined_csv(&rows)?,
+            ShowFormat::Table => quarantined_table(&rows, &quoter),
+        };
+        print_stdout(&text)?;
+        return Ok(exit_code::OK);
+    }
+    if args.suggest_quarantine {
+        print_stdout(&suggestions(&tests, &args.base, args.last))?;
+        return Ok(exit_code::OK);
+    }
     let text = match args.format {
         ShowFormat::Json => serde_json::to_string_pretty(&tests).unwrap_or_default() + "\n",
         ShowFormat::Csv => csv(&tests)?,
@@ -60,6 +89,207 @@ pub(super) fn run(path: &std::path::Path, args: &HistoryTestsArgs) -> Result<i32
     };
     print_stdout(&text)?;
     Ok(exit_code::OK)
+}
+
+/// How long a suggested quarantine holds: it ends on its own, to be looked at again.
+const SUGGESTED_DAYS: u64 = 30;
+
+/// One suggested `quarantine:` entry, as the manifest spells it.
+#[derive(Serialize)]
+struct Suggested {
+    test: String,
+    reason: String,
+    until: String,
+    owner: String,
+}
+
+/// `quarantine:` entries for the tests that were flaky on the base branch: failed (or
+/// passed only on a retry) in at least two of its runs, and passed in at least one (a
+/// test that always fails is broken, to be fixed, not held back). Printed, never
+/// written: a person decides.
+fn suggestions(tests: &[TestHealth], base: &str, last: u32) -> String {
+    let until = (crate::manifest::today() + chrono::Days::new(SUGGESTED_DAYS)).to_string();
+    let mut by_check: Vec<(&str, Vec<Suggested>)> = Vec::new();
+    for t in tests {
+        let troubled = t.base_failed + t.base_flaky;
+        if troubled < 2 || t.base_failed >= t.base_runs {
+            continue;
+        }
+        let entry = Suggested {
+            test: crate::results::test_label(&t.suite, &t.name),
+            reason: format!(
+                "flaky on {base}: failed in {} and passed only on a retry in {} of its last {} runs",
+                t.base_failed, t.base_flaky, t.base_runs
+            ),
+            until: until.clone(),
+            owner: String::new(),
+        };
+        match by_check.iter_mut().find(|(c, _)| *c == t.check) {
+            Some((_, entries)) => entries.push(entry),
+            None => by_check.push((&t.check, vec![entry])),
+        }
+    }
+    if by_check.is_empty() {
+        return format!(
+            "# no test was flaky on {base} in its last {last} runs: nothing to quarantine\n"
+        );
+    }
+    let mut out = format!(
+        "# Suggested quarantine entries (flaky on {base}); nothing was changed. Paste each\n\
+         # list under its check's `quarantine:`, name an owner, and say why in `reason`.\n"
+    );
+    for (check, entries) in by_check {
+        let _ = write!(
+            out,
+            "\n# check `{check}`\n{}",
+            serde_yaml::to_string(&entries).unwrap_or_default()
+        );
+    }
+    out
+}
+
+/// One quarantined test as the history saw it.
+#[derive(Debug, Serialize)]
+struct QuarantinedTest {
+    check: String,
+    /// The entry as the manifest writes it.
+    entry: String,
+    until: String,
+    expired: bool,
+    /// The test the entry matched (none: it matched no test in the window).
+    test: Option<String>,
+    runs: u32,
+    failed: u32,
+    flaky: u32,
+    passed_in_a_row: u32,
+    /// Passed at least `--ready-after` runs in a row: the entry can go.
+    ready_to_leave: bool,
+}
+
+/// Every quarantine entry of the manifest, with each test it matches in the window.
+fn quarantined(
+    manifest: &crate::manifest::Manifest,
+    tests: &[TestHealth],
+    args: &HistoryTestsArgs,
+) -> Vec<QuarantinedTest> {
+    let today = crate::manifest::today();
+    let mut rows = Vec::new();
+    let mut checks: Vec<&crate::manifest::Check> = manifest.checks.iter().collect();
+    while let Some(check) = checks.pop() {
+        if let crate::manifest::CheckKind::AllOf(items) | crate::manifest::CheckKind::AnyOf(items) =
+            &check.kind
+        {
+            checks.extend(items.iter());
+        }
+        if args
+            .check
+            .as_deref()
+            .is_some_and(|c| c != check.id.as_str())
+        {
+            continue;
+        }
+        for entry in &check.quarantine {
+            let row = |t: Option<&TestHealth>| QuarantinedTest {
+                check: check.id.as_str().to_owned(),
+                entry: entry.test.clone(),
+                until: entry.until.to_string(),
+                expired: entry.expired(today),
+                test: t.map(|t| crate::results::test_label(&t.suite, &t.name)),
+                runs: t.map_or(0, |t| t.runs),
+                failed: t.map_or(0, |t| t.failed),
+                flaky: t.map_or(0, |t| t.flaky),
+                passed_in_a_row: t.map_or(0, |t| t.passed_in_a_row),
+                ready_to_leave: t.is_some_and(|t| t.passed_in_a_row >= args.ready_after),
+            };
+            let before = rows.len();
+            rows.extend(
+                tests
+                    .iter()
+                    .filter(|t| {
+                        t.check == check.id.as_str()
+                            && entry.matches(&crate::results::test_label(&t.suite, &t.name))
+                    })
+                    .map(|t| row(Some(t))),
+            );
+            if rows.len() == before {
+                rows.push(row(None));
+            }
+        }
+    }
+    rows.sort_by(|a, b| (&a.check, &a.entry, &a.test).cmp(&(&b.check, &b.entry, &b.test)));
+    rows
+}
+
+fn quarantined_table(rows: &[QuarantinedTest], quoter: &Quoter) -> String {
+    if rows.is_empty() {
+        return "no check of the manifest has a `quarantine:`\n".to_owned();
+    }
+    let mut builder = Builder::default();
+    builder.push_record([
+        "Check",
+        "Entry",
+        "Test",
+        "Until",
+        "Failed",
+        "Passed in a row",
+        "State",
+    ]);
+    for r in rows {
+        let state = if r.expired {
+            "ended: it fails its pair".to_owned()
+        } else if r.test.is_none() {
+            "no test matched in the window".to_owned()
+        } else if r.ready_to_leave {
+            "ready to leave quarantine".to_owned()
+        } else {
+            "held".to_owned()
+        };
+        builder.push_record([
+            quoter.quote(&r.check),
+            quoter.quote(&r.entry),
+            r.test
+                .as_deref()
+                .map_or_else(|| "–".to_owned(), |t| quoter.quote(t)),
+            r.until.clone(),
+            of(r.failed, r.runs),
+            r.passed_in_a_row.to_string(),
+            state,
+        ]);
+    }
+    let mut table = builder.build();
+    table.with(Style::rounded());
+    format!("{table}\n")
+}
+
+fn quarantined_csv(rows: &[QuarantinedTest]) -> Result<String, Error> {
+    csv_text(
+        &[
+            "check",
+            "entry",
+            "test",
+            "until",
+            "expired",
+            "runs",
+            "failed",
+            "flaky",
+            "passed_in_a_row",
+            "ready_to_leave",
+        ],
+        rows.iter().map(|r| {
+            vec![
+                r.check.clone(),
+                r.entry.clone(),
+                r.test.clone().unwrap_or_default(),
+                r.until.clone(),
+                r.expired.to_string(),
+                r.runs.to_string(),
+                r.failed.to_string(),
+                r.flaky.to_string(),
+                r.passed_in_a_row.to_string(),
+                r.ready_to_leave.to_string(),
+            ]
+        }),
+    )
 }
 
 /// `suite › name` (the id's own words where the runner gave one).
@@ -152,6 +382,7 @@ fn csv(tests: &[TestHealth]) -> Result<String, Error> {
             commit(t.last_green.as_ref()),
             at(t.last_green.as_ref()),
             t.failing_now.to_string(),
+            t.passed_in_a_row.to_string(),
         ]
     });
     csv_text(
@@ -173,6 +404,7 @@ fn csv(tests: &[TestHealth]) -> Result<String, Error> {
             "last_green_commit",
             "last_green_at",
             "failing_now",
+            "passed_in_a_row",
         ],
         rows,
     )

@@ -20,6 +20,7 @@ impl Validator<'_> {
         let scope = self.scope(path, raw);
         self.wordless_command(path, raw, defaults);
         let split = self.split(path, raw, is_item);
+        let quarantine = self.quarantine(path, raw);
         let has_command = raw.run.is_some() || raw.test.is_some();
         if split.is_none() && !is_item && has_command && raw.shards_may_overlap.is_some() {
             self.key_error(
@@ -77,7 +78,117 @@ impl Validator<'_> {
             split,
             list: raw.list.clone(),
             shards_may_overlap: raw.shards_may_overlap.unwrap_or(false),
+            quarantine,
         })
+    }
+
+    /// `quarantine:` entries: each names a test (or a glob that is not every test),
+    /// says why, and ends on a date; the check must have reports to know its tests by.
+    fn quarantine(&mut self, path: &str, raw: &RawCheck) -> Vec<Quarantine> {
+        let Some(entries) = &raw.quarantine else {
+            return Vec::new();
+        };
+        let key = join_key(path, "quarantine");
+        if raw.expect.is_some() {
+            self.key_error(
+                &key,
+                "`quarantine` holds back failures of a check that must pass; a check with `expect: failure` has none to hold back",
+            );
+        }
+        if raw.reports.is_none() && (raw.run.is_some() || raw.test.is_some()) {
+            self.key_error(
+                &key,
+                "`quarantine` needs `reports`: a test is known by its runner's report",
+            );
+        }
+        if entries.len() > MAX_QUARANTINE {
+            self.error(
+                &key,
+                format!(
+                    "{} quarantine entries are more than the most allowed, {MAX_QUARANTINE}",
+                    entries.len()
+                ),
+            );
+        }
+        let mut out = Vec::with_capacity(entries.len());
+        for (i, entry) in entries.iter().enumerate() {
+            let at = join_index(&key, i);
+            let test = entry.test.trim();
+            if test.is_empty() {
+                self.error(&join_key(&at, "test"), "`test` is empty; name the test as the comment shows it (`suite › name`) or a glob over such names");
+                continue;
+            }
+            let glob = if Quarantine::is_glob(test) {
+                if test
+                    .chars()
+                    .all(|c| matches!(c, '*' | '?' | '›' | '/' | '.' | ':') || c.is_whitespace())
+                {
+                    self.error(
+                        &join_key(&at, "test"),
+                        format!("`{test}` matches every test: a quarantine names the tests it holds back, not the whole suite"),
+                    );
+                    continue;
+                }
+                match globset::GlobBuilder::new(test)
+                    .literal_separator(false)
+                    .build()
+                {
+                    Ok(glob) => Some(glob.compile_matcher()),
+                    Err(e) => {
+                        self.error(
+                            &join_key(&at, "test"),
+                            format!("`{test}` is not a valid glob: {}", e.kind()),
+                        );
+                        continue;
+                    }
+                }
+            } else {
+                None
+            };
+            let reason = entry.reason.as_deref().map(str::trim).unwrap_or_default();
+            if reason.is_empty() {
+                self.error(
+                    &at,
+                    format!("the quarantine of `{test}` has no `reason`; say why it is held back (an issue link, the cause)"),
+                );
+            }
+            let until = match entry.until.as_deref().map(str::trim) {
+                None => {
+                    self.error(
+                        &at,
+                        format!("the quarantine of `{test}` has no `until`; give the last day it holds (`YYYY-MM-DD`): a quarantine without an end is how tests are forgotten"),
+                    );
+                    None
+                }
+                Some(date) => match chrono::NaiveDate::parse_from_str(date, "%Y-%m-%d") {
+                    Ok(day) if date.len() == 10 => Some(day),
+                    _ => {
+                        self.error(
+                            &join_key(&at, "until"),
+                            format!(
+                                "`{date}` is not a date; write it as YYYY-MM-DD (`2027-01-31`)"
+                            ),
+                        );
+                        None
+                    }
+                },
+            };
+            if let (false, Some(until)) = (reason.is_empty(), until) {
+                out.push(Quarantine {
+                    test: test.to_owned(),
+                    glob,
+                    reason: reason.to_owned(),
+                    until,
+                    owner: entry
+                        .owner
+                        .as_deref()
+                        .map(str::trim)
+                        .filter(|o| !o.is_empty())
+                        .map(str::to_owned),
+                });
+            }
+        }
+        out
     }
 
     /// The check's one kind: none and two are errors.
@@ -153,6 +264,7 @@ impl Validator<'_> {
                 ("min-tests", raw.min_tests.is_some()),
                 ("tests-may-drop", raw.tests_may_drop.is_some()),
                 ("fail-on-flaky", raw.fail_on_flaky.is_some()),
+                ("quarantine", raw.quarantine.is_some()),
                 ("shell", raw.shell.is_some()),
             ] {
                 if set && has_kind {

@@ -416,6 +416,7 @@ impl Scan {
                 skipped: total.skipped,
                 runner,
                 flaky: 0,
+                quarantined: 0,
             }
         });
         let executed = counts.as_ref().map(|c| c.passed + c.failed);

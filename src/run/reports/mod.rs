@@ -819,6 +819,8 @@ impl<'l> Collector<'l> {
             file: None,
             line: None,
             id: None,
+            quarantined: false,
+            history: None,
         };
         if matches!(
             outcome,
@@ -889,6 +891,7 @@ fn combine(files: &[(PathBuf, Option<Format>)], ctx: &Context, parsed: Vec<Parse
             log_counts: None,
             cases,
             left_out,
+            quarantine: Vec::new(),
         },
         counts: TestCounts {
             passed: tally.passed,
@@ -896,6 +899,7 @@ fn combine(files: &[(PathBuf, Option<Format>)], ctx: &Context, parsed: Vec<Parse
             skipped: tally.skipped,
             runner: format.as_str().to_owned(),
             flaky: tally.flaky,
+            quarantined: 0,
         },
         noop,
         outside_failures: tally.outside,

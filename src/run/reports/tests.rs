@@ -412,7 +412,7 @@ fn counts_disagree_on_failures_or_on_tests_that_ran() {
         failed,
         skipped,
         runner: "x".into(),
-        flaky: 0,
+        ..TestCounts::default()
     };
     // Equal.
     assert!(!counts_disagree(&counts(5, 1, 0), &counts(5, 1, 0), 0));
