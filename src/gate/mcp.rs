@@ -905,12 +905,23 @@ fn failure_list(report: &Value, folder: &Path, quoter: &Quoter) -> Vec<Value> {
             "log_path": log_path.as_deref().map(|p| folder.join(p).display().to_string()),
             "log_tail": tail,
         });
-        let cases: Vec<&Value> = d["tests"]["cases"]
+        let mut cases: Vec<&Value> = d["tests"]["cases"]
             .as_array()
             .into_iter()
             .flatten()
             .filter(|c| matches!(c["outcome"].as_str(), Some("failed" | "error")))
             .collect();
+        // New failures first, then those the history knows, then those held back.
+        cases.sort_by_key(|c| {
+            let note = c["history"].as_str().unwrap_or_default();
+            if c["quarantined"] == true {
+                2
+            } else if note.starts_with("known flaky") || note.starts_with("also failing") {
+                1
+            } else {
+                0
+            }
+        });
         if cases.is_empty() {
             out.push(base);
             continue;
@@ -925,6 +936,13 @@ fn failure_list(report: &Value, folder: &Path, quoter: &Quoter) -> Vec<Value> {
             entry["message"] = case["message"].clone();
             entry["file"] = case["file"].clone();
             entry["line"] = case["line"].clone();
+            // Held back by the manifest's quarantine; what the history says of it.
+            if case["quarantined"] == true {
+                entry["quarantined"] = json!(true);
+            }
+            if let Some(note) = case["history"].as_str() {
+                entry["history"] = json!(quoter.quote(note));
+            }
             out.push(entry);
         }
     }

@@ -136,6 +136,7 @@ fn failure(reason: &str, row: &Row, baseline: Option<&Baseline>, blob: Option<&s
     let d = &row.detail;
     if let Some(case) = tests_view::failing(d).next() {
         line.push_str(&format!(": {}", code_span(&tests_view::test_name(case))));
+        line.push_str(&escape_markdown(&tests_view::history_note(case)));
         match tests_view::place(case, blob) {
             Some((label, Some(url))) => {
                 line.push_str(&format!(" at [{}]({url})", escape_markdown(&label)));

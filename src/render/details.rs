@@ -177,6 +177,7 @@ fn failing_tests(d: &CheckResult, listed: usize, blob: Option<&str>, out: &mut S
         if case.outcome == TestOutcome::Error {
             line.push_str(" (error)");
         }
+        line.push_str(&escape_markdown(&tests_view::history_note(case)));
         if case.quarantined {
             let _ = write!(line, " ({} quarantined)", super::cell::QUARANTINED);
         }

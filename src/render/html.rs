@@ -140,6 +140,7 @@ fn answer(report: &Quoted, out: &mut String, reasons: usize) {
         });
         if let Some(case) = row.and_then(|r| tests_view::failing(&r.detail).next()) {
             let _ = write!(out, ": <code>{}</code>", esc(&tests_view::test_name(case)));
+            let _ = write!(out, "{}", esc(&tests_view::history_note(case)));
             if let Some((label, _)) = tests_view::place(case, None) {
                 let _ = write!(out, " at {}", esc(&label));
             }
@@ -452,6 +453,10 @@ fn test_item(case: &TestResult, blob: Option<&str>, output: bool, out: &mut Stri
     if case.outcome == TestOutcome::Error {
         out.push_str(" (error)");
     }
+    if case.quarantined {
+        out.push_str(" (🧪 quarantined)");
+    }
+    out.push_str(&esc(&tests_view::history_note(case)));
     match tests_view::place(case, blob) {
         Some((label, Some(url))) => {
             let _ = write!(out, " at <a href=\"{}\">{}</a>", esc(&url), esc(&label));

@@ -9,14 +9,45 @@ use crate::untrusted::cut;
 /// How many failing tests a pair lists before "… and N more".
 pub const FAILING_LISTED: usize = 10;
 
-/// A pair's failures: failed and errored tests, in report order, those its quarantine
-/// held back last.
+/// A pair's failures: failed and errored tests, in report order but for what the
+/// reader acts on first — a new failure before one the history knows (known flaky, or
+/// failing on the base branch too), and those its quarantine held back last.
 pub fn failing(d: &CheckResult) -> impl Iterator<Item = &TestResult> {
-    let cases = || d.tests.iter().flat_map(|t| t.cases.iter());
-    cases()
-        .filter(|c| c.outcome.is_failure() && !c.quarantined)
-        .chain(cases().filter(|c| c.outcome.is_failure() && c.quarantined))
+    let mut cases: Vec<&TestResult> = d
+        .tests
+        .iter()
+        .flat_map(|t| t.cases.iter())
+        .filter(|c| c.outcome.is_failure())
+        .collect();
+    cases.sort_by_key(|c| {
+        if c.quarantined {
+            2
+        } else if c.history.as_deref().is_some_and(known) {
+            1
+        } else {
+            0
+        }
+    });
+    cases.into_iter()
 }
+
+/// Whether a failure's history note says the base branch knows it (flaky there, or
+/// failing there too), as opposed to new.
+fn known(note: &str) -> bool {
+    note.starts_with("known flaky") || note.starts_with("also failing")
+}
+
+/// ` (known flaky: failed 4 of last 20 on main)`: a failure's history note, when
+/// `merge` had a history to read it from.
+pub fn history_note(case: &TestResult) -> String {
+    case.history
+        .as_deref()
+        .map(|note| format!(" ({})", cut(note, NOTE_BYTES)))
+        .unwrap_or_default()
+}
+
+/// The most bytes of a history note shown.
+const NOTE_BYTES: usize = 300;
 
 /// A pair's quarantine entries, and what each did (empty without one).
 pub fn quarantine(d: &CheckResult) -> &[crate::results::QuarantineUse] {

@@ -104,15 +104,15 @@ struct Suggested {
 }
 
 /// `quarantine:` entries for the tests that were flaky on the base branch: failed (or
-/// passed only on a retry) in at least two of its runs, and passed in at least one (a
-/// test that always fails is broken, to be fixed, not held back). Printed, never
-/// written: a person decides.
+/// passed only on a retry) in at least two of its runs, passed in at least one, and did
+/// not fail in the latest run of it (a test that fails now is broken, to be fixed, not
+/// held back). Printed, never written: a person decides.
 fn suggestions(tests: &[TestHealth], base: &str, last: u32) -> String {
     let until = (crate::manifest::today() + chrono::Days::new(SUGGESTED_DAYS)).to_string();
     let mut by_check: Vec<(&str, Vec<Suggested>)> = Vec::new();
     for t in tests {
         let troubled = t.base_failed + t.base_flaky;
-        if troubled < 2 || t.base_failed >= t.base_runs {
+        if troubled < 2 || t.base_failed >= t.base_runs || t.failing_now {
             continue;
         }
         let entry = Suggested {

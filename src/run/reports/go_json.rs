@@ -3,7 +3,9 @@
 //! counts them) is one result; a failure's message and output are what it printed.
 //! Lines that are not events (a build error on stderr) are not tests, but one that says
 //! something failed (`FAIL`, `--- FAIL`, `panic:`) is a failure outside the tests; a
-//! stream with no event at all is no `go test -json` output.
+//! stream with no event at all is no `go test -json` output. A failed test run again
+//! after its package ended (gotestsum's `--rerun-fails` record) is one test with
+//! attempts: flaky when a rerun passed, failed when none did.
 
 use std::collections::HashMap;
 use std::io::BufRead;
@@ -35,6 +37,19 @@ struct Event {
     import_path: Option<String>,
 }
 
+/// A test that failed, remembered in case the runner runs it again (gotestsum's
+/// `--rerun-fails` runs a package's failed tests again after the package ended).
+struct Failed {
+    /// The package's ends seen when it failed: a run of it after a later end is a
+    /// rerun.
+    epoch: u64,
+    /// Where it is listed among the cases.
+    index: Option<usize>,
+}
+
+/// The most failed tests remembered to see whether they are run again.
+const MAX_HELD: usize = 100_000;
+
 /// What the stream said of one package.
 #[derive(Default)]
 struct Package {
@@ -44,6 +59,8 @@ struct Package {
     failed: u64,
     /// What it printed outside its tests (a build error, a panic in TestMain).
     printed: String,
+    /// Its own ends seen so far: more than one when a runner ran it again.
+    ends: u64,
 }
 
 /// Reads `go test -json` events into `sink`.
@@ -60,6 +77,8 @@ pub(super) fn read(mut source: impl BufRead, sink: &mut Collector<'_>) -> Result
     let mut events = 0u64;
     // The first line outside the events that says something failed, and where.
     let mut failed_outside: Option<(u64, String)> = None;
+    // Failed tests, remembered to see whether the runner runs them again.
+    let mut held: HashMap<(String, String), Failed> = HashMap::new();
     loop {
         line.clear();
         let read = read_line(&mut source, &mut line)
@@ -109,6 +128,7 @@ pub(super) fn read(mut source: impl BufRead, sink: &mut Collector<'_>) -> Result
                 if p.end.as_deref() != Some("fail") {
                     p.end = Some(event.action.clone());
                 }
+                p.ends += 1;
             }
             continue;
         };
@@ -151,21 +171,49 @@ pub(super) fn read(mut source: impl BufRead, sink: &mut Collector<'_>) -> Result
             .remove(&(package.clone(), test.clone()))
             .unwrap_or_default();
         let said = said(&output);
-        sink.add(Found {
-            suite: &package,
-            name: &test,
+        let duration_ms = event
+            .elapsed
+            .filter(|d| d.is_finite() && *d >= 0.0)
+            .map(|secs| (secs * 1000.0).round() as u64);
+        let epoch = packages.get(&package).map_or(0, |p| p.ends);
+        let key = (package, test);
+        // A run after its package ended again is the runner's rerun of a failed test
+        // (gotestsum `--rerun-fails`): one test with attempts — flaky when a rerun
+        // passed, failed (listed once) while none has.
+        let rerun = held.get(&key).is_some_and(|f| epoch > f.epoch);
+        if rerun {
+            match outcome {
+                TestOutcome::Passed => {
+                    if let Some(failed) = held.remove(&key) {
+                        sink.passed_on_rerun(failed.index);
+                    }
+                    continue;
+                }
+                TestOutcome::Failed => {
+                    if let Some(failed) = held.get_mut(&key) {
+                        failed.epoch = epoch;
+                    }
+                    continue;
+                }
+                _ => {}
+            }
+        }
+        let (package, test) = &key;
+        let index = sink.add(Found {
+            suite: package,
+            name: test,
             outcome: Some(outcome),
-            duration_ms: event
-                .elapsed
-                .filter(|d| d.is_finite() && *d >= 0.0)
-                .map(|secs| (secs * 1000.0).round() as u64),
+            duration_ms,
             message: &said,
             output: &said,
             file: None,
             line: None,
-            package: Some(&package),
+            package: Some(package),
             outside: false,
         });
+        if outcome == TestOutcome::Failed && (held.len() < MAX_HELD || held.contains_key(&key)) {
+            held.insert(key, Failed { epoch, index });
+        }
     }
     // A test that started and never ended (a timeout's panic, a crash, a stream cut
     // short) did not pass.

@@ -5,6 +5,7 @@
 //! passed) and `<rerunFailure>`/`<rerunError>` (failed again); `<system-out>` and
 //! `<system-err>`. Read as a stream of events with quick-xml, never whole.
 
+use std::collections::HashMap;
 use std::io::BufRead;
 
 use quick_xml::Reader;
@@ -98,6 +99,39 @@ struct Cases<'s, 'l> {
     suites: Vec<SuiteCount>,
 }
 
+/// The most cases of one Go package's suite held to find its reruns (past it, each
+/// case is delivered as it comes).
+const MAX_GO_HELD: usize = 200_000;
+
+/// A Go package's cases, each test once in the order it first ran: a name listed again
+/// is a rerun (attempts), its outcome the last run's — flaky when an earlier run
+/// failed and the last passed, failed when the last failed too.
+fn go_attempts(cases: Vec<Case>) -> Vec<Case> {
+    let mut out: Vec<Case> = Vec::with_capacity(cases.len());
+    let mut at: HashMap<(String, String), usize> = HashMap::with_capacity(cases.len());
+    for mut case in cases {
+        match at.get(&(case.suite.clone(), case.name.clone())) {
+            Some(&i) => {
+                let earlier = std::mem::take(&mut out[i]);
+                let failed_before = earlier.failed || earlier.errored || earlier.flaky;
+                case.attempts = earlier.attempts + 1;
+                case.flaky |= failed_before;
+                if case.message.is_empty() && failed_before {
+                    // What the failed run said is why it is flaky.
+                    case.message = earlier.message;
+                    case.failure = earlier.failure;
+                }
+                out[i] = case;
+            }
+            None => {
+                at.insert((case.suite.clone(), case.name.clone()), out.len());
+                out.push(case);
+            }
+        }
+    }
+    out
+}
+
 /// The most skipped tests a suite may count without listing them (libtest's ignored
 /// tests); a count beyond it is no runner's.
 const MAX_UNLISTED: u64 = 10_000_000;
@@ -107,6 +141,11 @@ const MAX_UNLISTED: u64 = 10_000_000;
 struct SuiteCount {
     /// Its runner writes a retry as the same case again (pytest).
     reruns_repeat: bool,
+    /// A Go package's suite (its `go.version` property: gotestsum, go-junit-report):
+    /// Go names each test of a package once, so a name listed again is the runner's
+    /// rerun of it (`--rerun-fails`), wherever it comes. Its cases are held here
+    /// until it closes, then each test is delivered once with its attempts.
+    go: Option<Vec<Case>>,
     /// Its own `tests` count.
     declared: Option<u64>,
     /// Its own `skipped` count.
@@ -144,6 +183,7 @@ impl Cases<'_, '_> {
         let outer = self.suites.last().is_some_and(|s| s.reruns_repeat);
         self.suites.push(SuiteCount {
             reruns_repeat: outer || name == "pytest" || name == "pytest tests",
+            go: None,
             declared,
             declared_skipped,
             cases: 0,
@@ -183,9 +223,14 @@ impl Cases<'_, '_> {
     fn leave(&mut self) {
         // A pending case is the suite's: counted before its counts are compared.
         self.flush();
-        let Some(suite) = self.suites.pop() else {
+        let Some(mut suite) = self.suites.pop() else {
             return;
         };
+        if let Some(cases) = suite.go.take() {
+            for case in go_attempts(cases) {
+                deliver(case, self.sink);
+            }
+        }
         // Failures its own counts declare and its cases do not show (a report cut, a
         // writer that counts what it does not list) are not passed over.
         let mut complained = suite.complained;
@@ -275,6 +320,18 @@ impl Cases<'_, '_> {
             suite.reruns_failed += case.reruns_failed;
         }
         case.attempts = 1;
+        if self
+            .suites
+            .last()
+            .and_then(|s| s.go.as_ref())
+            .is_some_and(|held| held.len() < MAX_GO_HELD)
+        {
+            self.flush();
+            if let Some(held) = self.suites.last_mut().and_then(|s| s.go.as_mut()) {
+                held.push(case);
+            }
+            return;
+        }
         if let Some(previous) = self.pending.take() {
             // pytest-rerunfailures writes its earlier attempts as bare cases: an earlier
             // one that says it failed (or was skipped) is a run of its own (pytest-xdist's
@@ -539,6 +596,17 @@ fn open(
                 sink.finish(std::mem::take(&mut new), suites);
             } else {
                 *case = Some(new);
+            }
+            Ok(Target::Nowhere)
+        }
+        b"property" => {
+            // A Go package's suite names the Go it ran under.
+            if attribute(e, b"name", at)?.as_deref() == Some("go.version")
+                && case.is_none()
+                && let Some(suite) = sink.suites.last_mut()
+                && suite.go.is_none()
+            {
+                suite.go = Some(Vec::new());
             }
             Ok(Target::Nowhere)
         }

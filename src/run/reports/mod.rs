@@ -779,7 +779,22 @@ impl<'l> Collector<'l> {
         self.tally.skipped = self.tally.skipped.saturating_add(n);
     }
 
-    fn add(&mut self, found: Found<'_>) {
+    /// A failed test added earlier (at `index` among the cases, when it was listed)
+    /// passed when the runner ran it again: one flaky test, not a failure.
+    fn passed_on_rerun(&mut self, index: Option<usize>) {
+        self.tally.failed = self.tally.failed.saturating_sub(1);
+        self.tally.passed += 1;
+        self.tally.flaky += 1;
+        if let Some(case) = index.and_then(|i| self.cases.get_mut(i)) {
+            case.outcome = TestOutcome::Flaky;
+            case.file = None;
+            case.line = None;
+        }
+    }
+
+    /// Adds a test; where it is listed among the cases (`None`: left out, past the
+    /// bound).
+    fn add(&mut self, found: Found<'_>) -> Option<usize> {
         let outcome = found.outcome.unwrap_or(TestOutcome::Passed);
         match outcome {
             TestOutcome::Passed => self.tally.passed += 1,
@@ -800,7 +815,7 @@ impl<'l> Collector<'l> {
         };
         if self.cases.len() >= room {
             self.left_out += 1;
-            return;
+            return None;
         }
         // Masked whole, then cut.
         let redactor = self.redactor;
@@ -849,6 +864,7 @@ impl<'l> Collector<'l> {
             }
         }
         self.cases.push(case);
+        Some(self.cases.len() - 1)
     }
 }
 
