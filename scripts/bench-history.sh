@@ -8,6 +8,7 @@
 #
 #   scripts/bench-history.sh            100, 1,000 and 10,000 runs (10,000-test runs: 100
 #                                       and 1,000)
+#   scripts/bench-history.sh --health   only the per-test health (`history tests`) table
 #   scripts/bench-history.sh --quick    20 runs of each, the tests report 1,000 tests
 #                                       (the script keeps running; no figure to quote)
 set -euo pipefail
@@ -19,7 +20,9 @@ need sqlite3 sqlite3
 need zstd zstd
 
 quick=false
+health_only=false
 [ "${1:-}" = "--quick" ] && quick=true
+[ "${1:-}" = "--health" ] && health_only=true
 if $quick; then
     wide_sizes="20"; tests_sizes="20"; tests_each=1000; cached=20
 else
@@ -89,6 +92,31 @@ SHOW_SQL="SELECT check_id, environment, count(*), sum(result = 'PASS'), avg(dura
 # What the default retention removes, as sqlite3 removes it.
 PRUNE_SQL="PRAGMA foreign_keys = ON; DELETE FROM runs WHERE id NOT IN (SELECT id FROM runs ORDER BY recorded_at DESC, id DESC LIMIT 200) AND julianday(recorded_at) < julianday('now', '-90 days'); VACUUM;"
 
+# Per-test health (`history tests`) over the largest tests history: each test's runs,
+# failures and flaky runs in the window, against sqlite3 grouping the same rows.
+health() {
+    local n=${tests_sizes##* } db="$work/health.sqlite"
+    import "$work/tests/report.json" "$db" "$n"
+    sqlite3 "$db" "PRAGMA wal_checkpoint(TRUNCATE);" >/dev/null
+    echo
+    echo "Per-test health over $n runs of 1 check with $tests_each tests ($(mib "$(stat -c %s "$db")")):"
+    echo
+    echo "| window | history tests --all --format csv | sqlite3, the same grouping | ratio |"
+    echo "|---|---|---|---|"
+    for window in 20 "$n"; do
+        local sql="SELECT t.check_id, t.suite, t.name, count(*), sum(t.outcome IN ('failed', 'error')), sum(t.outcome = 'flaky') FROM tests t JOIN runs r ON r.id = t.run WHERE t.run IN (SELECT id FROM runs WHERE branch = 'main' ORDER BY recorded_at DESC, id DESC LIMIT $window) GROUP BY t.check_id, t.test_id, t.suite, t.name;"
+        local ours theirs
+        ours=$(seconds "$bin history --history $db tests --window $window --all --limit 0 --format csv")
+        theirs=$(seconds "sqlite3 $db \"$sql\"")
+        echo "| $window runs | ${ours} s | ${theirs} s | $(awk -v a="$ours" -v b="$theirs" 'BEGIN { printf "%.2f×", a / b }') |"
+    done
+    rm -f "$db" "$db".* "$db-wal" "$db-shm"
+}
+if $health_only; then
+    health
+    exit 0
+fi
+
 echo "| runs of | runs | database | per 1,000 runs | history add (all) | history show --last 20 | sqlite3, the same query | history prune (default retention) | sqlite3, the same removal + VACUUM | after prune |"
 echo "|---|---|---|---|---|---|---|---|---|---|"
 for shape in wide tests; do
@@ -121,3 +149,4 @@ import "$work/wide/report.json" "$db" "$cached"
 sqlite3 "$db" "PRAGMA wal_checkpoint(TRUNCATE);" >/dev/null
 zstd -q -3 -f "$db" -o "$db.zst"
 echo "- database $(mib "$(stat -c %s "$db")"), zstd archive $(mib "$(stat -c %s "$db.zst")")"
+health

@@ -180,9 +180,9 @@ pub(crate) enum Command {
     Mcp(McpArgs),
     /// Print the manifest's JSON Schema (for editors' YAML language servers)
     Schema,
-    /// Read runner test reports (JUnit, TRX, NUnit, xUnit.net, CTRF, Jest, Vitest, Mocha or
-    /// RSpec JSON, `go test -json`, TAP) as `reports:` does, and say which tests ran, failed
-    /// and where
+    /// Read runner test reports (JUnit, TRX, NUnit, xUnit.net, CTRF, Jest, Vitest, Mocha,
+    /// RSpec or Playwright JSON, `go test -json`, TAP) as `reports:` does, and say which
+    /// tests ran, failed and where
     Tests(TestsArgs),
     /// The verification history (SQLite): import reports, show each check's record
     History(HistoryArgs),
@@ -773,7 +773,7 @@ pub(crate) struct ReportArgs {
     #[arg(required_unless_present = "files", value_name = "PATH")]
     pub paths: Vec<PathBuf>,
     /// Instead of result files: runner reports a workflow already makes (JUnit, TRX,
-    /// NUnit, xUnit.net, CTRF, Jest/Vitest/Mocha/RSpec JSON, `go test -json`, TAP), by glob
+    /// NUnit, xUnit.net, CTRF, Jest/Vitest/Mocha/RSpec/Playwright JSON, `go test -json`, TAP), by glob
     /// (repeatable; `!GLOB` excludes). Each file is one environment's: `{environment}` in
     /// the glob names it, else --environment, else the file's first folder; `{check}`
     /// names its check, else `tests`

@@ -410,7 +410,7 @@ pub struct RawCheck {
     #[serde(default)]
     pub retries: Option<u32>,
     /// The test reports the command writes (JUnit, TRX, NUnit or xUnit.net XML, CTRF,
-    /// Jest, Vitest, Mocha or RSpec JSON, `go test -json`, TAP): a path or glob, or a list of
+    /// Jest, Vitest, Mocha, RSpec or Playwright JSON, `go test -json`, TAP): a path or glob, or a list of
     /// them, relative to the check's folder.
     #[serde(default)]
     pub reports: Option<RawPaths>,

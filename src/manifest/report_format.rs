@@ -15,6 +15,8 @@ pub enum ReportFormat {
     MochaJson,
     /// `rspec --format json`.
     RspecJson,
+    /// Playwright's `--reporter=json`.
+    PlaywrightJson,
     /// Visual Studio's test results (`dotnet test --logger trx`).
     Trx,
     /// NUnit's `TestResult.xml` (NUnit 3, and NUnit 2's).
@@ -27,7 +29,7 @@ pub enum ReportFormat {
 
 impl ReportFormat {
     /// Every format, in the order messages list them.
-    pub const ALL: [ReportFormat; 11] = [
+    pub const ALL: [ReportFormat; 12] = [
         ReportFormat::Junit,
         ReportFormat::Trx,
         ReportFormat::Nunit,
@@ -37,6 +39,7 @@ impl ReportFormat {
         ReportFormat::VitestJson,
         ReportFormat::MochaJson,
         ReportFormat::RspecJson,
+        ReportFormat::PlaywrightJson,
         ReportFormat::GoTestJson,
         ReportFormat::Tap,
     ];
@@ -51,6 +54,7 @@ impl ReportFormat {
             ReportFormat::VitestJson => "vitest-json",
             ReportFormat::MochaJson => "mocha-json",
             ReportFormat::RspecJson => "rspec-json",
+            ReportFormat::PlaywrightJson => "playwright-json",
             ReportFormat::Trx => "trx",
             ReportFormat::Nunit => "nunit",
             ReportFormat::Xunit => "xunit",

@@ -244,7 +244,7 @@ pub struct TestCounts {
     pub failed: u64,
     pub skipped: u64,
     /// What the counts were read from: a runner's log (`libtest`, `pytest`, …) or a
-    /// report format (`junit`, `ctrf`, `go-test-json`, `trx`, `nunit`, `xunit`, `tap`, `jest-json`, `vitest-json`, `mocha-json`, `rspec-json`).
+    /// report format (`junit`, `ctrf`, `go-test-json`, `trx`, `nunit`, `xunit`, `tap`, `jest-json`, `vitest-json`, `mocha-json`, `rspec-json`, `playwright-json`).
     pub runner: String,
     /// Of the passed tests, those that failed before they passed (a report's reruns).
     #[serde(default, skip_serializing_if = "is_zero")]
@@ -375,7 +375,8 @@ pub fn test_identity(suite: &str, name: &str) -> CompactString {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TestReport {
     /// `junit`, `ctrf`, `go-test-json`, `tap`, `trx`, `nunit`, `xunit`, `jest-json`,
-    /// `vitest-json`, `mocha-json` or `rspec-json` (the first file's, when they differ).
+    /// `vitest-json`, `mocha-json`, `rspec-json` or `playwright-json` (the first file's,
+    /// when they differ).
     pub format: CompactString,
     /// The files read, relative to the check's folder.
     pub files: Vec<CompactString>,

@@ -1,7 +1,7 @@
 //! Reports a workflow already makes, read as the results of its legs: `report --files`.
 //!
 //! Each file a glob matches is a runner's report (JUnit XML, TRX, NUnit, xUnit.net,
-//! CTRF, Jest/Vitest/Mocha/RSpec JSON, `go test -json`, TAP) of one environment, read by
+//! CTRF, Jest/Vitest/Mocha/RSpec/Playwright JSON, `go test -json`, TAP) of one environment, read by
 //! the readers `reports:` uses, bounded and confined to the folder the command runs in.
 //! Which environment a file belongs to is said by the glob
 //! (`{environment}` in it), else by `--environment` (one leg), else by the first folder

@@ -1,7 +1,8 @@
 //! A report that is one JSON document: told apart by its top-level keys, read in one
 //! pass. CTRF (`results`), Jest's and Vitest's `--json` (`testResults`), Mocha's
-//! `--reporter json` (`stats` with `passes`, `failures`, `pending`) and RSpec's
-//! `--format json` (`examples`). A document with none of these is no known report.
+//! `--reporter json` (`stats` with `passes`, `failures`, `pending`), RSpec's
+//! `--format json` (`examples`) and Playwright's `--reporter=json` (`suites`). A
+//! document with none of these is no known report.
 
 use std::fmt;
 use std::io::BufRead;
@@ -10,7 +11,7 @@ use std::marker::PhantomData;
 use serde::Deserialize;
 use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
-use super::{Collector, Format, ReadError, ctrf, jest, mocha, rspec};
+use super::{Collector, Format, ReadError, ctrf, jest, mocha, playwright, rspec};
 use crate::results::TestOutcome;
 
 /// The tests one format's lists gave: how many, how many failed, and (Jest, Vitest)
@@ -45,14 +46,19 @@ pub(super) struct Totals {
     // CTRF.
     ctrf_summary: Option<ctrf::Summary>,
     ctrf_tests: bool,
+    // Playwright.
+    playwright_stats: Option<playwright::Stats>,
+    playwright_errors: Vec<playwright::Error>,
 }
 
-/// Each format's key: the one a document of that format has and no other format's has.
-const KEYS: [(&str, &str, Format); 4] = [
+/// Each format's key: the one a document of that format has and no other format's has
+/// (Mocha's `stats` are told from Playwright's by what they count).
+const KEYS: [(&str, &str, Format); 5] = [
     ("results", "CTRF", Format::Ctrf),
     ("testResults", "Jest, Vitest", Format::JestJson),
     ("stats", "Mocha", Format::MochaJson),
     ("examples", "RSpec", Format::RspecJson),
+    ("suites", "Playwright", Format::PlaywrightJson),
 ];
 
 /// Reads a JSON report into `sink`, in the format `forced` names, else in the one its
@@ -69,7 +75,7 @@ pub(super) fn read(
     let mut document = Document {
         sink,
         forced: forced.map(family),
-        present: [false; 4],
+        present: [false; 5],
         listed: Listed::default(),
         totals: Totals::default(),
     };
@@ -100,7 +106,7 @@ struct Document<'s, 'l> {
     /// The format named: the other formats' lists are passed over.
     forced: Option<Format>,
     /// Which of [`KEYS`] it has.
-    present: [bool; 4],
+    present: [bool; 5],
     listed: Listed,
     totals: Totals,
 }
@@ -123,7 +129,7 @@ impl Document<'_, '_> {
             (None, [(_, _, format)]) => *format,
             (None, []) => {
                 return Err(ReadError::new(
-                    "a JSON document that is no known test report: it has no `results` (CTRF), `testResults` (Jest, Vitest), `stats` (Mocha) or `examples` (RSpec)",
+                    "a JSON document that is no known test report: it has no `results` (CTRF), `testResults` (Jest, Vitest), `stats` (Mocha), `examples` (RSpec) or `suites` (Playwright)",
                 ));
             }
             (None, several) => {
@@ -172,6 +178,18 @@ impl Document<'_, '_> {
                 };
                 mocha::finish(stats, totals.mocha_lists, totals.mocha_errors, listed, sink)?;
                 Ok(Format::MochaJson)
+            }
+            Format::PlaywrightJson => {
+                if !has(Format::PlaywrightJson) {
+                    return Err(missing("suites"));
+                }
+                playwright::finish(
+                    totals.playwright_stats.as_ref(),
+                    &totals.playwright_errors,
+                    listed,
+                    sink,
+                )?;
+                Ok(Format::PlaywrightJson)
             }
             Format::RspecJson => {
                 if !has(Format::RspecJson) {
@@ -255,8 +273,31 @@ impl<'de> Visitor<'de> for &mut Document<'_, '_> {
                     )?;
                 }
                 "stats" => {
-                    self.mark(Format::MochaJson);
-                    self.totals.stats = Some(map.next_value()?);
+                    // Mocha's (`tests`, `failures`, …) or Playwright's (`expected`,
+                    // `unexpected`, …): told by what they count.
+                    let stats: serde_json::Value = map.next_value()?;
+                    let theirs = playwright::Stats::deserialize(&stats).unwrap_or_default();
+                    if theirs.is_playwrights() {
+                        self.totals.playwright_stats = Some(theirs);
+                    } else {
+                        self.mark(Format::MochaJson);
+                        self.totals.stats =
+                            Some(mocha::Stats::deserialize(&stats).map_err(de::Error::custom)?);
+                    }
+                }
+                "suites" => {
+                    self.list(
+                        &mut map,
+                        Format::PlaywrightJson,
+                        |suite: playwright::Suite, sink, listed| {
+                            playwright::add_suite(&suite, sink, listed)
+                        },
+                    )?;
+                }
+                "errors" if self.reads(Format::PlaywrightJson) => {
+                    self.totals.playwright_errors = map
+                        .next_value::<Option<Vec<playwright::Error>>>()?
+                        .unwrap_or_default();
                 }
                 list @ ("passes" | "failures" | "pending") if self.reads(Format::MochaJson) => {
                     let outcome = match list {

@@ -5,7 +5,7 @@
 //! when older than the check's start (left over from an earlier run), and read by
 //! content: JUnit XML (every dialect: nextest, pytest, jest-junit, vitest, mocha,
 //! Surefire, Gradle, go-junit-report, PHPUnit, …), the .NET runners' own XML (TRX,
-//! NUnit 2 and 3, xUnit.net), CTRF, Jest, Vitest, Mocha or RSpec JSON, `go test -json`
+//! NUnit 2 and 3, xUnit.net), CTRF, Jest, Vitest, Mocha, RSpec or Playwright JSON, `go test -json`
 //! events, or TAP (node's test runner, Perl's Test::More and `prove -v`, Bats).
 //!
 //! Everything here comes from pull-request code: files are bounded in number and size,
@@ -20,6 +20,7 @@ mod junit;
 mod locate;
 mod mocha;
 mod nunit;
+mod playwright;
 mod rspec;
 mod tap;
 mod trx;
@@ -545,7 +546,8 @@ fn line_at(file: &Path, offset: u64) -> u64 {
 enum Kind {
     /// XML, in the format its root element says (JUnit, in its dialects, else).
     Xml(Format),
-    /// One JSON document, whose keys say the format (CTRF, Jest, Vitest, Mocha, RSpec).
+    /// One JSON document, whose keys say the format (CTRF, Jest, Vitest, Mocha, RSpec,
+    /// Playwright).
     JsonDocument,
     /// One JSON event per line (`go test -json`).
     JsonEvents,
@@ -602,7 +604,7 @@ fn detect(reader: &mut impl BufRead) -> Result<Kind, String> {
                 .map(|c| if c.is_control() { ' ' } else { c })
                 .collect();
             Err(format!(
-                "not a test report (JUnit, TRX, NUnit or xUnit.net XML, CTRF, Jest, Vitest, Mocha or RSpec JSON, `go test -json` output or TAP): it begins `{}`",
+                "not a test report (JUnit, TRX, NUnit or xUnit.net XML, CTRF, Jest, Vitest, Mocha, RSpec or Playwright JSON, `go test -json` output or TAP): it begins `{}`",
                 shown.trim_end().replace('`', "'")
             ))
         }
@@ -841,10 +843,13 @@ impl<'l> Collector<'l> {
             outcome,
             TestOutcome::Failed | TestOutcome::Error | TestOutcome::Flaky
         ) {
+            // A runner's colours (Playwright's JSON keeps them) and other terminal
+            // escapes are no part of what it said.
             let (message, output) = (
-                redactor.redact(found.message),
-                redactor.redact(found.output),
+                crate::untrusted::clean(found.message),
+                crate::untrusted::clean(found.output),
             );
+            let (message, output) = (redactor.redact(&message), redactor.redact(&output));
             let message = first_lines(&message, &output);
             case.message = (!message.is_empty()).then_some(message);
             let output = excerpt(output.trim_end(), MAX_OUTPUT_CHARS);
