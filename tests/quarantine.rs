@@ -322,3 +322,131 @@ fn a_results_own_quarantine_marks_are_not_taken() {
     assert!(row["detail"]["tests"].get("quarantine").is_none(), "{row}");
     assert!(row["detail"]["test_counts"].get("quarantined").is_none());
 }
+
+/// What a fake runner's report lists: `test_ok` passed, `test_flaky` failed, and (with
+/// `error`) a collection error of `tests.test_c`.
+fn junit(error: bool) -> String {
+    let extra = if error {
+        r#"<testcase classname="" name="tests.test_c"><error message="collection failure">ImportError</error></testcase>"#
+    } else {
+        ""
+    };
+    format!(
+        r#"<?xml version="1.0" encoding="utf-8"?><testsuites><testsuite name="pytest" errors="{}" failures="1" skipped="0" tests="{}"><testcase classname="tests.test_a" name="test_ok"/><testcase classname="tests.test_a" name="test_flaky"><failure message="boom">x</failure></testcase>{extra}</testsuite></testsuites>"#,
+        u8::from(error),
+        2 + u8::from(error)
+    )
+}
+
+/// A runner that writes `r.xml` as its report and exits `code`, with `quarantine`.
+fn fake(code: &str, quarantine: &str) -> Project {
+    let project = Project::new(&format!(
+        "version: 1\nenvironments:\n  - name: lin\nchecks:\n  - id: unit\n    test: mkdir -p out && cp r.xml out/junit.xml && {code}\n    reports: out/junit.xml\n    quarantine:\n{quarantine}"
+    ));
+    project.write("r.xml", &junit(false));
+    project
+}
+
+const FLAKY_ENTRY: &str =
+    "      - { test: 'tests.test_a › test_flaky', reason: racy, until: 2999-12-31 }\n";
+
+/// Only the exit code a runner gives for failed tests is explained by held-back
+/// failures: a crash, a signal, an internal or usage error, or no tests collected is
+/// not, whatever the report lists.
+#[test]
+fn a_held_back_failure_explains_only_a_failed_tests_exit_code() {
+    for (code, passes) in [
+        ("exit 1", true),
+        ("exit 0", true),
+        ("exit 101", true),
+        ("exit 2", false),
+        ("exit 5", false),
+        ("exit 3", false),
+        ("kill -SEGV $$", false),
+    ] {
+        let project = fake(code, FLAKY_ENTRY);
+        let out = project.std_cmd().arg("run").output().unwrap();
+        let unit = check_result(&project, "lin", "unit");
+        assert_eq!(
+            out.status.code(),
+            Some(i32::from(!passes)),
+            "{code}: {unit}"
+        );
+        assert_eq!(
+            unit["status"],
+            if passes { "PASS" } else { "FAIL" },
+            "{code}: {unit}"
+        );
+        // Still counted as held, and shown, either way.
+        assert_eq!(unit["test_counts"]["quarantined"], 1, "{code}: {unit}");
+    }
+    // A check that must exit otherwise than 0 has no failed-tests code to explain.
+    let project = Project::new(&format!(
+        "version: 1\nenvironments:\n  - name: lin\nchecks:\n  - id: unit\n    test: mkdir -p out && cp r.xml out/junit.xml && exit 1\n    exit-code: 3\n    reports: out/junit.xml\n    quarantine:\n{FLAKY_ENTRY}"
+    ));
+    project.write("r.xml", &junit(false));
+    assert_eq!(
+        project.std_cmd().arg("run").status().unwrap().code(),
+        Some(1)
+    );
+}
+
+/// An error — a test that could not run, a collection error — is never held back, by
+/// its name or by a glob.
+#[test]
+fn an_error_is_never_held_back() {
+    for entry in [
+        "      - { test: 'tests.test_c', reason: flaky import, until: 2999-12-31 }\n",
+        "      - { test: '*test_c*', reason: flaky import, until: 2999-12-31 }\n",
+    ] {
+        let project = fake("exit 1", &format!("{FLAKY_ENTRY}{entry}"));
+        project.write("r.xml", &junit(true));
+        let out = project.std_cmd().arg("run").output().unwrap();
+        let unit = check_result(&project, "lin", "unit");
+        assert_eq!(out.status.code(), Some(1), "{entry}: {unit}");
+        assert_eq!(unit["status"], "FAIL", "{entry}");
+        assert_eq!(unit["test_counts"]["quarantined"], 1, "{entry}: {unit}");
+    }
+}
+
+/// Only `*` and `?` are wildcards: a pytest parameter's brackets are the label's own,
+/// and a backslash makes a `*` or `?` literal.
+#[test]
+fn brackets_are_literal_and_a_backslash_escapes_a_wildcard() {
+    let report = |name: &str| {
+        format!(
+            r#"<testsuites><testsuite name="pytest" failures="1" tests="3"><testcase classname="t" name="test_x[a]"/><testcase classname="t" name="test_x[b]"/><testcase classname="t" name="{name}"><failure message="boom"/></testcase></testsuite></testsuites>"#
+        )
+    };
+    for (name, entry, held) in [
+        ("test_x[ab]", "t › test_x[ab]", true),
+        ("test_x[ab]", "t › test_x[a]", false),
+        ("test_star[*]", "t › test_star[\\*]", true),
+        ("test_star[x]", "t › test_star[\\*]", false),
+    ] {
+        let project = fake(
+            "exit 1",
+            &format!("      - {{ test: '{entry}', reason: r, until: 2999-12-31 }}\n"),
+        );
+        project.write("r.xml", &report(name));
+        let out = project.std_cmd().arg("run").output().unwrap();
+        let unit = check_result(&project, "lin", "unit");
+        assert_eq!(out.status.code(), Some(i32::from(!held)), "{entry}: {unit}");
+        let held_back = &unit["tests"]["quarantine"][0]["held"];
+        assert_eq!(held_back.as_u64(), Some(u64::from(held)), "{entry}: {unit}");
+    }
+}
+
+/// A group item's tests are not recorded: a quarantine there is refused.
+#[test]
+fn a_quarantine_on_a_group_item_is_refused() {
+    let project = Project::new(
+        "version: 1\nenvironments: [{name: lin}]\nchecks:\n  - id: grp\n    all-of:\n      - item: a\n        test: 'true'\n        reports: out/junit.xml\n        quarantine: [{ test: x, reason: r, until: 2999-12-31 }]\n",
+    );
+    let out = project.std_cmd().arg("plan").output().unwrap();
+    assert_eq!(out.status.code(), Some(4));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("`quarantine` cannot be set on a group item"),
+        "{out:?}"
+    );
+}

@@ -124,3 +124,44 @@ fn pytest_rerunfailures_reruns_are_one_test_with_attempts() {
     assert_eq!(unit["test_counts"]["flaky"], 1, "{unit}");
     assert_eq!(unit["gate_effective"], true, "{unit}");
 }
+
+/// A rerun follows a failure: `-count=2` lists every test twice in a Go package's
+/// JUnit, and a test that passed both times is two passes, not flaky.
+#[test]
+fn go_test_count_twice_is_not_a_rerun() {
+    let project = Project::new(
+        "version: 1\nenvironments: [{name: lin}]\nchecks:\n  - id: unit\n    test: touch tried && GOCACHE=$PWD/.gocache GOPATH=$PWD/.gopath gotestsum --junitfile out/report.xml --packages ./... -- -count=2\n    reports: out/report.xml\n    timeout: 5m\n    env: { GOFLAGS: -mod=mod, GOTOOLCHAIN: local }\n",
+    );
+    project.write("go.mod", "module example.com/flaky\n\ngo 1.19\n");
+    project.write("flaky_test.go", GO_TEST);
+    let out = project.std_cmd().arg("run").output().unwrap();
+    let unit = check_result(&project, "lin", "unit");
+    assert_eq!(out.status.code(), Some(0), "{unit}");
+    assert_eq!(unit["test_counts"]["passed"], 6, "{unit}");
+    assert!(unit["test_counts"].get("flaky").is_none(), "{unit}");
+}
+
+/// A rerun is the runner starting the test again after its package ended: a bare
+/// `pass` after the package failed, with no `run` before it, is no rerun, and the
+/// failure stands.
+#[test]
+fn a_pass_without_a_rerun_does_not_take_back_a_failure() {
+    let project = Project::new("version: 1\nenvironments: [{name: lin}]\nchecks: []\n");
+    let events = [
+        r#"{"Action":"run","Package":"p","Test":"TestReal"}"#,
+        r#"{"Action":"fail","Package":"p","Test":"TestReal","Elapsed":0}"#,
+        r#"{"Action":"fail","Package":"p","Elapsed":0}"#,
+        r#"{"Action":"pass","Package":"p","Test":"TestReal","Elapsed":0}"#,
+        r#"{"Action":"pass","Package":"p","Elapsed":0}"#,
+    ];
+    project.write("report.json", &(events.join("\n") + "\n"));
+    let out = project
+        .std_cmd()
+        .args(["tests", "report.json"])
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{said}");
+    assert!(said.contains("1 failed"), "{said}");
+    assert!(!said.contains("flaky"), "{said}");
+}

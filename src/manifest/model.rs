@@ -461,7 +461,7 @@ impl Quarantine {
     pub fn matches(&self, label: &str) -> bool {
         match &self.glob {
             Some(glob) => glob.is_match(label),
-            None => self.test == label,
+            None => Quarantine::literal(&self.test) == label,
         }
     }
 
@@ -470,9 +470,63 @@ impl Quarantine {
         today > self.until
     }
 
-    /// Whether `test` is a glob (it has `*`, `?` or `[`), not one test's label.
+    /// Whether `test` is a glob (it has a `*` or `?` not escaped by a backslash), not
+    /// one test's label. Nothing else is special: a label's `[`, `{` or `]` (pytest's
+    /// parameters) are themselves.
     pub fn is_glob(test: &str) -> bool {
-        test.contains(['*', '?', '['])
+        let mut chars = test.chars();
+        while let Some(c) = chars.next() {
+            match c {
+                '\\' => {
+                    chars.next();
+                }
+                '*' | '?' => return true,
+                _ => {}
+            }
+        }
+        false
+    }
+
+    /// `test` with its escapes resolved (`\*` is `*`, `\?` is `?`, `\\` is `\`): the
+    /// label a literal entry names.
+    pub fn literal(test: &str) -> String {
+        let mut out = String::with_capacity(test.len());
+        let mut chars = test.chars();
+        while let Some(c) = chars.next() {
+            match c {
+                '\\' => out.push(chars.next().unwrap_or('\\')),
+                c => out.push(c),
+            }
+        }
+        out
+    }
+
+    /// The glob `test` spells (`*` any characters, `?` one, a backslash escaping the next
+    /// character), every other character matched as itself.
+    pub fn glob_pattern(test: &str) -> String {
+        let mut out = String::with_capacity(test.len() + 8);
+        let mut chars = test.chars();
+        while let Some(c) = chars.next() {
+            match c {
+                '*' | '?' => out.push(c),
+                '\\' => out.push_str(&globset::escape(&chars.next().unwrap_or('\\').to_string())),
+                c => out.push_str(&globset::escape(&c.to_string())),
+            }
+        }
+        out
+    }
+
+    /// `label` as an entry that names it and nothing else (its `*`, `?` and `\`
+    /// escaped).
+    pub fn escape(label: &str) -> String {
+        let mut out = String::with_capacity(label.len());
+        for c in label.chars() {
+            if matches!(c, '*' | '?' | '\\') {
+                out.push('\\');
+            }
+            out.push(c);
+        }
+        out
     }
 }
 

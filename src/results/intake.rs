@@ -416,7 +416,13 @@ fn hold_back(check: &Check, claimed: &mut CheckResult) -> Held {
     }
     let mut none = TestCounts::default();
     let counts = claimed.test_counts.as_mut().unwrap_or(&mut none);
-    quarantine::apply(check, counts, tests, crate::manifest::today())
+    quarantine::apply(
+        check,
+        counts,
+        tests,
+        crate::manifest::today(),
+        claimed.exit_code,
+    )
 }
 
 /// The facts of `claimed` that a PASS of `check` cannot have (`held`: what its
@@ -514,6 +520,9 @@ fn group_not_passed(kind: &CheckKind, items: &[ItemResult]) -> Option<String> {
         items.iter().any(|r| {
             r.item == item.id.as_str()
                 && r.status == Status::Pass
+                // A command's pass is its exit code's, as the item expects it.
+                && (!matches!(item.kind, CheckKind::Run(_) | CheckKind::Test(_))
+                    || r.exit_code.is_some_and(|code| item.expect.accepts(code)))
                 && group_not_passed(&item.kind, &r.items).is_none()
         })
     };

@@ -4,13 +4,16 @@
 //! result's own marks are never taken: they are worked out again here).
 //!
 //! A pair passes by its quarantine only when every failure is a test its report lists
-//! and an entry in force covers each: a failure outside any test, one counted but not
-//! listed, or a test no entry names keeps it failed. An entry past its `until`, or a
-//! glob that matches every test, fails the pair whatever its tests did.
+//! as failed and an entry in force covers each, and its exit code is what a runner
+//! gives for failed tests: a failure outside any test, an error (a test that could not
+//! run: a collection error, a set-up, a package that did not build), one counted but
+//! not listed, a test no entry names, or another exit code (a crash, a signal, a usage
+//! error, no tests collected) keeps it failed. An entry past its `until`, or a glob that
+//! matches every test, fails the pair whatever its tests did.
 
 use chrono::NaiveDate;
 
-use super::schema::{QuarantineUse, TestCounts, TestReport, test_label};
+use super::schema::{QuarantineUse, TestCounts, TestOutcome, TestReport, test_label};
 use crate::manifest::{Check, Quarantine};
 
 /// What a check's quarantine made of one pair's report.
@@ -34,6 +37,7 @@ pub fn apply(
     counts: &mut TestCounts,
     report: &mut TestReport,
     today: NaiveDate,
+    exit_code: Option<i32>,
 ) -> Held {
     for case in &mut report.cases {
         case.quarantined = false;
@@ -60,12 +64,18 @@ pub fn apply(
     let mut held = 0u64;
     let mut failed_listed = 0u64;
     for case in &mut report.cases {
+        // As the comment names it, or whole (`suite › name` where the comment drops a
+        // suite the name begins with).
         let label = test_label(&case.suite, &case.name);
+        let whole = (!case.suite.is_empty()).then(|| format!("{} › {}", case.suite, case.name));
+        let whole = whole.filter(|w| *w != label);
         let failed = case.outcome.is_failure();
+        // An error is a test that could not run (or no test at all): never held back.
+        let holdable = case.outcome == TestOutcome::Failed;
         // The first entry in force that matches holds it back.
         let mut holder = None;
         for (i, (entry, used)) in check.quarantine.iter().zip(uses.iter_mut()).enumerate() {
-            if entry.matches(&label) {
+            if entry.matches(&label) || whole.as_deref().is_some_and(|w| entry.matches(w)) {
                 used.matched += 1;
                 if holder.is_none() && !used.expired {
                     holder = Some(i);
@@ -74,7 +84,7 @@ pub fn apply(
         }
         if failed {
             failed_listed += 1;
-            if let Some(i) = holder {
+            if let Some(i) = holder.filter(|_| holdable) {
                 uses[i].held += 1;
                 case.quarantined = true;
                 held += 1;
@@ -100,13 +110,25 @@ pub fn apply(
     }
     report.quarantine = uses;
     counts.quarantined = held;
-    let all_held =
-        refused.is_empty() && held > 0 && held == failed_listed && counts.failed == failed_listed;
+    let all_held = refused.is_empty()
+        && held > 0
+        && held == failed_listed
+        && counts.failed == failed_listed
+        && check.expect.required_code() == Some(0)
+        && exit_code.is_some_and(failed_tests_code);
     Held {
         held,
         all_held,
         refused,
     }
+}
+
+/// Whether a runner exits with `code` when only tests failed: 1 (pytest, go test,
+/// jest, vitest, mocha with one failure, rspec, dotnet test, Playwright, gotestsum,
+/// PHPUnit, prove), 100 (nextest), 101 (cargo test); or 0 (a runner that exits 0 while
+/// its report lists failures). Any other code says something else went wrong.
+pub fn failed_tests_code(code: i32) -> bool {
+    matches!(code, 0 | 1 | 100 | 101)
 }
 
 /// ` (owner: …)`, when the entry names one.

@@ -895,8 +895,13 @@ impl CheckJob {
         ) else {
             return;
         };
-        let held =
-            crate::results::quarantine::apply(&self.check, counts, tests, crate::manifest::today());
+        let held = crate::results::quarantine::apply(
+            &self.check,
+            counts,
+            tests,
+            crate::manifest::today(),
+            result.exit_code,
+        );
         let passed = counts.passed;
         if result.status == Status::Error {
             return;

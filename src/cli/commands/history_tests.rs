@@ -116,7 +116,10 @@ fn suggestions(tests: &[TestHealth], base: &str, last: u32) -> String {
             continue;
         }
         let entry = Suggested {
-            test: crate::results::test_label(&t.suite, &t.name),
+            // Its `*`, `?` and `\` escaped: the entry names this test, nothing more.
+            test: crate::manifest::Quarantine::escape(&crate::results::test_label(
+                &t.suite, &t.name,
+            )),
             reason: format!(
                 "flaky on {base}: failed in {} and passed only on a retry in {} of its last {} runs",
                 t.base_failed, t.base_flaky, t.base_runs

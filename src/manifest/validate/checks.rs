@@ -129,8 +129,9 @@ impl Validator<'_> {
                     );
                     continue;
                 }
-                match globset::GlobBuilder::new(test)
+                match globset::GlobBuilder::new(&Quarantine::glob_pattern(test))
                     .literal_separator(false)
+                    .backslash_escape(true)
                     .build()
                 {
                     Ok(glob) => Some(glob.compile_matcher()),
@@ -231,6 +232,7 @@ impl Validator<'_> {
             for (key, set) in [
                 ("environment", raw.environment.is_some()),
                 ("required", raw.required.is_some()),
+                ("quarantine", raw.quarantine.is_some()),
             ] {
                 if set {
                     self.key_error(

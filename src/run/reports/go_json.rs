@@ -45,6 +45,8 @@ struct Failed {
     epoch: u64,
     /// Where it is listed among the cases.
     index: Option<usize>,
+    /// It was started again (a `run` event) after its package ended.
+    restarted: bool,
 }
 
 /// The most failed tests remembered to see whether they are run again.
@@ -142,6 +144,13 @@ pub(super) fn read(mut source: impl BufRead, sink: &mut Collector<'_>) -> Result
                 continue;
             }
             "run" => {
+                // Started again after its package ended: the runner's rerun.
+                let epoch = packages.get(&package).map_or(0, |p| p.ends);
+                if let Some(failed) = held.get_mut(&(package.clone(), test.clone()))
+                    && epoch > failed.epoch
+                {
+                    failed.restarted = true;
+                }
                 if open < MAX_OPEN {
                     running.entry((package, test)).or_default().push(number);
                     open += 1;
@@ -180,7 +189,9 @@ pub(super) fn read(mut source: impl BufRead, sink: &mut Collector<'_>) -> Result
         // A run after its package ended again is the runner's rerun of a failed test
         // (gotestsum `--rerun-fails`): one test with attempts — flaky when a rerun
         // passed, failed (listed once) while none has.
-        let rerun = held.get(&key).is_some_and(|f| epoch > f.epoch);
+        let rerun = held
+            .get(&key)
+            .is_some_and(|f| f.restarted && epoch > f.epoch);
         if rerun {
             match outcome {
                 TestOutcome::Passed => {
@@ -192,6 +203,7 @@ pub(super) fn read(mut source: impl BufRead, sink: &mut Collector<'_>) -> Result
                 TestOutcome::Failed => {
                     if let Some(failed) = held.get_mut(&key) {
                         failed.epoch = epoch;
+                        failed.restarted = false;
                     }
                     continue;
                 }
@@ -212,7 +224,14 @@ pub(super) fn read(mut source: impl BufRead, sink: &mut Collector<'_>) -> Result
             outside: false,
         });
         if outcome == TestOutcome::Failed && (held.len() < MAX_HELD || held.contains_key(&key)) {
-            held.insert(key, Failed { epoch, index });
+            held.insert(
+                key,
+                Failed {
+                    epoch,
+                    index,
+                    restarted: false,
+                },
+            );
         }
     }
     // A test that started and never ended (a timeout's panic, a crash, a stream cut

@@ -104,19 +104,22 @@ struct Cases<'s, 'l> {
 const MAX_GO_HELD: usize = 200_000;
 
 /// A Go package's cases, each test once in the order it first ran: a name listed again
-/// is a rerun (attempts), its outcome the last run's — flaky when an earlier run
-/// failed and the last passed, failed when the last failed too.
+/// after it failed is a rerun (attempts), its outcome the last run's — flaky when the
+/// last passed, failed when it failed too; listed again after a pass (`-count=2`), it
+/// is a run of its own.
 fn go_attempts(cases: Vec<Case>) -> Vec<Case> {
     let mut out: Vec<Case> = Vec::with_capacity(cases.len());
     let mut at: HashMap<(String, String), usize> = HashMap::with_capacity(cases.len());
     for mut case in cases {
-        match at.get(&(case.suite.clone(), case.name.clone())) {
+        let key = (case.suite.clone(), case.name.clone());
+        // A rerun follows a failure: a name listed again after it passed (`-count=2`)
+        // is another run of its own.
+        match at.get(&key).filter(|&&i| out[i].failed || out[i].errored) {
             Some(&i) => {
                 let earlier = std::mem::take(&mut out[i]);
-                let failed_before = earlier.failed || earlier.errored || earlier.flaky;
                 case.attempts = earlier.attempts + 1;
-                case.flaky |= failed_before;
-                if case.message.is_empty() && failed_before {
+                case.flaky = true;
+                if case.message.is_empty() {
                     // What the failed run said is why it is flaky.
                     case.message = earlier.message;
                     case.failure = earlier.failure;
@@ -124,7 +127,7 @@ fn go_attempts(cases: Vec<Case>) -> Vec<Case> {
                 out[i] = case;
             }
             None => {
-                at.insert((case.suite.clone(), case.name.clone()), out.len());
+                at.insert(key, out.len());
                 out.push(case);
             }
         }
