@@ -235,7 +235,7 @@ fn files_that_cannot_be_judged_are_named_and_never_verified() {
     );
     assert_eq!(code, 1, "{stdout}");
     assert!(
-        stdout.contains("- tests failed to run in py311: report unreadable: `artifacts/test-results-py311/junit.xml`: not a test report (JUnit, TRX, NUnit or xUnit.net XML, CTRF, Jest, Vitest, Mocha or RSpec JSON, `go test -json` output or TAP): it begins `this is not a report`\n"),
+        stdout.contains("- tests failed to run in py311: report unreadable: `artifacts/test-results-py311/junit.xml`: not a test report (JUnit, TRX, NUnit or xUnit.net XML, CTRF, Jest, Vitest, Mocha, RSpec or Playwright JSON, `go test -json` output or TAP): it begins `this is not a report`\n"),
         "{stdout}"
     );
 }
@@ -416,17 +416,19 @@ fn files_are_compared_with_the_base_branch_from_a_report_or_the_history() {
             .unwrap();
         assert_eq!(out.status.code(), Some(1), "{out:?}");
     }
-    for (baseline, base) in [
-        (&["--baseline", "base.json"][..], "the baseline"),
+    for (baseline, base, note) in [
+        (&["--baseline", "base.json"][..], "the baseline", ""),
         (
             &["--baseline-from", "history:main", "--history", "h.sqlite"][..],
             "main @",
+            // From the history, the failing test's own record on the base branch too.
+            " (new: not run on main before)",
         ),
     ] {
         let (code, stdout, stderr) = report(&project, &[&args[..], baseline].concat());
         assert_eq!(code, 1, "{stdout}{stderr}");
         assert!(
-            stdout.contains("`test_suite › test_new` at test_suite.py:6")
+            stdout.contains(&format!("`test_suite › test_new`{note} at test_suite.py:6"))
                 && stdout.contains("**new**: it passed on"),
             "{stdout}"
         );

@@ -243,11 +243,18 @@ fn test_annotations(
     at_manifest: &impl Fn(&str, &str, String, String) -> Value,
 ) {
     for case in tests_view::failing(&row.detail).take(TESTS_ANNOTATED) {
+        // Its record on the base branch, and whether the quarantine holds it back.
         let title = format!(
-            "{} failed in {} ({})",
+            "{} failed in {} ({}){}{}",
             tests_view::test_name(case),
             row.environment,
-            row.check
+            row.check,
+            tests_view::history_note(case),
+            if case.quarantined {
+                " (quarantined)"
+            } else {
+                ""
+            }
         );
         let mut message = case.message.as_deref().unwrap_or("failed").to_owned();
         if let Some(output) = &case.output {
