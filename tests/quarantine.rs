@@ -450,3 +450,41 @@ fn a_quarantine_on_a_group_item_is_refused() {
         "{out:?}"
     );
 }
+
+/// A shard's share is not the whole suite: a glob that matches every test of one
+/// shard's share, and not the others', is not refused there.
+#[test]
+fn a_glob_over_one_shards_whole_share_is_not_over_the_suite() {
+    let project = Project::new(
+        "version: 1\nenvironments: [{name: lin, shards: 2}]\nchecks:\n  - id: unit\n    test: cp r{shard}.xml out.xml # {shards}\n    reports: out.xml\n    quarantine: [{ test: 'a › *', reason: racy, until: 2999-12-31 }]\n",
+    );
+    project.write(
+        "r1.xml",
+        r#"<testsuite name="s" tests="2"><testcase classname="a" name="x1"/><testcase classname="a" name="x2"/></testsuite>"#,
+    );
+    project.write(
+        "r2.xml",
+        r#"<testsuite name="s" tests="1"><testcase classname="b" name="y"/></testsuite>"#,
+    );
+    for k in 1..=2 {
+        let out = project
+            .std_cmd()
+            .args([
+                "run",
+                "--shard",
+                &format!("{k}/2"),
+                "--out",
+                &format!("s{k}"),
+            ])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "shard {k}: {out:?}");
+    }
+    let out = project
+        .std_cmd()
+        .args(["merge", "--out", "report.json", "s1", "s2"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert_eq!(project.json("report.json")["verdict"], "VERIFIED");
+}

@@ -398,8 +398,9 @@ fn flaky_tests(report: &Report, out: &mut String) {
     );
 }
 
-/// Each pair's quarantine: the failures held back, by name, then each entry with what
-/// it did (held failures back, ended and failed the pair, matched no test and can go).
+/// Each pair's quarantine: the failures held back, by name, then each entry that did
+/// something (held failures back, ended and failed the pair, matched no test and can
+/// go); an entry whose tests passed is left out.
 fn quarantined_tests(report: &Report, out: &mut String) {
     const LISTED: usize = 5;
     let mut lines = Vec::new();
@@ -429,6 +430,11 @@ fn quarantined_tests(report: &Report, out: &mut String) {
             lines.push(line);
         }
         for entry in entries {
+            // An entry whose tests all passed has nothing to say in a verdict (`history
+            // tests --quarantined` says when it can go).
+            if !entry.expired && entry.matched > 0 && entry.held == 0 {
+                continue;
+            }
             let state = if entry.expired {
                 format!(
                     "**ended {}**: it fails the pair until it is renewed or removed",
@@ -436,7 +442,7 @@ fn quarantined_tests(report: &Report, out: &mut String) {
                 )
             } else if entry.matched == 0 {
                 "matched no test: a renamed or deleted test, the entry can go".to_owned()
-            } else if entry.held > 0 {
+            } else {
                 format!(
                     "held back {} {}",
                     entry.held,
@@ -446,10 +452,6 @@ fn quarantined_tests(report: &Report, out: &mut String) {
                         "failures"
                     }
                 )
-            } else if entry.matched == 1 {
-                "its test passed".to_owned()
-            } else {
-                format!("its {} tests passed", entry.matched)
             };
             let mut about = Vec::new();
             if !entry.expired {

@@ -374,7 +374,7 @@ fn rederive(check: &Check, claimed: &mut CheckResult, share: bool) -> Vec<String
         ));
     }
     // The quarantine's marks are the manifest's, never the result's own.
-    let held = hold_back(check, claimed);
+    let held = hold_back(check, claimed, share);
     if claimed.status == Status::Pass {
         let why_not = why_not_a_pass(check, claimed, share, &held);
         if !why_not.is_empty() {
@@ -406,7 +406,7 @@ fn contradict(claimed: &mut CheckResult, contradictions: &[String]) {
 
 /// The failed tests of `claimed` that `check`'s quarantine holds back today, marked
 /// again from the manifest (a result's own marks are cleared).
-fn hold_back(check: &Check, claimed: &mut CheckResult) -> Held {
+fn hold_back(check: &Check, claimed: &mut CheckResult, share: bool) -> Held {
     let Some(tests) = claimed.tests.as_deref_mut() else {
         return Held::default();
     };
@@ -422,6 +422,7 @@ fn hold_back(check: &Check, claimed: &mut CheckResult) -> Held {
         tests,
         crate::manifest::today(),
         claimed.exit_code,
+        share,
     )
 }
 

@@ -901,6 +901,7 @@ impl CheckJob {
             tests,
             crate::manifest::today(),
             result.exit_code,
+            self.slice.is_some_and(|s| s.count > 1),
         );
         let passed = counts.passed;
         if result.status == Status::Error {
