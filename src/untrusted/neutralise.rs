@@ -34,7 +34,8 @@ static CLAIMS: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 /// Removes terminal escape sequences, control characters other than tab and line feed
-/// (a carriage return, alone or before a line feed, becomes one line break) and
+/// (a carriage return, alone or before a line feed, becomes one line break, as do
+/// Unicode's line and paragraph separators) and
 /// invisible format characters. Text with none of them is returned as it is.
 ///
 /// Written by hand rather than with `strip-ansi-escapes`, which also drops tabs and
@@ -50,7 +51,7 @@ pub fn clean(text: &str) -> Cow<'_, str> {
     }
     if !text
         .chars()
-        .any(|c| (c.is_control() && c != '\n' && c != '\t') || is_invisible(c))
+        .any(|c| (c.is_control() && c != '\n' && c != '\t') || is_invisible(c) || is_break(c))
     {
         return Cow::Borrowed(text);
     }
@@ -67,11 +68,17 @@ pub fn clean(text: &str) -> Cow<'_, str> {
                 }
             }
             '\n' | '\t' => out.push(c),
+            c if is_break(c) => out.push('\n'),
             c if c.is_control() || is_invisible(c) => {}
             c => out.push(c),
         }
     }
     Cow::Owned(out)
+}
+
+/// Unicode's line and paragraph separators: line breaks to a reader, read as one.
+pub fn is_break(c: char) -> bool {
+    matches!(c, '\u{2028}' | '\u{2029}')
 }
 
 /// Zero-width characters and bidirectional controls: they hide or reorder what a reader
@@ -155,6 +162,7 @@ mod tests {
         );
         assert_eq!(clean("a\r\nb\rc\n\td"), "a\nb\nc\n\td");
         assert_eq!(clean("A\u{200b}B\u{202e}C\u{feff}"), "ABC");
+        assert_eq!(clean("A\u{2028}B\u{2029}C"), "A\nB\nC");
     }
 
     #[test]

@@ -75,6 +75,7 @@ pub(super) fn add_file(file: &FileResult, sink: &mut Collector<'_>, listed: &mut
         tests: listed,
         failed,
         files_failed,
+        ..
     } = listed;
     let mut file_failed = false;
     for test in &file.assertion_results {
@@ -146,6 +147,7 @@ pub(super) fn finish(totals: &Totals, listed: &Listed, sink: &mut Collector<'_>)
         tests: listed,
         failed,
         files_failed,
+        ..
     } = *listed;
     sink.hold_totals(&[
         (totals.num_failed_tests, failed, "failed"),

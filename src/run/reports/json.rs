@@ -14,13 +14,17 @@ use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor
 use super::{Collector, Format, ReadError, ctrf, jest, mocha, playwright, rspec};
 use crate::results::TestOutcome;
 
-/// The tests one format's lists gave: how many, how many failed, and (Jest, Vitest)
-/// how many test files failed.
+/// The tests one format's lists gave: how many, how many failed, (Jest, Vitest) how
+/// many test files failed, and (Playwright) how many passed, were flaky or skipped.
 #[derive(Debug, Default, Clone, Copy)]
 pub(super) struct Listed {
     pub tests: u64,
     pub failed: u64,
     pub files_failed: u64,
+    /// Playwright's other outcomes, held to its `stats` one by one.
+    pub passed: u64,
+    pub flaky: u64,
+    pub skipped: u64,
 }
 
 /// The document's small values, kept to the end: the formats' totals and summaries.
@@ -51,14 +55,18 @@ pub(super) struct Totals {
     playwright_errors: Vec<playwright::Error>,
 }
 
-/// Each format's key: the one a document of that format has and no other format's has
+/// Each format's keys: those a document of that format has and no other format's has
 /// (Mocha's `stats` are told from Playwright's by what they count).
 const KEYS: [(&str, &str, Format); 5] = [
-    ("results", "CTRF", Format::Ctrf),
-    ("testResults", "Jest, Vitest", Format::JestJson),
-    ("stats", "Mocha", Format::MochaJson),
-    ("examples", "RSpec", Format::RspecJson),
-    ("suites", "Playwright", Format::PlaywrightJson),
+    ("`results`", "CTRF", Format::Ctrf),
+    ("`testResults`", "Jest, Vitest", Format::JestJson),
+    (
+        "`stats`, `passes`, `failures`, `pending` or `tests`",
+        "Mocha",
+        Format::MochaJson,
+    ),
+    ("`examples`", "RSpec", Format::RspecJson),
+    ("`suites`", "Playwright", Format::PlaywrightJson),
 ];
 
 /// Reads a JSON report into `sink`, in the format `forced` names, else in the one its
@@ -135,7 +143,7 @@ impl Document<'_, '_> {
             (None, several) => {
                 let named: Vec<String> = several
                     .iter()
-                    .map(|(key, who, _)| format!("`{key}` ({who})"))
+                    .map(|(key, who, _)| format!("{key} ({who})"))
                     .collect();
                 return Err(ReadError::new(format!(
                     "a JSON document with the keys of more than one report format: {}; name its format (`reports: {{ path, format }}`)",
@@ -273,16 +281,35 @@ impl<'de> Visitor<'de> for &mut Document<'_, '_> {
                     )?;
                 }
                 "stats" => {
-                    // Mocha's (`tests`, `failures`, …) or Playwright's (`expected`,
-                    // `unexpected`, …): told by what they count.
-                    let stats: serde_json::Value = map.next_value()?;
-                    let theirs = playwright::Stats::deserialize(&stats).unwrap_or_default();
-                    if theirs.is_playwrights() {
-                        self.totals.playwright_stats = Some(theirs);
-                    } else {
+                    // Mocha's (`tests`, `passes`, …) or Playwright's (`expected`,
+                    // `unexpected`, …): told by the keys they count with; with keys of
+                    // both, both formats are present and the document is ambiguous.
+                    let stats = map.next_value::<Object>()?.0;
+                    let has = |keys: &[&str]| keys.iter().any(|k| stats.contains_key(*k));
+                    let forced = |format| self.forced == Some(format);
+                    let playwrights =
+                        has(&["expected", "unexpected", "flaky"]) || forced(Format::PlaywrightJson);
+                    let mochas = has(&["passes", "failures", "pending", "tests", "suites"])
+                        || !playwrights
+                        || forced(Format::MochaJson);
+                    let stats = serde_json::Value::Object(stats);
+                    if playwrights {
+                        self.mark(Format::PlaywrightJson);
+                        if self.reads(Format::PlaywrightJson) {
+                            self.totals.playwright_stats =
+                                Some(playwright::Stats::deserialize(&stats).map_err(|e| {
+                                    de::Error::custom(format!("Playwright's `stats`: {e}"))
+                                })?);
+                        }
+                    }
+                    if mochas {
                         self.mark(Format::MochaJson);
-                        self.totals.stats =
-                            Some(mocha::Stats::deserialize(&stats).map_err(de::Error::custom)?);
+                        if self.reads(Format::MochaJson) {
+                            self.totals.stats =
+                                Some(mocha::Stats::deserialize(&stats).map_err(|e| {
+                                    de::Error::custom(format!("Mocha's `stats`: {e}"))
+                                })?);
+                        }
                     }
                 }
                 "suites" => {
@@ -294,12 +321,23 @@ impl<'de> Visitor<'de> for &mut Document<'_, '_> {
                         },
                     )?;
                 }
-                "errors" if self.reads(Format::PlaywrightJson) => {
+                "errors" => {
+                    if !self.reads(Format::PlaywrightJson) {
+                        map.next_value::<IgnoredAny>()?;
+                        continue;
+                    }
                     self.totals.playwright_errors = map
                         .next_value::<Option<Vec<playwright::Error>>>()?
                         .unwrap_or_default();
                 }
-                list @ ("passes" | "failures" | "pending") if self.reads(Format::MochaJson) => {
+                list @ ("passes" | "failures" | "pending") => {
+                    // Mocha's lists: a document with them is Mocha's (beside another
+                    // format's keys, an ambiguous one), read only as Mocha's.
+                    self.mark(Format::MochaJson);
+                    if !self.reads(Format::MochaJson) {
+                        map.next_value::<IgnoredAny>()?;
+                        continue;
+                    }
                     let outcome = match list {
                         "passes" => TestOutcome::Passed,
                         "failures" => TestOutcome::Failed,
@@ -315,7 +353,12 @@ impl<'de> Visitor<'de> for &mut Document<'_, '_> {
                         PhantomData,
                     ))?;
                 }
-                "tests" if self.reads(Format::MochaJson) => {
+                "tests" => {
+                    self.mark(Format::MochaJson);
+                    if !self.reads(Format::MochaJson) {
+                        map.next_value::<IgnoredAny>()?;
+                        continue;
+                    }
                     // Mocha lists every test again here, each with its error: one with an
                     // error is a failure, whatever lists it.
                     let errors = &mut self.totals.mocha_errors;
@@ -429,6 +472,35 @@ impl<'de, T: Deserialize<'de>, F: FnMut(T) -> Result<(), String>> Visitor<'de> f
             (self.0)(item).map_err(de::Error::custom)?;
         }
         Ok(())
+    }
+}
+
+/// A JSON object whose keys are each given once (serde_json's own map keeps the last of
+/// two): a total given twice is refused, as which of the two counts cannot be told.
+struct Object(serde_json::Map<String, serde_json::Value>);
+
+impl<'de> Deserialize<'de> for Object {
+    fn deserialize<D: de::Deserializer<'de>>(deserializer: D) -> Result<Object, D::Error> {
+        struct Keys;
+        impl<'de> Visitor<'de> for Keys {
+            type Value = Object;
+
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a JSON object")
+            }
+
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Object, A::Error> {
+                let mut object = serde_json::Map::new();
+                while let Some(key) = map.next_key::<String>()? {
+                    let value = map.next_value()?;
+                    if object.insert(key.clone(), value).is_some() {
+                        return Err(de::Error::custom(format!("`{key}` is given twice")));
+                    }
+                }
+                Ok(Object(object))
+            }
+        }
+        deserializer.deserialize_map(Keys)
     }
 }
 

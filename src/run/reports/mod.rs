@@ -736,12 +736,30 @@ impl<'l> Collector<'l> {
     /// failure of the report, a case `(the report's summary)` saying so — what was not
     /// listed may have failed.
     fn hold_totals(&mut self, claims: &[(Option<u64>, u64, &str)]) {
-        let why: Vec<String> = claims
+        let above: Vec<(u64, u64, &str)> = claims
             .iter()
-            .filter_map(|&(claimed, listed, what)| {
-                let claimed = claimed.filter(|n| *n > listed)?;
-                Some(format!("{claimed} {what}, it lists {listed}"))
-            })
+            .filter_map(|&(claimed, listed, what)| Some((claimed?, listed, what)))
+            .filter(|&(claimed, listed, _)| claimed > listed)
+            .collect();
+        self.contradicted_totals(&above);
+    }
+
+    /// Holds a format's totals that are counted from the very tests it lists
+    /// (Playwright's `stats`) to them: any difference, either way, is a failure.
+    fn hold_exact_totals(&mut self, claims: &[(u64, u64, &str)]) {
+        let differ: Vec<(u64, u64, &str)> = claims
+            .iter()
+            .copied()
+            .filter(|&(claimed, listed, _)| claimed != listed)
+            .collect();
+        self.contradicted_totals(&differ);
+    }
+
+    /// One failure naming each total that disagrees with the tests listed.
+    fn contradicted_totals(&mut self, differ: &[(u64, u64, &str)]) {
+        let why: Vec<String> = differ
+            .iter()
+            .map(|(claimed, listed, what)| format!("{claimed} {what}, it lists {listed}"))
             .collect();
         if why.is_empty() {
             return;
@@ -973,7 +991,11 @@ impl Tally {
 fn one_line(text: &str, max: usize) -> CompactString {
     let text = text.trim();
     // Most names: short, no control characters; copied as they are.
-    if text.len() <= max && !text.bytes().any(|b| b.is_ascii_control()) {
+    let breaks = |c: char| c.is_control() || crate::untrusted::neutralise::is_break(c);
+    if text.len() <= max
+        && !text.bytes().any(|b| b.is_ascii_control())
+        && (text.is_ascii() || !text.chars().any(breaks))
+    {
         return CompactString::from(text);
     }
     let mut out = CompactString::default();
@@ -982,7 +1004,7 @@ fn one_line(text: &str, max: usize) -> CompactString {
             out.push('…');
             break;
         }
-        out.push(if c.is_control() { ' ' } else { c });
+        out.push(if breaks(c) { ' ' } else { c });
     }
     out
 }

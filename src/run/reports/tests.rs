@@ -1197,3 +1197,188 @@ fn a_failure_after_a_hundred_thousand_passes_is_named() {
     assert_eq!(reading.report.cases.len(), MAX_CASES - FAILURES_ONLY + 1);
     assert_eq!(reading.report.left_out, FAILURES_ONLY as u64);
 }
+
+/// One Playwright report of one spec holding `test`, with `stats` as given.
+fn playwright(test: &str, stats: &str) -> String {
+    format!(
+        r#"{{"suites": [{{"title": "a.spec.ts", "specs": [{{"title": "t", "file": "a.spec.ts", "tests": [{test}]}}]}}], "errors": [], "stats": {stats}}}"#
+    )
+}
+
+const ONE_EXPECTED: &str = r#"{"expected": 1, "unexpected": 0, "flaky": 0, "skipped": 0}"#;
+const ONE_FLAKY: &str = r#"{"expected": 0, "unexpected": 0, "flaky": 1, "skipped": 0}"#;
+const ONE_SKIPPED: &str = r#"{"expected": 0, "unexpected": 0, "flaky": 0, "skipped": 1}"#;
+
+/// A Playwright test's outcome is worked out from its runs and what they were expected
+/// to end as; its `status`, the spec's `ok` and the report's `stats` must all say the
+/// same. Whatever says otherwise, or is not known, is a failure: never a pass taken
+/// from a word alone.
+#[test]
+fn a_playwright_test_passes_only_when_its_runs_show_it() {
+    let counts = |test: &str, stats: &str| {
+        let text = playwright(test, stats);
+        let c = read_one_named("r.json", &text)
+            .unwrap_or_else(|e| panic!("{text}: {e:?}"))
+            .counts;
+        (c.passed, c.flaky, c.skipped, c.failed)
+    };
+    let test = |status: &str, expected: &str, runs: &str| {
+        format!(r#"{{"status": "{status}", "expectedStatus": "{expected}", "results": [{runs}]}}"#)
+    };
+    let run = |status: &str| format!(r#"{{"status": "{status}"}}"#);
+    let (passed, failed, skipped) = (run("passed"), run("failed"), run("skipped"));
+    // What a real run writes.
+    assert_eq!(
+        counts(&test("expected", "passed", &passed), ONE_EXPECTED),
+        (1, 0, 0, 0)
+    );
+    let retried = format!("{failed}, {passed}");
+    assert_eq!(
+        counts(&test("flaky", "passed", &retried), ONE_FLAKY),
+        (1, 1, 0, 0)
+    );
+    assert_eq!(
+        counts(&test("skipped", "skipped", &skipped), ONE_SKIPPED),
+        (0, 0, 1, 0)
+    );
+    // `test.fail()`: a failed run is what was expected.
+    assert_eq!(
+        counts(&test("expected", "failed", &failed), ONE_EXPECTED),
+        (1, 0, 0, 0)
+    );
+    // Words that its runs do not bear out.
+    for (status, stats) in [
+        ("expected", ONE_EXPECTED),
+        ("flaky", ONE_FLAKY),
+        ("skipped", ONE_SKIPPED),
+    ] {
+        let (p, _, s, f) = counts(&test(status, "passed", &failed), stats);
+        assert!(f >= 1 && p == 0 && s == 0, "{status} over a failed run");
+    }
+    let (p, _, _, f) = counts(
+        &test("flaky", "passed", &format!("{failed}, {failed}")),
+        ONE_FLAKY,
+    );
+    assert!(f >= 1 && p == 0, "flaky with no passing run");
+    let (p, _, _, f) = counts(
+        &test("expected", "passed", &format!("{passed}, {failed}")),
+        ONE_EXPECTED,
+    );
+    assert!(f >= 1 && p == 0, "a failure after the pass");
+    let (_, _, s, f) = counts(
+        &test("skipped", "passed", &format!("{failed}, {skipped}")),
+        ONE_SKIPPED,
+    );
+    assert!(f >= 1 && s == 0, "skipped after a failure");
+    let (p, _, _, f) = counts(&test("expected", "passed", &run("timedOut")), ONE_EXPECTED);
+    assert!(f >= 1 && p == 0, "timed out");
+    let (p, _, _, f) = counts(
+        &test("expected", "passed", &run("interrupted")),
+        ONE_EXPECTED,
+    );
+    assert!(f >= 1 && p == 0, "interrupted");
+    // A passed run that carries an error is no pass.
+    let erring = r#"{"status": "passed", "errors": [{"message": "soft assertion"}]}"#;
+    let (p, _, _, f) = counts(&test("expected", "passed", erring), ONE_EXPECTED);
+    assert!(f >= 1 && p == 0, "a passed run with an error");
+    // No run at all.
+    let (p, _, _, f) = counts(&test("expected", "passed", ""), ONE_EXPECTED);
+    assert!(f >= 1 && p == 0, "no run");
+    // Statuses not known, in any case or none.
+    for status in ["Failed", "FAILED", "TimedOut", "weird", "", "passed "] {
+        let (p, _, _, f) = counts(&test("expected", "passed", &run(status)), ONE_EXPECTED);
+        assert!(f >= 1 && p == 0, "run status {status:?}");
+    }
+    let (p, _, _, f) = counts(
+        r#"{"status": "expected", "expectedStatus": "passed", "results": [{}]}"#,
+        ONE_EXPECTED,
+    );
+    assert!(f >= 1 && p == 0, "a run with no status");
+    for expected in ["wat", "PASSED", "Failed"] {
+        let (p, _, _, f) = counts(&test("expected", expected, &failed), ONE_EXPECTED);
+        assert!(f >= 1 && p == 0, "expected status {expected:?}");
+    }
+    // Without `expectedStatus` a run must pass.
+    let (p, _, _, f) = counts(
+        r#"{"status": "expected", "results": [{"status": "failed"}]}"#,
+        ONE_EXPECTED,
+    );
+    assert!(f >= 1 && p == 0, "no expected status");
+}
+
+/// Playwright's `stats` are counted from the tests it lists: any difference, either
+/// way and in any category, is a failure; a total given twice, or keys of Mocha's
+/// beside Playwright's, are refused; a spec Playwright marks failed is a failure.
+#[test]
+fn playwrights_stats_and_specs_are_held_to_its_tests() {
+    let pass =
+        r#"{"status": "expected", "expectedStatus": "passed", "results": [{"status": "passed"}]}"#;
+    let failed = |text: &str| {
+        read_one_named("r.json", text)
+            .unwrap_or_else(|e| panic!("{text}: {e:?}"))
+            .counts
+            .failed
+    };
+    assert_eq!(failed(&playwright(pass, ONE_EXPECTED)), 0);
+    for stats in [
+        r#"{"expected": 0, "unexpected": 0, "flaky": 1, "skipped": 0}"#,
+        r#"{"expected": 0, "unexpected": 0, "flaky": 0, "skipped": 1}"#,
+        r#"{"expected": 0, "unexpected": 0, "flaky": 0, "skipped": 0}"#,
+        r#"{"expected": 2, "unexpected": 0, "flaky": 0, "skipped": 0}"#,
+        r#"{"expected": 1, "unexpected": 1, "flaky": 0, "skipped": 0}"#,
+        r#"{"expected": 0, "unexpected": 1}"#,
+    ] {
+        assert_eq!(failed(&playwright(pass, stats)), 1, "{stats}");
+    }
+    let refused = |text: &str, why: &str| match read_one_named("r.json", text) {
+        Err(Problem::Unreadable(reason)) => assert!(reason.contains(why), "{reason}"),
+        other => panic!("{text}: {other:?}"),
+    };
+    refused(
+        &playwright(
+            pass,
+            r#"{"expected": 1, "unexpected": 1, "unexpected": 0, "flaky": 0, "skipped": 0}"#,
+        ),
+        "`unexpected` is given twice",
+    );
+    refused(
+        &playwright(
+            pass,
+            r#"{"expected": -1, "unexpected": 0, "flaky": 0, "skipped": 0}"#,
+        ),
+        "Playwright's `stats`",
+    );
+    // Mocha's keys beside Playwright's: in its stats, or its lists.
+    let both = r#"{"expected": 1, "unexpected": 0, "flaky": 0, "skipped": 0, "passes": 1, "failures": 1, "tests": 2}"#;
+    refused(&playwright(pass, both), "more than one report format");
+    let ghost = playwright(pass, ONE_EXPECTED).replace(
+        r#""errors": []"#,
+        r#""errors": [], "passes": [{"title": "ghost", "fullTitle": "ghost"}]"#,
+    );
+    refused(&ghost, "more than one report format");
+    let dir = folder(&[("r.json", &ghost)]);
+    let named = read_as(dir.path(), &[("r.json", Some("playwright-json"))]).unwrap();
+    assert_eq!(
+        (named.counts.passed, named.counts.failed),
+        (1, 0),
+        "Mocha's list left unread"
+    );
+    // A spec marked failed with no failed test.
+    let text =
+        playwright(pass, ONE_EXPECTED).replace(r#""tests": ["#, r#""ok": false, "tests": ["#);
+    assert_eq!(failed(&text), 1);
+    // A spec with no test that Playwright marks failed.
+    let text = playwright(pass, ONE_EXPECTED).replace(
+        r#"}]}], "errors""#,
+        r#"}, {"title": "broken", "ok": false}]}], "errors""#,
+    );
+    assert_eq!(failed(&text), 1);
+    // Duplicated keys of a test or a run are refused as serde refuses any.
+    refused(
+        &playwright(
+            r#"{"status": "expected", "expectedStatus": "failed", "expectedStatus": "passed", "results": [{"status": "passed"}]}"#,
+            ONE_EXPECTED,
+        ),
+        "duplicate field",
+    );
+}
