@@ -373,7 +373,7 @@ fn copy_to_log(
     masks: Masks,
 ) -> io::Result<()> {
     let mut out = RedactingWriter::new(Tee { log, echo }, masks);
-    let mut buf = vec![0u8; 64 * 1024];
+    let mut buf = vec![0u8; 256 * 1024];
     loop {
         match reader.read(&mut buf) {
             Ok(0) => return out.finish().map(|_| ()),

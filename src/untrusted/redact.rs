@@ -59,7 +59,8 @@ static SHAPES: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 /// Literals one of which every token shape contains, in the case the shape has them
-/// (the two words the shapes match in any case, in any case): text with none of them
+/// (of the two words the shapes match in any case, four letters in every case): text
+/// with none of them
 /// skips the shapes' regular expression. One regular expression of literals (searched
 /// by their bytes, vectorised) is many times faster than an automaton over every byte.
 static SHAPE_MARKERS: LazyLock<Regex> = LazyLock::new(|| {
@@ -83,8 +84,30 @@ static SHAPE_MARKERS: LazyLock<Regex> = LazyLock::new(|| {
         "://",
         "PRIVATE KEY",
     ];
-    let exact: Vec<String> = exact.iter().map(|w| regex::escape(w)).collect();
-    Regex::new(&format!("{}|(?i:secret|authorization)", exact.join("|"))).expect("valid markers")
+    // `secret` and `authorization` in any case, by four letters of each in every case:
+    // literals all, so the search stays vectorised (a case-insensitive group in the
+    // expression turns it into an automaton over every byte, 20 times slower).
+    let any_case = ["cret", "riza"].iter().flat_map(|word| {
+        (0..1u32 << word.len()).map(move |upper| {
+            word.chars()
+                .enumerate()
+                .map(|(i, c)| {
+                    if upper & (1 << i) != 0 {
+                        c.to_ascii_uppercase()
+                    } else {
+                        c
+                    }
+                })
+                .collect::<String>()
+        })
+    });
+    let words: Vec<String> = exact
+        .iter()
+        .map(|w| (*w).to_owned())
+        .chain(any_case)
+        .map(|w| regex::escape(&w))
+        .collect();
+    Regex::new(&words.join("|")).expect("valid markers")
 });
 
 /// The end of a private key block whose start a tail cut off.
@@ -197,6 +220,11 @@ impl Redactor {
     fn search(&self) -> Option<&Search> {
         self.search
             .get_or_init(|| {
+                // No secret: nothing to search for (an automaton of no words still
+                // walks every byte).
+                if self.values.is_empty() {
+                    return None;
+                }
                 let mut keys: Vec<&str> = Vec::new();
                 let mut by_key: Vec<Vec<usize>> = Vec::new();
                 let mut index: rustc_hash::FxHashMap<&str, usize> = Default::default();
@@ -422,6 +450,44 @@ mod tests {
             ("MIIEabc\n-----END PRIVATE KEY-----\nafter".to_owned(), "***\nafter".to_owned()),
         ] {
             assert_eq!(r.redact(&text), want, "{text}");
+        }
+    }
+
+    /// The two shapes matched in any case are masked in every case their words come in
+    /// (the markers that let text reach the shapes hold four letters of each word in
+    /// every case).
+    #[test]
+    fn shapes_matched_in_any_case_are_masked_in_every_case() {
+        let r = Redactor::default();
+        let cased = |word: &str, upper: u32| -> String {
+            word.chars()
+                .enumerate()
+                .map(|(i, c)| {
+                    if upper >> (i % 32) & 1 == 1 {
+                        c.to_ascii_uppercase()
+                    } else {
+                        c
+                    }
+                })
+                .collect()
+        };
+        for upper in [
+            0,
+            u32::MAX,
+            0b1010_1010_1010_1010,
+            0b0101_0101_0101_0101,
+            0b1110_0001_1100_0011,
+        ] {
+            let header = format!("{}: Bearer abcdefgh12345678", cased("authorization", upper));
+            let masked = r.redact(&header);
+            assert!(!masked.contains("abcdefgh12345678"), "{header} → {masked}");
+            let aws = format!(
+                "{}={}",
+                cased("aws_secret_access_key", upper),
+                "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
+            );
+            let masked = r.redact(&aws);
+            assert!(!masked.contains("wJalrXUtnFEMI"), "{aws} → {masked}");
         }
     }
 

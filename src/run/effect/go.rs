@@ -37,8 +37,8 @@ impl Parser for Go {
         &["--- ", "ok ", "ok\t", "FAIL"]
     }
 
-    fn reads_raw(&self) -> bool {
-        true
+    fn raw_starts(&self) -> &'static [&'static str] {
+        &["{\"", "=== RUN"]
     }
 
     fn raw(&mut self, raw: &[u8]) -> Raw {

@@ -50,10 +50,37 @@ pub fn assess_file_from(gate: Gate, path: &Path, offset: u64) -> Assessment {
         return Assessment::default();
     }
     let mut scan = Scan::new(gate);
-    for_each_line(BufReader::with_capacity(64 * 1024, file), |line| {
-        scan.raw_line(line)
-    });
+    for_each_line(
+        BufReader::with_capacity(256 * 1024, file),
+        unread_lines,
+        |line| scan.raw_line(line),
+    );
     scan.finish()
+}
+
+/// How many of the first bytes of `buf` (which begins a line) are whole lines that no
+/// parser reads: none holds a trigger word, nor begins as a raw reader's lines do.
+/// One vectorised search over the whole buffer, so that a log of lines no runner wrote
+/// costs no more than reading it.
+fn unread_lines(buf: &[u8]) -> usize {
+    let trigger = &*TRIGGER;
+    if trigger
+        .raw_starts
+        .iter()
+        .any(|p| buf.starts_with(p.as_bytes()))
+    {
+        return 0;
+    }
+    let Some(any) = &trigger.lines else {
+        return 0;
+    };
+    let read_from = match any.find(buf) {
+        // A raw reader's line begins after the line end the match begins with.
+        Some(m) if buf[m.start()] == b'\n' => m.start() + 1,
+        Some(m) => m.start(),
+        None => buf.len(),
+    };
+    memchr::memrchr(b'\n', &buf[..read_from]).map_or(0, |end| end + 1)
 }
 
 /// The longest part of a line that is looked at: summaries are short, and a command
@@ -61,9 +88,18 @@ pub fn assess_file_from(gate: Gate, path: &Path, offset: u64) -> Assessment {
 const MAX_LINE: usize = 64 * 1024;
 
 /// Calls `f` with each line of `reader` (without its newline), each cut to
-/// [`MAX_LINE`] bytes, holding no more than one such line at a time.
-fn for_each_line(mut reader: impl BufRead, mut f: impl FnMut(&[u8])) {
+/// [`MAX_LINE`] bytes, holding no more than one such line at a time; the whole lines
+/// that `unread` says begin what is read next (at a line's start) are passed over.
+fn for_each_line(
+    mut reader: impl BufRead,
+    unread: impl Fn(&[u8]) -> usize,
+    mut f: impl FnMut(&[u8]),
+) {
     let mut line = Vec::with_capacity(1024);
+    // Where most lines are read (a log of test results), looking for lines to pass
+    // over costs more than it saves: after a few lines in a row that are read, it
+    // waits a while before it looks again.
+    let (mut read_in_a_row, mut wait) = (0u32, 0u32);
     loop {
         let buf = match reader.fill_buf() {
             Ok([]) => break,
@@ -71,6 +107,22 @@ fn for_each_line(mut reader: impl BufRead, mut f: impl FnMut(&[u8])) {
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
             Err(_) => break,
         };
+        if line.is_empty() {
+            if wait > 0 {
+                wait -= 1;
+            } else {
+                let passed = unread(buf);
+                if passed > 0 {
+                    read_in_a_row = 0;
+                    reader.consume(passed);
+                    continue;
+                }
+                read_in_a_row += 1;
+                if read_in_a_row >= 8 {
+                    (read_in_a_row, wait) = (0, 64);
+                }
+            }
+        }
         let (part, used, ended) = match memchr::memchr(b'\n', buf) {
             Some(i) => (&buf[..i], i + 1, true),
             None => (buf, buf.len(), false),
@@ -103,9 +155,10 @@ trait Parser: Send {
     /// none of any parser's words (or of [`NOTHING_MARKERS`]) before any regex runs.
     fn triggers(&self) -> &'static [&'static str];
 
-    /// Whether [`Parser::raw`] reads anything (most parsers read text lines only).
-    fn reads_raw(&self) -> bool {
-        false
+    /// How the lines [`Parser::raw`] reads begin (most parsers read text lines only:
+    /// none).
+    fn raw_starts(&self) -> &'static [&'static str] {
+        &[]
     }
 
     /// A line as it comes from the log, before the trigger test (for output that is
@@ -256,7 +309,18 @@ static TRIGGER: LazyLock<Trigger> = LazyLock::new(|| {
         words.push(word);
         owners.push(NOTHING_BIT);
     }
+    let raw_starts: Vec<&'static str> = parsers
+        .iter()
+        .flat_map(|p| p.raw_starts())
+        .copied()
+        .collect();
+    let lines = words
+        .iter()
+        .map(|w| w.to_string())
+        .chain(raw_starts.iter().map(|s| format!("\n{s}")));
     Trigger {
+        lines: aho_corasick::packed::Searcher::new(lines),
+        raw_starts,
         words: aho_corasick::AhoCorasick::new(words).expect("valid patterns"),
         owners,
     }
@@ -268,6 +332,11 @@ const NOTHING_BIT: u32 = 1 << 31;
 
 /// The trigger words, each with its owner's bit.
 struct Trigger {
+    /// The words and, after a line's end, how raw readers' lines begin: one vectorised
+    /// search for the next line any parser reads.
+    lines: Option<aho_corasick::packed::Searcher>,
+    /// How raw readers' lines begin.
+    raw_starts: Vec<&'static str>,
     words: aho_corasick::AhoCorasick,
     owners: Vec<u32>,
 }
@@ -296,7 +365,7 @@ impl Scan {
     fn new(gate: Gate) -> Scan {
         let parsers = parsers();
         let raw_readers = (0..parsers.len())
-            .filter(|&i| parsers[i].reads_raw())
+            .filter(|&i| !parsers[i].raw_starts().is_empty())
             .collect();
         Scan {
             parsers,

@@ -70,9 +70,40 @@ fn lines_are_cut_and_the_last_needs_no_newline() {
     let mut seen = Vec::new();
     for_each_line(
         std::io::BufReader::with_capacity(1000, text.as_bytes()),
+        |_| 0,
         |l| seen.push(l.len()),
     );
     assert_eq!(seen, [5, MAX_LINE, 3]);
+}
+
+/// Lines no parser reads are passed over whole, in one search of the buffer; a line
+/// that holds a trigger word, or begins as `go test -json`'s events do, is read, even
+/// cut across two reads.
+#[test]
+fn lines_nobody_reads_are_passed_over_whole() {
+    let text = "noise\nmore noise\ntest result: ok. 1 passed\nquiet\n{\"Action\":\"pass\"}\ntail";
+    for capacity in [1, 3, 8, 1000] {
+        let mut seen = Vec::new();
+        for_each_line(
+            std::io::BufReader::with_capacity(capacity, text.as_bytes()),
+            unread_lines,
+            |l| seen.push(String::from_utf8_lossy(l).into_owned()),
+        );
+        assert!(
+            seen.contains(&"test result: ok. 1 passed".to_owned())
+                && seen.contains(&"{\"Action\":\"pass\"}".to_owned()),
+            "{capacity}: {seen:?}"
+        );
+        if capacity == 1000 {
+            assert_eq!(
+                seen,
+                ["test result: ok. 1 passed", "{\"Action\":\"pass\"}", "tail"]
+            );
+        }
+    }
+    assert_eq!(unread_lines(b"{\"Action\"}\n"), 0);
+    assert_eq!(unread_lines(b"a\nb\n=== RUN x\n"), 4);
+    assert_eq!(unread_lines(b"a\nb\nc"), 4);
 }
 
 #[test]
@@ -105,13 +136,29 @@ fn the_trigger_skips_no_line_a_parser_reads() {
                 continue;
             }
             let bytes = std::fs::read(&log).unwrap();
-            let read = |untriggered: bool| {
+            // Triggered, reading in buffers of a few bytes and passing over the
+            // lines nobody reads; against every line offered to every parser.
+            let read = |untriggered: bool, capacity: usize| {
                 let mut scan = Scan::new(Gate::Test);
                 scan.untriggered = untriggered;
-                for_each_line(&bytes[..], |line| scan.raw_line(line));
+                let reader = std::io::BufReader::with_capacity(capacity, &bytes[..]);
+                let unread = if untriggered {
+                    |_: &[u8]| 0
+                } else {
+                    unread_lines
+                };
+                for_each_line(reader, unread, |line| scan.raw_line(line));
                 scan.finish()
             };
-            assert_eq!(read(false), read(true), "{}", log.display());
+            let every = read(true, 64 * 1024);
+            for capacity in [5, 64, 64 * 1024] {
+                assert_eq!(
+                    read(false, capacity),
+                    every,
+                    "{} ({capacity})",
+                    log.display()
+                );
+            }
             checked += 1;
         }
     }
