@@ -112,10 +112,9 @@ fn apply_baseline(
             report.apply_baseline(baseline::compare(report, &base, manifest));
         }
         BaselineSource::History { path, branch } => match history_base(&path, &branch, report)? {
-            Some(base) => {
+            Some((history, base)) => {
                 report.apply_baseline(baseline::compare(report, &base, manifest));
                 // Each failing test with its record on the base branch.
-                let history = crate::history::History::open(&path)?;
                 crate::history::note_failures(&history, &branch, report)?;
             }
             None if !settings.quiet => eprintln!(
@@ -343,20 +342,22 @@ fn base_branch(settings: &Settings) -> Option<String> {
 }
 
 /// The latest run of `branch` in the history at `path` that `report` can be compared
-/// with; `None` when there is no such file or run.
+/// with, and the history (opened once, for the failing tests' records too); `None` when
+/// there is no such file or run.
 fn history_base(
     path: &Path,
     branch: &str,
     report: &Report,
-) -> Result<Option<Base<'static>>, Error> {
+) -> Result<Option<(crate::history::History, Base<'static>)>, Error> {
     if !path.exists() {
         return Ok(None);
     }
     let history = crate::history::History::open(path)?;
-    Ok(history.base(&crate::history::BaseQuery {
+    let base = history.base(&crate::history::BaseQuery {
         branch,
         head: report,
-    })?)
+    })?;
+    Ok(base.map(|base| (history, base)))
 }
 
 /// The steps of `manifest` and the facts of the runs that produced `partials`; a task
