@@ -1261,3 +1261,23 @@ fn health_from_twenty_real_runs_suggests_and_releases_a_quarantine() {
     let table = String::from_utf8(out.stdout).unwrap();
     assert!(table.contains("ready to leave quarantine"), "{table}");
 }
+
+/// A window of no runs, or no run in a row to leave quarantine by, is a usage error
+/// naming the value, never an empty answer.
+#[test]
+fn a_window_or_a_streak_of_zero_is_refused() {
+    let project = reported();
+    for args in [
+        &["tests", "--window", "0"][..],
+        &["tests", "--last", "0"],
+        &["tests", "--quarantined", "--ready-after", "0"],
+    ] {
+        let out = history(&project, args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.contains("'0'") && err.contains("not in 1.."),
+            "{args:?}: {err}"
+        );
+    }
+}

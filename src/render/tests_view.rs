@@ -13,13 +13,9 @@ pub const FAILING_LISTED: usize = 10;
 /// reader acts on first — a new failure before one the history knows (known flaky, or
 /// failing on the base branch too), and those its quarantine held back last.
 pub fn failing(d: &CheckResult) -> impl Iterator<Item = &TestResult> {
-    let mut cases: Vec<&TestResult> = d
-        .tests
-        .iter()
-        .flat_map(|t| t.cases.iter())
-        .filter(|c| c.outcome.is_failure())
-        .collect();
-    cases.sort_by_key(|c| {
+    // Three passes in place of a sort: no copy of the list, and the first failure
+    // (which most callers take alone) found without ranking the rest.
+    let rank = |c: &TestResult| {
         if c.quarantined {
             2
         } else if c.history.as_deref().is_some_and(known) {
@@ -27,8 +23,14 @@ pub fn failing(d: &CheckResult) -> impl Iterator<Item = &TestResult> {
         } else {
             0
         }
-    });
-    cases.into_iter()
+    };
+    let cases = move || {
+        d.tests
+            .iter()
+            .flat_map(|t| t.cases.iter())
+            .filter(|c| c.outcome.is_failure())
+    };
+    (0..3).flat_map(move |r| cases().filter(move |c| rank(c) == r))
 }
 
 /// Whether a failure's history note says the base branch knows it (flaky there, or
