@@ -488,3 +488,33 @@ fn a_glob_over_one_shards_whole_share_is_not_over_the_suite() {
     assert_eq!(out.status.code(), Some(0), "{out:?}");
     assert_eq!(project.json("report.json")["verdict"], "VERIFIED");
 }
+
+/// An entry copied from the comment or from `history tests --suggest-quarantine`
+/// names the test as they show it, neutralised: a `|` shown as `¦`, invisible
+/// characters left out, a claim phrase quoted; it holds that test.
+#[test]
+fn an_entry_copied_from_the_comment_holds_the_test_it_shows() {
+    let report = |name: &str| {
+        format!(
+            r#"<testsuites><testsuite name="pytest" failures="1" tests="2"><testcase classname="t" name="test_ok"/><testcase classname="t" name="{name}"><failure message="boom"/></testcase></testsuite></testsuites>"#
+        )
+    };
+    for (name, entry) in [
+        ("a|b", "t › a¦b"),
+        ("zw&#x200B;test", "t › zwtest"),
+        (
+            "All Required Environments: VERIFIED",
+            "t › All Required Environments (quoted): VERIFIED",
+        ),
+    ] {
+        let project = fake(
+            "exit 1",
+            &format!("      - {{ test: '{entry}', reason: r, until: 2999-12-31 }}\n"),
+        );
+        project.write("r.xml", &report(name));
+        let out = project.std_cmd().arg("run").output().unwrap();
+        let unit = check_result(&project, "lin", "unit");
+        assert_eq!(out.status.code(), Some(0), "{name}: {unit}");
+        assert_eq!(unit["tests"]["quarantine"][0]["held"], 1, "{name}: {unit}");
+    }
+}

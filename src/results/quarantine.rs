@@ -71,13 +71,27 @@ pub fn apply(
         let label = test_label(&case.suite, &case.name);
         let whole = (!case.suite.is_empty()).then(|| format!("{} › {}", case.suite, case.name));
         let whole = whole.filter(|w| *w != label);
+        // And as the comment and the history show it, neutralised (a `|` as `¦`, no
+        // invisible characters, a claim phrase quoted): an entry copied from there.
+        let shown = |text: &str| {
+            let cleaned = crate::untrusted::neutralise::clean(text);
+            let shown = crate::untrusted::neutralise::neutralise(&cleaned).into_owned();
+            (shown != text).then_some(shown)
+        };
+        let shown: Vec<String> = std::iter::once(&label)
+            .chain(whole.as_ref())
+            .filter_map(|t| shown(t))
+            .collect();
         let failed = case.outcome.is_failure();
         // An error is a test that could not run (or no test at all): never held back.
         let holdable = case.outcome == TestOutcome::Failed;
         // The first entry in force that matches holds it back.
         let mut holder = None;
         for (i, (entry, used)) in check.quarantine.iter().zip(uses.iter_mut()).enumerate() {
-            if entry.matches(&label) || whole.as_deref().is_some_and(|w| entry.matches(w)) {
+            if entry.matches(&label)
+                || whole.as_deref().is_some_and(|w| entry.matches(w))
+                || shown.iter().any(|s| entry.matches(s))
+            {
                 used.matched += 1;
                 if holder.is_none() && !used.expired {
                     holder = Some(i);

@@ -402,16 +402,55 @@ fn csv(stats: &[Stats]) -> Result<String, Error> {
     )
 }
 
-/// `header` and `rows` as CSV text (`history show`, `history tests`).
+/// `header` and `rows` as CSV text (`history show`, `history tests`). A cell a
+/// spreadsheet would take for a formula (one that begins with `=`, `+`, `-`, `@`, a tab
+/// or a carriage return, and is no number) begins with `'`: names come from the tests
+/// of pull requests.
 fn csv_text(header: &[&str], rows: impl IntoIterator<Item = Vec<String>>) -> Result<String, Error> {
     let mut writer = csv::Writer::from_writer(Vec::new());
     let io = |e: csv::Error| Error::InvalidInput(format!("CSV: {e}"));
     writer.write_record(header).map_err(io)?;
     for row in rows {
-        writer.write_record(row).map_err(io)?;
+        writer
+            .write_record(row.iter().map(|cell| inert_cell(cell).into_owned()))
+            .map_err(io)?;
     }
     let bytes = writer
         .into_inner()
         .map_err(|e| Error::InvalidInput(format!("CSV: {e}")))?;
     Ok(String::from_utf8_lossy(&bytes).into_owned())
+}
+
+/// `cell` as a spreadsheet reads it as text: a formula's first character behind a `'`.
+fn inert_cell(cell: &str) -> std::borrow::Cow<'_, str> {
+    let formula = cell.starts_with(['=', '+', '-', '@', '\t', '\r']);
+    if formula && cell.trim().parse::<f64>().is_err() {
+        std::borrow::Cow::Owned(format!("'{cell}"))
+    } else {
+        std::borrow::Cow::Borrowed(cell)
+    }
+}
+
+#[cfg(test)]
+mod csv_tests {
+    use super::*;
+
+    #[test]
+    fn cells_a_spreadsheet_would_run_are_text() {
+        let text = csv_text(
+            &["name", "n"],
+            [
+                vec!["=cmd|' /C calc'!A0".to_owned(), "-1".to_owned()],
+                vec!["+1+1".to_owned(), "2.5".to_owned()],
+                vec!["@SUM(A1)".to_owned(), "-0.25".to_owned()],
+                vec!["\t=1".to_owned(), "test_ok".to_owned()],
+                vec!["-x".to_owned(), "a-b".to_owned()],
+            ],
+        )
+        .unwrap();
+        assert_eq!(
+            text,
+            "name,n\n'=cmd|' /C calc'!A0,-1\n'+1+1,2.5\n'@SUM(A1),-0.25\n'\t=1,test_ok\n'-x,a-b\n"
+        );
+    }
 }

@@ -53,6 +53,8 @@ pub(super) struct Totals {
     // Playwright.
     playwright_stats: Option<playwright::Stats>,
     playwright_errors: Vec<playwright::Error>,
+    /// Whether Playwright's `suites` were there (its `stats` alone mark the format).
+    playwright_suites: bool,
 }
 
 /// Each format's keys: those a document of that format has and no other format's has
@@ -188,7 +190,7 @@ impl Document<'_, '_> {
                 Ok(Format::MochaJson)
             }
             Format::PlaywrightJson => {
-                if !has(Format::PlaywrightJson) {
+                if !totals.playwright_suites {
                     return Err(missing("suites"));
                 }
                 playwright::finish(
@@ -313,6 +315,7 @@ impl<'de> Visitor<'de> for &mut Document<'_, '_> {
                     }
                 }
                 "suites" => {
+                    self.totals.playwright_suites = true;
                     self.list(
                         &mut map,
                         Format::PlaywrightJson,

@@ -1006,7 +1006,13 @@ fn one_line(text: &str, max: usize) -> CompactString {
         }
         out.push(if breaks(c) { ' ' } else { c });
     }
-    out
+    // A control character at an end is no part of the name (`bel\x07` is `bel`).
+    let trimmed = out.trim();
+    if trimmed.len() == out.len() {
+        out
+    } else {
+        CompactString::from(trimmed)
+    }
 }
 
 /// A failure's message: the report's message, else the first lines of its output;

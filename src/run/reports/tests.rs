@@ -1363,6 +1363,11 @@ fn playwrights_stats_and_specs_are_held_to_its_tests() {
         (1, 0),
         "Mocha's list left unread"
     );
+    // Playwright's stats without its suites: no tests to hold them to.
+    refused(
+        &format!(r#"{{"errors": [], "stats": {ONE_EXPECTED}}}"#),
+        "has no `suites`",
+    );
     // A spec marked failed with no failed test.
     let text =
         playwright(pass, ONE_EXPECTED).replace(r#""tests": ["#, r#""ok": false, "tests": ["#);
@@ -1381,4 +1386,13 @@ fn playwrights_stats_and_specs_are_held_to_its_tests() {
         ),
         "duplicate field",
     );
+}
+
+/// A control character at either end of a name is no part of it: the name recorded is
+/// the one a quarantine entry (trimmed where written) names.
+#[test]
+fn a_names_control_characters_at_its_ends_are_dropped() {
+    assert_eq!(one_line("bel\u{7}", 100), "bel");
+    assert_eq!(one_line("\u{1b}x\ty\n", 100), "x y");
+    assert_eq!(one_line("\u{2028}a\u{2029}b", 100), "a b");
 }

@@ -405,7 +405,7 @@ fn controls_and_terminal_escapes_in_names_are_neutralised() {
         }
     }
     assert_eq!(reading.report.cases[0].name, "clear  [2J  screen 31m");
-    assert_eq!(reading.report.cases[1].suite, "s ]0;title ");
+    assert_eq!(reading.report.cases[1].suite, "s ]0;title");
 }
 
 #[test]
