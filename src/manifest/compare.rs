@@ -221,6 +221,41 @@ fn check_changes(
             false,
         );
     }
+    // What a group demands: every item of an `all-of`, one of an `any-of`. An
+    // `all-of` that became an `any-of`, an item removed from an `all-of` or added to an
+    // `any-of` (one more way to pass) each ask less.
+    match (&before.kind, &after.kind) {
+        (CheckKind::AllOf(_), CheckKind::AnyOf(_)) => note(
+            Some(id),
+            format!("check `{id}`: `all-of` became `any-of`: one item passing is enough"),
+            true,
+        ),
+        (CheckKind::AllOf(was), CheckKind::AllOf(now)) => {
+            for item in was.iter().filter(|i| !now.iter().any(|n| n.id == i.id)) {
+                note(
+                    Some(id),
+                    format!(
+                        "check `{id}`: item `{}` was removed from its `all-of`",
+                        item.id
+                    ),
+                    true,
+                );
+            }
+        }
+        (CheckKind::AnyOf(was), CheckKind::AnyOf(now)) => {
+            for item in now.iter().filter(|i| !was.iter().any(|w| w.id == i.id)) {
+                note(
+                    Some(id),
+                    format!(
+                        "check `{id}`: item `{}` was added to its `any-of`: one more way to pass",
+                        item.id
+                    ),
+                    true,
+                );
+            }
+        }
+        _ => {}
+    }
     // A group's items are judged as checks are: each kept item's changes, under the
     // group's name.
     if let (
@@ -533,6 +568,65 @@ checks:
             compare(&strict, BASE),
             vec![("check `unit`: `fail-on-flaky` was turned off".into(), true)]
         );
+        // What a group demands.
+        let group = |kind: &str, items: &[&str]| -> String {
+            let items: Vec<String> = items
+                .iter()
+                .map(|i| format!("      - {{ item: {i}, file: {i}.md }}\n"))
+                .collect();
+            format!(
+                "version: 1\nenvironments: [{{ name: linux }}]\nchecks:\n  - id: docs\n    {kind}:\n{}",
+                items.concat()
+            )
+        };
+        let all = group("all-of", &["readme", "guide"]);
+        assert_eq!(
+            compare(&all, &group("all-of", &["readme"])),
+            vec![
+                (
+                    "check `docs`: item `guide` was removed from its `all-of`".into(),
+                    true
+                ),
+                (
+                    "check `docs`: `readme, guide` became `readme`".into(),
+                    false
+                ),
+            ]
+        );
+        assert_eq!(
+            compare(&all, &group("any-of", &["readme", "guide"])),
+            vec![(
+                "check `docs`: `all-of` became `any-of`: one item passing is enough".into(),
+                true
+            )]
+        );
+        let any = group("any-of", &["readme"]);
+        assert_eq!(
+            compare(&any, &group("any-of", &["readme", "guide"])),
+            vec![
+                (
+                    "check `docs`: item `guide` was added to its `any-of`: one more way to pass"
+                        .into(),
+                    true
+                ),
+                (
+                    "check `docs`: `readme` became `readme, guide`".into(),
+                    false
+                ),
+            ]
+        );
+        // Asking more: an item added to an `all-of`, removed from an `any-of`, an
+        // `any-of` made an `all-of`.
+        for (before, after) in [
+            (group("all-of", &["readme"]), all.clone()),
+            (group("any-of", &["readme", "guide"]), any.clone()),
+            (group("any-of", &["readme", "guide"]), all.clone()),
+        ] {
+            assert!(
+                compare(&before, &after).iter().all(|(_, weakens)| !weakens),
+                "{after}"
+            );
+        }
         let tightened = BASE.replace("expect: failure", "exit-code: 2");
         assert_eq!(
             described(&tightened),
