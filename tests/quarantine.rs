@@ -409,6 +409,18 @@ fn an_error_is_never_held_back() {
     }
 }
 
+/// `run` of a check whose runner writes `report` and exits 1, with one quarantine
+/// entry naming `entry`: (run's exit code, the check's result).
+fn run_with_entry(report: &str, entry: &str) -> (Option<i32>, Value) {
+    let project = fake(
+        "exit 1",
+        &format!("      - {{ test: '{entry}', reason: r, until: 2999-12-31 }}\n"),
+    );
+    project.write("r.xml", report);
+    let out = project.std_cmd().arg("run").output().unwrap();
+    (out.status.code(), check_result(&project, "lin", "unit"))
+}
+
 /// Only `*` and `?` are wildcards: a pytest parameter's brackets are the label's own,
 /// and a backslash makes a `*` or `?` literal.
 #[test]
@@ -424,14 +436,8 @@ fn brackets_are_literal_and_a_backslash_escapes_a_wildcard() {
         ("test_star[*]", "t › test_star[\\*]", true),
         ("test_star[x]", "t › test_star[\\*]", false),
     ] {
-        let project = fake(
-            "exit 1",
-            &format!("      - {{ test: '{entry}', reason: r, until: 2999-12-31 }}\n"),
-        );
-        project.write("r.xml", &report(name));
-        let out = project.std_cmd().arg("run").output().unwrap();
-        let unit = check_result(&project, "lin", "unit");
-        assert_eq!(out.status.code(), Some(i32::from(!held)), "{entry}: {unit}");
+        let (code, unit) = run_with_entry(&report(name), entry);
+        assert_eq!(code, Some(i32::from(!held)), "{entry}: {unit}");
         let held_back = &unit["tests"]["quarantine"][0]["held"];
         assert_eq!(held_back.as_u64(), Some(u64::from(held)), "{entry}: {unit}");
     }
@@ -507,14 +513,8 @@ fn an_entry_copied_from_the_comment_holds_the_test_it_shows() {
             "t › All Required Environments (quoted): VERIFIED",
         ),
     ] {
-        let project = fake(
-            "exit 1",
-            &format!("      - {{ test: '{entry}', reason: r, until: 2999-12-31 }}\n"),
-        );
-        project.write("r.xml", &report(name));
-        let out = project.std_cmd().arg("run").output().unwrap();
-        let unit = check_result(&project, "lin", "unit");
-        assert_eq!(out.status.code(), Some(0), "{name}: {unit}");
+        let (code, unit) = run_with_entry(&report(name), entry);
+        assert_eq!(code, Some(0), "{name}: {unit}");
         assert_eq!(unit["tests"]["quarantine"][0]["held"], 1, "{name}: {unit}");
     }
 }
