@@ -60,8 +60,7 @@ static SHAPES: LazyLock<Regex> = LazyLock::new(|| {
 
 /// Literals one of which every token shape contains, in the case the shape has them
 /// (of the two words the shapes match in any case, four letters in every case): text
-/// with none of them
-/// skips the shapes' regular expression. One regular expression of literals (searched
+/// with none of them skips the shapes' regular expression. One regular expression of literals (searched
 /// by their bytes, vectorised) is many times faster than an automaton over every byte.
 static SHAPE_MARKERS: LazyLock<Regex> = LazyLock::new(|| {
     let exact = [
