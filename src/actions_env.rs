@@ -1,4 +1,5 @@
-//! Every GitHub Actions variable the tool reads, read in one place and typed.
+//! Every GitHub Actions variable the tool reads, read in one place and typed, and
+//! under GitLab CI GitLab's ([`GitLabEnv`]).
 //!
 //! The CLI reads the process environment once ([`ActionsEnv::from_process`]) and hands
 //! the typed context to the stages: where the run happened (`results::source`), where a
@@ -7,6 +8,8 @@
 //! stage.
 
 use std::path::PathBuf;
+
+pub use crate::gitlab_env::GitLabEnv;
 
 /// The GitHub server when `GITHUB_SERVER_URL` is not set.
 pub const DEFAULT_SERVER_URL: &str = "https://github.com";
@@ -54,6 +57,11 @@ pub struct ActionsEnv {
     /// `ImageOS` and `ImageVersion`: a GitHub-hosted runner's image.
     pub image_os: Option<String>,
     pub image_version: Option<String>,
+    /// Under GitLab CI (`GITLAB_CI=true`), GitLab's variables.
+    pub gitlab: Option<GitLabEnv>,
+    /// `CI_API_V4_URL`, read also outside GitLab CI: where `publish --ci gitlab` sends
+    /// from a machine of one's own (a self-managed instance).
+    pub gitlab_api_url: Option<String>,
 }
 
 impl ActionsEnv {
@@ -97,6 +105,8 @@ impl ActionsEnv {
             runner_environment: var("RUNNER_ENVIRONMENT"),
             image_os: var("ImageOS"),
             image_version: var("ImageVersion"),
+            gitlab: GitLabEnv::from_vars(&var),
+            gitlab_api_url: var("CI_API_V4_URL"),
         }
     }
 
@@ -111,10 +121,11 @@ impl ActionsEnv {
         ))
     }
 
-    /// Under GitHub Actions, the page of this workflow run.
+    /// Under GitHub Actions, the page of this workflow run; under GitLab CI, this
+    /// pipeline's (`CI_PIPELINE_URL`).
     pub fn run_url(&self) -> Option<String> {
         if !self.actions {
-            return None;
+            return self.gitlab.as_ref()?.pipeline_url.clone();
         }
         let server = self.server_url.as_deref().unwrap_or(DEFAULT_SERVER_URL);
         Some(format!(

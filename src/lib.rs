@@ -27,7 +27,8 @@
 //! ```
 //!
 //! Leaves every stage may use: [`shell`] (the command-line lexer), [`actions_env`]
-//! (every GitHub Actions variable, read once), [`untrusted`] (bounds, quoting and
+//! (every GitHub Actions variable, read once), [`gitlab_env`] (GitLab CI's, carried
+//! by it), [`untrusted`] (bounds, quoting and
 //! redaction for what pull requests produce), [`exit_code`].
 //!
 //! Each stage is a pure function of its inputs except `run` (processes), which owns the
@@ -37,6 +38,7 @@ pub mod actions_env;
 pub mod cli;
 pub mod exit_code;
 pub mod gate;
+pub mod gitlab_env;
 pub mod history;
 pub mod manifest;
 pub mod plan;

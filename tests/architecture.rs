@@ -31,6 +31,10 @@ const FORBIDDEN: &[(&str, &[&str])] = &[
         &["manifest", "plan", "run", "results", "render", "publish"],
     ),
     (
+        "gitlab_env",
+        &["manifest", "plan", "run", "results", "render", "publish"],
+    ),
+    (
         "exit_code",
         &["manifest", "plan", "run", "results", "render", "publish"],
     ),

@@ -252,6 +252,24 @@ fn the_json_examples_name_exactly_the_fields_the_tool_writes() {
         merged["rows"][0]["detail"]["sharded"]["overlap_count"], 1,
         "{merged}"
     );
+    // A leg under GitLab CI records its job instead of an Actions runner.
+    let gitlab = Project::new(MANIFEST);
+    let out = gitlab
+        .std_cmd()
+        .args(["run", "--env", "linux", "--out", "leg"])
+        .env("GITLAB_CI", "true")
+        .env("CI_JOB_ID", "7000")
+        .env("CI_JOB_NAME", "leg: [linux]")
+        .env("CI_PIPELINE_ID", "501")
+        .env("CI_RUNNER_ID", "9")
+        .env("CI_RUNNER_TAGS", r#"["linux", "docker"]"#)
+        .env("CI_RUNNER_DESCRIPTION", "shared runner 9")
+        .env("CI_JOB_IMAGE", "rust:1.90")
+        .env("CI_COMMIT_SHA", "1111111111111111111111111111111111111111")
+        .output()
+        .unwrap();
+    assert!(out.status.code().is_some(), "{out:?}");
+    let gitlab_leg = gitlab.json("leg/verify-matrix-linux.json");
     let examples = [
         (2, partial.clone(), top_fields(&partial)),
         (3, report.clone(), top_fields(&cancelled)),
@@ -268,6 +286,7 @@ fn the_json_examples_name_exactly_the_fields_the_tool_writes() {
         all_fields(&cancelled, &mut real);
         all_fields(&shard, &mut real);
         all_fields(&merged, &mut real);
+        all_fields(&gitlab_leg, &mut real);
         let unknown: Vec<_> = named.difference(&real).collect();
         assert!(
             unknown.is_empty(),

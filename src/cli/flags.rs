@@ -106,8 +106,22 @@ pub(crate) struct PublishFlags {
         default_value = "always"
     )]
     pub comment_mode: CommentMode,
+    /// The CI service to publish to: `github` (a PR comment, a check run, the job
+    /// summary) or `gitlab` (a merge-request note, a commit status, the job log).
+    /// Default: `gitlab` under GitLab CI (GITLAB_CI=true), else `github`
+    #[arg(long, value_enum, value_name = "SERVICE")]
+    pub ci: Option<Ci>,
     #[command(flatten)]
     pub matrix: MatrixFlags,
+}
+
+/// A CI service: where `init` writes a pipeline for, and `publish` publishes to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum Ci {
+    /// GitHub Actions
+    Github,
+    /// GitLab CI
+    Gitlab,
 }
 
 /// How the markdown matrix is written (`render`, `merge`, `publish`, `report`).

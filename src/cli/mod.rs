@@ -6,6 +6,7 @@
 //! - `settings`: flags and environment, read once, and the render options built from them;
 //! - `judge`: reading untrusted results and reports, and the manifest they are judged against;
 //! - `publishing`: putting a report on GitHub, shared by `publish` and `report`;
+//!   `gitlab_publishing` the same on GitLab;
 //! - `live`: the live view of a run;
 //! - `local`: running this machine's share of the matrix, shared by `run` and `hook`;
 //! - `trust` and `state`: what the coding-agent gate trusts, kept outside the repository;
@@ -17,6 +18,7 @@ mod args;
 mod commands;
 mod error;
 mod flags;
+mod gitlab_publishing;
 mod judge;
 mod live;
 mod local;

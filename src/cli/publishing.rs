@@ -98,6 +98,9 @@ pub(crate) fn publish_report(
     path: &Path,
     flags: &PublishFlags,
 ) -> Result<i32, Error> {
+    if super::gitlab_publishing::service(settings, flags) == super::flags::Ci::Gitlab {
+        return super::gitlab_publishing::publish_report(settings, report, path, flags);
+    }
     let targets = targets(flags, &[Target::Summary]);
     let to_github = targets.contains(&Target::Comment) || targets.contains(&Target::CheckRun);
     // The secrets the report was quoted with, the token among them.

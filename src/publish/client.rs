@@ -146,10 +146,20 @@ pub enum Notice<'a> {
 /// Where [`Notice`]s go.
 pub type Notify = Box<dyn Fn(Notice<'_>) + Send + Sync>;
 
-/// A GitHub REST client for one API root.
+/// How requests carry the token: GitHub's bearer token (octocrab's own header), or a
+/// GitLab header (`PRIVATE-TOKEN` for an access token, `JOB-TOKEN` for `CI_JOB_TOKEN`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Auth {
+    GitHub,
+    GitLab(&'static str),
+}
+
+/// A REST client for one API root: GitHub's, or GitLab's (the same retry rules, its
+/// own token header).
 pub struct GitHub {
     octo: Octocrab,
     token: Token,
+    auth: Auth,
     policy: RetryPolicy,
     /// Receives retries and requests (by default, nothing does).
     pub notify: Notify,
@@ -185,9 +195,70 @@ impl GitHub {
         Ok(GitHub {
             octo,
             token,
+            auth: Auth::GitHub,
             policy,
             notify: Box::new(|_| {}),
         })
+    }
+
+    /// A client for GitLab's API at `api_url` (`CI_API_V4_URL`) that sends `token` in
+    /// the header `auth` names, and only to that API.
+    #[cfg(feature = "github")]
+    pub fn gitlab(
+        api_url: &str,
+        token: Token,
+        header: &'static str,
+        policy: RetryPolicy,
+    ) -> Result<GitHub, SetupError> {
+        let octo = Octocrab::builder()
+            .base_uri(api_url)
+            .map_err(|e| SetupError::Client(format!("`{api_url}` is not a usable API URL: {e}")))?
+            .set_connect_timeout(Some(Duration::from_secs(15)))
+            .set_read_timeout(Some(Duration::from_secs(60)))
+            .set_write_timeout(Some(Duration::from_secs(60)))
+            .build()
+            .map_err(|e| {
+                SetupError::Client(token.redact(&format!("cannot set up the GitLab client: {e}")))
+            })?;
+        Ok(GitHub {
+            octo,
+            token,
+            auth: Auth::GitLab(header),
+            policy,
+            notify: Box::new(|_| {}),
+        })
+    }
+
+    #[cfg(not(feature = "github"))]
+    pub fn gitlab(
+        api_url: &str,
+        token: Token,
+        header: &'static str,
+        policy: RetryPolicy,
+    ) -> Result<GitHub, SetupError> {
+        let _ = header;
+        GitHub::new(api_url, token, policy)
+    }
+
+    /// The request's headers: the media type, and under GitLab the token (to the API's
+    /// own paths only: never to an absolute address another host may serve).
+    fn headers(&self, builder: http::request::Builder, path: &str) -> http::request::Builder {
+        match self.auth {
+            Auth::GitHub => builder.header(ACCEPT, ACCEPT_JSON),
+            Auth::GitLab(name) => {
+                let builder = builder.header(ACCEPT, "application/json");
+                if !path.starts_with('/') {
+                    return builder;
+                }
+                match http::HeaderValue::from_str(&self.token.0) {
+                    Ok(mut value) => {
+                        value.set_sensitive(true);
+                        builder.header(name, value)
+                    }
+                    Err(_) => builder,
+                }
+            }
+        }
     }
 
     /// `text` without the token.
@@ -203,6 +274,11 @@ impl GitHub {
     /// A PATCH, retried as needed (it sets a state, so sending it twice is harmless).
     pub async fn patch(&self, path: &str, body: &Value, what: &str) -> Result<Value, ApiError> {
         self.idempotent(Method::PATCH, path, Some(body), what).await
+    }
+
+    /// A PUT, retried as needed (it sets a state, as a PATCH does).
+    pub async fn put(&self, path: &str, body: &Value, what: &str) -> Result<Value, ApiError> {
+        self.idempotent(Method::PUT, path, Some(body), what).await
     }
 
     /// A DELETE, retried as needed; a 404 means it is already gone.
@@ -330,10 +406,10 @@ impl GitHub {
         body: Option<&Value>,
         what: &str,
     ) -> Attempt {
-        let builder = http::Request::builder()
-            .method(method.clone())
-            .uri(path)
-            .header(ACCEPT, ACCEPT_JSON);
+        let builder = self.headers(
+            http::Request::builder().method(method.clone()).uri(path),
+            path,
+        );
         let request = match self.octo.build_request(builder, body) {
             Ok(request) => request,
             Err(e) => {
@@ -450,10 +526,12 @@ impl GitHub {
         let mut uri = path.to_owned();
         // The API answers with a redirect to the archive; one hop more is a loop.
         for _ in 0..3 {
-            let builder = http::Request::builder()
-                .method(Method::GET)
-                .uri(uri.as_str())
-                .header(ACCEPT, ACCEPT_JSON);
+            let builder = self.headers(
+                http::Request::builder()
+                    .method(Method::GET)
+                    .uri(uri.as_str()),
+                &uri,
+            );
             let request = self.octo.build_request::<()>(builder, None).map_err(|e| {
                 Attempt::Fatal(ApiError::Failed {
                     what: what.to_owned(),

@@ -10,6 +10,7 @@ pub mod client;
 pub mod comment;
 pub mod context;
 mod deliver;
+pub mod gitlab;
 pub mod jobs;
 pub use deliver::Sent;
 pub mod pending;

@@ -136,11 +136,16 @@ pub(super) fn classify(
 /// The API's `message` (and the messages of its `errors`), or the status's reason.
 fn api_message(status: StatusCode, text: &str) -> String {
     let parsed: Option<Value> = serde_json::from_str(text).ok();
+    // GitHub's `message` is a string; GitLab's may be an object of field → errors or a
+    // list, and its parameter errors come as `error`.
     let mut message = parsed
         .as_ref()
-        .and_then(|v| v.get("message"))
-        .and_then(Value::as_str)
-        .map(str::to_owned)
+        .and_then(|v| v.get("message").or_else(|| v.get("error")))
+        .and_then(|m| match m {
+            Value::String(s) => Some(s.clone()),
+            Value::Null => None,
+            other => Some(other.to_string()),
+        })
         .unwrap_or_else(|| status.canonical_reason().unwrap_or("error").to_owned());
     let details: Vec<String> = parsed
         .as_ref()

@@ -130,6 +130,19 @@ impl Quoted {
                     qo(field);
                 }
             }
+            if let Some(g) = &mut r.gitlab {
+                for field in [
+                    &mut g.job_name,
+                    &mut g.runner_description,
+                    &mut g.image,
+                    &mut g.commit,
+                ] {
+                    qo(field);
+                }
+                for tag in &mut g.runner_tags {
+                    q(tag);
+                }
+            }
         }
         // Names are a pull request's manifest text, shown in grids: quoted and cut.
         for name in report.check_names.values_mut() {

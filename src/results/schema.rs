@@ -169,6 +169,9 @@ pub struct Runner {
     /// Under GitHub Actions, what the runner says of itself.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub actions: Option<ActionsRunner>,
+    /// Under GitLab CI, the job and what its runner says of itself.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gitlab: Option<GitLabJob>,
     /// The environment's `detect` rules on variables and files, each as it held where
     /// the run happened (`env NAME`, `file PATH`: never a variable's value).
     #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
@@ -208,6 +211,35 @@ pub struct ActionsRunner {
     /// `GITHUB_RUN_ATTEMPT`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub run_attempt: Option<u32>,
+}
+
+/// What a GitLab CI job says of itself and its runner (its `CI_*` variables).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GitLabJob {
+    /// `CI_JOB_ID`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub job_id: Option<u64>,
+    /// `CI_JOB_NAME` (`leg: [linux, 1]` for a matrix job).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub job_name: Option<String>,
+    /// `CI_PIPELINE_ID`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pipeline_id: Option<u64>,
+    /// `CI_RUNNER_ID`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub runner_id: Option<u64>,
+    /// `CI_RUNNER_TAGS`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub runner_tags: Vec<String>,
+    /// `CI_RUNNER_DESCRIPTION`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub runner_description: Option<String>,
+    /// `CI_JOB_IMAGE`: the image the job ran in.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub image: Option<String>,
+    /// `CI_COMMIT_SHA`: the commit the job checked out.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub commit: Option<String>,
 }
 
 pub use crate::manifest::Shard;

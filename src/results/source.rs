@@ -1,4 +1,5 @@
-//! Where a run happened: repository, head commit, PR, CI run; and the machine.
+//! Where a run happened: repository, head commit, PR, CI run (GitHub Actions' or GitLab
+//! CI's); and the machine.
 
 use std::path::Path;
 
@@ -22,6 +23,11 @@ pub fn is_repository(text: &str) -> bool {
 /// The run's place from the GitHub Actions context and its event payload; outside
 /// Actions, the commit is the repository's `HEAD`.
 pub fn detect_source(repo_dir: &Path, env: &ActionsEnv) -> Source {
+    if !env.actions
+        && let Some(gitlab) = &env.gitlab
+    {
+        return gitlab_source(repo_dir, gitlab);
+    }
     let event = env.event_payload();
     let pull_request = event.as_ref().and_then(|e| e.get("pull_request"));
     // On pull_request events GITHUB_SHA is a merge commit; the PR's head is what is verified.
@@ -50,6 +56,26 @@ pub fn detect_source(repo_dir: &Path, env: &ActionsEnv) -> Source {
         run_attempt: env.run_attempt.as_ref().and_then(|a| a.parse().ok()),
         job: env.job.clone(),
         event: env.event_name.clone(),
+        branch: env.ref_name.clone(),
+    }
+}
+
+/// The run's place under GitLab CI: the project, the merge request's head (or the
+/// pipeline's commit), the pipeline and job, and what started the pipeline (`push`,
+/// `schedule`, `merge_request_event`, …).
+fn gitlab_source(repo_dir: &Path, env: &crate::actions_env::GitLabEnv) -> Source {
+    Source {
+        repository: env.project_path.clone(),
+        commit: env
+            .head_sha()
+            .map(str::to_owned)
+            .or_else(|| git_head(repo_dir)),
+        pr: env.mr(),
+        run_id: env.pipeline_id.clone(),
+        run_number: None,
+        run_attempt: None,
+        job: env.job_name.clone(),
+        event: env.pipeline_source.clone(),
         branch: env.ref_name.clone(),
     }
 }

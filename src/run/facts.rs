@@ -1,6 +1,7 @@
 //! The facts of this machine that a result records (docs/formats.md §2, `runner`): OS
 //! and version, architecture, kernel, C library, container, a salted digest of the
-//! machine's id, hostname, and under GitHub Actions what the runner says of itself.
+//! machine's id, hostname, and under GitHub Actions or GitLab CI what the runner and
+//! job say of themselves.
 //!
 //! What differs by OS is read by [`super::platform`]; files are read under a root
 //! folder (`/`), which the tests (debug builds only, `VERIFY_MATRIX_FACTS_ROOT`) point
@@ -13,7 +14,7 @@ use sha2::{Digest, Sha256};
 use super::platform;
 use crate::actions_env::ActionsEnv;
 use crate::plan::identity::Machine;
-use crate::results::schema::{ActionsRunner, Runner};
+use crate::results::schema::{ActionsRunner, GitLabJob, Runner};
 
 /// This machine's facts.
 pub fn this_machine(actions: &ActionsEnv) -> Runner {
@@ -35,6 +36,7 @@ pub fn this_machine(actions: &ActionsEnv) -> Runner {
         container_runtime,
         machine: platform::machine_id(&root).map(|id| salted(&id)),
         actions: actions.actions.then(|| actions_runner(actions)),
+        gitlab: actions.gitlab.as_ref().map(gitlab_job),
         detected: Default::default(),
     }
 }
@@ -98,6 +100,20 @@ fn actions_runner(env: &ActionsEnv) -> ActionsRunner {
         image_version: env.image_version.clone(),
         job: env.job.clone(),
         run_attempt: env.run_attempt.as_deref().and_then(|a| a.parse().ok()),
+    }
+}
+
+fn gitlab_job(env: &crate::actions_env::GitLabEnv) -> GitLabJob {
+    let number = |v: &Option<String>| v.as_deref().and_then(|n| n.parse().ok());
+    GitLabJob {
+        job_id: number(&env.job_id),
+        job_name: env.job_name.clone(),
+        pipeline_id: number(&env.pipeline_id),
+        runner_id: number(&env.runner_id),
+        runner_tags: env.runner_tags(),
+        runner_description: env.runner_description.clone(),
+        image: env.job_image.clone(),
+        commit: env.commit_sha.clone(),
     }
 }
 

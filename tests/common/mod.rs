@@ -242,6 +242,11 @@ pub fn std_bin() -> std::process::Command {
         "GITHUB_API_URL",
         "GITHUB_SERVER_URL",
         "VERIFY_MATRIX_ENV",
+        // Tests run under GitLab CI must not publish there.
+        "GITLAB_CI",
+        "GITLAB_TOKEN",
+        "CI_JOB_TOKEN",
+        "CI_API_V4_URL",
         "CARGO_TERM_COLOR",
         "CLAUDE_PROJECT_DIR",
         "XDG_STATE_HOME",

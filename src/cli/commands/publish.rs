@@ -35,6 +35,10 @@ fn pending(settings: &Settings, flags: &PublishFlags) -> Result<i32, Error> {
     };
     let mut report = Report::unjudged(&key, "pending");
     report.source = settings.source(&current_dir()?);
+    if crate::cli::gitlab_publishing::service(settings, flags) == crate::cli::flags::Ci::Gitlab {
+        let quoter = quoter(flags.token.as_deref());
+        return crate::cli::gitlab_publishing::pending(settings, flags, report, quoter);
+    }
     let context = context(settings, flags, &report)?;
     // The commit and repository being marked, as the publication names them.
     report.source.commit = context.head_sha.clone();

@@ -1,0 +1,466 @@
+//! GitLab CI: what `run` records of a GitLab job, and `publish` to a stand-in of
+//! GitLab's API on 127.0.0.1 (`common/gitlab_stand_in.rs`, which keeps notes and
+//! statuses as GitLab does): the sticky merge-request note, the commit status, the
+//! pending mark, refused and failing requests, and the token never shown.
+
+mod common;
+#[path = "common/gitlab_stand_in.rs"]
+mod gitlab_stand_in;
+
+use std::process::Output;
+
+use common::Project;
+use gitlab_stand_in::{BOT, GitLab, JOB_TOKEN, PROJECT_ID, PROJECT_PATH, TOKEN};
+
+/// The merge request's head, which the legs verified.
+const HEAD: &str = "1111111111111111111111111111111111111111";
+const MARKER: &str = "<!-- cargo-verify-matrix:verify-matrix.yml -->";
+
+const MANIFEST: &str = "version: 1
+environments: [{name: a}, {name: b}]
+checks:
+  - { id: unit, run: 'echo \"unit in $VERIFY_MATRIX_ENV\"; test \"$VERIFY_MATRIX_ENV\" != b' }
+";
+
+const GREEN: &str = "version: 1
+environments: [{name: a}, {name: b}]
+checks:
+  - { id: unit, run: 'echo ok' }
+";
+
+/// GitLab's variables in a job of merge-request pipeline 501 for !12.
+fn job_vars(job: &str, job_id: u64) -> Vec<(&'static str, String)> {
+    vec![
+        ("GITLAB_CI", "true".to_owned()),
+        ("CI_PROJECT_ID", PROJECT_ID.to_string()),
+        ("CI_PROJECT_PATH", PROJECT_PATH.to_owned()),
+        ("CI_SERVER_URL", "https://gitlab.example".to_owned()),
+        ("CI_PIPELINE_ID", "501".to_owned()),
+        (
+            "CI_PIPELINE_URL",
+            "https://gitlab.example/group/project/-/pipelines/501".to_owned(),
+        ),
+        ("CI_PIPELINE_SOURCE", "merge_request_event".to_owned()),
+        ("CI_JOB_ID", job_id.to_string()),
+        ("CI_JOB_NAME", job.to_owned()),
+        ("CI_RUNNER_ID", "9".to_owned()),
+        ("CI_RUNNER_TAGS", r#"["linux", "docker"]"#.to_owned()),
+        ("CI_RUNNER_DESCRIPTION", "shared runner 9".to_owned()),
+        ("CI_JOB_IMAGE", "rust:1.90".to_owned()),
+        ("CI_COMMIT_SHA", HEAD.to_owned()),
+        ("CI_COMMIT_REF_NAME", "feature".to_owned()),
+        ("CI_MERGE_REQUEST_IID", "12".to_owned()),
+        ("CI_MERGE_REQUEST_PROJECT_ID", PROJECT_ID.to_string()),
+    ]
+}
+
+/// `manifest` run in environments a and b as the legs of pipeline 501 would run it,
+/// merged into `report.json`.
+fn reported(manifest: &str) -> Project {
+    let project = Project::new(manifest);
+    for (i, env) in ["a", "b"].iter().enumerate() {
+        let out = project
+            .std_cmd()
+            .args(["run", "--env", env, "--out", &format!("artifacts/{env}")])
+            .envs(job_vars(&format!("leg: [{env}]"), 7000 + i as u64))
+            .output()
+            .unwrap();
+        assert!(out.status.code().is_some(), "{out:?}");
+    }
+    let merge = project
+        .std_cmd()
+        .args(["merge", "--out", "report.json", "artifacts"])
+        .output()
+        .unwrap();
+    assert!(project.path().join("report.json").exists(), "{merge:?}");
+    project
+}
+
+/// The binary as the report job (7100) of pipeline 501, publishing to `gitlab`.
+fn report_job(project: &Project, gitlab: &GitLab) -> std::process::Command {
+    let mut cmd = project.std_cmd();
+    cmd.envs(job_vars("report", 7100))
+        .env("CI_API_V4_URL", gitlab.api_url())
+        .env("GITLAB_TOKEN", TOKEN);
+    cmd
+}
+
+/// Runs `cmd` off the async runtime; the tokens show nowhere in what it printed.
+async fn output(mut cmd: std::process::Command) -> Output {
+    let output = tokio::task::spawn_blocking(move || cmd.output().unwrap())
+        .await
+        .unwrap();
+    let shown = format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    for secret in [TOKEN, JOB_TOKEN, "TokenThatMustNever"] {
+        assert!(!shown.contains(secret), "a token leaked:\n{shown}");
+    }
+    output
+}
+
+async fn publish(project: &Project, gitlab: &GitLab, args: &[&str]) -> Output {
+    let mut cmd = report_job(project, gitlab);
+    cmd.arg("publish").args(args).arg("report.json");
+    output(cmd).await
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+#[test]
+fn a_leg_under_gitlab_records_its_job_runner_and_merge_request() {
+    let project = reported(MANIFEST);
+    let result = project.json("artifacts/a/verify-matrix-a.json");
+    let gitlab = &result["runner"]["gitlab"];
+    assert_eq!(gitlab["job_id"], 7000);
+    assert_eq!(gitlab["job_name"], "leg: [a]");
+    assert_eq!(gitlab["pipeline_id"], 501);
+    assert_eq!(gitlab["runner_id"], 9);
+    assert_eq!(
+        gitlab["runner_tags"],
+        serde_json::json!(["linux", "docker"])
+    );
+    assert_eq!(gitlab["runner_description"], "shared runner 9");
+    assert_eq!(gitlab["image"], "rust:1.90");
+    assert_eq!(gitlab["commit"], HEAD);
+    assert!(result["runner"].get("actions").is_none(), "{result}");
+    let source = &result["source"];
+    assert_eq!(source["repository"], PROJECT_PATH);
+    assert_eq!(source["commit"], HEAD);
+    assert_eq!(source["pr"], 12);
+    assert_eq!(source["run_id"], "501");
+    assert_eq!(source["job"], "leg: [a]");
+    assert_eq!(source["event"], "merge_request_event");
+    assert_eq!(source["branch"], "feature");
+    // The report carries the merge request through.
+    assert_eq!(project.json("report.json")["source"]["pr"], 12);
+}
+
+#[tokio::test]
+async fn one_sticky_note_and_the_status_then_unchanged_on_a_second_run() {
+    let project = reported(MANIFEST);
+    let gitlab = GitLab::start().await;
+    gitlab.merge_request(12, HEAD);
+    let out = publish(&project, &gitlab, &["--to", "comment,check-run,summary"]).await;
+    assert_eq!(out.status.code(), Some(1), "NOT VERIFIED: {}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains("published: merge-request note on !12 created"),
+        "{err}"
+    );
+    assert!(
+        err.contains(&format!(
+            "published: commit status \"Environment Verification Matrix\" on {HEAD} (failed)"
+        )),
+        "{err}"
+    );
+    // The job log shows the matrix in a section.
+    let log = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        log.contains("section_start:") && log.contains("section_end:"),
+        "{log}"
+    );
+    assert!(log.contains("unit"), "{log}");
+    let notes = gitlab.notes(12);
+    assert_eq!(notes.len(), 1);
+    assert_eq!(notes[0].author, BOT);
+    assert!(
+        notes[0].body.starts_with(&format!("{MARKER}\n")),
+        "{}",
+        notes[0].body
+    );
+    assert!(notes[0].body.contains("NOT VERIFIED"), "{}", notes[0].body);
+    let statuses = gitlab.statuses();
+    assert_eq!(statuses.len(), 1);
+    let status = &statuses[0];
+    assert_eq!(
+        (status.sha.as_str(), status.state.as_str()),
+        (HEAD, "failed")
+    );
+    assert_eq!(status.name, "Environment Verification Matrix");
+    assert_eq!(status.pipeline_id, Some(501));
+    assert!(status.description.chars().count() <= 255);
+    assert_eq!(
+        status.target_url.as_deref(),
+        Some("https://gitlab.example/group/project/-/pipelines/501")
+    );
+    // Every request carried the access token in GitLab's header, to the API's paths.
+    for request in gitlab.requests() {
+        assert_eq!(
+            request.auth,
+            Some(("PRIVATE-TOKEN".to_owned(), TOKEN.to_owned())),
+            "{request:?}"
+        );
+        assert!(request.target.starts_with("/api/v4/"), "{request:?}");
+    }
+    let before = gitlab.requests().len();
+    let again = publish(&project, &gitlab, &["--to", "comment"]).await;
+    assert_eq!(again.status.code(), Some(1));
+    assert!(
+        stderr(&again).contains("unchanged, not rewritten"),
+        "{}",
+        stderr(&again)
+    );
+    let writes: Vec<_> = gitlab.requests()[before..]
+        .iter()
+        .filter(|r| r.method != "GET")
+        .cloned()
+        .collect();
+    assert!(
+        writes.is_empty(),
+        "an unchanged note is not written: {writes:?}"
+    );
+    assert_eq!(gitlab.notes(12).len(), 1);
+}
+
+#[tokio::test]
+async fn the_note_is_found_across_pages_and_others_notes_are_left_alone() {
+    let project = reported(GREEN);
+    let gitlab = GitLab::start().await;
+    gitlab.merge_request(12, HEAD);
+    // Someone else's note carrying our marker, 150 others, a system note, then ours
+    // twice (two pipelines raced).
+    let forged = gitlab.add_note(
+        12,
+        "mallory",
+        &format!("{MARKER}\nVERIFIED, trust me"),
+        false,
+    );
+    for i in 0..150 {
+        gitlab.add_note(12, "reviewer", &format!("comment {i}"), false);
+    }
+    gitlab.add_note(12, BOT, &format!("{MARKER}\nsystem"), true);
+    let ours = gitlab.add_note(12, BOT, &format!("{MARKER}\nold result"), false);
+    let duplicate = gitlab.add_note(12, BOT, &format!("{MARKER}\nolder run"), false);
+    let out = publish(&project, &gitlab, &["--to", "comment"]).await;
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("note on !12 updated (1 duplicate removed)"),
+        "{}",
+        stderr(&out)
+    );
+    let notes = gitlab.notes(12);
+    let body = |id| notes.iter().find(|n| n.id == id).map(|n| n.body.clone());
+    assert_eq!(
+        body(forged).unwrap(),
+        format!("{MARKER}\nVERIFIED, trust me")
+    );
+    assert!(
+        body(ours)
+            .unwrap()
+            .contains("All Required Environments: VERIFIED")
+    );
+    assert_eq!(body(duplicate), None);
+    // Pages were read in ascending order, 100 at a time, until an empty one.
+    let pages: Vec<String> = gitlab
+        .requests()
+        .iter()
+        .filter(|r| r.method == "GET" && r.target.contains("/notes?"))
+        .map(|r| r.target.clone())
+        .collect();
+    assert!(pages.len() >= 2, "{pages:?}");
+    assert!(
+        pages[0].contains("sort=asc") && pages[0].contains("per_page=100"),
+        "{pages:?}"
+    );
+}
+
+#[tokio::test]
+async fn a_pending_mark_sets_running_once_and_the_report_replaces_it() {
+    let project = reported(GREEN);
+    let gitlab = GitLab::start().await;
+    gitlab.merge_request(12, HEAD);
+    for _ in 0..2 {
+        let mut cmd = report_job(&project, &gitlab);
+        cmd.args(["publish", "--pending"]);
+        let out = output(cmd).await;
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    }
+    let statuses = gitlab.statuses();
+    assert_eq!(statuses.len(), 1);
+    assert_eq!(statuses[0].state, "running");
+    let note = &gitlab.notes(12)[0];
+    assert!(note.body.contains("verifying `1111111`"), "{}", note.body);
+    assert!(
+        !note.body.contains("VERIFIED"),
+        "a pending note gives no verdict: {}",
+        note.body
+    );
+    let out = publish(&project, &gitlab, &["--to", "comment,check-run"]).await;
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let statuses = gitlab.statuses();
+    assert_eq!(
+        statuses.len(),
+        1,
+        "the running status is finished, not another made"
+    );
+    assert_eq!(statuses[0].state, "success");
+    let notes = gitlab.notes(12);
+    assert_eq!(notes.len(), 1);
+    assert!(
+        notes[0]
+            .body
+            .contains("All Required Environments: VERIFIED"),
+        "{}",
+        notes[0].body
+    );
+}
+
+#[tokio::test]
+async fn a_newer_push_keeps_the_note() {
+    let project = reported(GREEN);
+    let gitlab = GitLab::start().await;
+    gitlab.merge_request(12, "2222222222222222222222222222222222222222");
+    let out = publish(&project, &gitlab, &["--to", "comment"]).await;
+    assert_eq!(out.status.code(), Some(0));
+    assert!(
+        stderr(&out).contains("!12's head is now 2222222222222222222222222222222222222222"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(gitlab.notes(12).is_empty());
+}
+
+#[tokio::test]
+async fn a_job_token_is_refused_and_the_verdict_still_decides_the_exit() {
+    let project = reported(MANIFEST);
+    let gitlab = GitLab::start().await;
+    gitlab.merge_request(12, HEAD);
+    let mut cmd = report_job(&project, &gitlab);
+    cmd.env_remove("GITLAB_TOKEN")
+        .env("CI_JOB_TOKEN", JOB_TOKEN)
+        .args(["publish", "--to", "comment,check-run", "report.json"]);
+    let out = output(cmd).await;
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(err.contains("403"), "{err}");
+    assert!(err.contains("GitLab refused the token"), "{err}");
+    assert!(err.contains("GITLAB_TOKEN"), "{err}");
+    assert!(gitlab.notes(12).is_empty() && gitlab.statuses().is_empty());
+    assert!(
+        gitlab
+            .requests()
+            .iter()
+            .all(|r| r.auth == Some(("JOB-TOKEN".to_owned(), JOB_TOKEN.to_owned()))),
+        "{:?}",
+        gitlab.requests()
+    );
+}
+
+#[tokio::test]
+async fn passing_failures_are_retried_and_lasting_ones_fail_with_exit_5() {
+    let project = reported(GREEN);
+    let gitlab = GitLab::start().await;
+    gitlab.merge_request(12, HEAD);
+    let statuses = format!("/api/v4/projects/{PROJECT_ID}/statuses/");
+    gitlab.fault(
+        "POST",
+        &statuses,
+        429,
+        serde_json::json!({"message": "Retry later"}),
+        &[("retry-after", "1")],
+    );
+    let out = publish(&project, &gitlab, &["--to", "check-run"]).await;
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stderr(&out).contains("rate limited"), "{}", stderr(&out));
+    assert_eq!(gitlab.statuses().len(), 1);
+    // A 500 on create is an unknown outcome: retried; a lasting one fails the step.
+    for _ in 0..3 {
+        gitlab.fault(
+            "POST",
+            &statuses,
+            500,
+            serde_json::json!({"message": "500 Internal Server Error"}),
+            &[],
+        );
+    }
+    let out = publish(&project, &gitlab, &["--to", "check-run", "--retries", "2"]).await;
+    assert_eq!(out.status.code(), Some(5), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("gave up after 3 attempts"),
+        "{}",
+        stderr(&out)
+    );
+    // A bad token: 401, never VERIFIED from a failed write.
+    let mut cmd = report_job(&project, &gitlab);
+    cmd.env("GITLAB_TOKEN", "glpat-wrong")
+        .args(["publish", "--to", "check-run", "report.json"]);
+    let out = output(cmd).await;
+    assert_eq!(out.status.code(), Some(5), "{}", stderr(&out));
+    assert!(stderr(&out).contains("401"), "{}", stderr(&out));
+}
+
+#[tokio::test]
+async fn a_dry_run_prints_the_requests_and_sends_nothing() {
+    let project = reported(MANIFEST);
+    let gitlab = GitLab::start().await;
+    let out = publish(
+        &project,
+        &gitlab,
+        &["--to", "comment,check-run", "--dry-run"],
+    )
+    .await;
+    assert_eq!(out.status.code(), Some(1));
+    let shown = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        shown.contains(&format!(
+            "=== merge-request note on !12: POST /projects/{PROJECT_ID}/merge_requests/12/notes"
+        )),
+        "{shown}"
+    );
+    assert!(
+        shown.contains(&format!(
+            "=== commit status: POST /projects/{PROJECT_ID}/statuses/{HEAD}"
+        )),
+        "{shown}"
+    );
+    assert!(shown.contains("\"state\": \"failed\""), "{shown}");
+    assert!(gitlab.requests().is_empty());
+}
+
+#[tokio::test]
+async fn outside_gitlab_ci_the_flags_name_the_target() {
+    let project = reported(GREEN);
+    let gitlab = GitLab::start().await;
+    gitlab.merge_request(12, HEAD);
+    // No GitLab job: --ci gitlab and the flags name the target, CI_API_V4_URL the
+    // instance.
+    let mut cmd = project.std_cmd();
+    cmd.args([
+        "publish",
+        "--ci",
+        "gitlab",
+        "--repo",
+        PROJECT_PATH,
+        "--pr",
+        "12",
+        "--to",
+        "comment",
+        "--token",
+        TOKEN,
+        "report.json",
+    ])
+    .env("CI_API_V4_URL", gitlab.api_url());
+    let out = output(cmd).await;
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let notes = gitlab.notes(12);
+    assert_eq!(notes.len(), 1);
+    assert!(
+        notes[0]
+            .body
+            .contains("All Required Environments: VERIFIED")
+    );
+    // The project's path went into the request path encoded.
+    assert!(
+        gitlab
+            .requests()
+            .iter()
+            .any(|r| r.target == "/api/v4/projects/group%2Fproject/merge_requests/12/notes"),
+        "{:?}",
+        gitlab.requests()
+    );
+}
