@@ -464,3 +464,145 @@ async fn outside_gitlab_ci_the_flags_name_the_target() {
         gitlab.requests()
     );
 }
+
+/// `init --ci gitlab` in `project`; the pipeline it wrote, parsed.
+fn init_gitlab(project: &Project) -> serde_yaml::Value {
+    project
+        .cmd()
+        .args(["init", "--ci", "gitlab"])
+        .assert()
+        .success();
+    serde_yaml::from_str(&project.read(".gitlab-ci.yml")).expect("the pipeline is YAML")
+}
+
+fn strings(value: &serde_yaml::Value) -> Vec<String> {
+    value
+        .as_sequence()
+        .map(|s| {
+            s.iter()
+                .filter_map(|v| v.as_str().map(str::to_owned))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[test]
+fn init_writes_a_pipeline_from_the_manifest_and_keeps_the_manifest() {
+    let manifest = "version: 1
+environments:
+  - { name: linux, runs-on: ubuntu-latest }
+  - { name: alpine, container: 'alpine:3.20' }
+  - { name: mac, runs-on: macos-14 }
+  - { name: big, shards: 2 }
+checks:
+  - { id: unit, run: 'echo ok' }
+  - { id: split, run: 'echo {shard} of {shards}', environment: big }
+";
+    let project = Project::new(manifest);
+    let pipeline = init_gitlab(&project);
+    assert_eq!(
+        project.read("verify-matrix.yml"),
+        manifest,
+        "kept as it was"
+    );
+    assert_eq!(
+        strings(&pipeline["stages"]),
+        [
+            "verify-matrix-plan",
+            "verify-matrix-run",
+            "verify-matrix-report"
+        ]
+    );
+    // The legs: one job per runner kind, each environment (and shard) an entry of its
+    // matrix.
+    let run = &pipeline["verify-matrix:run"];
+    let entries = run["parallel"]["matrix"].as_sequence().unwrap();
+    assert_eq!(entries.len(), 2, "{run:?}");
+    assert_eq!(entries[0]["VERIFY_MATRIX_ENV"], "linux");
+    assert_eq!(entries[1]["VERIFY_MATRIX_ENV"], "big");
+    assert_eq!(strings(&entries[1]["VERIFY_MATRIX_SHARD"]), ["1/2", "2/2"]);
+    assert_eq!(
+        pipeline["verify-matrix:run:alpine"]["image"].as_str(),
+        Some("alpine:3.20")
+    );
+    assert_eq!(
+        strings(&pipeline["verify-matrix:run:mac"]["tags"]),
+        ["saas-macos-medium-m1"]
+    );
+    for job in [
+        "verify-matrix:run",
+        "verify-matrix:run:alpine",
+        "verify-matrix:run:mac",
+    ] {
+        assert_eq!(pipeline[job]["artifacts"]["when"], "always", "{job}");
+        assert_eq!(
+            strings(&pipeline[job]["artifacts"]["paths"]),
+            ["verify-matrix-results/"]
+        );
+    }
+    // The report needs every leg, runs whatever became of them, and hands GitLab the
+    // JUnit.
+    let report = &pipeline["verify-matrix:report"];
+    assert_eq!(report["when"], "always");
+    let needs: Vec<&str> = report["needs"]
+        .as_sequence()
+        .unwrap()
+        .iter()
+        .map(|n| n["job"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        needs,
+        [
+            "verify-matrix:run",
+            "verify-matrix:run:alpine",
+            "verify-matrix:run:mac"
+        ]
+    );
+    assert_eq!(
+        report["artifacts"]["reports"]["junit"],
+        "verify-matrix-junit.xml"
+    );
+    let script = strings(&report["script"]).concat();
+    assert!(
+        script.contains("report \"$@\" verify-matrix-results"),
+        "{script}"
+    );
+    assert!(script.contains("--base-manifest"), "{script}");
+}
+
+#[test]
+fn init_writes_the_manifest_only_where_there_is_none_and_never_overwrites_the_pipeline() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("Cargo.toml"),
+        "[package]\nname = \"p\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+    )
+    .unwrap();
+    common::bin()
+        .current_dir(dir.path())
+        .args(["init", "--ci", "gitlab"])
+        .assert()
+        .success()
+        .stderr(predicates::str::contains("wrote ./verify-matrix.yml"));
+    let pipeline: serde_yaml::Value =
+        serde_yaml::from_str(&std::fs::read_to_string(dir.path().join(".gitlab-ci.yml")).unwrap())
+            .unwrap();
+    assert_eq!(pipeline["verify-matrix:run"]["image"], "rust:latest");
+    assert!(
+        !dir.path().join(".github").exists(),
+        "no GitHub workflow under --ci gitlab"
+    );
+    std::fs::write(dir.path().join(".gitlab-ci.yml"), "mine: {}\n").unwrap();
+    common::bin()
+        .current_dir(dir.path())
+        .args(["init", "--ci", "gitlab"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains(
+            "already exists; nothing was written",
+        ));
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join(".gitlab-ci.yml")).unwrap(),
+        "mine: {}\n"
+    );
+}

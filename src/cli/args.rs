@@ -484,6 +484,11 @@ pub(crate) struct InitArgs {
     /// Write only verify-matrix.yml, no workflow
     #[arg(long)]
     pub no_workflow: bool,
+    /// The CI service to write a pipeline for: `github` (.github/workflows/verify-matrix.yml)
+    /// or `gitlab` (.gitlab-ci.yml, from the manifest's environments; an existing
+    /// manifest is kept and used)
+    #[arg(long, value_enum, value_name = "SERVICE", default_value = "github")]
+    pub ci: super::flags::Ci,
     #[command(flatten)]
     pub quiet: QuietArg,
 }

@@ -446,6 +446,28 @@ pub fn workflow_text(project: &Project) -> String {
     )
 }
 
+/// The image GitLab's Linux legs run in when the manifest names none: the toolchain
+/// of the first ecosystem found (each has curl and git, which the pipeline uses).
+pub fn linux_image(project: &Project) -> &'static str {
+    if project.cargo.is_some() {
+        "rust:latest"
+    } else if project.node.is_some() {
+        "node:lts"
+    } else if project.python.is_some() {
+        "python:3"
+    } else if project.go {
+        "golang:latest"
+    } else if project.ruby.is_some() {
+        "ruby:latest"
+    } else if project.dotnet.is_some() {
+        "mcr.microsoft.com/dotnet/sdk:8.0"
+    } else if project.perl.is_some() {
+        "perl:latest"
+    } else {
+        "buildpack-deps:stable"
+    }
+}
+
 /// The starter manifest for `project`, commented for people who have not read the
 /// documentation.
 pub fn manifest_text(project: &Project) -> String {

@@ -1,6 +1,7 @@
 //! The (check × environment) execution matrix, and the GitHub Actions `strategy.matrix`
 //! that runs it: one job per environment.
 
+pub mod gitlab;
 pub mod identity;
 pub mod select;
 pub mod table;

@@ -4,6 +4,7 @@ use std::path::PathBuf;
 
 use crate::cli::Error;
 use crate::cli::args::InitArgs;
+use crate::cli::flags::Ci;
 use crate::cli::settings::Settings;
 use crate::exit_code;
 use crate::manifest::init::{self, MANIFEST_PATH, WORKFLOW_PATH};
@@ -18,6 +19,9 @@ pub(super) fn run(settings: &Settings, args: &InitArgs) -> Result<i32, Error> {
         )));
     }
     let project = init::detect(&args.dir);
+    if args.ci == Ci::Gitlab {
+        return gitlab(settings, args, &project);
+    }
     let mut files: Vec<(PathBuf, String)> =
         vec![(args.dir.join(MANIFEST_PATH), init::manifest_text(&project))];
     if !args.no_workflow {
@@ -82,6 +86,82 @@ pub(super) fn run(settings: &Settings, args: &InitArgs) -> Result<i32, Error> {
         );
     }
     Ok(exit_code::OK)
+}
+
+/// `init --ci gitlab`: the starter manifest where there is none, then `.gitlab-ci.yml`
+/// from the manifest's environments (an existing manifest is kept and used: GitLab's
+/// matrix is written out, so the pipeline follows the manifest).
+fn gitlab(settings: &Settings, args: &InitArgs, project: &init::Project) -> Result<i32, Error> {
+    use crate::plan::gitlab::{PIPELINE_PATH, pipeline};
+    let pipeline_path = args.dir.join(PIPELINE_PATH);
+    if pipeline_path.exists() && !args.force {
+        return Err(Error::Usage(format!(
+            "`{}` already exists; nothing was written (--force overwrites)",
+            pipeline_path.display()
+        )));
+    }
+    let found = crate::manifest::discover(&args.dir).ok();
+    let mut wrote = Vec::new();
+    let manifest_path = match found {
+        Some(crate::manifest::Found::Yaml(path) | crate::manifest::Found::Cargo(path)) => path,
+        None => {
+            let path = args.dir.join(MANIFEST_PATH);
+            write(&path, &init::manifest_text(project))?;
+            wrote.push(path.clone());
+            path
+        }
+    };
+    let manifest = settings.load_manifest_from(Some(&manifest_path), &args.dir)?;
+    let plan = crate::plan::plan(&manifest, None);
+    let relative = manifest_path
+        .strip_prefix(&args.dir)
+        .unwrap_or(&manifest_path)
+        .display()
+        .to_string();
+    if !args.no_workflow {
+        write(
+            &pipeline_path,
+            &pipeline(&plan, init::linux_image(project), &relative),
+        )?;
+        wrote.push(pipeline_path);
+    }
+    let ignored = ignore_results(&args.dir)?;
+    if !settings.quiet {
+        let found = project.describe();
+        if !found.is_empty() {
+            eprintln!("found {}", found.join(", "));
+        }
+        if !wrote.contains(&manifest_path) {
+            eprintln!("kept {} (the pipeline follows it)", manifest_path.display());
+        }
+        for path in &wrote {
+            eprintln!("wrote {}", path.display());
+        }
+        if let Some(gitignore) = ignored {
+            eprintln!(
+                "added {RESULTS_IGNORED} to {} (where `run` writes its results)",
+                gitignore.display()
+            );
+        }
+        eprintln!(
+            "next: add a project access token (role Developer, scope `api`) as the masked CI/CD \
+             variable GITLAB_TOKEN, so that the report job can write its note and status"
+        );
+    }
+    Ok(exit_code::OK)
+}
+
+fn write(path: &std::path::Path, text: &str) -> Result<(), Error> {
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent).map_err(|source| Error::Io {
+            context: format!("cannot create `{}`", parent.display()),
+            source,
+        })?;
+    }
+    std::fs::write(path, text).map_err(|source| Error::Io {
+        context: format!("cannot write `{}`", path.display()),
+        source,
+    })
 }
 
 /// Adds each of `files` (the runners' report files the checks write, at the top) to
