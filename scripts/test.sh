@@ -27,10 +27,13 @@
 #   the comment and the HTML report are screenshotted in Chromium; and bubblewrap, an
 #   environment's way in, with debootstrap, podman and openssh (client and server) for
 #   the container and ssh ways in (tests/enter.rs, tests/enter_ways.rs); and golang-go
-#   with gotestsum, whose reruns are read (tests/reruns.rs);
+#   with gotestsum, whose reruns are read (tests/reruns.rs); and rsync, which
+#   gitlab-ci-local copies jobs' folders with;
 # - target/tools/rootfs-bookworm, a minimal Debian 12 made by debootstrap, once: the
 #   root of the container the tests enter (VERIFY_MATRIX_ROOTFS);
-# - target/tools/devcontainer, the devcontainer CLI from npm (pinned).
+# - target/tools/devcontainer, the devcontainer CLI from npm (pinned);
+# - target/tools/gitlab-ci-local, gitlab-ci-local from npm (pinned; with Debian's rsync):
+#   the pipeline `init --ci gitlab` writes runs under it (tests/gitlab.rs).
 #
 # The tests run with the virtual environment first on PATH (to run `cargo test` by
 # hand: `PATH=$PWD/target/tools/venv/bin:$PWD/target/tools/mdbook/bin:$PATH cargo test`).
@@ -59,7 +62,7 @@ done
 # read as one test with attempts (tests/reruns.rs).
 EMOJI_FONT=/usr/share/fonts/truetype/noto/NotoColorEmoji.ttf
 missing=0
-for tool in chromium bwrap podman ssh go gotestsum; do
+for tool in chromium bwrap podman ssh go gotestsum rsync; do
     command -v "$tool" >/dev/null || missing=1
 done
 # In /usr/sbin, which a user's PATH may not have.
@@ -68,8 +71,8 @@ if [ "$missing" = 1 ] || [ ! -f "$EMOJI_FONT" ]; then
     apt=(apt-get)
     [ "$(id -u)" = 0 ] || apt=(sudo apt-get)
     command -v "${apt[0]}" >/dev/null && command -v apt-get >/dev/null \
-        || { echo "error: install Debian's chromium, fonts-noto-color-emoji, bubblewrap, debootstrap, podman, openssh-client, openssh-server, golang-go and gotestsum packages" >&2; exit 1; }
-    packages=(chromium fonts-noto-color-emoji bubblewrap debootstrap podman openssh-client openssh-server golang-go gotestsum)
+        || { echo "error: install Debian's chromium, fonts-noto-color-emoji, bubblewrap, debootstrap, podman, openssh-client, openssh-server, golang-go, gotestsum and rsync packages" >&2; exit 1; }
+    packages=(chromium fonts-noto-color-emoji bubblewrap debootstrap podman openssh-client openssh-server golang-go gotestsum rsync)
     DEBIAN_FRONTEND=noninteractive "${apt[@]}" install -y -q "${packages[@]}" >/dev/null 2>&1 \
         || { DEBIAN_FRONTEND=noninteractive "${apt[@]}" update -q >/dev/null \
              && DEBIAN_FRONTEND=noninteractive "${apt[@]}" install -y -q "${packages[@]}" >/dev/null; } \
@@ -123,6 +126,11 @@ debian_root
 npm_tools target/tools/devcontainer "@devcontainers/cli@0.89.0"
 VERIFY_MATRIX_DEVCONTAINER="$PWD/target/tools/devcontainer/node_modules/.bin/devcontainer"
 export VERIFY_MATRIX_DEVCONTAINER
+
+# gitlab-ci-local, which runs the generated .gitlab-ci.yml for real (tests/gitlab.rs).
+npm_tools target/tools/gitlab-ci-local "gitlab-ci-local@4.70.0"
+VERIFY_MATRIX_GITLAB_CI_LOCAL="$PWD/target/tools/gitlab-ci-local/node_modules/.bin/gitlab-ci-local"
+export VERIFY_MATRIX_GITLAB_CI_LOCAL
 
 # jest, for the shards' tests.
 npm_tools "$JEST_DIR" "${JEST_PACKAGES[@]}"

@@ -606,3 +606,190 @@ fn init_writes_the_manifest_only_where_there_is_none_and_never_overwrites_the_pi
         "mine: {}\n"
     );
 }
+
+/// gitlab-ci-local, which scripts/test.sh installs (with Debian's rsync).
+fn gitlab_ci_local() -> String {
+    std::env::var("VERIFY_MATRIX_GITLAB_CI_LOCAL").expect(
+        "VERIFY_MATRIX_GITLAB_CI_LOCAL names gitlab-ci-local: run the tests through scripts/test.sh",
+    )
+}
+
+/// A git repository (remote `origin` on gitlab.example.com, as GitLab names projects)
+/// with `manifest` and the pipeline `init --ci gitlab` writes for it, committed.
+fn pipeline_repo(manifest: &str) -> Project {
+    let project = Project::new(manifest);
+    let git = |args: &[&str]| {
+        let out = std::process::Command::new("git")
+            .args(args)
+            .current_dir(project.path())
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "git {args:?}: {out:?}");
+        String::from_utf8_lossy(&out.stdout).trim().to_owned()
+    };
+    git(&["init", "-q", "-b", "main"]);
+    git(&[
+        "remote",
+        "add",
+        "origin",
+        "https://gitlab.example.com/group/project.git",
+    ]);
+    project
+        .cmd()
+        .args(["init", "--ci", "gitlab", "-q"])
+        .assert()
+        .success();
+    git(&["add", "-A"]);
+    git(&[
+        "-c",
+        "user.name=t",
+        "-c",
+        "user.email=t@example.com",
+        "commit",
+        "-qm",
+        "the pipeline",
+    ]);
+    project
+}
+
+fn head_of(project: &Project) -> String {
+    let out = std::process::Command::new("git")
+        .args(["rev-parse", "HEAD"])
+        .current_dir(project.path())
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&out.stdout).trim().to_owned()
+}
+
+/// gitlab-ci-local running `jobs` (all, when empty) of the repository's pipeline as a
+/// merge-request pipeline of !12, every job on the shell with this build's binary,
+/// publishing to `gitlab`; `flags` is where the checks look for their flag files.
+async fn pipeline(
+    project: &Project,
+    gitlab: &GitLab,
+    flags: &std::path::Path,
+    jobs: &[&str],
+) -> Output {
+    let home = project.path().join(".gcl-home");
+    std::fs::create_dir_all(&home).unwrap();
+    let bin = assert_cmd::cargo::cargo_bin("cargo-verify-matrix");
+    let mut cmd = std::process::Command::new(gitlab_ci_local());
+    cmd.current_dir(project.path())
+        .args([
+            "--force-shell-executor",
+            "--shell-isolation",
+            "--no-artifacts-to-source",
+            "--no-color",
+            "--home",
+        ])
+        .arg(&home)
+        .args([
+            "--ignore-predefined-vars",
+            "GITLAB_CI,CI_API_V4_URL,CI_PIPELINE_SOURCE,CI_PROJECT_ID",
+        ])
+        .args(["--variable", "GITLAB_CI=true"])
+        .arg("--variable")
+        .arg(format!("VERIFY_MATRIX={}", bin.display()))
+        .arg("--variable")
+        .arg(format!("CI_API_V4_URL={}", gitlab.api_url()))
+        .arg("--variable")
+        .arg(format!("GITLAB_TOKEN={TOKEN}"))
+        .arg("--variable")
+        .arg(format!("CI_PROJECT_ID={PROJECT_ID}"))
+        .arg("--variable")
+        .arg(format!("FLAGS={}", flags.display()))
+        .args([
+            "--variable",
+            "CI_PIPELINE_SOURCE=merge_request_event",
+            "--variable",
+            "CI_MERGE_REQUEST_IID=12",
+        ])
+        .args(jobs)
+        .env_remove("GITLAB_CI")
+        .env_remove("GITLAB_TOKEN")
+        .env_remove("CI_JOB_TOKEN");
+    output(cmd).await
+}
+
+const FLAGGED: &str = "version: 1
+environments: [{name: a}, {name: b}]
+checks:
+  - { id: unit, run: 'echo \"unit in $VERIFY_MATRIX_ENV\"; test -e \"$FLAGS/$VERIFY_MATRIX_ENV\"' }
+";
+
+#[tokio::test]
+async fn the_generated_pipeline_runs_for_real_and_a_rerun_or_a_lost_leg_changes_the_verdict() {
+    let project = pipeline_repo(FLAGGED);
+    let flags = tempfile::tempdir().unwrap();
+    std::fs::write(flags.path().join("a"), "").unwrap();
+    let gitlab = GitLab::start().await;
+    gitlab.merge_request(12, &head_of(&project));
+    // b fails: the report job prints the verdict, writes the note and fails the status.
+    let out = pipeline(&project, &gitlab, flags.path(), &[]).await;
+    let log = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert_eq!(out.status.code(), Some(1), "{log}{}", stderr(&out));
+    assert!(
+        log.contains("All Required Environments: NOT VERIFIED"),
+        "{log}"
+    );
+    assert!(log.contains("unit failed in b"), "{log}");
+    let notes = gitlab.notes(12);
+    assert_eq!(notes.len(), 1, "{notes:?}");
+    assert!(notes[0].body.contains("NOT VERIFIED"), "{}", notes[0].body);
+    let statuses = gitlab.statuses();
+    assert_eq!(
+        statuses.len(),
+        1,
+        "the plan's running status, finished: {statuses:?}"
+    );
+    assert_eq!(statuses[0].state, "failed");
+    // The plan job marked the commit first.
+    let first_status = gitlab
+        .requests()
+        .into_iter()
+        .find(|r| r.target.contains("/statuses/"))
+        .unwrap();
+    assert_eq!(first_status.body["state"], "running");
+    // b's job run again, now passing, then the report: VERIFIED, the same note.
+    std::fs::write(flags.path().join("b"), "").unwrap();
+    let out = pipeline(&project, &gitlab, flags.path(), &["verify-matrix:run: [b]"]).await;
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let out = pipeline(&project, &gitlab, flags.path(), &["verify-matrix:report"]).await;
+    let log = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert_eq!(out.status.code(), Some(0), "{log}{}", stderr(&out));
+    assert!(log.contains("All Required Environments: VERIFIED"), "{log}");
+    let notes = gitlab.notes(12);
+    assert_eq!(notes.len(), 1);
+    assert!(
+        notes[0]
+            .body
+            .contains("All Required Environments: VERIFIED")
+    );
+    assert_eq!(gitlab.statuses().last().unwrap().state, "success");
+    // a's leg lost (cancelled, its artifacts gone): NOT VERIFIED, naming it.
+    let artifacts = project.path().join(".gitlab-ci-local/artifacts");
+    let lost = std::fs::read_dir(&artifacts)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|dir| {
+            dir.join("verify-matrix-results/verify-matrix-a.json")
+                .exists()
+        })
+        .expect("a's artifacts");
+    std::fs::remove_dir_all(&lost).unwrap();
+    let out = pipeline(&project, &gitlab, flags.path(), &["verify-matrix:report"]).await;
+    let log = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert_eq!(out.status.code(), Some(1), "{log}");
+    assert!(
+        log.contains("All Required Environments: NOT VERIFIED"),
+        "{log}"
+    );
+    assert!(log.contains("- a: no results"), "{log}");
+    assert_eq!(gitlab.statuses().last().unwrap().state, "failed");
+    assert_eq!(gitlab.notes(12).len(), 1);
+}

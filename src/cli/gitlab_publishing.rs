@@ -60,14 +60,20 @@ fn context(
 }
 
 /// Publishes `report` (read from, or written to, `path`) to GitLab; the exit code is
-/// the verdict's once publishing worked or was refused for want of permission.
+/// the verdict's once publishing worked or was refused for want of permission. `shown`:
+/// the matrix is in the job's log already.
 pub(crate) fn publish_report(
     settings: &Settings,
     report: &Quoted,
     path: &std::path::Path,
     flags: &PublishFlags,
+    shown: bool,
 ) -> Result<i32, Error> {
-    let targets = targets(flags, &[Target::Summary]);
+    let mut targets = targets(flags, &[Target::Summary]);
+    // The job log has the matrix already when `report` printed it.
+    if shown {
+        targets.retain(|t| *t != Target::Summary);
+    }
     let options = settings.matrix_options(
         &flags.matrix,
         report,

@@ -91,15 +91,17 @@ token: publish from a separate workflow triggered by `workflow_run` (docs/github
 Otherwise give the job `permissions: pull-requests: write` (comment) and `checks: write` (check run).";
 
 /// Publishes `report` (read from, or written to, `path`); the exit code is the
-/// verdict's once publishing worked, or was refused for want of permission.
+/// verdict's once publishing worked, or was refused for want of permission. `shown`:
+/// the matrix was printed already (`report`), so GitLab's job log does not get it twice.
 pub(crate) fn publish_report(
     settings: &Settings,
     report: &Quoted,
     path: &Path,
     flags: &PublishFlags,
+    shown: bool,
 ) -> Result<i32, Error> {
     if super::gitlab_publishing::service(settings, flags) == super::flags::Ci::Gitlab {
-        return super::gitlab_publishing::publish_report(settings, report, path, flags);
+        return super::gitlab_publishing::publish_report(settings, report, path, flags, shown);
     }
     let targets = targets(flags, &[Target::Summary]);
     let to_github = targets.contains(&Target::Comment) || targets.contains(&Target::CheckRun);

@@ -22,7 +22,7 @@ pub(super) fn run(settings: &Settings, args: &PublishArgs) -> Result<i32, Error>
     };
     let report = report_file(path)?;
     let report = Quoted::from_report(report, &quoter(args.publish.token.as_deref()));
-    publish_report(settings, &report, path, &args.publish)
+    publish_report(settings, &report, path, &args.publish, false)
 }
 
 /// `publish --pending`: marks the head commit as being verified. Exits 0 when GitHub

@@ -250,5 +250,5 @@ fn publish_built(settings: &Settings, args: &ReportArgs, mut report: Report) -> 
     let report = Quoted::from_report(report, &options.quoter);
     write_report_replacing(&args.out, report.report())?;
     print_stdout(&render::render_quoted(&report, Format::Table, &options)?)?;
-    publish_report(settings, &report, &args.out, &args.publish)
+    publish_report(settings, &report, &args.out, &args.publish, true)
 }
