@@ -11,6 +11,7 @@ use std::process::Output;
 
 use common::Project;
 use gitlab_stand_in::{BOT, GitLab, JOB_TOKEN, PROJECT_ID, PROJECT_PATH, TOKEN};
+use serde_json::Value;
 
 /// The merge request's head, which the legs verified.
 const HEAD: &str = "1111111111111111111111111111111111111111";
@@ -685,7 +686,7 @@ async fn pipeline(
         .arg(&home)
         .args([
             "--ignore-predefined-vars",
-            "GITLAB_CI,CI_API_V4_URL,CI_PIPELINE_SOURCE,CI_PROJECT_ID",
+            "GITLAB_CI,CI_API_V4_URL,CI_PIPELINE_SOURCE,CI_PROJECT_ID,CI_PIPELINE_ID",
         ])
         .args(["--variable", "GITLAB_CI=true"])
         .arg("--variable")
@@ -703,6 +704,14 @@ async fn pipeline(
             "CI_PIPELINE_SOURCE=merge_request_event",
             "--variable",
             "CI_MERGE_REQUEST_IID=12",
+            // What GitLab sets and gitlab-ci-local does not: the runner, and one
+            // pipeline id for every invocation.
+            "--variable",
+            "CI_RUNNER_ID=3",
+            "--variable",
+            "CI_RUNNER_DESCRIPTION=shell runner 3",
+            "--variable",
+            "CI_PIPELINE_ID=501",
         ])
         .args(jobs)
         .env_remove("GITLAB_CI")
@@ -717,6 +726,47 @@ checks:
   - { id: unit, run: 'echo \"unit in $VERIFY_MATRIX_ENV\"; test -e \"$FLAGS/$VERIFY_MATRIX_ENV\"' }
 ";
 
+/// GitLab's record of pipeline 501's jobs, which gitlab-ci-local does not keep: each
+/// leg that ran (its artifacts), with the job id and name GitLab gave it, on runner 3;
+/// a job that ran again keeps its earlier run, retried.
+fn record_jobs(project: &Project, gitlab: &GitLab) {
+    let artifacts = project.path().join(".gitlab-ci-local/artifacts");
+    let mut jobs: Vec<Value> = Vec::new();
+    for dir in std::fs::read_dir(&artifacts).unwrap() {
+        let results = dir.unwrap().path().join("verify-matrix-results");
+        let Ok(files) = std::fs::read_dir(&results) else {
+            continue;
+        };
+        for file in files {
+            let path = file.unwrap().path();
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            if !(name.starts_with("verify-matrix-") && name.ends_with(".json")) {
+                continue;
+            }
+            let result: Value =
+                serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+            let job = &result["runner"]["gitlab"];
+            jobs.push(serde_json::json!({
+                "id": job["job_id"], "name": job["job_name"], "status": "success",
+                "stage": "verify-matrix-run", "tag_list": [],
+                "runner": { "id": 3, "description": "shell runner 3" },
+                "web_url": format!("https://gitlab.example.com/group/project/-/jobs/{}", job["job_id"]),
+            }));
+        }
+    }
+    let mut state = gitlab.state.lock().unwrap();
+    let listed = state.jobs.entry(501).or_default();
+    for job in jobs {
+        if listed.iter().any(|j| j["id"] == job["id"]) {
+            continue;
+        }
+        for earlier in listed.iter_mut().filter(|j| j["name"] == job["name"]) {
+            earlier["retried"] = Value::Bool(true);
+        }
+        listed.push(job);
+    }
+}
+
 #[tokio::test]
 async fn the_generated_pipeline_runs_for_real_and_a_rerun_or_a_lost_leg_changes_the_verdict() {
     let project = pipeline_repo(FLAGGED);
@@ -724,8 +774,20 @@ async fn the_generated_pipeline_runs_for_real_and_a_rerun_or_a_lost_leg_changes_
     std::fs::write(flags.path().join("a"), "").unwrap();
     let gitlab = GitLab::start().await;
     gitlab.merge_request(12, &head_of(&project));
-    // b fails: the report job prints the verdict, writes the note and fails the status.
-    let out = pipeline(&project, &gitlab, flags.path(), &[]).await;
+    gitlab.state.lock().unwrap().jobs.insert(501, Vec::new());
+    // The plan and the legs; b fails.
+    for stage in ["verify-matrix-plan", "verify-matrix-run"] {
+        let out = pipeline(&project, &gitlab, flags.path(), &["--stage", stage]).await;
+        assert!(out.status.code().is_some(), "{out:?}");
+    }
+    // Until GitLab lists the legs' jobs, none is taken: NOT VERIFIED, each named.
+    let out = pipeline(&project, &gitlab, flags.path(), &["verify-matrix:report"]).await;
+    let log = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert_eq!(out.status.code(), Some(1), "{log}");
+    assert!(log.contains("no job of pipeline 501 with id"), "{log}");
+    record_jobs(&project, &gitlab);
+    // The report job prints the verdict, writes the note and fails the status.
+    let out = pipeline(&project, &gitlab, flags.path(), &["verify-matrix:report"]).await;
     let log = String::from_utf8_lossy(&out.stdout).into_owned();
     assert_eq!(out.status.code(), Some(1), "{log}{}", stderr(&out));
     assert!(
@@ -733,16 +795,15 @@ async fn the_generated_pipeline_runs_for_real_and_a_rerun_or_a_lost_leg_changes_
         "{log}"
     );
     assert!(log.contains("unit failed in b"), "{log}");
+    assert!(!log.contains("no job of pipeline"), "{log}");
     let notes = gitlab.notes(12);
     assert_eq!(notes.len(), 1, "{notes:?}");
     assert!(notes[0].body.contains("NOT VERIFIED"), "{}", notes[0].body);
+    // The plan's running status was finished by the first report; each report since
+    // sets its own.
     let statuses = gitlab.statuses();
-    assert_eq!(
-        statuses.len(),
-        1,
-        "the plan's running status, finished: {statuses:?}"
-    );
-    assert_eq!(statuses[0].state, "failed");
+    assert_eq!(statuses.len(), 2, "{statuses:?}");
+    assert!(statuses.iter().all(|s| s.state == "failed"), "{statuses:?}");
     // The plan job marked the commit first.
     let first_status = gitlab
         .requests()
@@ -750,6 +811,13 @@ async fn the_generated_pipeline_runs_for_real_and_a_rerun_or_a_lost_leg_changes_
         .find(|r| r.target.contains("/statuses/"))
         .unwrap();
     assert_eq!(first_status.body["state"], "running");
+    // The jobs were read as GitLab documents, retried ones included.
+    assert!(
+        gitlab.requests().iter().any(|r| r.target
+            == format!("/api/v4/projects/{PROJECT_ID}/pipelines/501/jobs?include_retried=true&per_page=100&page=1")),
+        "{:?}",
+        gitlab.requests()
+    );
     // b's job run again, now passing, then the report: VERIFIED, the same note.
     std::fs::write(flags.path().join("b"), "").unwrap();
     let out = pipeline(&project, &gitlab, flags.path(), &["verify-matrix:run: [b]"]).await;
@@ -759,6 +827,7 @@ async fn the_generated_pipeline_runs_for_real_and_a_rerun_or_a_lost_leg_changes_
         "{}",
         String::from_utf8_lossy(&out.stdout)
     );
+    record_jobs(&project, &gitlab);
     let out = pipeline(&project, &gitlab, flags.path(), &["verify-matrix:report"]).await;
     let log = String::from_utf8_lossy(&out.stdout).into_owned();
     assert_eq!(out.status.code(), Some(0), "{log}{}", stderr(&out));
@@ -792,4 +861,176 @@ async fn the_generated_pipeline_runs_for_real_and_a_rerun_or_a_lost_leg_changes_
     assert!(log.contains("- a: no results"), "{log}");
     assert_eq!(gitlab.statuses().last().unwrap().state, "failed");
     assert_eq!(gitlab.notes(12).len(), 1);
+}
+
+/// A job of pipeline 501 as GitLab lists it.
+fn listed_job(id: u64, name: &str, status: &str, runner: &str) -> Value {
+    serde_json::json!({
+        "id": id, "name": name, "status": status, "stage": "verify-matrix-run",
+        "tag_list": ["linux"], "allow_failure": false,
+        "runner": { "id": 9, "description": runner },
+        "web_url": format!("https://gitlab.example/group/project/-/jobs/{id}"),
+    })
+}
+
+/// `report artifacts` as the report job of pipeline 501 would run it, the pipeline's
+/// jobs being `jobs`.
+async fn report_with_jobs(project: &Project, jobs: Vec<Value>) -> (Output, GitLab) {
+    let gitlab = GitLab::start().await;
+    gitlab.state.lock().unwrap().jobs.insert(501, jobs);
+    let mut cmd = report_job(project, &gitlab);
+    cmd.args(["report", "artifacts"]);
+    (output(cmd).await, gitlab)
+}
+
+#[tokio::test]
+async fn the_report_holds_each_leg_to_the_pipeline_job_that_ran_it() {
+    let project = reported(GREEN);
+    // Both legs' jobs ran, on the runner their results name: VERIFIED.
+    let (out, gitlab) = report_with_jobs(
+        &project,
+        vec![
+            listed_job(7000, "verify-matrix:run: [a]", "success", "shared runner 9"),
+            listed_job(7001, "verify-matrix:run: [b]", "failed", "shared runner 9"),
+        ],
+    )
+    .await;
+    let log = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert_eq!(out.status.code(), Some(0), "{log}{}", stderr(&out));
+    assert!(log.contains("All Required Environments: VERIFIED"), "{log}");
+    assert!(
+        gitlab.requests().iter().all(|r| r.method == "GET"),
+        "reading the jobs writes nothing: {:?}",
+        gitlab.requests()
+    );
+    // b's job was cancelled, never created, renamed, run elsewhere, or is a's: b's
+    // results are not taken, whatever they say.
+    let cases: Vec<(&str, Vec<Value>)> = vec![
+        (
+            "cancelled",
+            vec![listed_job(
+                7001,
+                "verify-matrix:run: [b]",
+                "canceled",
+                "shared runner 9",
+            )],
+        ),
+        ("never created", vec![]),
+        (
+            "another leg's name",
+            vec![listed_job(
+                7001,
+                "verify-matrix:run: [c]",
+                "success",
+                "shared runner 9",
+            )],
+        ),
+        (
+            "another runner",
+            vec![listed_job(
+                7001,
+                "verify-matrix:run: [b]",
+                "success",
+                "laptop",
+            )],
+        ),
+        (
+            "another job's id",
+            vec![listed_job(
+                7002,
+                "verify-matrix:run: [b]",
+                "success",
+                "shared runner 9",
+            )],
+        ),
+        (
+            "manual, never run",
+            vec![listed_job(
+                7001,
+                "verify-matrix:run: [b]",
+                "manual",
+                "shared runner 9",
+            )],
+        ),
+    ];
+    for (case, b_jobs) in cases {
+        let mut jobs = vec![listed_job(
+            7000,
+            "verify-matrix:run: [a]",
+            "success",
+            "shared runner 9",
+        )];
+        jobs.extend(b_jobs);
+        let (out, _) = report_with_jobs(&project, jobs).await;
+        let log = String::from_utf8_lossy(&out.stdout).into_owned();
+        // A leg not taken is a leg missing: incomplete (3).
+        assert_eq!(out.status.code(), Some(3), "{case}: {log}");
+        assert!(
+            log.contains("All Required Environments: NOT VERIFIED"),
+            "{case}: {log}"
+        );
+        assert!(
+            log.contains("b: not verified: its results were not taken: no job of pipeline 501 with id 7001 that GitLab lists ran it"),
+            "{case}: {log}"
+        );
+    }
+    // One job cannot stand for two legs: b's results claiming a's job.
+    let forged = project.path().join("artifacts/b/verify-matrix-b.json");
+    let mut result: Value =
+        serde_json::from_str(&std::fs::read_to_string(&forged).unwrap()).unwrap();
+    result["runner"]["gitlab"]["job_id"] = 7000.into();
+    result["runner"]["gitlab"]["job_name"] = "verify-matrix:run: [a]".into();
+    std::fs::write(&forged, result.to_string()).unwrap();
+    let (out, _) = report_with_jobs(
+        &project,
+        vec![listed_job(
+            7000,
+            "verify-matrix:run: [a]",
+            "success",
+            "shared runner 9",
+        )],
+    )
+    .await;
+    let log = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert_eq!(out.status.code(), Some(3), "{log}");
+    assert!(
+        log.contains("b: not verified: its results were not taken"),
+        "{log}"
+    );
+}
+
+#[tokio::test]
+async fn a_pipeline_whose_jobs_cannot_be_read_takes_no_leg() {
+    let project = reported(GREEN);
+    let gitlab = GitLab::start().await;
+    // 404: the pipeline is not there.
+    let mut cmd = report_job(&project, &gitlab);
+    cmd.args(["report", "artifacts"]);
+    let out = output(cmd).await;
+    let log = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert_eq!(out.status.code(), Some(3), "{log}");
+    assert!(log.contains("the run's jobs could not be read"), "{log}");
+    assert!(log.contains("404 Not found"), "{log}");
+    // A page that is not a list of jobs.
+    gitlab.state.lock().unwrap().jobs.insert(501, Vec::new());
+    gitlab.fault(
+        "GET",
+        &format!("/api/v4/projects/{PROJECT_ID}/pipelines/501/jobs"),
+        200,
+        serde_json::json!({"jobs": []}),
+        &[],
+    );
+    let mut cmd = report_job(&project, &gitlab);
+    cmd.args(["report", "artifacts"]);
+    let out = output(cmd).await;
+    let log = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert_eq!(out.status.code(), Some(3), "{log}");
+    assert!(log.contains("page 1 is not a list of jobs"), "{log}");
+    // No token at all: not read, not taken.
+    let mut cmd = report_job(&project, &gitlab);
+    cmd.env_remove("GITLAB_TOKEN").args(["report", "artifacts"]);
+    let out = output(cmd).await;
+    let log = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert_eq!(out.status.code(), Some(3), "{log}");
+    assert!(log.contains("no token to read them with"), "{log}");
 }

@@ -135,7 +135,10 @@ fn apply_baseline(
 fn run_jobs(settings: &Settings, partials: &[PartialResult]) -> Jobs {
     let actions = &settings.actions;
     if !actions.actions {
-        return Jobs::NotChecked;
+        return match &actions.gitlab {
+            Some(gitlab) => pipeline_jobs(gitlab),
+            None => Jobs::NotChecked,
+        };
     }
     let event = actions.event_payload();
     let triggering = event
@@ -176,7 +179,74 @@ fn run_jobs(settings: &Settings, partials: &[PartialResult]) -> Jobs {
         attempts.push(current);
     }
     match list_jobs(settings, &repo, &run_id, &attempts) {
-        Ok(jobs) => Jobs::Listed { run_id, jobs },
+        Ok(jobs) => Jobs::Listed {
+            run_id,
+            jobs,
+            gitlab: false,
+        },
+        Err(why) => Jobs::Unavailable(why),
+    }
+}
+
+/// Under GitLab CI, the jobs of this pipeline as GitLab lists them, read with
+/// GITLAB_TOKEN (else the job's own token, which recent GitLab lets read them); a
+/// pipeline whose jobs cannot be read is said so, and its legs are not taken.
+fn pipeline_jobs(gitlab: &crate::actions_env::GitLabEnv) -> Jobs {
+    let (Some(project), Some(pipeline)) = (gitlab.project_id.clone(), gitlab.pipeline_id.clone())
+    else {
+        return Jobs::Unavailable(
+            "the pipeline or its project is not known (CI_PROJECT_ID, CI_PIPELINE_ID)".to_owned(),
+        );
+    };
+    if !project.bytes().all(|b| b.is_ascii_digit()) || !pipeline.bytes().all(|b| b.is_ascii_digit())
+    {
+        return Jobs::Unavailable(format!(
+            "project `{project}` pipeline `{pipeline}` cannot be asked for"
+        ));
+    }
+    let (raw, header) = match (&gitlab.token, &gitlab.job_token) {
+        (Some(token), _) => (token.clone(), "PRIVATE-TOKEN"),
+        (None, Some(token)) => (token.clone(), "JOB-TOKEN"),
+        (None, None) => {
+            return Jobs::Unavailable(
+                "no token to read them with: give the report job GITLAB_TOKEN (scope `read_api` or `api`)"
+                    .to_owned(),
+            );
+        }
+    };
+    let listed = (|| {
+        let token = Token::new(&raw).map_err(|e| e.to_string())?;
+        let runtime = super::runtime().map_err(|e| e.to_string())?;
+        let api = gitlab
+            .api_url
+            .clone()
+            .unwrap_or_else(|| crate::gitlab_env::DEFAULT_API_URL.to_owned());
+        let client = {
+            let _entered = runtime.enter();
+            GitHub::gitlab(&api, token, header, RetryPolicy::default())
+                .map_err(|e| e.to_string())?
+        };
+        let deadline = std::time::Duration::from_secs(120);
+        match runtime.block_on(async {
+            tokio::time::timeout(
+                deadline,
+                crate::publish::gitlab::pipeline_jobs(&client, &project, &pipeline),
+            )
+            .await
+        }) {
+            Ok(listed) => listed.map_err(|e| client.redact(&e.to_string())),
+            Err(_) => Err(format!(
+                "GitLab did not list them within {} s",
+                deadline.as_secs()
+            )),
+        }
+    })();
+    match listed {
+        Ok(jobs) => Jobs::Listed {
+            run_id: pipeline,
+            jobs,
+            gitlab: true,
+        },
         Err(why) => Jobs::Unavailable(why),
     }
 }

@@ -661,6 +661,93 @@ async fn ours(
     Ok(ours)
 }
 
+/// The most pages of 100 jobs read of one pipeline (GitLab's matrix allows 200 jobs per
+/// job; retried jobs are listed too).
+const MAX_JOB_PAGES: u32 = 50;
+
+/// Every job of pipeline `pipeline_id` of `project`, retried ones included, as GitLab
+/// lists them (`GET /projects/:id/pipelines/:pipeline_id/jobs`): what the report holds
+/// each leg's result to, since the merge request's code wrote the results but not this
+/// list. Read whole or not at all: pages until one is not full, and a page that is not
+/// a list of jobs, an entry that is not a job, or more than 5,000 jobs is an error.
+///
+/// Each job becomes a [`RunJob`]: its name, its tags, its runner's description as the
+/// runner's name, `completed` with `success` or `failure` once it ran (GitLab's
+/// `success` and `failed`; any other status is kept as it is, and is no leg), and its
+/// own id in place of the attempt.
+pub async fn pipeline_jobs(
+    client: &GitHub,
+    project: &str,
+    pipeline_id: &str,
+) -> Result<Vec<crate::results::jobs::RunJob>, ApiError> {
+    let what = format!("the jobs of pipeline {pipeline_id}");
+    let malformed = |message: String| ApiError::Failed {
+        what: what.clone(),
+        message,
+    };
+    let mut jobs = Vec::new();
+    for page in 1..=MAX_JOB_PAGES {
+        let listed = client
+            .get(
+                &format!(
+                    "/projects/{}/pipelines/{pipeline_id}/jobs?include_retried=true&per_page={PER_PAGE}&page={page}",
+                    project_path(project)
+                ),
+                &what,
+            )
+            .await?;
+        let items = listed
+            .as_array()
+            .ok_or_else(|| malformed(format!("page {page} is not a list of jobs")))?;
+        for (index, job) in items.iter().enumerate() {
+            jobs.push(gitlab_job(job).ok_or_else(|| {
+                malformed(format!(
+                    "page {page}, job {index}: not a job (no numeric `id` and `name` that is text)"
+                ))
+            })?);
+        }
+        if items.len() < PER_PAGE {
+            return Ok(jobs);
+        }
+    }
+    Err(malformed(format!(
+        "more than {} jobs: not all could be read",
+        MAX_JOB_PAGES as usize * PER_PAGE
+    )))
+}
+
+fn gitlab_job(v: &Value) -> Option<crate::results::jobs::RunJob> {
+    let text = |pointer: &str| {
+        v.pointer(pointer)
+            .and_then(Value::as_str)
+            .map(str::to_owned)
+    };
+    let status = text("/status")?;
+    let (status, conclusion) = match status.as_str() {
+        "success" => ("completed".to_owned(), Some("success".to_owned())),
+        "failed" => ("completed".to_owned(), Some("failure".to_owned())),
+        _ => (status, None),
+    };
+    Some(crate::results::jobs::RunJob {
+        name: text("/name")?,
+        labels: v
+            .get("tag_list")
+            .and_then(Value::as_array)
+            .map(|tags| {
+                tags.iter()
+                    .filter_map(|t| t.as_str().map(str::to_owned))
+                    .collect()
+            })
+            .unwrap_or_default(),
+        runner_name: text("/runner/description"),
+        runner_group_name: None,
+        status,
+        conclusion,
+        run_attempt: v.get("id")?.as_u64()?,
+        html_url: text("/web_url"),
+    })
+}
+
 async fn publish_status(client: &GitHub, plan: &StatusPlan) -> Result<String, ApiError> {
     let (path, body) = plan.request();
     let line = format!(

@@ -81,8 +81,7 @@ fn job_of(v: &Value, attempt: u32) -> Option<RunJob> {
         run_attempt: v
             .get("run_attempt")
             .and_then(Value::as_u64)
-            .and_then(|a| u32::try_from(a).ok())
-            .unwrap_or(attempt),
+            .unwrap_or(u64::from(attempt)),
         html_url: text("html_url"),
     })
 }

@@ -82,7 +82,13 @@ pub(super) fn classify(
         };
         return Attempt::Done(value);
     }
-    let message = format!("{} {}", status.as_u16(), api_message(status, text));
+    // GitLab's messages begin with the status already (`404 Project Not Found`).
+    let said = api_message(status, text);
+    let message = if said.starts_with(&format!("{} ", status.as_u16())) {
+        said.clone()
+    } else {
+        format!("{} {said}", status.as_u16())
+    };
     let header = |name: &str| {
         headers
             .get(name)
@@ -124,7 +130,10 @@ pub(super) fn classify(
         403 | 404 => Attempt::Fatal(ApiError::Denied {
             what: what.to_owned(),
             status: status.as_u16(),
-            message: api_message(status, text),
+            message: said
+                .strip_prefix(&format!("{} ", status.as_u16()))
+                .unwrap_or(&said)
+                .to_owned(),
         }),
         _ => Attempt::Fatal(ApiError::Failed {
             what: what.to_owned(),

@@ -89,15 +89,25 @@ pub fn places(manifest: &Manifest, partials: &[PartialResult], jobs: &Jobs) -> V
     for (i, why) in clashes {
         places[i].1.mismatch.get_or_insert(why);
     }
-    // Each leg was a job of the run, as GitHub lists them.
+    // Each leg was a job of the run, as GitHub (or GitLab) lists them.
     let legs: Vec<Leg<'_>> = partials
         .iter()
-        .map(|p| Leg {
-            environment: &p.environment,
-            shard: p.shard,
-            run_id: p.source.run_id.as_deref(),
-            attempt: p.source.run_attempt,
-            runner: p.runner.actions.as_ref().and_then(|a| a.name.as_deref()),
+        .map(|p| match &p.runner.gitlab {
+            // A GitLab job: the pipeline, the job's own id, its runner.
+            Some(job) => Leg {
+                environment: &p.environment,
+                shard: p.shard,
+                run_id: p.source.run_id.as_deref(),
+                attempt: job.job_id,
+                runner: job.runner_description.as_deref(),
+            },
+            None => Leg {
+                environment: &p.environment,
+                shard: p.shard,
+                run_id: p.source.run_id.as_deref(),
+                attempt: p.source.run_attempt.map(u64::from),
+                runner: p.runner.actions.as_ref().and_then(|a| a.name.as_deref()),
+            },
         })
         .collect();
     for (i, matched) in match_legs(manifest, &legs, jobs).into_iter().enumerate() {

@@ -24,7 +24,9 @@ pub struct RunJob {
     /// Once completed: `success`, `failure`, `cancelled`, `skipped`, `neutral`, …
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub conclusion: Option<String>,
-    pub run_attempt: u32,
+    /// The run's attempt; under GitLab, the job's own id (each retry is a job of its
+    /// own).
+    pub run_attempt: u64,
     /// The job's page, where its log is (not kept in reports).
     #[serde(skip)]
     pub html_url: Option<String>,
@@ -51,8 +53,16 @@ pub fn leg_job_url(jobs: &Jobs, environment: &str) -> Option<String> {
 }
 
 /// The values a job's name gives in its parentheses (`run (linux, 2/3)` → `linux`,
-/// `2/3`), as GitHub names a matrix job; the whole name when it has none.
+/// `2/3`), as GitHub names a matrix job, or its brackets (`verify-matrix:run: [linux,
+/// 2/3]`) as GitLab does; the whole name when it has none.
 fn name_parts(name: &str) -> Vec<&str> {
+    if let Some(inside) = name
+        .strip_suffix(']')
+        .and_then(|n| n.rfind(": [").map(|at| &n[at + 3..]))
+    {
+        // GitLab's matrix job: `verify-matrix:run: [linux, 1/2]`.
+        return inside.split(',').map(str::trim).collect();
+    }
     match name
         .strip_suffix(')')
         .and_then(|n| n.rfind(" (").map(|at| &n[at + 2..]))
@@ -100,8 +110,13 @@ pub fn names_leg(name: &str, environment: &str, shard: Option<Shard>) -> bool {
 pub enum Jobs {
     /// Not under GitHub Actions (a local merge): nothing to check against.
     NotChecked,
-    /// The run whose jobs these are, and its jobs.
-    Listed { run_id: String, jobs: Vec<RunJob> },
+    /// The run whose jobs these are, and its jobs; `gitlab`: a GitLab pipeline's, whose
+    /// jobs' tags are not the manifest's `runs-on` labels.
+    Listed {
+        run_id: String,
+        jobs: Vec<RunJob>,
+        gitlab: bool,
+    },
     /// Under Actions, but the jobs could not be read: why.
     Unavailable(String),
 }
@@ -153,29 +168,50 @@ fn match_leg(
     let Some(declared) = manifest.environment(env) else {
         return Ok(None);
     };
-    let (run_id, listed) = match jobs {
+    let (run_id, listed, gitlab) = match jobs {
         Jobs::NotChecked => return Ok(None),
         Jobs::Unavailable(why) => {
             return Err(format!(
-                "the run's jobs could not be read from GitHub, so where its leg ran cannot be checked: {why}"
+                "the run's jobs could not be read, so where its leg ran cannot be checked: {why}"
             ));
         }
-        Jobs::Listed { run_id, jobs } => (run_id, jobs),
+        Jobs::Listed {
+            run_id,
+            jobs,
+            gitlab,
+        } => (run_id, jobs, *gitlab),
+    };
+    let (service, run) = if gitlab {
+        ("GitLab", "pipeline")
+    } else {
+        ("GitHub", "run")
     };
     // What the result must record for its job to be found: nothing is taken on trust.
     let mut unrecorded = Vec::new();
     if leg_run.is_none_or(str::is_empty) {
-        unrecorded.push("its workflow run (`source.run_id`)");
+        unrecorded.push(if gitlab {
+            "its pipeline (`source.run_id`)"
+        } else {
+            "its workflow run (`source.run_id`)"
+        });
     }
     if attempt.is_none() {
-        unrecorded.push("its attempt (`source.run_attempt`)");
+        unrecorded.push(if gitlab {
+            "its job (`runner.gitlab.job_id`)"
+        } else {
+            "its attempt (`source.run_attempt`)"
+        });
     }
     if runner.is_none_or(|r| r.trim().is_empty()) {
-        unrecorded.push("its runner's name (`runner.actions.name`)");
+        unrecorded.push(if gitlab {
+            "its runner (`runner.gitlab.runner_description`)"
+        } else {
+            "its runner's name (`runner.actions.name`)"
+        });
     }
     if !unrecorded.is_empty() {
         return Err(format!(
-            "its results do not record {}, so no job of run {run_id} can be shown to have run it",
+            "its results do not record {}, so no job of {run} {run_id} can be shown to have run it",
             unrecorded.join(", ")
         ));
     }
@@ -189,7 +225,7 @@ fn match_leg(
         && leg_run != run_id
     {
         return Err(format!(
-            "its results say they are of run {leg_run}, not of run {run_id}, whose jobs were read"
+            "its results say they are of {run} {leg_run}, not of {run} {run_id}, whose jobs were read"
         ));
     }
     // Labels with expressions are the workflow's to fill: only literal ones are checked
@@ -197,6 +233,7 @@ fn match_leg(
     // run and attempt are still checked).
     let runs_on = declared.runs_on.as_ref();
     let wanted: Vec<String> = runs_on
+        .filter(|_| !gitlab)
         .map(runs_on::labels)
         .unwrap_or_default()
         .into_iter()
@@ -204,7 +241,8 @@ fn match_leg(
         .collect();
     let group = runs_on
         .and_then(|r| r.get("group"))
-        .and_then(|g| g.as_str());
+        .and_then(|g| g.as_str())
+        .filter(|_| !gitlab);
     let fits = |job: &RunJob| {
         job.status == "completed"
             && matches!(job.conclusion.as_deref(), Some("success" | "failure"))
@@ -231,9 +269,13 @@ fn match_leg(
                 None => env.to_owned(),
             };
             Err(format!(
-                "no job of run {run_id}{} that GitHub lists ran it: none named for {leg_name}{}{} completed with success or failure on runner `{}` ({})",
+                "no job of {run} {run_id}{} that {service} lists ran it: none named for {leg_name}{}{} completed with success or failure on runner `{}` ({})",
                 attempt
-                    .map(|a| format!(" (attempt {a})"))
+                    .map(|a| if gitlab {
+                        format!(" with id {a}")
+                    } else {
+                        format!(" (attempt {a})")
+                    })
                     .unwrap_or_default(),
                 if wanted.is_empty() { "" } else { ", labelled " },
                 wanted.join(", "),
@@ -251,7 +293,8 @@ pub struct Leg<'a> {
     /// The shard of the environment the leg ran (`None`: all of it).
     pub shard: Option<Shard>,
     pub run_id: Option<&'a str>,
-    pub attempt: Option<u32>,
+    /// The run's attempt; under GitLab, the job's id (`CI_JOB_ID`).
+    pub attempt: Option<u64>,
     /// The runner's name (`RUNNER_NAME`), when the result records it.
     pub runner: Option<&'a str>,
 }
@@ -308,8 +351,34 @@ mod tests {
     }
 
     #[test]
+    fn gitlabs_matrix_job_names_name_their_leg() {
+        let shard = |k, n| Some(Shard { index: k, count: n });
+        assert!(names_leg("verify-matrix:run: [linux]", "linux", None));
+        assert!(names_leg(
+            "verify-matrix:run: [big, 1/2]",
+            "big",
+            shard(1, 2)
+        ));
+        // gitlab-ci-local writes the values without the space.
+        assert!(names_leg(
+            "verify-matrix:run: [big,2/2]",
+            "big",
+            shard(2, 2)
+        ));
+        assert!(!names_leg("verify-matrix:run: [big, 1/2]", "big", None));
+        assert!(!names_leg(
+            "verify-matrix:run: [big, 1/2]",
+            "big",
+            shard(2, 2)
+        ));
+        assert!(!names_leg("verify-matrix:run: [linux-arm]", "linux", None));
+        assert!(!names_leg("verify-matrix:report", "linux", None));
+    }
+
+    #[test]
     fn a_missing_legs_job_is_found_by_its_name() {
         let jobs = Jobs::Listed {
+            gitlab: false,
             run_id: "7".into(),
             jobs: vec![
                 job("plan", &["ubuntu-latest"], "r1"),
@@ -362,6 +431,7 @@ mod tests {
             ..job("run (windows)", &["windows-latest"], "")
         };
         let jobs = Jobs::Listed {
+            gitlab: false,
             run_id: "7".into(),
             jobs: vec![
                 job("plan", &["ubuntu-latest"], "GitHub Actions 1"),
@@ -442,11 +512,8 @@ mod tests {
             &[leg("linux", Some("GitHub Actions 2"))],
             &Jobs::Unavailable("401".into()),
         );
-        assert!(
-            unavailable[0]
-                .clone()
-                .unwrap_err()
-                .contains("could not be read from GitHub")
-        );
+        assert!(unavailable[0].clone().unwrap_err().contains(
+            "the run's jobs could not be read, so where its leg ran cannot be checked: 401"
+        ));
     }
 }
