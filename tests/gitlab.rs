@@ -1034,3 +1034,76 @@ async fn a_pipeline_whose_jobs_cannot_be_read_takes_no_leg() {
     assert_eq!(out.status.code(), Some(3), "{log}");
     assert!(log.contains("no token to read them with"), "{log}");
 }
+
+#[tokio::test]
+async fn a_merge_request_that_weakens_the_manifest_is_not_verified_until_the_label_allows_it() {
+    let project = pipeline_repo(FLAGGED);
+    let base = head_of(&project);
+    // The merge request makes the failing check optional.
+    project.write(
+        "verify-matrix.yml",
+        &FLAGGED.replace("' }\n", "', required: false }\n"),
+    );
+    assert!(
+        project
+            .read("verify-matrix.yml")
+            .contains("required: false")
+    );
+    let commit = std::process::Command::new("git")
+        .args([
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@example.com",
+            "commit",
+            "-qam",
+            "optional",
+        ])
+        .current_dir(project.path())
+        .output()
+        .unwrap();
+    assert!(commit.status.success(), "{commit:?}");
+    let flags = tempfile::tempdir().unwrap();
+    std::fs::write(flags.path().join("a"), "").unwrap();
+    let gitlab = GitLab::start().await;
+    gitlab.merge_request(12, &head_of(&project));
+    gitlab.state.lock().unwrap().jobs.insert(501, Vec::new());
+    for stage in ["verify-matrix-plan", "verify-matrix-run"] {
+        let out = pipeline(&project, &gitlab, flags.path(), &["--stage", stage]).await;
+        assert!(out.status.code().is_some(), "{out:?}");
+    }
+    record_jobs(&project, &gitlab);
+    let base_var = format!("CI_MERGE_REQUEST_DIFF_BASE_SHA={base}");
+    let report = |labels: &'static str| {
+        let args = vec![
+            "verify-matrix:report".to_owned(),
+            "--variable".to_owned(),
+            base_var.clone(),
+            "--variable".to_owned(),
+            format!("CI_MERGE_REQUEST_LABELS={labels}"),
+        ];
+        let (project, gitlab, flags) = (&project, &gitlab, flags.path());
+        async move {
+            let args: Vec<&str> = args.iter().map(String::as_str).collect();
+            pipeline(project, gitlab, flags, &args).await
+        }
+    };
+    // Held to the target branch's manifest: the weakening is named, NOT VERIFIED.
+    let out = report("bug,review").await;
+    let log = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert_eq!(out.status.code(), Some(1), "{log}{}", stderr(&out));
+    assert!(
+        log.contains("All Required Environments: NOT VERIFIED"),
+        "{log}"
+    );
+    assert!(
+        log.contains("the manifest is weaker than the trusted one: check `unit` was made optional"),
+        "{log}"
+    );
+    // The label allows it: b's failure is optional now.
+    let out = report("bug,verify-matrix:allow-weakening").await;
+    let log = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert_eq!(out.status.code(), Some(0), "{log}{}", stderr(&out));
+    assert!(log.contains("All Required Environments: VERIFIED"), "{log}");
+    assert_eq!(gitlab.statuses().last().unwrap().state, "success");
+}
