@@ -1075,7 +1075,7 @@ async fn a_merge_request_that_weakens_the_manifest_is_not_verified_until_the_lab
     record_jobs(&project, &gitlab);
     let base_var = format!("CI_MERGE_REQUEST_DIFF_BASE_SHA={base}");
     let report = |labels: &'static str| {
-        let args = vec![
+        let args = [
             "verify-matrix:report".to_owned(),
             "--variable".to_owned(),
             base_var.clone(),
