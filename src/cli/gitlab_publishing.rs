@@ -1,9 +1,10 @@
-//! Putting a report on GitLab, shared by `publish` and `report` (`--ci gitlab`, the
-//! default under GitLab CI): the merge-request note, the commit status, the job log.
+//! Putting a report on GitLab, shared by `publish` and `report` through
+//! [`super::engine`] (`--ci gitlab`, the default under GitLab CI): the merge-request
+//! note, the commit status, the job log.
 
 use std::path::PathBuf;
 
-use super::flags::{Ci, PublishFlags};
+use super::flags::PublishFlags;
 use super::publishing::{publish_settings, targets};
 use super::settings::{Settings, parent_dir};
 use super::{Error, print_stdout, runtime};
@@ -12,18 +13,6 @@ use crate::publish::gitlab::{self, GitLabContext, GitLabPublication};
 use crate::publish::{GitHub, Notice, Overrides, RetryPolicy, Sent, Target, Token};
 use crate::render::Quoted;
 use crate::results::Report;
-
-/// The CI service a publication goes to: `--ci`, else GitLab under GitLab CI (and not
-/// under GitHub Actions), else GitHub.
-pub(crate) fn service(settings: &Settings, flags: &PublishFlags) -> Ci {
-    flags.ci.unwrap_or(
-        if settings.actions.gitlab.is_some() && !settings.actions.actions {
-            Ci::Gitlab
-        } else {
-            Ci::Github
-        },
-    )
-}
 
 /// Explains a refused token.
 const DENIED_HELP: &str = "GitLab refused the token. CI_JOB_TOKEN cannot write notes or statuses: \

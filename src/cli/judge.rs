@@ -72,7 +72,7 @@ pub(crate) fn merged(
             .then(|| steps_info(&manifest, &partials, settings.manifest.as_deref())),
         aot: (format == Format::Aot).then(|| manifest::aot::from_manifest(&manifest)),
     };
-    let jobs = run_jobs(settings, &partials);
+    let jobs = super::engine::of(settings, None).leg_jobs(settings, &partials);
     let mut report = Report::build_judged(&manifest, partials, &jobs, Some(&ran_by));
     report.apply_trust(trust);
     apply_baseline(settings, &mut report, &manifest, baseline)?;
@@ -132,13 +132,10 @@ fn apply_baseline(
 /// lists them (the triggering run for a `workflow_run` event); elsewhere nothing to
 /// check against. A run whose jobs cannot be read is said so: its legs are then not
 /// taken (never taken on trust).
-fn run_jobs(settings: &Settings, partials: &[PartialResult]) -> Jobs {
+pub(crate) fn actions_run_jobs(settings: &Settings, partials: &[PartialResult]) -> Jobs {
     let actions = &settings.actions;
     if !actions.actions {
-        return match &actions.gitlab {
-            Some(gitlab) => pipeline_jobs(gitlab),
-            None => Jobs::NotChecked,
-        };
+        return Jobs::NotChecked;
     }
     let event = actions.event_payload();
     let triggering = event
@@ -188,27 +185,34 @@ fn run_jobs(settings: &Settings, partials: &[PartialResult]) -> Jobs {
     }
 }
 
-/// Under GitLab CI, the jobs of this pipeline as GitLab lists them, read with
-/// GITLAB_TOKEN (else the job's own token, which recent GitLab lets read them); a
-/// pipeline whose jobs cannot be read is said so, and its legs are not taken.
-fn pipeline_jobs(gitlab: &crate::actions_env::GitLabEnv) -> Jobs {
+/// Under GitLab CI, this pipeline and its jobs as GitLab lists them, read with
+/// GITLAB_TOKEN (else the job's own token, which recent GitLab lets read them); why
+/// not, when they cannot be read (then no leg is taken).
+pub(crate) fn gitlab_pipeline_jobs(
+    gitlab: &crate::actions_env::GitLabEnv,
+) -> Result<(String, Vec<RunJob>), String> {
     let (Some(project), Some(pipeline)) = (gitlab.project_id.clone(), gitlab.pipeline_id.clone())
     else {
-        return Jobs::Unavailable(
+        return Err(
             "the pipeline or its project is not known (CI_PROJECT_ID, CI_PIPELINE_ID)".to_owned(),
         );
     };
-    if !project.bytes().all(|b| b.is_ascii_digit()) || !pipeline.bytes().all(|b| b.is_ascii_digit())
+    if project.is_empty()
+        || pipeline.is_empty()
+        || !project.bytes().all(|b| b.is_ascii_digit())
+        || !pipeline.bytes().all(|b| b.is_ascii_digit())
     {
-        return Jobs::Unavailable(format!(
-            "project `{project}` pipeline `{pipeline}` cannot be asked for"
+        return Err(format!(
+            "project `{}` pipeline `{}` cannot be asked for",
+            crate::untrusted::cut(&project, 40),
+            crate::untrusted::cut(&pipeline, 40)
         ));
     }
     let (raw, header) = match (&gitlab.token, &gitlab.job_token) {
         (Some(token), _) => (token.clone(), "PRIVATE-TOKEN"),
         (None, Some(token)) => (token.clone(), "JOB-TOKEN"),
         (None, None) => {
-            return Jobs::Unavailable(
+            return Err(
                 "no token to read them with: give the report job GITLAB_TOKEN (scope `read_api` or `api`)"
                     .to_owned(),
             );
@@ -241,14 +245,7 @@ fn pipeline_jobs(gitlab: &crate::actions_env::GitLabEnv) -> Jobs {
             )),
         }
     })();
-    match listed {
-        Ok(jobs) => Jobs::Listed {
-            run_id: pipeline,
-            jobs,
-            gitlab: true,
-        },
-        Err(why) => Jobs::Unavailable(why),
-    }
+    listed.map(|jobs| (pipeline, jobs))
 }
 
 /// The jobs of `attempts` of run `run_id` of `repo`, as GitHub lists them, read with the

@@ -5,8 +5,8 @@
 //! - `args`: the clap definitions, private to the CLI;
 //! - `settings`: flags and environment, read once, and the render options built from them;
 //! - `judge`: reading untrusted results and reports, and the manifest they are judged against;
-//! - `publishing`: putting a report on GitHub, shared by `publish` and `report`;
-//!   `gitlab_publishing` the same on GitLab;
+//! - `engine`: the seam for CI services (GitHub Actions, GitLab CI): the run's jobs,
+//!   publishing; `publishing` and `gitlab_publishing` put a report on each;
 //! - `live`: the live view of a run;
 //! - `local`: running this machine's share of the matrix, shared by `run` and `hook`;
 //! - `trust` and `state`: what the coding-agent gate trusts, kept outside the repository;
@@ -16,6 +16,7 @@
 
 mod args;
 mod commands;
+mod engine;
 mod error;
 mod flags;
 mod gitlab_publishing;

@@ -1,8 +1,9 @@
-//! Putting a report where reviewers look, shared by `publish` and `report`: the target
-//! from the Actions context and the flags, the GitHub client, and what was sent.
+//! Putting a report where reviewers look on GitHub, shared by `publish` and `report`
+//! through [`super::engine`]: the target from the Actions context and the flags, the
+//! GitHub client, and what was sent.
 
 use std::collections::HashMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use super::args::PublishFlags;
 use super::settings::{Settings, current_dir, parent_dir};
@@ -91,18 +92,13 @@ token: publish from a separate workflow triggered by `workflow_run` (docs/github
 Otherwise give the job `permissions: pull-requests: write` (comment) and `checks: write` (check run).";
 
 /// Publishes `report` (read from, or written to, `path`); the exit code is the
-/// verdict's once publishing worked, or was refused for want of permission. `shown`:
-/// the matrix was printed already (`report`), so GitLab's job log does not get it twice.
+/// verdict's once publishing worked, or was refused for want of permission.
 pub(crate) fn publish_report(
     settings: &Settings,
     report: &Quoted,
     path: &Path,
     flags: &PublishFlags,
-    shown: bool,
 ) -> Result<i32, Error> {
-    if super::gitlab_publishing::service(settings, flags) == super::flags::Ci::Gitlab {
-        return super::gitlab_publishing::publish_report(settings, report, path, flags, shown);
-    }
     let targets = targets(flags, &[Target::Summary]);
     let to_github = targets.contains(&Target::Comment) || targets.contains(&Target::CheckRun);
     // The secrets the report was quoted with, the token among them.
@@ -245,8 +241,50 @@ fn connect(
     Ok((runtime, github))
 }
 
+/// `publish --pending` on GitHub: the `in_progress` check run and the pending comment
+/// of the commit `report.source` names.
+pub(crate) fn publish_pending(
+    settings: &Settings,
+    flags: &PublishFlags,
+    mut report: Report,
+    quoter: crate::untrusted::Quoter,
+) -> Result<i32, Error> {
+    let context = context(settings, flags, &report)?;
+    // The commit and repository being marked, as the publication names them.
+    report.source.commit = context.head_sha.clone();
+    report.source.repository = context.repository.clone();
+    let report = Quoted::from_report(report, &quoter);
+    let options =
+        settings.matrix_options(&flags.matrix, &report, PathBuf::from("."), quoter.clone());
+    let targets = targets(flags, &[Target::Comment, Target::CheckRun]);
+    let publish_settings = publish_settings(flags, targets, HashMap::new());
+    let publication = publish::plan_pending(&report, &publish_settings, &options, &context)?;
+    if flags.dry_run {
+        print_stdout(&publication.describe())?;
+        return Ok(exit_code::OK);
+    }
+    if !settings.quiet {
+        for note in &publication.notes {
+            eprintln!("note: {note}");
+        }
+    }
+    let Some(sent) = send(settings, flags, &publication, &context)? else {
+        return Ok(exit_code::OK);
+    };
+    if !sent.denied.is_empty() {
+        eprintln!(
+            "warning: the pending mark was not published; the report job still publishes the verdict"
+        );
+    }
+    Ok(if sent.failed.is_empty() {
+        exit_code::OK
+    } else {
+        exit_code::PUBLISH_FAILED
+    })
+}
+
 /// Sends the comment and the check run of `publication`, when it has either.
-pub(crate) fn send(
+fn send(
     settings: &Settings,
     flags: &PublishFlags,
     publication: &Publication,

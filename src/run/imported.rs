@@ -257,8 +257,9 @@ pub fn expected_list(values: &[String]) -> Result<Vec<String>, String> {
 }
 
 /// The environments the run's jobs `job` were legs of, as GitHub names matrix jobs:
-/// `JOB (a, b)` is the environment `a-b` (the matrix's values in order, joined by `-`,
-/// as artifact names are usually made of them). With `{environment}` in `job`, a job's
+/// `JOB (a, b)` (GitHub's name) or `JOB: [a, b]` (GitLab's) is the environment `a-b`
+/// (the matrix's values in order, joined by `-`, as artifact names are usually made of
+/// them). With `{environment}` in `job`, a job's
 /// whole name is matched against it (`Test {environment}` reads `Test 3.11` as `3.11`).
 /// Every such job is expected, whatever became of it: a skipped or cancelled leg is one
 /// with no file.
@@ -278,11 +279,23 @@ pub fn environments_of_jobs<'a>(
                 .strip_prefix(before)
                 .and_then(|rest| rest.strip_suffix(after))
                 .map(str::to_owned),
-            None => name
-                .strip_prefix(job)
-                .and_then(|rest| rest.strip_prefix(" ("))
-                .and_then(|rest| rest.strip_suffix(')'))
-                .map(|inside| inside.split(", ").collect::<Vec<_>>().join("-")),
+            None => name.strip_prefix(job).and_then(|rest| {
+                rest.strip_prefix(" (")
+                    .and_then(|rest| rest.strip_suffix(')'))
+                    .map(|inside| inside.split(", ").collect::<Vec<_>>().join("-"))
+                    // GitLab's `JOB: [a, b]`.
+                    .or_else(|| {
+                        rest.strip_prefix(": [")
+                            .and_then(|rest| rest.strip_suffix(']'))
+                            .map(|inside| {
+                                inside
+                                    .split(',')
+                                    .map(str::trim)
+                                    .collect::<Vec<_>>()
+                                    .join("-")
+                            })
+                    })
+            }),
         };
         let Some(environment) = environment else {
             continue;
@@ -753,6 +766,12 @@ mod tests {
         assert_eq!(
             environments_of_jobs("Test on {environment}", ["Test on linux", "x"]).unwrap(),
             ["linux"]
+        );
+        // GitLab's names of a matrix job.
+        assert_eq!(
+            environments_of_jobs("test", ["test: [3.11]", "test: [3.12, slow]", "tests: [x]"])
+                .unwrap(),
+            ["3.11", "3.12-slow"]
         );
         // A leg named by nothing, or two legs read as one environment: refused, never
         // one leg fewer expected.

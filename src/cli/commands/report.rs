@@ -2,8 +2,8 @@
 //! keeps the results from being judged, this commit gets a NOT VERIFIED with the reason.
 
 use crate::cli::args::{FailOnStep, ReportArgs};
-use crate::cli::judge::{compare_with_baseline, list_jobs, merged_report};
-use crate::cli::publishing::{manifest_key, publish_report};
+use crate::cli::judge::{compare_with_baseline, merged_report};
+use crate::cli::publishing::manifest_key;
 use crate::cli::settings::{Settings, current_dir, parent_dir, quoter};
 use crate::cli::{Error, print_stdout};
 use crate::exit_code;
@@ -188,29 +188,16 @@ fn judged_files(
 }
 
 /// The environments `--files` expects: `--environments` as given, or the legs of the
-/// matrix job `--environments-from-job` names, as GitHub lists this run's jobs (what the
-/// pull request's code cannot write). Whatever keeps them from being known is the reason
+/// matrix job `--environments-from-job` names, as the service (GitHub, GitLab) lists
+/// this run's jobs (what the pull request's code cannot write). Whatever keeps them from being known is the reason
 /// of a NOT VERIFIED, never an empty list that expects nothing.
 fn expected_environments(settings: &Settings, args: &ReportArgs) -> Result<Vec<String>, String> {
     let Some(job) = &args.environments_from_job else {
         return imported::expected_list(&args.environments);
     };
-    let actions = &settings.actions;
-    let (Some(repo), Some(run_id)) = (&actions.repository, &actions.run_id) else {
-        return Err(format!(
-            "--environments-from-job `{job}`: the run is not known (GITHUB_REPOSITORY, GITHUB_RUN_ID): it reads a GitHub Actions run's jobs"
-        ));
-    };
-    if !crate::results::source::is_repository(repo) || !run_id.bytes().all(|b| b.is_ascii_digit()) {
-        return Err(format!("`{repo}` run `{run_id}` cannot be asked for"));
-    }
-    let attempt = actions
-        .run_attempt
-        .as_deref()
-        .and_then(|a| a.parse().ok())
-        .unwrap_or(1);
-    let jobs = list_jobs(settings, repo, run_id, &[attempt])
-        .map_err(|why| format!("--environments-from-job `{job}`: the run's jobs: {why}"))?;
+    let jobs = crate::cli::engine::of(settings, args.publish.ci)
+        .this_run_jobs(settings)
+        .map_err(|why| format!("--environments-from-job `{job}`: {why}"))?;
     imported::environments_of_jobs(job, jobs.iter().map(|j| j.name.as_str()))
 }
 
@@ -250,5 +237,11 @@ fn publish_built(settings: &Settings, args: &ReportArgs, mut report: Report) -> 
     let report = Quoted::from_report(report, &options.quoter);
     write_report_replacing(&args.out, report.report())?;
     print_stdout(&render::render_quoted(&report, Format::Table, &options)?)?;
-    publish_report(settings, &report, &args.out, &args.publish, true)
+    crate::cli::engine::of(settings, args.publish.ci).publish_report(
+        settings,
+        &report,
+        &args.out,
+        &args.publish,
+        true,
+    )
 }
