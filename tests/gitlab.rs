@@ -1107,3 +1107,45 @@ async fn a_merge_request_that_weakens_the_manifest_is_not_verified_until_the_lab
     assert!(log.contains("All Required Environments: VERIFIED"), "{log}");
     assert_eq!(gitlab.statuses().last().unwrap().state, "success");
 }
+
+#[tokio::test]
+async fn a_second_result_for_a_legs_job_is_a_conflict_never_the_later_one_taken() {
+    let manifest = "version: 1
+environments: [{name: a}, {name: b}]
+checks:
+  - { id: unit, run: 'test \"$VERIFY_MATRIX_ENV\" != b || test -f pass-flag' }
+";
+    let project = reported(manifest);
+    // Code in a's job writes a passing result for b, claiming b's job (7001), and
+    // finishing later.
+    project.write("pass-flag", "");
+    let forged = project
+        .std_cmd()
+        .args(["run", "--env", "b", "--out", "artifacts/a/forged"])
+        .envs(job_vars("verify-matrix:run: [b]", 7001))
+        .output()
+        .unwrap();
+    assert_eq!(forged.status.code(), Some(0), "{forged:?}");
+    let path = project
+        .path()
+        .join("artifacts/a/forged/verify-matrix-b.json");
+    let mut result: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    result["finished_at"] = "2099-01-01T00:00:00Z".into();
+    std::fs::write(&path, result.to_string()).unwrap();
+    let (out, _) = report_with_jobs(
+        &project,
+        vec![
+            listed_job(7000, "verify-matrix:run: [a]", "success", "shared runner 9"),
+            listed_job(7001, "verify-matrix:run: [b]", "failed", "shared runner 9"),
+        ],
+    )
+    .await;
+    let log = String::from_utf8_lossy(&out.stdout).into_owned();
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{log}{err}");
+    assert!(!err.contains("an earlier attempt"), "{err}");
+    assert!(
+        log.contains("unit in b: conflicting results reported"),
+        "{log}"
+    );
+}

@@ -382,22 +382,34 @@ pub struct ThisRun {
     pub attempt: u32,
 }
 
-/// How a result file sorts among the files of its environment: the attempt, and only
-/// without one (local runs) the time it finished.
-fn attempt_key(loaded: &Loaded) -> (Option<u32>, Option<&str>) {
-    let source = &loaded.result.source;
-    match source.run_attempt {
+/// How a result file sorts among the files of its environment: the attempt (under
+/// GitLab, the job's id: a retried job is a later job), and only without one (local
+/// runs) the time it finished. Two files of one job are one attempt: both kept, never
+/// one taken over the other because it says it finished later.
+fn attempt_key(loaded: &Loaded) -> (Option<u64>, Option<&str>) {
+    match attempt_of(loaded) {
         Some(attempt) => (Some(attempt), None),
         None => (None, loaded.result.finished_at.as_deref()),
     }
 }
 
+fn attempt_of(loaded: &Loaded) -> Option<u64> {
+    let result = &loaded.result;
+    result
+        .source
+        .run_attempt
+        .map(u64::from)
+        .or_else(|| result.runner.gitlab.as_ref().and_then(|job| job.job_id))
+}
+
 fn describe_attempt(loaded: &Loaded) -> String {
-    match loaded.result.source.run_attempt {
-        Some(attempt) => format!("attempt {attempt}"),
-        None => format!(
+    let result = &loaded.result;
+    match (result.source.run_attempt, attempt_of(loaded)) {
+        (Some(attempt), _) => format!("attempt {attempt}"),
+        (None, Some(job)) => format!("job {job}"),
+        (None, None) => format!(
             "finished {}",
-            loaded.result.finished_at.as_deref().unwrap_or("never")
+            result.finished_at.as_deref().unwrap_or("never")
         ),
     }
 }
