@@ -1149,3 +1149,154 @@ checks:
         "{log}"
     );
 }
+
+#[tokio::test]
+async fn a_token_that_cannot_say_whose_it_is_writes_and_deletes_nothing() {
+    let project = reported(MANIFEST);
+    let gitlab = GitLab::start().await;
+    gitlab.merge_request(12, HEAD);
+    let forged = gitlab.add_note(
+        12,
+        "mallory",
+        &format!("{MARKER}\nVERIFIED (forged)"),
+        false,
+    );
+    let ours = gitlab.add_note(12, BOT, &format!("{MARKER}\nan earlier result"), false);
+    gitlab.fault(
+        "GET",
+        "/api/v4/user",
+        403,
+        serde_json::json!({"message": "403 Forbidden"}),
+        &[],
+    );
+    let out = publish(&project, &gitlab, &["--to", "comment"]).await;
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "the verdict's: {}",
+        stderr(&out)
+    );
+    assert!(
+        stderr(&out).contains("reading the token's user: 403"),
+        "{}",
+        stderr(&out)
+    );
+    let writes: Vec<_> = gitlab
+        .requests()
+        .into_iter()
+        .filter(|r| r.method != "GET")
+        .collect();
+    assert!(writes.is_empty(), "{writes:?}");
+    let notes = gitlab.notes(12);
+    assert_eq!(notes.len(), 2);
+    assert!(notes.iter().any(|n| n.id == forged) && notes.iter().any(|n| n.id == ours));
+    // `--comment-author` says whose our notes are: ours is updated, mallory's left.
+    gitlab.fault(
+        "GET",
+        "/api/v4/user",
+        403,
+        serde_json::json!({"message": "403 Forbidden"}),
+        &[],
+    );
+    let out = publish(
+        &project,
+        &gitlab,
+        &["--to", "comment", "--comment-author", BOT],
+    )
+    .await;
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("note on !12 updated"),
+        "{}",
+        stderr(&out)
+    );
+    let notes = gitlab.notes(12);
+    let body = |id| notes.iter().find(|n| n.id == id).unwrap().body.clone();
+    assert_eq!(body(forged), format!("{MARKER}\nVERIFIED (forged)"));
+    assert!(body(ours).contains("NOT VERIFIED"), "{}", body(ours));
+}
+
+#[tokio::test]
+async fn a_merge_request_whose_head_cannot_be_read_gets_no_note() {
+    let project = reported(GREEN);
+    let gitlab = GitLab::start().await;
+    gitlab.merge_request(12, HEAD);
+    let mr = format!("/api/v4/projects/{PROJECT_ID}/merge_requests/12");
+    // Refused: a warning, the verdict's exit code, and no note.
+    gitlab.fault(
+        "GET",
+        &mr,
+        404,
+        serde_json::json!({"message": "404 Not found"}),
+        &[],
+    );
+    let out = publish(&project, &gitlab, &["--to", "comment"]).await;
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("reading the merge request: 404"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(gitlab.notes(12).is_empty());
+    // An answer without the head: publishing failed (5), no note.
+    gitlab.fault(
+        "GET",
+        &mr,
+        200,
+        serde_json::json!({"iid": 12, "sha": null}),
+        &[],
+    );
+    let out = publish(&project, &gitlab, &["--to", "comment"]).await;
+    assert_eq!(out.status.code(), Some(5), "{}", stderr(&out));
+    assert!(stderr(&out).contains("names no head"), "{}", stderr(&out));
+    assert!(gitlab.notes(12).is_empty());
+}
+
+#[tokio::test]
+async fn repeated_pages_and_a_note_deleted_meanwhile_lose_no_result() {
+    let project = reported(GREEN);
+    let gitlab = GitLab::start().await;
+    gitlab.merge_request(12, HEAD);
+    let ours = gitlab.add_note(12, BOT, &format!("{MARKER}\nan earlier result"), false);
+    // A proxy that answers every page as the first: read once, nothing deleted.
+    gitlab.state.lock().unwrap().ignore_page = true;
+    let out = publish(&project, &gitlab, &["--to", "comment"]).await;
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("note on !12 updated"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(gitlab.requests().iter().all(|r| r.method != "DELETE"));
+    let notes = gitlab.notes(12);
+    assert_eq!(notes.len(), 1);
+    assert!(
+        notes[0]
+            .body
+            .contains("All Required Environments: VERIFIED")
+    );
+    // The note deleted between the listing and the update: written anew.
+    gitlab.state.lock().unwrap().ignore_page = false;
+    let notes_path = format!("/api/v4/projects/{PROJECT_ID}/merge_requests/12/notes/{ours}");
+    gitlab.fault(
+        "PUT",
+        &notes_path,
+        404,
+        serde_json::json!({"message": "404 Note Not Found"}),
+        &[],
+    );
+    gitlab.state.lock().unwrap().mrs.get_mut(&12).unwrap().1[0].body = format!("{MARKER}\nstale");
+    let out = publish(&project, &gitlab, &["--to", "comment"]).await;
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("created (the earlier one was gone)"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(
+        gitlab
+            .notes(12)
+            .iter()
+            .any(|n| n.id != ours && n.body.contains("VERIFIED"))
+    );
+}

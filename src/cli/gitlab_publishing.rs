@@ -14,11 +14,20 @@ use crate::publish::{GitHub, Notice, Overrides, RetryPolicy, Sent, Target, Token
 use crate::render::Quoted;
 use crate::results::Report;
 
-/// Explains a refused token.
-const DENIED_HELP: &str = "GitLab refused the token. CI_JOB_TOKEN cannot write notes or statuses: \
-give the job a project access token with the `api` scope and the Developer role as a masked CI/CD \
-variable GITLAB_TOKEN (docs/gitlab-ci.md, \"Tokens\"). A merge request from a fork runs in the fork, \
-without the parent's variables (docs/gitlab-ci.md, \"Forks\").";
+/// Explains a refused token: the job's own token cannot write; an access token may
+/// lack the role or the scope.
+fn denied_help(header: &str) -> &'static str {
+    if header == "JOB-TOKEN" {
+        "GitLab refused the token. CI_JOB_TOKEN cannot write notes or statuses: give the job \
+         a project access token with the `api` scope and the Developer role as a masked CI/CD \
+         variable GITLAB_TOKEN (docs/gitlab-ci.md, \"Tokens\"). A merge request from a fork \
+         runs in the fork, without the parent's variables (docs/gitlab-ci.md, \"Forks\")."
+    } else {
+        "GitLab refused the token: it needs the `api` scope and the Developer role in the \
+         project (a note needs Reporter, a commit status Developer), and the merge request \
+         must be one the token's user can see (docs/gitlab-ci.md, \"Tokens\")."
+    }
+}
 
 fn context(
     settings: &Settings,
@@ -126,7 +135,7 @@ fn finish(
             eprintln!("note: {note}");
         }
     }
-    let Some((runtime, client)) = connected else {
+    let Some((runtime, client, header)) = connected else {
         return Ok(verdict);
     };
     let sent: Sent = runtime.block_on(publication.send(&client));
@@ -142,7 +151,7 @@ fn finish(
         eprintln!("error: publishing failed: {failed}");
     }
     if !sent.denied.is_empty() {
-        eprintln!("warning: {DENIED_HELP}");
+        eprintln!("warning: {}", denied_help(header));
         if pending {
             eprintln!(
                 "warning: the pending mark was not published; the report job still publishes the verdict"
@@ -163,7 +172,7 @@ fn connect(
     settings: &Settings,
     flags: &PublishFlags,
     context: &GitLabContext,
-) -> Result<(tokio::runtime::Runtime, GitHub), Error> {
+) -> Result<(tokio::runtime::Runtime, GitHub, &'static str), Error> {
     let gitlab = settings.actions.gitlab.as_ref();
     let (raw, header) = match (&flags.token, gitlab.and_then(|g| g.token.clone())) {
         (Some(token), _) => (token.clone(), "PRIVATE-TOKEN"),
@@ -197,5 +206,5 @@ fn connect(
         Notice::Request(line) if verbose => eprintln!("gitlab: {line}"),
         Notice::Request(_) => {}
     });
-    Ok((runtime, client))
+    Ok((runtime, client, header))
 }

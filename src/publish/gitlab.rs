@@ -6,8 +6,8 @@
 //! same client and retry rules.
 //!
 //! - The note is found as the GitHub comment is: its first line is our marker and its
-//!   author is the token's user (`GET /user`; a token that cannot read it matches by
-//!   the marker alone). Every page of the merge request's notes is read, oldest first.
+//!   author is the token's user (`GET /user`, or `--comment-author`; a token that
+//!   cannot say whose it is writes nothing). Every page of the merge request's notes is read, oldest first.
 //!   None: `POST`; ours with the same body: nothing; changed: `PUT`; several: the
 //!   oldest is kept and the others deleted.
 //! - The merge request's head (`sha`) must be the commit the results are about: an
@@ -171,6 +171,9 @@ pub struct NotePlan {
     /// The first line of our note.
     pub marker: String,
     pub body: String,
+    /// The user our notes are written by (`--comment-author`); asked of GitLab when
+    /// not given.
+    pub author: Option<String>,
     /// A pending mark (`body` is the mark): an existing note's result is kept below it.
     pub pending: bool,
     /// Why no new note is made (`--comment changes|failures`); an existing one is
@@ -255,7 +258,7 @@ pub fn plan(
     }
     let tails = Tails::load(report, options, Tails::SHORT);
     if wants(Target::Comment) {
-        let body = || within(report, &tails, options, None, Some(NOTE_LIMIT));
+        let body = |limit| within(report, &tails, options, None, Some(limit));
         note_plan(
             &mut publication,
             report,
@@ -311,7 +314,7 @@ pub fn plan_pending(
             .push("no job log summary for a pending mark: the report writes it".to_owned());
     }
     if wants(Target::Comment) {
-        let body = || Ok::<_, PublishError>(banner.clone());
+        let body = |_| Ok::<_, PublishError>(banner.clone());
         note_plan(
             &mut publication,
             report,
@@ -343,7 +346,7 @@ fn note_plan<E>(
     settings: &Settings,
     options: &RenderOptions,
     context: &GitLabContext,
-    body: impl FnOnce() -> Result<String, E>,
+    body: impl Fn(usize) -> Result<String, E>,
     pending: bool,
 ) -> Result<(), PublishError>
 where
@@ -362,18 +365,37 @@ where
         );
         return Ok(());
     };
+    let text = fitted(body)?;
     publication.note = Some(NotePlan {
         project: project.clone(),
         mr: *mr,
         head_sha: context.head_sha.clone(),
         marker: markdown::marker(&options.key),
-        body: inert_quick_actions(&body()?),
+        body: text,
+        author: settings.comment_author.clone(),
         pending,
         only_update: settings
             .comment_mode
             .holds_back((!pending).then_some(report)),
     });
     Ok(())
+}
+
+/// The body `body` renders within a limit, made inert and within [`NOTE_LIMIT`]: made
+/// inert, a body is longer than rendered, so it is rendered again with less room until
+/// it fits (or, after a few tries, has none).
+fn fitted<E>(body: impl Fn(usize) -> Result<String, E>) -> Result<String, E> {
+    let mut limit = NOTE_LIMIT;
+    let mut text = inert_for_gitlab(&body(limit)?);
+    for _ in 0..8 {
+        let chars = text.chars().count();
+        if chars <= NOTE_LIMIT {
+            break;
+        }
+        limit = limit.saturating_sub(chars - NOTE_LIMIT + 1024);
+        text = inert_for_gitlab(&body(limit)?);
+    }
+    Ok(text)
 }
 
 fn require_sha(context: &GitLabContext) -> Result<String, PublishError> {
@@ -403,6 +425,76 @@ fn job_log(report: &Quoted) -> String {
     }
     let _ = writeln!(out, "\x1b[0Ksection_end:{now}:verify_matrix\r\x1b[0K");
     out
+}
+
+/// `body` made inert for GitLab: its quick actions ([`inert_quick_actions`]) and, outside
+/// code, its references: a zero-width space after the `@` of a mention (`@all`,
+/// `&#64;user`), the `#`, `!`, `$` or `&` of an issue, merge request, snippet or epic
+/// number, the `~` of a label and the `%` of a milestone, so that text from a merge
+/// request's tests pings no one and links nothing elsewhere. GitLab reads none of them
+/// inside code, which is left as it is.
+pub fn inert_for_gitlab(body: &str) -> String {
+    let body = inert_quick_actions(body);
+    let mut out = String::with_capacity(body.len() + body.len() / 64);
+    let mut fenced = false;
+    let mut lines = body.split_inclusive('\n');
+    // The marker is ours, and must read back exactly as written.
+    if let Some(marker) = lines.next() {
+        out.push_str(marker);
+    }
+    for line in lines {
+        let trimmed = line.trim_start_matches(['\u{200B}', ' ']);
+        if trimmed.starts_with("```") || trimmed.starts_with("~~~") {
+            fenced = !fenced;
+            out.push_str(line);
+            continue;
+        }
+        if fenced {
+            out.push_str(line);
+            continue;
+        }
+        inert_references(line, &mut out);
+    }
+    out
+}
+
+/// One line's references made inert (see [`inert_for_gitlab`]), code spans left alone.
+fn inert_references(line: &str, out: &mut String) {
+    let word = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
+    let chars: Vec<char> = line.chars().collect();
+    let mut in_code = false;
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        out.push(c);
+        if c == '`' {
+            in_code = !in_code;
+        }
+        if in_code {
+            i += 1;
+            continue;
+        }
+        let before = i.checked_sub(1).map(|j| chars[j]);
+        let next = chars.get(i + 1).copied();
+        // `&#64;`, the entity a mention is escaped as, is a mention once decoded.
+        if c == '&' && chars[i + 1..].starts_with(&['#', '6', '4', ';']) {
+            out.push_str("#64;\u{200B}");
+            i += 5;
+            continue;
+        }
+        let inert = match c {
+            '@' => !word(before) && (word(next) || next == Some('.') || next == Some('-')),
+            '#' | '!' | '$' | '&' => {
+                next.is_some_and(|n| n.is_ascii_digit()) && before != Some('&')
+            }
+            '~' | '%' => !word(before) && (word(next) || next == Some('"')),
+            _ => false,
+        };
+        if inert {
+            out.push('\u{200B}');
+        }
+        i += 1;
+    }
 }
 
 /// `body` with every line that begins with `/` (after spaces) made inert: a zero-width
@@ -530,15 +622,18 @@ async fn publish_note(client: &GitHub, plan: &NotePlan) -> Result<String, ApiErr
     if let Some(reason) = not_the_head(client, plan).await? {
         return Ok(format!("{target} not posted: {reason}"));
     }
-    let author = author(client).await?;
-    let found = ours(client, plan, author.as_deref()).await?;
+    let author = match &plan.author {
+        Some(author) => author.clone(),
+        None => author(client).await?,
+    };
+    let author = author.as_str();
+    let found = ours(client, plan, author).await?;
     if found.is_empty()
         && let Some(reason) = &plan.only_update
     {
         return Ok(format!("{target} not posted: {reason}"));
     }
-    let Some((kept, duplicates)) = found.split_first() else {
-        let author = author.as_deref();
+    let create = || async {
         client
             .create(
                 &notes,
@@ -551,7 +646,10 @@ async fn publish_note(client: &GitHub, plan: &NotePlan) -> Result<String, ApiErr
                         .map(|n| json!({ "id": n.id })))
                 },
             )
-            .await?;
+            .await
+    };
+    let Some((kept, duplicates)) = found.split_first() else {
+        create().await?;
         return Ok(format!("{target} created"));
     };
     for duplicate in duplicates {
@@ -567,73 +665,109 @@ async fn publish_note(client: &GitHub, plan: &NotePlan) -> Result<String, ApiErr
         n => format!(" ({n} duplicate{} removed)", plural(n, "", "s")),
     };
     let body = match (&plan.head_sha, plan.pending) {
-        (Some(head), true) => inert_quick_actions(&pending::over(&plan.body, head, &kept.body)),
+        (Some(head), true) => {
+            let over = inert_for_gitlab(&pending::over(&plan.body, head, &kept.body));
+            // The earlier result below the mark is dropped rather than the note refused.
+            if over.chars().count() > NOTE_LIMIT {
+                plan.body.clone()
+            } else {
+                over
+            }
+        }
         _ => plan.body.clone(),
     };
     let normal = |s: &str| s.replace("\r\n", "\n").trim_end().to_owned();
     if normal(&kept.body) == normal(&body) {
         return Ok(format!("{target} unchanged, not rewritten{removed}"));
     }
-    client
+    match client
         .put(
             &format!("{notes}/{}", kept.id),
             &json!({ "body": body }),
             "updating the merge-request note",
         )
-        .await?;
-    Ok(format!("{target} updated{removed}"))
+        .await
+    {
+        Ok(_) => Ok(format!("{target} updated{removed}")),
+        // Deleted meanwhile: the result is written anew, never lost.
+        Err(ApiError::Denied { status: 404, .. }) => {
+            create().await?;
+            Ok(format!(
+                "{target} created (the earlier one was gone){removed}"
+            ))
+        }
+        Err(e) => Err(e),
+    }
 }
 
 /// Why the note must not be written: the merge request's head is not the commit this
-/// publication is about (a newer push's pipeline owns the note).
+/// publication is about (a newer push's pipeline owns the note). A head that cannot be
+/// read is no leave to write: the refusal or the odd answer is the error.
 async fn not_the_head(client: &GitHub, plan: &NotePlan) -> Result<Option<String>, ApiError> {
     let Some(expected) = &plan.head_sha else {
         return Ok(None);
     };
-    let found = match client
+    let what = "reading the merge request";
+    let found = client
         .get(
             &format!(
                 "/projects/{}/merge_requests/{}",
                 project_path(&plan.project),
                 plan.mr
             ),
-            "reading the merge request",
+            what,
         )
-        .await
-    {
-        Ok(found) => found,
-        Err(ApiError::Denied { .. }) => return Ok(None),
-        Err(e) => return Err(e),
-    };
+        .await?;
     let head = found.get("sha").and_then(Value::as_str).unwrap_or_default();
-    if head.is_empty() || head.eq_ignore_ascii_case(expected) {
+    if head.is_empty() {
+        return Err(ApiError::Failed {
+            what: what.to_owned(),
+            message: format!(
+                "GitLab's answer names no head (`sha`) of !{}: the note is not written without knowing it is still {expected}",
+                plan.mr
+            ),
+        });
+    }
+    if head.eq_ignore_ascii_case(expected) {
         return Ok(None);
     }
     Ok(Some(format!(
-        "!{}'s head is now {head}, not {expected}: a newer push's pipeline writes the note",
-        plan.mr
+        "!{}'s head is now {}, not {expected}: a newer push's pipeline writes the note",
+        plan.mr,
+        crate::untrusted::cut(head, 64)
     )))
 }
 
-/// The token's user (`GET /user`); a token that cannot read it (a job token) has none.
-async fn author(client: &GitHub) -> Result<Option<String>, ApiError> {
-    match client.get("/user", "reading the token's user").await {
-        Ok(user) => Ok(user
-            .get("username")
-            .and_then(Value::as_str)
-            .map(str::to_owned)),
-        Err(ApiError::Denied { .. }) => Ok(None),
-        Err(ApiError::Failed { message, .. }) if message.starts_with("401") => Ok(None),
-        Err(e) => Err(e),
+/// The token's user (`GET /user`): our notes are the ones it wrote. A token that
+/// cannot say whose it is (a job token) writes nothing: a note of someone else's with
+/// our marker is never taken for ours.
+async fn author(client: &GitHub) -> Result<String, ApiError> {
+    let what = "reading the token's user";
+    let user = match client.get("/user", what).await {
+        Ok(user) => user,
+        Err(ApiError::Failed { message, .. }) if message.starts_with("401") => {
+            return Err(ApiError::Denied {
+                what: what.to_owned(),
+                status: 401,
+                message: "Unauthorized".to_owned(),
+            });
+        }
+        Err(e) => return Err(e),
+    };
+    match user.get("username").and_then(Value::as_str) {
+        Some(name) if !name.is_empty() => Ok(name.to_owned()),
+        _ => Err(ApiError::Failed {
+            what: what.to_owned(),
+            message: "GitLab's answer names no `username`: our notes cannot be told from others'; pass --comment-author".to_owned(),
+        }),
     }
 }
 
-/// Our notes on the merge request, oldest first.
-async fn ours(
-    client: &GitHub,
-    plan: &NotePlan,
-    author: Option<&str>,
-) -> Result<Vec<Listed>, ApiError> {
+/// Our notes on the merge request (the marker on the first line, `author`'s), oldest
+/// first, each once whatever the pages repeat.
+async fn ours(client: &GitHub, plan: &NotePlan, author: &str) -> Result<Vec<Listed>, ApiError> {
+    let what = "listing the merge request's notes";
+    let mut seen = std::collections::HashSet::new();
     let mut ours = Vec::new();
     for page in 1..=MAX_PAGES {
         let listed = client
@@ -643,19 +777,30 @@ async fn ours(
                     project_path(&plan.project),
                     plan.mr
                 ),
-                "listing the merge request's notes",
+                what,
             )
             .await?;
+        let items = listed.as_array().ok_or_else(|| ApiError::Failed {
+            what: what.to_owned(),
+            message: format!("page {page} is not a list of notes"),
+        })?;
         // GitLab may answer a page short of `per_page` when it hides notes the token
-        // cannot read: only an empty page is the end.
-        let items = listed.as_array().map(Vec::as_slice).unwrap_or_default();
-        if items.is_empty() {
+        // cannot read: only an empty page, or one with nothing new, is the end.
+        let mut new = false;
+        for note in items.iter().filter_map(Listed::from_json) {
+            if !seen.insert(note.id) {
+                continue;
+            }
+            new = true;
+            if note.body.lines().next().unwrap_or_default().trim_end() == plan.marker
+                && note.author == author
+            {
+                ours.push(note);
+            }
+        }
+        if !new {
             break;
         }
-        ours.extend(items.iter().filter_map(Listed::from_json).filter(|n| {
-            n.body.lines().next().unwrap_or_default().trim_end() == plan.marker
-                && author.is_none_or(|a| n.author == a)
-        }));
     }
     ours.sort_by(|a, b| (&a.created_at, a.id).cmp(&(&b.created_at, b.id)));
     Ok(ours)
@@ -671,7 +816,7 @@ const MAX_JOB_PAGES: u32 = 50;
 /// list. Read whole or not at all: pages until one is not full, and a page that is not
 /// a list of jobs, an entry that is not a job, or more than 5,000 jobs is an error.
 ///
-/// Each job becomes a [`RunJob`]: its name, its tags, its runner's description as the
+/// Each job becomes a [`RunJob`](crate::results::jobs::RunJob): its name, its tags, its runner's description as the
 /// runner's name, `completed` with `success` or `failure` once it ran (GitLab's
 /// `success` and `failed`; any other status is kept as it is, and is no leg), and its
 /// own id in place of the attempt.
@@ -784,6 +929,39 @@ mod tests {
             "<!-- m -->\n\u{200B}/merge\n  \u{200B}/approve now\nsee /merge here\n"
         );
         assert!(inert.lines().all(|l| !l.trim_start().starts_with('/')));
+    }
+
+    #[test]
+    fn mentions_and_references_are_made_inert_outside_code() {
+        let body = "<!-- m#1 -->\n| t &#64;all | @user x@y.z #12 group/p#3 !7 $4 &9 ~bug %v1 50% `@code` |\n```\n@all #1\n```\n";
+        let inert = inert_for_gitlab(body);
+        let z = '\u{200B}';
+        assert_eq!(
+            inert,
+            format!(
+                "<!-- m#1 -->\n| t &#64;{z}all | @{z}user x@y.z #{z}12 group/p#{z}3 !{z}7 ${z}4 &{z}9 ~{z}bug %{z}v1 50% `@code` |\n```\n@all #1\n```\n"
+            )
+        );
+        // Entities stay entities.
+        assert_eq!(inert_for_gitlab("a &#8203; b"), "a &#8203; b");
+    }
+
+    #[test]
+    fn a_body_made_inert_is_cut_again_to_fit_the_limit() {
+        // A renderer that fills whatever room it is given with lines beginning with `/`,
+        // each of which gains a character when made inert.
+        let render = |limit: usize| {
+            let line = "/merge xxxxxxxxxxxxxxxx\n";
+            let mut out = String::from("<!-- m -->\n");
+            while out.len() + line.len() <= limit {
+                out.push_str(line);
+            }
+            Ok::<_, ()>(out)
+        };
+        let body = fitted(render).unwrap();
+        let chars = body.chars().count();
+        assert!(chars <= NOTE_LIMIT && chars > NOTE_LIMIT - 4096, "{chars}");
+        assert!(body.lines().skip(1).all(|l| l.starts_with('\u{200B}')));
     }
 
     #[test]

@@ -68,6 +68,8 @@ pub struct State {
     /// Answers given before any other, in order: (method, path prefix, status, body,
     /// headers).
     pub faults: VecDeque<Fault>,
+    /// Answer every page of notes as the first (a proxy that drops `page`).
+    pub ignore_page: bool,
     next_id: u64,
 }
 
@@ -260,10 +262,14 @@ impl Respond for Api {
                     .and_then(|p| p.parse().ok())
                     .unwrap_or(20)
                     .clamp(1, 100);
-                let page: usize = query("page")
-                    .and_then(|p| p.parse().ok())
-                    .unwrap_or(1)
-                    .max(1);
+                let page: usize = if state.ignore_page {
+                    1
+                } else {
+                    query("page")
+                        .and_then(|p| p.parse().ok())
+                        .unwrap_or(1)
+                        .max(1)
+                };
                 let mut sorted: Vec<&Note> = notes.iter().collect();
                 // Newest first unless asked otherwise, as GitLab lists them.
                 if query("sort").as_deref() != Some("asc") {
