@@ -175,6 +175,22 @@ async fn one_sticky_note_and_the_status_then_unchanged_on_a_second_run() {
         notes[0].body
     );
     assert!(notes[0].body.contains("NOT VERIFIED"), "{}", notes[0].body);
+    // Its links are GitLab's pages, never GitHub's.
+    assert!(
+        notes[0].body.contains(&format!(
+            "https://gitlab.example/group/project/-/commit/{HEAD}"
+        )),
+        "{}",
+        notes[0].body
+    );
+    assert!(
+        notes[0]
+            .body
+            .contains("https://gitlab.example/group/project/-/pipelines/501"),
+        "{}",
+        notes[0].body
+    );
+    assert!(!notes[0].body.contains("github.com"), "{}", notes[0].body);
     let statuses = gitlab.statuses();
     assert_eq!(statuses.len(), 1);
     let status = &statuses[0];
@@ -1299,4 +1315,55 @@ async fn repeated_pages_and_a_note_deleted_meanwhile_lose_no_result() {
             .iter()
             .any(|n| n.id != ours && n.body.contains("VERIFIED"))
     );
+}
+
+#[test]
+fn init_names_the_manifest_by_its_path_in_the_repository() {
+    // Run from elsewhere with --dir: no path of this machine in the pipeline.
+    let project = Project::new(GREEN);
+    common::bin()
+        .args(["init", "--ci", "gitlab", "--dir"])
+        .arg(project.path())
+        .assert()
+        .success();
+    let text = project.read(".gitlab-ci.yml");
+    let here = project.path().display().to_string();
+    assert!(!text.contains(&here), "{text}");
+    assert!(
+        text.contains("\"$CI_MERGE_REQUEST_DIFF_BASE_SHA:verify-matrix.yml\" > .verify-matrix-base/verify-matrix.yml"),
+        "{text}"
+    );
+    // A manifest in Cargo.toml is compared as a Cargo.toml.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("Cargo.toml"),
+        "[package]\nname = \"p\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n\
+         [package.metadata.verify-matrix]\nversion = 1\nenvironments = [{ name = \"linux\" }]\n\
+         checks = [{ id = \"unit\", run = \"true\" }]\n",
+    )
+    .unwrap();
+    std::fs::create_dir(dir.path().join("src")).unwrap();
+    std::fs::write(dir.path().join("src/lib.rs"), "").unwrap();
+    common::bin()
+        .current_dir(dir.path())
+        .args(["init", "--ci", "gitlab"])
+        .assert()
+        .success()
+        .stderr(predicates::str::contains("kept"));
+    let text = std::fs::read_to_string(dir.path().join(".gitlab-ci.yml")).unwrap();
+    assert!(
+        text.contains("--base-manifest .verify-matrix-base/Cargo.toml"),
+        "{text}"
+    );
+    assert!(!dir.path().join("verify-matrix.yml").exists());
+    // An image GitLab would expand a variable in is refused, naming it.
+    let odd = Project::new(
+        "version: 1\nenvironments: [{name: c, container: '$CI_JOB_TOKEN@evil.example/x'}]\nchecks:\n  - { id: unit, run: 'true' }\n",
+    );
+    odd.cmd()
+        .args(["init", "--ci", "gitlab"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("the container image of `c`"));
+    assert!(!odd.path().join(".gitlab-ci.yml").exists());
 }

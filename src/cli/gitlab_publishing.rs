@@ -72,11 +72,14 @@ pub(crate) fn publish_report(
     if shown {
         targets.retain(|t| *t != Target::Summary);
     }
-    let options = settings.matrix_options(
-        &flags.matrix,
-        report,
-        parent_dir(path),
-        report.quoter().clone(),
+    let options = gitlab_links(
+        settings,
+        settings.matrix_options(
+            &flags.matrix,
+            report,
+            parent_dir(path),
+            report.quoter().clone(),
+        ),
     );
     let context = context(settings, flags, report)?;
     let publish_settings = publish_settings(flags, targets, Default::default());
@@ -101,11 +104,30 @@ pub(crate) fn pending(
     let context = context(settings, flags, &report)?;
     report.source.commit = context.head_sha.clone();
     let report = Quoted::from_report(report, &quoter);
-    let options = settings.matrix_options(&flags.matrix, &report, PathBuf::from("."), quoter);
+    let options = gitlab_links(
+        settings,
+        settings.matrix_options(&flags.matrix, &report, PathBuf::from("."), quoter),
+    );
     let targets = targets(flags, &[Target::Comment, Target::CheckRun]);
     let publish_settings = publish_settings(flags, targets, Default::default());
     let publication = gitlab::plan_pending(&report, &publish_settings, &options, &context)?;
     finish(settings, flags, &publication, &context, exit_code::OK, true)
+}
+
+/// `options` with links to GitLab's pages (`CI_SERVER_URL`, else gitlab.com).
+fn gitlab_links(
+    settings: &Settings,
+    options: crate::render::RenderOptions,
+) -> crate::render::RenderOptions {
+    crate::render::RenderOptions {
+        web: settings
+            .actions
+            .gitlab
+            .as_ref()
+            .and_then(|g| g.server_url.clone()),
+        forge: crate::render::provenance::Forge::GitLab,
+        ..options
+    }
 }
 
 /// Prints or sends `publication`; `verdict` is the exit code when publishing worked.

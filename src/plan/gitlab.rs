@@ -39,12 +39,48 @@ struct Runner {
     powershell: bool,
 }
 
-fn runner_of(env: &PlanEnvironment, linux_image: &str) -> Runner {
+/// GitLab.com's hosted Linux runners on Arm.
+const ARM_TAG: &str = "saas-linux-medium-arm64";
+
+/// An image reference or a runner tag as the pipeline may name it: letters, digits and
+/// `._-/:@+`, beginning with a letter or digit. Anything else (`$` that GitLab would
+/// expand, quotes, spaces, control characters) is refused rather than written.
+fn plain(text: &str) -> bool {
+    text.len() <= 255
+        && text
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_alphanumeric())
+        && text.chars().all(|c| {
+            c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-' | '/' | ':' | '@' | '+')
+        })
+}
+
+fn runner_of(env: &PlanEnvironment, linux_image: &str) -> Result<Runner, String> {
     let container = match &env.container {
         Some(Value::String(image)) => Some(image.clone()),
         Some(Value::Object(o)) => o.get("image").and_then(Value::as_str).map(str::to_owned),
         _ => None,
     };
+    if let Some(image) = &container
+        && !plain(image)
+    {
+        return Err(format!(
+            "the container image of `{}` ({image:?}) is not one the pipeline can name: letters, digits and `._-/:@+` only",
+            env.name
+        ));
+    }
+    let runner = runner_by_labels(env, container, linux_image);
+    if let Some(tag) = runner.tags.iter().find(|t| !plain(t)) {
+        return Err(format!(
+            "the runner label {tag:?} of `{}` is not one the pipeline can name as a tag: letters, digits and `._-/:@+` only",
+            env.name
+        ));
+    }
+    Ok(runner)
+}
+
+fn runner_by_labels(env: &PlanEnvironment, container: Option<String>, linux_image: &str) -> Runner {
     let labels: Vec<String> = match &env.runs_on {
         Some(Value::String(label)) => vec![label.clone()],
         Some(Value::Array(labels)) => labels
@@ -55,28 +91,46 @@ fn runner_of(env: &PlanEnvironment, linux_image: &str) -> Runner {
         _ => Vec::new(),
     };
     let first = labels.first().map(String::as_str).unwrap_or_default();
-    if labels.len() == 1 && first.starts_with("macos") {
+    if first == "self-hosted" {
+        // A runner of one's own: its tags are the other labels (`self-hosted` alone
+        // names none, and is kept as the tag to give such a runner).
+        let tags = if labels.len() > 1 {
+            labels[1..].to_vec()
+        } else {
+            labels.clone()
+        };
+        let windows = tags.iter().any(|t| t.eq_ignore_ascii_case("windows"));
+        return Runner {
+            image: container,
+            tags,
+            powershell: windows,
+        };
+    }
+    let hosted = |prefix: &str| labels.iter().any(|l| l.starts_with(prefix));
+    if hosted("macos") {
         return Runner {
             image: Some(MACOS_IMAGE.to_owned()),
             tags: vec![MACOS_TAG.to_owned()],
             powershell: false,
         };
     }
-    if labels.len() == 1 && first.starts_with("windows") {
+    if hosted("windows") {
         return Runner {
             image: None,
             tags: vec![WINDOWS_TAG.to_owned()],
             powershell: true,
         };
     }
-    let tags = if first == "self-hosted" {
-        labels[1..].to_vec()
-    } else {
-        Vec::new()
-    };
+    let arm = labels
+        .iter()
+        .any(|l| l.ends_with("-arm") || l.contains("arm64"));
     Runner {
-        image: container.or_else(|| tags.is_empty().then(|| linux_image.to_owned())),
-        tags,
+        image: container.or_else(|| Some(linux_image.to_owned())),
+        tags: if arm {
+            vec![ARM_TAG.to_owned()]
+        } else {
+            Vec::new()
+        },
         powershell: false,
     }
 }
@@ -88,10 +142,23 @@ fn quoted(text: &str) -> String {
 
 /// The pipeline for `plan`: `linux_image` for legs that name no image (the project's
 /// toolchain), `manifest` the manifest's path in the repository.
-pub fn pipeline(plan: &Plan, linux_image: &str, manifest: &str) -> String {
+pub fn pipeline(plan: &Plan, linux_image: &str, manifest: &str) -> Result<String, String> {
+    let named = !manifest.is_empty()
+        && manifest
+            .split('/')
+            .all(|part| !part.is_empty() && part != "." && part != "..")
+        && manifest
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-' | '/'));
+    if !named {
+        return Err(format!(
+            "the manifest's path in the repository ({manifest:?}) is not one the pipeline can name: letters, digits and `._-/` only, below the repository's top"
+        ));
+    }
+    let base_name = manifest.rsplit('/').next().unwrap_or(manifest);
     let mut groups: Vec<(Runner, Vec<&PlanEnvironment>)> = Vec::new();
     for env in &plan.environments {
-        let runner = runner_of(env, linux_image);
+        let runner = runner_of(env, linux_image)?;
         match groups.iter_mut().find(|(r, _)| *r == runner) {
             Some((_, envs)) => envs.push(env),
             None => groups.push((runner, vec![env])),
@@ -231,8 +298,9 @@ pub fn pipeline(plan: &Plan, linux_image: &str, manifest: &str) -> String {
          \x20     # needs the label verify-matrix:allow-weakening.\n\
          \x20     if [ -n \"$CI_MERGE_REQUEST_DIFF_BASE_SHA\" ]; then\n\
          \x20       git fetch --quiet --depth=1 origin \"$CI_MERGE_REQUEST_DIFF_BASE_SHA\" 2>/dev/null || true\n\
-         \x20       if git show \"$CI_MERGE_REQUEST_DIFF_BASE_SHA:{manifest}\" > .verify-matrix-base.yml 2>/dev/null; then\n\
-         \x20         set -- \"$@\" --base-manifest .verify-matrix-base.yml\n\
+         \x20       mkdir -p .verify-matrix-base\n\
+         \x20       if git show \"$CI_MERGE_REQUEST_DIFF_BASE_SHA:{manifest}\" > .verify-matrix-base/{base_name} 2>/dev/null; then\n\
+         \x20         set -- \"$@\" --base-manifest .verify-matrix-base/{base_name}\n\
          \x20       fi\n\
          \x20     fi\n\
          \x20     case \",$CI_MERGE_REQUEST_LABELS,\" in\n\
@@ -251,7 +319,7 @@ pub fn pipeline(plan: &Plan, linux_image: &str, manifest: &str) -> String {
         image = quoted(linux_image),
         needs = needs.concat(),
     );
-    out
+    Ok(out)
 }
 
 #[cfg(test)]
@@ -279,26 +347,88 @@ mod tests {
         let linux = runner_of(
             &env("l", Some(json!("ubuntu-latest")), None, 1),
             "rust:latest",
-        );
+        )
+        .unwrap();
         assert_eq!(linux.image.as_deref(), Some("rust:latest"));
         assert!(linux.tags.is_empty());
         let container = runner_of(
             &env("c", None, Some(json!({"image": "alpine:3.20"})), 1),
             "rust:latest",
-        );
+        )
+        .unwrap();
         assert_eq!(container.image.as_deref(), Some("alpine:3.20"));
-        let mac = runner_of(&env("m", Some(json!("macos-14")), None, 1), "rust:latest");
+        let mac = runner_of(&env("m", Some(json!("macos-14")), None, 1), "rust:latest").unwrap();
         assert_eq!(mac.tags, [MACOS_TAG]);
         let win = runner_of(
             &env("w", Some(json!("windows-latest")), None, 1),
             "rust:latest",
-        );
+        )
+        .unwrap();
         assert!(win.powershell && win.image.is_none());
         let own = runner_of(
             &env("o", Some(json!(["self-hosted", "arm64", "gpu"])), None, 1),
             "rust:latest",
-        );
+        )
+        .unwrap();
         assert_eq!(own.tags, ["arm64", "gpu"]);
         assert_eq!(own.image, None);
+        let runner = |runs_on: Value| runner_of(&env("x", Some(runs_on), None, 1), "rust:latest");
+        assert_eq!(
+            runner(json!(["macos-14", "xlarge"])).unwrap().tags,
+            [MACOS_TAG]
+        );
+        assert_eq!(runner(json!("ubuntu-24.04-arm")).unwrap().tags, [ARM_TAG]);
+        assert_eq!(
+            runner(json!(["self-hosted"])).unwrap().tags,
+            ["self-hosted"]
+        );
+        assert!(
+            runner(json!(["self-hosted", "windows", "x64"]))
+                .unwrap()
+                .powershell
+        );
+    }
+
+    #[test]
+    fn what_the_pipeline_cannot_name_is_refused() {
+        let image = |image: &str| runner_of(&env("c", None, Some(json!(image)), 1), "rust:latest");
+        assert!(image("registry.example.com:5000/team/img@sha256:abc").is_ok());
+        for bad in [
+            "$CI_JOB_TOKEN@evil.example/x",
+            "img\u{7f}",
+            "a b",
+            "img\u{85}",
+            "\"x\"",
+            "",
+        ] {
+            assert!(image(bad).is_err(), "{bad:?}");
+        }
+        let tag = runner_of(
+            &env("t", Some(json!(["self-hosted", "gpu $X"])), None, 1),
+            "rust:latest",
+        );
+        assert!(tag.unwrap_err().contains("gpu $X"));
+        let plan = Plan {
+            manifest: "verify-matrix.yml".into(),
+            digest: String::new(),
+            skip: false,
+            environments: vec![env("linux", None, None, 1)],
+            pairs: Vec::new(),
+        };
+        for bad in [
+            "/tmp/x/verify-matrix.yml",
+            "../verify-matrix.yml",
+            "odd dir/verify-matrix.yml",
+            "a\"b.yml",
+            "",
+        ] {
+            assert!(pipeline(&plan, "rust:latest", bad).is_err(), "{bad:?}");
+        }
+        let text = pipeline(&plan, "rust:latest", "crates/app/Cargo.toml").unwrap();
+        assert!(text.contains("\"$CI_MERGE_REQUEST_DIFF_BASE_SHA:crates/app/Cargo.toml\" > .verify-matrix-base/Cargo.toml"), "{text}");
+        assert!(
+            text.contains("--base-manifest .verify-matrix-base/Cargo.toml"),
+            "{text}"
+        );
     }
 }

@@ -91,9 +91,17 @@ impl Token {
         Ok(Token(token.to_owned()))
     }
 
-    /// `text` with every occurrence of the token replaced by `***`.
+    /// `text` with every occurrence of the token replaced by `***`: as it is, and as a
+    /// URL or form would carry it (percent-encoded, in either case of hex digit).
     pub fn redact(&self, text: &str) -> String {
-        text.replace(&self.0, "***")
+        let mut out = text.replace(&self.0, "***");
+        let encoded = query_value(&self.0);
+        if encoded != self.0 {
+            out = out
+                .replace(&encoded, "***")
+                .replace(&encoded.to_ascii_lowercase(), "***");
+        }
+        out
     }
 }
 

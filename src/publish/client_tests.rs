@@ -86,4 +86,10 @@ fn tokens_are_checked_and_redacted() {
     let token = Token::new(" ghs_abc\n").unwrap();
     assert_eq!(format!("{token:?}"), "Token(***)");
     assert_eq!(token.redact("x ghs_abc y"), "x *** y");
+    // As a URL or a form carries it.
+    let token = Token::new("glpat-a.b_c").unwrap();
+    assert_eq!(
+        token.redact("token=glpat%2Da%2Eb%5Fc and glpat%2da%2eb%5fc"),
+        "token=*** and ***"
+    );
 }

@@ -81,9 +81,12 @@ pub struct RenderOptions {
     pub budget: Budget,
     /// Where the full report can be read, for a matrix cut down to its budget.
     pub link: Option<String>,
-    /// The GitHub web root (`GITHUB_SERVER_URL`) the verified commit and the run are
-    /// linked under; `https://github.com` when not given.
+    /// The web root (`GITHUB_SERVER_URL`, GitLab's `CI_SERVER_URL`) the verified commit
+    /// and the run are linked under; `https://github.com` (`https://gitlab.com`) when
+    /// not given.
     pub web: Option<String>,
+    /// Whose pages those links are: GitHub's or GitLab's.
+    pub forge: provenance::Forge,
     /// What the agent signals say beyond the matrix.
     pub signal: SignalInfo,
     /// How text from checks, artifacts and agents is quoted (secrets to mask).
@@ -107,6 +110,7 @@ impl RenderOptions {
             budget: Budget::UNLIMITED,
             link: None,
             web: None,
+            forge: provenance::Forge::GitHub,
             signal: SignalInfo::default(),
             quoter: Quoter::default(),
             steps: None,

@@ -20,7 +20,8 @@ struct Parts {
 fn parts(report: &Report, options: &RenderOptions) -> Option<Parts> {
     let source = &report.source;
     let commit = source.commit.as_deref().filter(|c| is_commit(c))?;
-    let commit_url = repository(report).and_then(|repo| commit_page(web(options), repo, commit));
+    let commit_url = repository(report)
+        .and_then(|repo| forge_commit_page(options.forge, web(options), repo, commit));
     // People know a run by its number (`#128`); the id only names it in links.
     let run = run_id(report).map(|id| {
         let label = match source.run_number {
@@ -101,7 +102,7 @@ pub fn run_url(report: &Report, options: &RenderOptions) -> Option<String> {
     let run = run_id(report);
     let own = run
         .zip(repository(report))
-        .and_then(|(id, repo)| run_page(web(options), repo, id));
+        .and_then(|(id, repo)| forge_run_page(options.forge, web(options), repo, id));
     own.or_else(|| {
         options
             .link
@@ -122,6 +123,45 @@ fn run_id(report: &Report) -> Option<&str> {
     report.source.run_id.as_deref().filter(|id| is_run_id(id))
 }
 
+/// Whose web pages links go to: GitHub's (`/commit/…`, `/actions/runs/…`) or GitLab's
+/// (`/-/commit/…`, `/-/pipelines/…`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Forge {
+    #[default]
+    GitHub,
+    GitLab,
+}
+
+impl Forge {
+    fn default_web(self) -> &'static str {
+        match self {
+            Forge::GitHub => "https://github.com",
+            Forge::GitLab => "https://gitlab.com",
+        }
+    }
+
+    fn runs(self) -> &'static str {
+        match self {
+            Forge::GitHub => "actions/runs",
+            Forge::GitLab => "-/pipelines",
+        }
+    }
+
+    fn commit(self) -> &'static str {
+        match self {
+            Forge::GitHub => "commit",
+            Forge::GitLab => "-/commit",
+        }
+    }
+
+    fn blob(self) -> &'static str {
+        match self {
+            Forge::GitHub => "blob",
+            Forge::GitLab => "-/blob",
+        }
+    }
+}
+
 /// A workflow run's id: 1 to 20 digits.
 fn is_run_id(id: &str) -> bool {
     !id.is_empty() && id.len() <= 20 && id.bytes().all(|b| b.is_ascii_digit())
@@ -131,20 +171,35 @@ fn is_run_id(id: &str) -> bool {
 /// trailing slash), when the repository and the id are well-formed — they come from
 /// results — and the link is safe.
 pub fn run_page(web: &str, repository: &str, id: &str) -> Option<String> {
+    forge_run_page(Forge::GitHub, web, repository, id)
+}
+
+/// [`run_page`] on `forge`'s pages (a GitLab pipeline's: `{web}/{repository}/-/pipelines/{id}`).
+pub fn forge_run_page(forge: Forge, web: &str, repository: &str, id: &str) -> Option<String> {
     if !is_linkable_repository(repository) || !is_run_id(id) {
         return None;
     }
-    let url = format!("{web}/{repository}/actions/runs/{id}");
+    let url = format!("{web}/{repository}/{}/{id}", forge.runs());
     is_link_safe(&url).then_some(url)
 }
 
 /// A commit's page, `{web}/{repository}/commit/{commit}`, when the repository and the
 /// commit are well-formed and the link is safe.
 pub fn commit_page(web: &str, repository: &str, commit: &str) -> Option<String> {
+    forge_commit_page(Forge::GitHub, web, repository, commit)
+}
+
+/// [`commit_page`] on `forge`'s pages.
+pub fn forge_commit_page(
+    forge: Forge,
+    web: &str,
+    repository: &str,
+    commit: &str,
+) -> Option<String> {
     if !is_linkable_repository(repository) || !is_commit(commit) {
         return None;
     }
-    let url = format!("{web}/{repository}/commit/{commit}");
+    let url = format!("{web}/{repository}/{}/{commit}", forge.commit());
     is_link_safe(&url).then_some(url)
 }
 
@@ -157,12 +212,12 @@ fn repository(report: &Report) -> Option<&str> {
         .filter(|r| is_linkable_repository(r))
 }
 
-/// The GitHub web root, without its trailing slash.
+/// The web root, without its trailing slash.
 fn web(options: &RenderOptions) -> &str {
     options
         .web
         .as_deref()
-        .unwrap_or("https://github.com")
+        .unwrap_or(options.forge.default_web())
         .trim_end_matches('/')
 }
 
@@ -175,7 +230,10 @@ pub fn blob_base(report: &Report, options: &RenderOptions) -> Option<String> {
     let repository = repository(report)?;
     let web = web(options);
     let folder = super::tests_view::manifest_folder(&report.manifest.path);
-    let base = format!("{web}/{repository}/blob/{commit}/{folder}");
+    let base = format!(
+        "{web}/{repository}/{}/{commit}/{folder}",
+        options.forge.blob()
+    );
     is_link_safe(&base).then_some(base)
 }
 

@@ -100,29 +100,38 @@ fn gitlab(settings: &Settings, args: &InitArgs, project: &init::Project) -> Resu
             pipeline_path.display()
         )));
     }
+    // `discover` names what it finds relative to `--dir`: the manifest's path in the
+    // repository (whose top is `--dir`, where GitLab reads `.gitlab-ci.yml`), which the
+    // pipeline names, never a path of this machine.
     let found = crate::manifest::discover(&args.dir).ok();
     let mut wrote = Vec::new();
-    let manifest_path = match found {
+    let relative = match found {
         Some(crate::manifest::Found::Yaml(path) | crate::manifest::Found::Cargo(path)) => path,
         None => {
             let path = args.dir.join(MANIFEST_PATH);
             write(&path, &init::manifest_text(project))?;
-            wrote.push(path.clone());
-            path
+            wrote.push(path);
+            PathBuf::from(MANIFEST_PATH)
         }
     };
+    let manifest_path = args.dir.join(&relative);
     let manifest = settings.load_manifest_from(Some(&manifest_path), &args.dir)?;
     let plan = crate::plan::plan(&manifest, None);
-    let relative = manifest_path
-        .strip_prefix(&args.dir)
-        .unwrap_or(&manifest_path)
-        .display()
-        .to_string();
+    let relative = relative
+        .to_str()
+        .map(|p| p.replace('\\', "/"))
+        .filter(|p| !p.split('/').any(|part| part == ".."))
+        .ok_or_else(|| {
+            Error::Usage(format!(
+                "the manifest `{}` is not inside `{}`: run `init --ci gitlab` at the top of the repository that holds it",
+                manifest_path.display(),
+                args.dir.display()
+            ))
+        })?;
     if !args.no_workflow {
-        write(
-            &pipeline_path,
-            &pipeline(&plan, init::linux_image(project), &relative),
-        )?;
+        let text = pipeline(&plan, init::linux_image(project), &relative)
+            .map_err(|why| Error::Usage(format!("{why}; nothing was written")))?;
+        write(&pipeline_path, &text)?;
         wrote.push(pipeline_path);
     }
     let ignored = ignore_results(&args.dir)?;
