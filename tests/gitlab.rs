@@ -762,8 +762,15 @@ fn record_jobs(project: &Project, gitlab: &GitLab) {
             let result: Value =
                 serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
             let job = &result["runner"]["gitlab"];
+            // The job failed when its run did.
+            let passed = result["checks"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .all(|c| c["status"] == "PASS");
             jobs.push(serde_json::json!({
-                "id": job["job_id"], "name": job["job_name"], "status": "success",
+                "id": job["job_id"], "name": job["job_name"],
+                "status": if passed { "success" } else { "failed" },
                 "stage": "verify-matrix-run", "tag_list": [],
                 "runner": { "id": 3, "description": "shell runner 3" },
                 "web_url": format!("https://gitlab.example.com/group/project/-/jobs/{}", job["job_id"]),
@@ -907,7 +914,7 @@ async fn the_report_holds_each_leg_to_the_pipeline_job_that_ran_it() {
         &project,
         vec![
             listed_job(7000, "verify-matrix:run: [a]", "success", "shared runner 9"),
-            listed_job(7001, "verify-matrix:run: [b]", "failed", "shared runner 9"),
+            listed_job(7001, "verify-matrix:run: [b]", "success", "shared runner 9"),
         ],
     )
     .await;
@@ -969,6 +976,18 @@ async fn the_report_holds_each_leg_to_the_pipeline_job_that_ran_it() {
             )],
         ),
     ];
+    // A job that failed cannot have written results in which every check passed.
+    let jobs = vec![
+        listed_job(7000, "verify-matrix:run: [a]", "success", "shared runner 9"),
+        listed_job(7001, "verify-matrix:run: [b]", "failed", "shared runner 9"),
+    ];
+    let (out, _) = report_with_jobs(&project, jobs).await;
+    let log = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert_eq!(out.status.code(), Some(3), "{log}");
+    assert!(
+        log.contains("GitLab says its job `verify-matrix:run: [b]` (id 7001) failed, but its results say every check passed"),
+        "{log}"
+    );
     for (case, b_jobs) in cases {
         let mut jobs = vec![listed_job(
             7000,
@@ -1148,6 +1167,8 @@ checks:
     let mut result: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
     result["finished_at"] = "2099-01-01T00:00:00Z".into();
     std::fs::write(&path, result.to_string()).unwrap();
+    // GitLab says b's job failed: a passing result is not its run's. The two files are
+    // one leg, refused together (or, were they taken, in conflict): never VERIFIED.
     let (out, _) = report_with_jobs(
         &project,
         vec![
@@ -1158,8 +1179,28 @@ checks:
     .await;
     let log = String::from_utf8_lossy(&out.stdout).into_owned();
     let err = stderr(&out);
-    assert_eq!(out.status.code(), Some(1), "{log}{err}");
+    assert_ne!(out.status.code(), Some(0), "{log}{err}");
     assert!(!err.contains("an earlier attempt"), "{err}");
+    assert!(
+        log.contains("All Required Environments: NOT VERIFIED"),
+        "{log}"
+    );
+    assert!(
+        log.contains("GitLab says its job `verify-matrix:run: [b]` (id 7001) failed")
+            || log.contains("unit in b: conflicting results reported"),
+        "{log}"
+    );
+    // Were the job listed as passed, the two results of one job would be a conflict.
+    let (out, _) = report_with_jobs(
+        &project,
+        vec![
+            listed_job(7000, "verify-matrix:run: [a]", "success", "shared runner 9"),
+            listed_job(7001, "verify-matrix:run: [b]", "success", "shared runner 9"),
+        ],
+    )
+    .await;
+    let log = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert_eq!(out.status.code(), Some(1), "{log}");
     assert!(
         log.contains("unit in b: conflicting results reported"),
         "{log}"

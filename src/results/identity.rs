@@ -100,6 +100,10 @@ pub fn places(manifest: &Manifest, partials: &[PartialResult], jobs: &Jobs) -> V
                 run_id: p.source.run_id.as_deref(),
                 attempt: job.job_id,
                 runner: job.runner_description.as_deref(),
+                all_passed: p
+                    .checks
+                    .iter()
+                    .all(|c| c.status == crate::results::Status::Pass),
             },
             None => Leg {
                 environment: &p.environment,
@@ -107,6 +111,7 @@ pub fn places(manifest: &Manifest, partials: &[PartialResult], jobs: &Jobs) -> V
                 run_id: p.source.run_id.as_deref(),
                 attempt: p.source.run_attempt.map(u64::from),
                 runner: p.runner.actions.as_ref().and_then(|a| a.name.as_deref()),
+                all_passed: false,
             },
         })
         .collect();

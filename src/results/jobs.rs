@@ -141,7 +141,18 @@ pub fn match_legs(
     let mut seen: Vec<(Leg<'_>, Result<Option<String>, String>)> = Vec::new();
     legs.iter()
         .map(|&leg| {
-            if let Some((_, done)) = seen.iter().find(|(l, _)| *l == leg) {
+            // One leg whatever its files say of their checks: two files of one job are
+            // taken or refused together (and, taken, their differences are a conflict).
+            let same = |l: &Leg<'_>| {
+                Leg {
+                    all_passed: false,
+                    ..*l
+                } == Leg {
+                    all_passed: false,
+                    ..leg
+                }
+            };
+            if let Some((_, done)) = seen.iter().find(|(l, _)| same(l)) {
                 return done.clone();
             }
             let matched = match_leg(manifest, leg, jobs, &mut used);
@@ -164,6 +175,7 @@ fn match_leg(
         run_id: leg_run,
         attempt,
         runner,
+        all_passed,
     } = leg;
     let Some(declared) = manifest.environment(env) else {
         return Ok(None);
@@ -254,6 +266,21 @@ fn match_leg(
                 .all(|w| job.labels.iter().any(|l| l.eq_ignore_ascii_case(w)))
             && group.is_none_or(|g| job.runner_group_name.as_deref() == Some(g))
     };
+    // A failed GitLab job whose results say every check passed: not that job's run.
+    let contradicted =
+        |job: &RunJob| gitlab && all_passed && job.conclusion.as_deref() == Some("failure");
+    if let Some(job) = listed
+        .iter()
+        .enumerate()
+        .find(|(i, job)| !used[*i] && fits(job) && contradicted(job))
+        .map(|(_, job)| job)
+    {
+        return Err(format!(
+            "GitLab says its job `{}` (id {}) failed, but its results say every check passed: they are not what that job's run wrote",
+            crate::untrusted::cut(&job.name, 100),
+            job.run_attempt
+        ));
+    }
     match listed
         .iter()
         .enumerate()
@@ -297,6 +324,9 @@ pub struct Leg<'a> {
     pub attempt: Option<u64>,
     /// The runner's name (`RUNNER_NAME`), when the result records it.
     pub runner: Option<&'a str>,
+    /// Every check of the leg's results passed. Under GitLab a job fails exactly when
+    /// its `run` does, so a failed job cannot have written such results.
+    pub all_passed: bool,
 }
 
 /// The jobs as a short list: `verify (linux) [ubuntu-latest]`.
@@ -444,6 +474,7 @@ mod tests {
             shard: None,
             run_id: Some("7"),
             attempt: Some(1),
+            all_passed: false,
             runner,
         };
         let matched = match_legs(
@@ -490,6 +521,7 @@ mod tests {
             (
                 Leg {
                     attempt: None,
+                    all_passed: false,
                     ..leg("linux", Some("GitHub Actions 2"))
                 },
                 "its attempt",
