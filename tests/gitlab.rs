@@ -855,6 +855,18 @@ async fn the_generated_pipeline_runs_for_real_and_a_rerun_or_a_lost_leg_changes_
     let log = String::from_utf8_lossy(&out.stdout).into_owned();
     assert_eq!(out.status.code(), Some(0), "{log}{}", stderr(&out));
     assert!(log.contains("All Required Environments: VERIFIED"), "{log}");
+    // The report job left each check's tests as JUnit for GitLab's own test report.
+    let builds = project.path().join(".gitlab-ci-local/builds");
+    let junit = std::fs::read_dir(&builds)
+        .unwrap()
+        .map(|e| e.unwrap().path().join("verify-matrix-junit.xml"))
+        .find(|p| p.exists())
+        .expect("the report job's verify-matrix-junit.xml");
+    let junit = std::fs::read_to_string(junit).unwrap();
+    assert!(
+        junit.contains("<testsuites") && junit.contains("unit"),
+        "{junit}"
+    );
     let notes = gitlab.notes(12);
     assert_eq!(notes.len(), 1);
     assert!(
@@ -1407,4 +1419,27 @@ fn init_names_the_manifest_by_its_path_in_the_repository() {
         .code(2)
         .stderr(predicates::str::contains("the container image of `c`"));
     assert!(!odd.path().join(".gitlab-ci.yml").exists());
+}
+
+#[tokio::test]
+async fn a_leg_allowed_to_fail_by_gitlab_still_fails_here() {
+    // b's check fails; its job is `allow_failure: true`, so GitLab's pipeline is green.
+    let project = reported(MANIFEST);
+    let mut b = listed_job(7001, "verify-matrix:run: [b]", "failed", "shared runner 9");
+    b["allow_failure"] = true.into();
+    let (out, _) = report_with_jobs(
+        &project,
+        vec![
+            listed_job(7000, "verify-matrix:run: [a]", "success", "shared runner 9"),
+            b,
+        ],
+    )
+    .await;
+    let log = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert_eq!(out.status.code(), Some(1), "{log}");
+    assert!(
+        log.contains("All Required Environments: NOT VERIFIED"),
+        "{log}"
+    );
+    assert!(log.contains("unit failed in b"), "{log}");
 }
