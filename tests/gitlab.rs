@@ -1443,3 +1443,34 @@ async fn a_leg_allowed_to_fail_by_gitlab_still_fails_here() {
     );
     assert!(log.contains("unit failed in b"), "{log}");
 }
+
+#[test]
+fn a_token_a_check_prints_under_gitlab_is_masked() {
+    let project = Project::new(
+        "version: 1
+environments: [{name: a}]
+checks:
+  - { id: leak, run: 'echo \"job $CI_JOB_TOKEN access $GITLAB_TOKEN\"; false' }
+",
+    );
+    let out = project
+        .std_cmd()
+        .args(["run", "--env", "a", "--out", "out"])
+        .envs(job_vars("verify-matrix:run: [a]", 7000))
+        .env("CI_JOB_TOKEN", JOB_TOKEN)
+        .env("GITLAB_TOKEN", TOKEN)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let log = project.read("out/logs/a/leak.log");
+    let result = project.read("out/verify-matrix-a.json");
+    let shown = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for text in [&log, &result, &shown] {
+        assert!(!text.contains(JOB_TOKEN) && !text.contains(TOKEN), "{text}");
+    }
+    assert!(log.contains("job ***"), "{log}");
+}
