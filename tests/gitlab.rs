@@ -1445,7 +1445,7 @@ async fn a_leg_allowed_to_fail_by_gitlab_still_fails_here() {
 }
 
 #[test]
-fn a_token_a_check_prints_under_gitlab_is_masked() {
+fn a_token_a_check_prints_under_gitlab_is_masked_and_the_publishing_token_is_withheld() {
     let project = Project::new(
         "version: 1
 environments: [{name: a}]
@@ -1473,4 +1473,7 @@ checks:
         assert!(!text.contains(JOB_TOKEN) && !text.contains(TOKEN), "{text}");
     }
     assert!(log.contains("job ***"), "{log}");
+    // The token the tool publishes with is not handed to checks at all.
+    assert!(!log.contains("access ***"), "{log}");
+    assert!(log.contains("job *** access"), "{log}");
 }

@@ -30,10 +30,12 @@ pub const NOT_FOUND_EXIT: i32 = 127;
 pub const NOT_EXECUTABLE_EXIT: i32 = 126;
 
 /// Variables of this process that checks never inherit unless the manifest sets them:
-/// the token the tool itself publishes with (`publish`, `report`), and the mark of a run
-/// inside an entered environment (a check's own run of the tool enters afresh).
+/// the tokens the tool itself publishes with (`publish`, `report`: GitHub's and
+/// GitLab's), and the mark of a run inside an entered environment (a check's own run of
+/// the tool enters afresh).
 pub const HIDDEN_FROM_CHECKS: &[&str] = &[
     "GITHUB_TOKEN",
+    "GITLAB_TOKEN",
     super::enter::ENTERED_VAR,
     super::enter::LINK_VAR,
 ];

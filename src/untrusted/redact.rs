@@ -39,7 +39,10 @@ static SHAPES: LazyLock<Regex> = LazyLock::new(|| {
         // and restricted keys (live and test).
         r"npm_[A-Za-z0-9]{30,}",
         r"pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{40,}",
-        r"glpat-[A-Za-z0-9_-]{20,}",
+        // GitLab's tokens: personal, project and group access (`glpat-`), CI/CD job
+        // (`glcbt-`), pipeline trigger, deploy, runner, feed, incoming mail, OAuth
+        // application secrets and access, agent, feature flag client, SCIM.
+        r"gl(?:pat|cbt|ptt|dt|rt|ft|imt|oas|oat|agent|ffct|soat)-[A-Za-z0-9_.-]{20,}",
         r"xox[abposr]-[A-Za-z0-9-]{10,}",
         r"AIza[0-9A-Za-z_-]{35}",
         r"[sr]k_(?:live|test)_[0-9A-Za-z]{16,}",
@@ -75,6 +78,17 @@ static SHAPE_MARKERS: LazyLock<Regex> = LazyLock::new(|| {
         "eyJ",
         "k_test_",
         "glpat-",
+        "glcbt-",
+        "glptt-",
+        "gldt-",
+        "glrt-",
+        "glft-",
+        "glimt-",
+        "gloas-",
+        "gloat-",
+        "glagent-",
+        "glffct-",
+        "glsoat-",
         "xox",
         "AIza",
         "_live_",
@@ -612,6 +626,16 @@ mod tests {
                 format!("AIza{}", b(20)),
             ),
             ("GitLab", format!("glpat-{}", b(20)), "glpat-x".to_owned()),
+            (
+                "GitLab job token",
+                format!("glcbt-64_{}", b(24)),
+                "glcbt-short".to_owned(),
+            ),
+            (
+                "GitLab runner token",
+                format!("glrt-{}", b(20)),
+                "glrt-x".to_owned(),
+            ),
             (
                 "JWT",
                 format!("eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.{}", b(43)),
