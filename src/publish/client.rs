@@ -189,24 +189,7 @@ impl GitHub {
     /// `https://HOST/api/v3`) that authenticates with `token`.
     #[cfg(feature = "github")]
     pub fn new(api_url: &str, token: Token, policy: RetryPolicy) -> Result<GitHub, SetupError> {
-        let octo = Octocrab::builder()
-            .base_uri(api_url)
-            .map_err(|e| SetupError::Client(format!("`{api_url}` is not a usable API URL: {e}")))?
-            .personal_token(token.0.clone())
-            .set_connect_timeout(Some(Duration::from_secs(15)))
-            .set_read_timeout(Some(Duration::from_secs(60)))
-            .set_write_timeout(Some(Duration::from_secs(60)))
-            .build()
-            .map_err(|e| {
-                SetupError::Client(token.redact(&format!("cannot set up the GitHub client: {e}")))
-            })?;
-        Ok(GitHub {
-            octo,
-            token,
-            auth: Auth::GitHub,
-            policy,
-            notify: Box::new(|_| {}),
-        })
+        GitHub::with_auth(api_url, token, Auth::GitHub, policy)
     }
 
     /// A client for GitLab's API at `api_url` (`CI_API_V4_URL`) that sends `token` in
@@ -218,20 +201,42 @@ impl GitHub {
         header: &'static str,
         policy: RetryPolicy,
     ) -> Result<GitHub, SetupError> {
-        let octo = Octocrab::builder()
+        GitHub::with_auth(api_url, token, Auth::GitLab(header), policy)
+    }
+
+    /// The octocrab client for `api_url`, with our timeouts; GitHub's token is
+    /// octocrab's own header, GitLab's goes on each request ([`GitHub::headers`]).
+    #[cfg(feature = "github")]
+    fn with_auth(
+        api_url: &str,
+        token: Token,
+        auth: Auth,
+        policy: RetryPolicy,
+    ) -> Result<GitHub, SetupError> {
+        let mut builder = Octocrab::builder()
             .base_uri(api_url)
-            .map_err(|e| SetupError::Client(format!("`{api_url}` is not a usable API URL: {e}")))?
+            .map_err(|e| SetupError::Client(format!("`{api_url}` is not a usable API URL: {e}")))?;
+        let service = match auth {
+            Auth::GitHub => {
+                builder = builder.personal_token(token.0.clone());
+                "GitHub"
+            }
+            Auth::GitLab(_) => "GitLab",
+        };
+        let octo = builder
             .set_connect_timeout(Some(Duration::from_secs(15)))
             .set_read_timeout(Some(Duration::from_secs(60)))
             .set_write_timeout(Some(Duration::from_secs(60)))
             .build()
             .map_err(|e| {
-                SetupError::Client(token.redact(&format!("cannot set up the GitLab client: {e}")))
+                SetupError::Client(
+                    token.redact(&format!("cannot set up the {service} client: {e}")),
+                )
             })?;
         Ok(GitHub {
             octo,
             token,
-            auth: Auth::GitLab(header),
+            auth,
             policy,
             notify: Box::new(|_| {}),
         })

@@ -270,19 +270,19 @@ pub fn plan(
         )?;
     }
     if wants(Target::CheckRun) {
-        publication.status = Some(StatusPlan {
-            project: context.require_project()?.to_owned(),
-            sha: require_sha(context)?,
-            state: match report.verdict {
-                Verdict::Verified => "success",
-                _ => "failed",
-            },
-            name: settings.check_name.clone(),
-            description: cut(&crate::publish::check_run::title(report), STATUS_TEXT_LIMIT),
-            target_url: options.link.clone().or_else(|| context.target_url.clone()),
-            pipeline_id: context.pipeline_id,
-            ref_name: context.ref_name.clone(),
-        });
+        let state = match report.verdict {
+            Verdict::Verified => "success",
+            _ => "failed",
+        };
+        let description = cut(&crate::publish::check_run::title(report), STATUS_TEXT_LIMIT);
+        publication.status = Some(status_plan(
+            settings,
+            options,
+            context,
+            require_sha(context)?,
+            state,
+            description,
+        )?);
     }
     Ok(publication)
 }
@@ -326,18 +326,39 @@ pub fn plan_pending(
         )?;
     }
     if wants(Target::CheckRun) {
-        publication.status = Some(StatusPlan {
-            project: context.require_project()?.to_owned(),
-            sha: head.clone(),
-            state: "running",
-            name: settings.check_name.clone(),
-            description: format!("Verifying {}: no verdict yet", short_commit(&head)),
-            target_url: options.link.clone().or_else(|| context.target_url.clone()),
-            pipeline_id: context.pipeline_id,
-            ref_name: context.ref_name.clone(),
-        });
+        let description = format!("Verifying {}: no verdict yet", short_commit(&head));
+        publication.status = Some(status_plan(
+            settings,
+            options,
+            context,
+            head.clone(),
+            "running",
+            description,
+        )?);
     }
     Ok(publication)
+}
+
+/// The commit status `state` on `sha`, in the context's project and pipeline, linking
+/// to `--link` or the pipeline.
+fn status_plan(
+    settings: &Settings,
+    options: &RenderOptions,
+    context: &GitLabContext,
+    sha: String,
+    state: &'static str,
+    description: String,
+) -> Result<StatusPlan, PublishError> {
+    Ok(StatusPlan {
+        project: context.require_project()?.to_owned(),
+        sha,
+        state,
+        name: settings.check_name.clone(),
+        description,
+        target_url: options.link.clone().or_else(|| context.target_url.clone()),
+        pipeline_id: context.pipeline_id,
+        ref_name: context.ref_name.clone(),
+    })
 }
 
 fn note_plan<E>(

@@ -42,16 +42,7 @@ pub(super) fn run(settings: &Settings, args: &InitArgs) -> Result<i32, Error> {
         }
     }
     for (path, text) in &files {
-        if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent).map_err(|source| Error::Io {
-                context: format!("cannot create `{}`", parent.display()),
-                source,
-            })?;
-        }
-        std::fs::write(path, text).map_err(|source| Error::Io {
-            context: format!("cannot write `{}`", path.display()),
-            source,
-        })?;
+        write(path, text)?;
     }
     let ignored = ignore_results(&args.dir)?;
     let reports = init::report_files(&project);
