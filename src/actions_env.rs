@@ -62,6 +62,9 @@ pub struct ActionsEnv {
     /// `CI_API_V4_URL`, read also outside GitLab CI: where `publish --ci gitlab` sends
     /// from a machine of one's own (a self-managed instance).
     pub gitlab_api_url: Option<String>,
+    /// `GITLAB_TOKEN`, read also outside GitLab CI: the token `history sync
+    /// --from-gitlab` and `publish --ci gitlab` use from a machine of one's own.
+    pub gitlab_token: Option<String>,
 }
 
 impl ActionsEnv {
@@ -107,6 +110,7 @@ impl ActionsEnv {
             image_version: var("ImageVersion"),
             gitlab: GitLabEnv::from_vars(&var),
             gitlab_api_url: var("CI_API_V4_URL"),
+            gitlab_token: var("GITLAB_TOKEN"),
         }
     }
 

@@ -1477,3 +1477,286 @@ checks:
     assert!(!log.contains("access ***"), "{log}");
     assert!(log.contains("job *** access"), "{log}");
 }
+
+/// The report of pipeline `pipeline` on main, as its report job made it.
+fn report_of_pipeline(project: &Project, pipeline: u64, note: &str) -> String {
+    let mut report = project.json("report.json");
+    report["source"]["repository"] = PROJECT_PATH.into();
+    report["source"]["run_id"] = pipeline.to_string().into();
+    report["source"]["commit"] = format!("{pipeline:040x}").into();
+    report["source"]["event"] = "push".into();
+    report["source"]["pr"] = Value::Null;
+    report["source"]["job"] = note.into();
+    report.to_string()
+}
+
+/// `history sync --from-gitlab --history h.sqlite ARGS` against `gitlab`, from a
+/// machine of one's own (GITLAB_TOKEN, CI_API_V4_URL).
+async fn sync_gitlab(project: &Project, gitlab: &GitLab, args: &[&str]) -> Output {
+    let mut cmd = project.std_cmd();
+    cmd.env("CI_API_V4_URL", gitlab.api_url())
+        .env("GITLAB_TOKEN", TOKEN)
+        .args(["history", "sync", "--from-gitlab", "--history", "h.sqlite"])
+        .args(args);
+    let out = output(cmd).await;
+    let shown = format!("{}{}", stdout(&out), stderr(&out));
+    assert!(
+        !shown.contains("sig-secret"),
+        "the storage signature leaked:\n{shown}"
+    );
+    out
+}
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+/// The pipelines (run ids) and jobs the history file holds.
+fn recorded_runs(project: &Project) -> Vec<(String, String, Option<String>)> {
+    let db = rusqlite::Connection::open(project.path().join("h.sqlite")).unwrap();
+    let mut statement = db
+        .prepare("SELECT repository, run_id, branch FROM runs ORDER BY run_id")
+        .unwrap();
+    statement
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn history_sync_from_gitlab_imports_the_branchs_own_pipelines_once() {
+    let project = reported(GREEN);
+    let gitlab = GitLab::start().await;
+    let zip = |entries: &[(&str, &str)]| common::zip_of(project.path(), entries);
+    // 505: a push to main whose report job kept the report, a file that is not one,
+    // and an entry that climbs out of the archive.
+    gitlab.pipeline(505, "main", "push", "failed");
+    gitlab.job_with_artifacts(
+        505,
+        9050,
+        "leg: [a]",
+        Some(zip(&[("verify-matrix-results/a.json", "{}")])),
+    );
+    gitlab.job_with_artifacts(
+        505,
+        9051,
+        "verify-matrix:report",
+        Some(zip(&[
+            (
+                "verify-matrix-report.json",
+                &report_of_pipeline(&project, 505, "first"),
+            ),
+            ("notes.json", "{\"hello\": 1}"),
+            ("../../escape.json", "{}"),
+        ])),
+    );
+    // 504: a merge request's pipeline (a fork's code): never the base, even on `main`.
+    gitlab.pipeline(504, "main", "merge_request_event", "success");
+    gitlab.job_with_artifacts(
+        504,
+        9040,
+        "verify-matrix:report",
+        Some(zip(&[(
+            "verify-matrix-report.json",
+            &report_of_pipeline(&project, 504, "fork"),
+        )])),
+    );
+    // 503: a schedule whose report job was retried: the later job's report is taken.
+    gitlab.pipeline(503, "main", "schedule", "success");
+    gitlab.job_with_artifacts(
+        503,
+        9030,
+        "verify-matrix:report",
+        Some(zip(&[(
+            "verify-matrix-report.json",
+            &report_of_pipeline(&project, 503, "first try"),
+        )])),
+    );
+    gitlab.job_with_artifacts(
+        503,
+        9031,
+        "verify-matrix:report",
+        Some(zip(&[(
+            "verify-matrix-report.json",
+            &report_of_pipeline(&project, 503, "retried"),
+        )])),
+    );
+    // 502: another branch; 501: still running; 500: its artifacts expired.
+    gitlab.pipeline(502, "feature", "push", "success");
+    gitlab.job_with_artifacts(
+        502,
+        9020,
+        "verify-matrix:report",
+        Some(zip(&[(
+            "verify-matrix-report.json",
+            &report_of_pipeline(&project, 502, "feature"),
+        )])),
+    );
+    gitlab.pipeline(501, "main", "push", "running");
+    gitlab.pipeline(500, "main", "push", "success");
+    gitlab.job_with_artifacts(500, 9000, "verify-matrix:report", None);
+    gitlab.state.lock().unwrap().artifacts_in_storage = true;
+
+    // The project by its number: its path, which the reports carry, is asked for.
+    let out = sync_gitlab(&project, &gitlab, &["--repo", "42", "--runs", "5"]).await;
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let (said, log) = (stdout(&out), stderr(&out));
+    assert!(
+        said.contains("synced 3 runs of `main` from group/project: 2 reports recorded, 0 already recorded, 1 without a report, 0 failed"),
+        "{said}\n{log}"
+    );
+    assert!(log.contains("[1/3] pipeline 505 (0000000)"), "{log}");
+    assert!(
+        log.contains("skipped pipeline 505 job `verify-matrix:report`: `notes.json`: not a report"),
+        "{log}"
+    );
+    assert!(log.contains("its path leaves the archive"), "{log}");
+    assert!(
+        log.contains("pipeline 500: job `verify-matrix:report` has no artifacts"),
+        "{log}"
+    );
+    assert_eq!(
+        recorded_runs(&project),
+        vec![
+            (
+                PROJECT_PATH.to_owned(),
+                "503".to_owned(),
+                Some("main".to_owned())
+            ),
+            (
+                PROJECT_PATH.to_owned(),
+                "505".to_owned(),
+                Some("main".to_owned())
+            ),
+        ]
+    );
+    let db = rusqlite::Connection::open(project.path().join("h.sqlite")).unwrap();
+    let job: String = db
+        .query_row(
+            "SELECT recorded_at FROM runs WHERE run_id = '503'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(
+        job, "2026-11-20T10:23:00.000Z",
+        "recorded at the pipeline's own time"
+    );
+    let requests = gitlab.requests();
+    // The retried job's artifacts, never the first try's; nothing of the merge
+    // request's pipeline; the storage never got the token.
+    let asked = |part: &str| requests.iter().any(|r| r.target.contains(part));
+    assert!(asked("/jobs/9031/artifacts") && !asked("/jobs/9030/artifacts"));
+    assert!(!asked("/pipelines/504/jobs") && !asked("/jobs/9040/"));
+    for r in requests
+        .iter()
+        .filter(|r| r.target.starts_with("/storage/"))
+    {
+        assert_eq!(r.auth, None, "the storage got a token: {r:?}");
+    }
+    assert!(
+        requests
+            .iter()
+            .any(|r| r.target.starts_with("/storage/9051"))
+    );
+    for r in requests.iter().filter(|r| r.target.starts_with("/api/v4")) {
+        assert_eq!(
+            r.auth,
+            Some(("PRIVATE-TOKEN".to_owned(), TOKEN.to_owned())),
+            "{r:?}"
+        );
+    }
+
+    // A second sync downloads nothing it has.
+    let before = gitlab.requests().len();
+    let out = sync_gitlab(&project, &gitlab, &["--repo", PROJECT_PATH, "--runs", "5"]).await;
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("0 reports recorded, 2 already recorded, 1 without a report"),
+        "{}",
+        stdout(&out)
+    );
+    let again = &gitlab.requests()[before..];
+    assert!(
+        !again
+            .iter()
+            .any(|r| r.target.contains("/artifacts") && !r.target.contains("/jobs/9000/")),
+        "downloaded again: {again:?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn history_sync_from_gitlab_fails_with_5_and_keeps_what_it_had() {
+    let project = reported(GREEN);
+    let gitlab = GitLab::start().await;
+    gitlab.pipeline(505, "main", "push", "success");
+    gitlab.job_with_artifacts(
+        505,
+        9051,
+        "verify-matrix:report",
+        Some(common::zip_of(
+            project.path(),
+            &[(
+                "verify-matrix-report.json",
+                &report_of_pipeline(&project, 505, "x"),
+            )],
+        )),
+    );
+    gitlab.pipeline(506, "main", "push", "success");
+    gitlab.job_with_artifacts(
+        506,
+        9061,
+        "verify-matrix:report",
+        Some(b"not a zip".to_vec()),
+    );
+    let out = sync_gitlab(
+        &project,
+        &gitlab,
+        &["--repo", PROJECT_PATH, "--branch", "main"],
+    )
+    .await;
+    assert_eq!(out.status.code(), Some(5), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("warning: pipeline 506: the artifacts of job 9061"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(
+        stderr(&out).contains("not a zip archive"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(
+        stdout(&out)
+            .contains("1 report recorded, 0 already recorded, 0 without a report, 1 failed"),
+        "{}",
+        stdout(&out)
+    );
+
+    // The job's own token cannot list pipelines: exit 5, naming what to give it.
+    let mut cmd = project.std_cmd();
+    cmd.envs(job_vars("history", 7200))
+        .env("CI_API_V4_URL", gitlab.api_url())
+        .env("CI_JOB_TOKEN", JOB_TOKEN)
+        .env_remove("GITLAB_TOKEN")
+        .args(["history", "sync", "--from-gitlab", "--history", "h.sqlite"]);
+    let out = output(cmd).await;
+    assert_eq!(out.status.code(), Some(5), "{}", stderr(&out));
+    assert!(stderr(&out).contains("403"), "{}", stderr(&out));
+    assert_eq!(recorded_runs(&project).len(), 1, "what was recorded stays");
+
+    // A project GitLab could never name, and --artifact (GitHub's) with --from-gitlab.
+    for (args, says) in [
+        (&["--repo", "../x"][..], "not a GitLab project"),
+        (&["--artifact", "r"][..], "cannot be used with"),
+    ] {
+        let mut cmd = project.std_cmd();
+        cmd.env("GITLAB_TOKEN", TOKEN)
+            .args(["history", "sync", "--from-gitlab", "--history", "h.sqlite"])
+            .args(args);
+        let out = output(cmd).await;
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+        assert!(stderr(&out).contains(says), "{args:?}: {}", stderr(&out));
+    }
+}

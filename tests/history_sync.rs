@@ -8,9 +8,7 @@ mod common;
 #[path = "common/openapi.rs"]
 mod openapi;
 
-use std::path::Path;
-
-use common::Project;
+use common::{Project, zip_of};
 use serde_json::{Value, json};
 use wiremock::matchers::{method, path, query_param};
 use wiremock::{Mock, MockServer, Request, ResponseTemplate};
@@ -26,26 +24,6 @@ fn report_of_run(project: &Project, run: u64, attempt: u32) -> String {
     report["source"]["run_attempt"] = attempt.into();
     report["source"]["commit"] = format!("{run:040x}").into();
     report.to_string()
-}
-
-/// A zip archive of `entries`, written by Python's zipfile (deflated).
-fn zip_of(dir: &Path, entries: &[(&str, &str)]) -> Vec<u8> {
-    let spec = dir.join("entries.json");
-    std::fs::write(&spec, json!(entries).to_string()).unwrap();
-    let out = dir.join("artifact.zip");
-    let script = "import json, sys, zipfile
-entries = json.load(open(sys.argv[1]))
-with zipfile.ZipFile(sys.argv[2], 'w', zipfile.ZIP_DEFLATED) as z:
-    for name, text in entries:
-        z.writestr(name, text)";
-    let status = std::process::Command::new("python3")
-        .args(["-c", script])
-        .arg(&spec)
-        .arg(&out)
-        .status()
-        .unwrap();
-    assert!(status.success());
-    std::fs::read(out).unwrap()
 }
 
 fn run_json(id: u64, attempt: u32, updated_at: &str) -> Value {

@@ -244,10 +244,15 @@ pub(crate) struct HistoryPruneArgs {
 
 /// `history sync`.
 #[derive(Debug, Args)]
+#[command(group(clap::ArgGroup::new("forge").required(true).args(["from_github", "from_gitlab"])))]
 pub(crate) struct HistorySyncArgs {
     /// Fetch through GitHub's REST API (`GITHUB_API_URL`, else api.github.com)
-    #[arg(long, required = true)]
+    #[arg(long)]
     pub from_github: bool,
+    /// Fetch through GitLab's REST API (`CI_API_V4_URL`, else gitlab.com/api/v4): the
+    /// report job's artifacts of the branch's pipelines
+    #[arg(long, conflicts_with_all = ["from_github", "artifact"])]
+    pub from_gitlab: bool,
     /// The branch whose runs are fetched [default: the repository's default branch]
     #[arg(long, value_name = "BRANCH")]
     pub branch: Option<String>,
@@ -255,13 +260,24 @@ pub(crate) struct HistorySyncArgs {
     #[arg(long, value_name = "N", default_value_t = 10,
           value_parser = clap::value_parser!(u16).range(1..=1000))]
     pub runs: u16,
-    /// The repository [default: $GITHUB_REPOSITORY]
+    /// The repository, or with --from-gitlab the project (its number or GROUP/NAME)
+    /// [default: $GITHUB_REPOSITORY; $CI_PROJECT_PATH]
     #[arg(long, value_name = "OWNER/NAME")]
     pub repo: Option<String>,
     /// The artifact the report is uploaded as (the Action's `<artifact-prefix>_report`)
     #[arg(long, value_name = "NAME", default_value = "verify-matrix_report")]
     pub artifact: String,
-    /// The GitHub token (default: $GITHUB_TOKEN)
+    /// With --from-gitlab, the job whose artifacts hold the report (`init --ci gitlab`'s
+    /// report job)
+    #[arg(
+        long,
+        value_name = "NAME",
+        default_value = "verify-matrix:report",
+        requires = "from_gitlab"
+    )]
+    pub job: String,
+    /// The token (default: $GITHUB_TOKEN; with --from-gitlab $GITLAB_TOKEN, else
+    /// $CI_JOB_TOKEN)
     #[arg(long, value_name = "TOKEN")]
     pub token: Option<String>,
     /// Retries of a request that failed for a passing reason (5xx, rate limit)

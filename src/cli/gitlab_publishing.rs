@@ -196,7 +196,11 @@ fn connect(
     context: &GitLabContext,
 ) -> Result<(tokio::runtime::Runtime, GitHub, &'static str), Error> {
     let gitlab = settings.actions.gitlab.as_ref();
-    let (raw, header) = match (&flags.token, gitlab.and_then(|g| g.token.clone())) {
+    // GITLAB_TOKEN is read outside GitLab CI too (a machine of one's own).
+    let access = gitlab
+        .and_then(|g| g.token.clone())
+        .or_else(|| settings.actions.gitlab_token.clone());
+    let (raw, header) = match (&flags.token, access) {
         (Some(token), _) => (token.clone(), "PRIVATE-TOKEN"),
         (None, Some(token)) => (token, "PRIVATE-TOKEN"),
         (None, None) => match gitlab.and_then(|g| g.job_token.clone()) {

@@ -315,7 +315,8 @@ impl History {
         })
     }
 
-    /// Whether an attempt of a workflow run is recorded (for any manifest).
+    /// Whether an attempt of a workflow run is recorded (for any manifest); a run that
+    /// records no attempt (a GitLab pipeline) is attempt 1.
     pub fn has_run(
         &self,
         repository: &str,
@@ -325,7 +326,7 @@ impl History {
         self.connection
             .query_row(
                 "SELECT EXISTS (SELECT 1 FROM runs
-                 WHERE repository = ?1 AND run_id = ?2 AND run_attempt = ?3)",
+                 WHERE repository = ?1 AND run_id = ?2 AND coalesce(run_attempt, 1) = ?3)",
                 params![repository, run_id, attempt],
                 |r| r.get(0),
             )

@@ -537,22 +537,37 @@ impl GitHub {
             .redacted(&self.token)
         };
         let mut uri = path.to_owned();
+        let mut storage;
         // The API answers with a redirect to the archive; one hop more is a loop.
         for _ in 0..3 {
+            // The API's client puts its own path (`/api/v3`, `/api/v4`) before every
+            // request's: an address elsewhere goes through a client of that address's
+            // own, which has no token.
+            let client = if uri.starts_with('/') {
+                &self.octo
+            } else {
+                storage = storage_client(&uri).map_err(|message| {
+                    Attempt::Fatal(ApiError::Failed {
+                        what: what.to_owned(),
+                        message,
+                    })
+                })?;
+                &storage
+            };
             let builder = self.headers(
                 http::Request::builder()
                     .method(Method::GET)
                     .uri(uri.as_str()),
                 &uri,
             );
-            let request = self.octo.build_request::<()>(builder, None).map_err(|e| {
+            let request = client.build_request::<()>(builder, None).map_err(|e| {
                 Attempt::Fatal(ApiError::Failed {
                     what: what.to_owned(),
                     message: format!("cannot build the request: {e}"),
                 })
                 .redacted(&self.token)
             })?;
-            let response = match self.octo.execute(request).await {
+            let response = match client.execute(request).await {
                 Ok(response) => response,
                 Err(e) => {
                     let shown = uri.split('?').next().unwrap_or_default();
@@ -608,6 +623,30 @@ impl GitHub {
             self.redact(path)
         )));
     }
+}
+
+/// A client without a token for `address`'s scheme and host (object storage a download
+/// is redirected to), with the API client's timeouts.
+#[cfg(feature = "github")]
+fn storage_client(address: &str) -> Result<Octocrab, String> {
+    let uri: http::Uri = address
+        .parse()
+        .map_err(|_| "the redirect goes to an address that cannot be read".to_owned())?;
+    let (Some(scheme), Some(authority)) = (uri.scheme_str(), uri.authority()) else {
+        return Err("the redirect goes to an address that is not absolute".to_owned());
+    };
+    if !matches!(scheme, "http" | "https") {
+        return Err(format!("the redirect goes to a `{scheme}` address"));
+    }
+    Octocrab::builder()
+        .base_uri(format!("{scheme}://{authority}"))
+        .and_then(|b| {
+            b.set_connect_timeout(Some(Duration::from_secs(15)))
+                .set_read_timeout(Some(Duration::from_secs(60)))
+                .set_write_timeout(Some(Duration::from_secs(60)))
+                .build()
+        })
+        .map_err(|e| format!("cannot set up a client for the storage: {e}"))
 }
 
 #[cfg(test)]

@@ -136,7 +136,7 @@ impl GitLabContext {
 
 /// A project as GitLab's paths take it: a number, or `group/…/name` in the characters
 /// GitLab allows (never `.` or `..`), which goes into request paths encoded.
-fn check_project(project: &str) -> Result<(), super::ContextError> {
+pub(crate) fn check_project(project: &str) -> Result<(), super::ContextError> {
     let part_ok = |part: &str| {
         !part.is_empty()
             && part != "."
@@ -157,7 +157,7 @@ fn check_project(project: &str) -> Result<(), super::ContextError> {
 }
 
 /// A project in a request path: its number, or its path with `/` encoded.
-fn project_path(project: &str) -> String {
+pub(crate) fn project_path(project: &str) -> String {
     project.replace('/', "%2F")
 }
 

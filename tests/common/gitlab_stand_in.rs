@@ -64,6 +64,14 @@ pub struct State {
     pub statuses: Vec<Status>,
     /// Pipeline id → its jobs, as `GET …/pipelines/:id/jobs` lists them.
     pub jobs: BTreeMap<u64, Vec<Value>>,
+    /// The project's pipelines, as `GET …/pipelines` lists them (`id`, `ref`, `sha`,
+    /// `status`, `source`, `updated_at`).
+    pub pipelines: Vec<Value>,
+    /// Job id → its artifacts archive (`GET …/jobs/:id/artifacts`).
+    pub artifacts: BTreeMap<u64, Vec<u8>>,
+    /// Answer an artifacts download with a redirect to object storage (as gitlab.com
+    /// does), whose address carries a signature.
+    pub artifacts_in_storage: bool,
     pub requests: Vec<Recorded>,
     /// Answers given before any other, in order: (method, path prefix, status, body,
     /// headers).
@@ -158,6 +166,32 @@ impl GitLab {
     pub fn requests(&self) -> Vec<Recorded> {
         self.state.lock().unwrap().requests.clone()
     }
+
+    /// Adds pipeline `id` of `git_ref` at `sha`, started by `source`, finished as
+    /// `status`.
+    pub fn pipeline(&self, id: u64, git_ref: &str, source: &str, status: &str) {
+        self.state.lock().unwrap().pipelines.push(json!({
+            "id": id, "iid": id - 400, "project_id": PROJECT_ID, "ref": git_ref,
+            "sha": format!("{id:040x}"), "status": status, "source": source,
+            "created_at": "2026-11-20T10:00:00.000Z",
+            "updated_at": format!("2026-11-20T10:{:02}:00.000Z", id % 60),
+            "web_url": format!("https://gitlab.example/{PROJECT_PATH}/-/pipelines/{id}"),
+        }));
+    }
+
+    /// Adds job `id` named `name` to `pipeline`, keeping `archive` as its artifacts.
+    pub fn job_with_artifacts(&self, pipeline: u64, id: u64, name: &str, archive: Option<Vec<u8>>) {
+        let mut state = self.state.lock().unwrap();
+        state.jobs.entry(pipeline).or_default().push(json!({
+            "id": id, "name": name, "status": "success", "stage": "verify-matrix-report",
+            "tag_list": [], "allow_failure": false,
+            "runner": { "id": 9, "description": "shared runner 9" },
+            "web_url": format!("https://gitlab.example/{PROJECT_PATH}/-/jobs/{id}"),
+        }));
+        if let Some(archive) = archive {
+            state.artifacts.insert(id, archive);
+        }
+    }
 }
 
 struct Api(Arc<Mutex<State>>);
@@ -217,6 +251,21 @@ impl Respond for Api {
             }
             return template;
         }
+        // Object storage: signed addresses, no token asked for (one sent is recorded).
+        if let Some(job) = path.strip_prefix("/storage/") {
+            return match job
+                .parse::<u64>()
+                .ok()
+                .and_then(|j| state.artifacts.get(&j))
+            {
+                Some(bytes) if request.url.query() == Some("X-Goog-Signature=sig-secret") => {
+                    ResponseTemplate::new(200)
+                        .insert_header("content-type", "application/zip")
+                        .set_body_bytes(bytes.clone())
+                }
+                _ => ResponseTemplate::new(403),
+            };
+        }
         // Who is asking: the bot behind the access token, or the job.
         let (user, job) = match &auth {
             Some((kind, token)) if kind != "JOB-TOKEN" && token == TOKEN => (Some(BOT), false),
@@ -241,6 +290,67 @@ impl Respond for Api {
                 None => message(401, "401 Unauthorized"),
             },
             (_, ["projects", p, ..]) if !project_ok(p) => message(404, "404 Project Not Found"),
+            ("GET", ["projects", _]) => {
+                if job {
+                    return message(403, "403 Forbidden");
+                }
+                answer(
+                    200,
+                    json!({ "id": PROJECT_ID, "path_with_namespace": PROJECT_PATH,
+                            "default_branch": "main" }),
+                )
+            }
+            ("GET", ["projects", _, "pipelines"]) => {
+                // The job token lists no pipelines.
+                if job {
+                    return message(403, "403 Forbidden");
+                }
+                let per_page: usize = query("per_page")
+                    .and_then(|p| p.parse().ok())
+                    .unwrap_or(20)
+                    .clamp(1, 100);
+                let page: usize = query("page")
+                    .and_then(|p| p.parse().ok())
+                    .unwrap_or(1)
+                    .max(1);
+                let finished = ["success", "failed", "canceled"];
+                let mut listed: Vec<&Value> = state
+                    .pipelines
+                    .iter()
+                    .filter(|p| query("ref").is_none_or(|r| p["ref"] == r.as_str()))
+                    .filter(|p| {
+                        query("scope").as_deref() != Some("finished")
+                            || finished.iter().any(|f| p["status"] == *f)
+                    })
+                    .collect();
+                listed.sort_by_key(|p| p["id"].as_u64());
+                if query("sort").as_deref() != Some("asc") {
+                    listed.reverse();
+                }
+                let shown: Vec<Value> = listed
+                    .into_iter()
+                    .skip((page - 1) * per_page)
+                    .take(per_page)
+                    .cloned()
+                    .collect();
+                answer(200, Value::Array(shown))
+            }
+            ("GET", ["projects", _, "jobs", id, "artifacts"]) => {
+                let Some(bytes) = id.parse::<u64>().ok().and_then(|j| state.artifacts.get(&j))
+                else {
+                    return message(404, "404 Not Found");
+                };
+                if state.artifacts_in_storage {
+                    let location = format!(
+                        "http://{}/storage/{id}?X-Goog-Signature=sig-secret",
+                        header("host").unwrap_or_default()
+                    );
+                    return ResponseTemplate::new(302).insert_header("location", location.as_str());
+                }
+                ResponseTemplate::new(200)
+                    .insert_header("content-type", "application/zip")
+                    .set_body_bytes(bytes.clone())
+            }
             ("GET", ["projects", _, "merge_requests", iid]) => {
                 match iid
                     .parse::<u64>()

@@ -544,3 +544,23 @@ pub fn jobs_stand_in(legs: &[(&str, &str)]) -> String {
     });
     url
 }
+
+/// A zip archive of `entries`, written by Python's zipfile (deflated).
+pub fn zip_of(dir: &Path, entries: &[(&str, &str)]) -> Vec<u8> {
+    let spec = dir.join("entries.json");
+    std::fs::write(&spec, serde_json::json!(entries).to_string()).unwrap();
+    let out = dir.join("artifact.zip");
+    let script = "import json, sys, zipfile
+entries = json.load(open(sys.argv[1]))
+with zipfile.ZipFile(sys.argv[2], 'w', zipfile.ZIP_DEFLATED) as z:
+    for name, text in entries:
+        z.writestr(name, text)";
+    let status = std::process::Command::new("python3")
+        .args(["-c", script])
+        .arg(&spec)
+        .arg(&out)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    std::fs::read(out).unwrap()
+}

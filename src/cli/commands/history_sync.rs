@@ -1,15 +1,16 @@
-//! `history sync --from-github`: the report artifacts of a repository's last completed
-//! workflow runs, downloaded through the REST API (octocrab, with publishing's retry
-//! rules), unpacked in memory within bounds, and imported. Artifacts come from
-//! pull-request code: each is bounded, a file that is not a report is skipped with a
-//! note, and one run's failure never loses what the others brought.
+//! `history sync --from-github` / `--from-gitlab`: the reports of a repository's last
+//! finished runs of a branch — a workflow run's report artifact on GitHub, the report
+//! job's artifacts of a pipeline on GitLab — downloaded through the REST API (with
+//! publishing's retry rules), unpacked in memory within bounds, and imported. Artifacts
+//! come from pull-request code: each is bounded, a file that is not a report is skipped
+//! with a note, and one run's failure never loses what the others brought. The two
+//! services are two implementations of [`Forge`]; the import is one.
 
 use std::io::IsTerminal;
 use std::path::Path;
 
 use serde_json::Value;
 
-use crate::actions_env::ActionsEnv;
 use crate::cli::args::HistorySyncArgs;
 use crate::cli::settings::Settings;
 use crate::cli::{Error, judge, print_stdout, runtime};
@@ -17,12 +18,13 @@ use crate::exit_code;
 use crate::history::unzip::{self, Limits};
 use crate::history::{Added, History, Origin};
 use crate::publish::client::{ApiError, GitHub, Notice, RetryPolicy, Token, query_value};
+use crate::publish::gitlab::{check_project, project_path};
 use crate::results::source::is_repository;
 
 /// The largest artifact downloaded.
 const MAX_ARTIFACT_BYTES: usize = 512 * 1024 * 1024;
 
-/// One completed workflow run, as the API lists it.
+/// One finished run (a workflow run, a pipeline), as the API lists it.
 struct Run {
     id: u64,
     attempt: u32,
@@ -30,6 +32,28 @@ struct Run {
     commit: String,
     /// When it finished (RFC 3339): the time it is recorded at.
     updated_at: Option<String>,
+}
+
+/// A run's report files, by their name in the archive, and notes on what was skipped.
+type Fetched = (Vec<(String, Vec<u8>)>, Vec<String>);
+
+/// Where past runs' reports come from: what the sync asks of a CI service.
+trait Forge {
+    /// The repository or project, as reports name it (`source.repository`).
+    fn repository(&self) -> &str;
+    /// Where a file of `run` came from, as notes show it.
+    fn origin_of(&self, run: &Run, file: &str) -> String;
+    /// `run`, as notes name it (`run 7`, `pipeline 7`).
+    fn name_of(&self, run: &Run) -> String;
+    /// Whether runs have attempts (the progress shows them).
+    const ATTEMPTS: bool;
+    /// The repository's default branch.
+    async fn default_branch(&self) -> Result<String, ApiError>;
+    /// The latest `want` finished runs of `branch` that are the branch's own (pushes and
+    /// schedules, never a pull request's), newest first.
+    async fn finished_runs(&self, branch: &str, want: usize) -> Result<Vec<Run>, ApiError>;
+    /// The JSON files `run` left as its report.
+    async fn reports_of(&self, run: &Run) -> Result<Fetched, ApiError>;
 }
 
 /// What the sync did, counted.
@@ -42,7 +66,27 @@ struct Tally {
 }
 
 pub(super) fn run(settings: &Settings, path: &Path, args: &HistorySyncArgs) -> Result<i32, Error> {
-    let env = ActionsEnv::from_process();
+    let policy = RetryPolicy {
+        retries: args.retries,
+        ..RetryPolicy::default()
+    };
+    let runtime = runtime()?;
+    let notify = |client: &mut GitHub| {
+        client.notify = Box::new(|notice| {
+            if let Notice::Retrying(line) = notice {
+                eprintln!("warning: {line}");
+            }
+        });
+    };
+    if args.from_gitlab {
+        let mut forge = {
+            let _entered = runtime.enter();
+            GitLabForge::new(settings, args, policy)?
+        };
+        notify(&mut forge.client);
+        return import(settings, path, args, &runtime, &forge);
+    }
+    let env = &settings.actions;
     let repo = args
         .repo
         .clone()
@@ -66,43 +110,60 @@ pub(super) fn run(settings: &Settings, path: &Path, args: &HistorySyncArgs) -> R
         .api_url
         .clone()
         .unwrap_or_else(|| "https://api.github.com".to_owned());
-    let mut history = History::open(path)?;
-    let runtime = runtime()?;
-    let github = {
+    let mut github = {
         let _entered = runtime.enter();
-        let policy = RetryPolicy {
-            retries: args.retries,
-            ..RetryPolicy::default()
-        };
-        let mut github =
-            GitHub::new(&api, token, policy).map_err(|e| Error::Usage(e.to_string()))?;
-        github.notify = Box::new(|notice| {
-            if let Notice::Retrying(line) = notice {
-                eprintln!("warning: {line}");
-            }
-        });
-        github
+        GitHub::new(&api, token, policy).map_err(|e| Error::Usage(e.to_string()))?
     };
+    notify(&mut github);
+    let forge = GitHubForge {
+        github,
+        repo,
+        artifact: args.artifact.clone(),
+    };
+    import(settings, path, args, &runtime, &forge)
+}
+
+/// Imports the latest runs `forge` lists into the history at `path`, then applies the
+/// retention; the exit code.
+fn import<F: Forge>(
+    settings: &Settings,
+    path: &Path,
+    args: &HistorySyncArgs,
+    runtime: &tokio::runtime::Runtime,
+    forge: &F,
+) -> Result<i32, Error> {
+    let mut history = History::open(path)?;
     let failed = |e: ApiError| {
         eprintln!("error: history sync: {e}");
         Ok(exit_code::PUBLISH_FAILED)
     };
     let branch = match &args.branch {
         Some(branch) => branch.clone(),
-        None => match runtime.block_on(default_branch(&github, &repo)) {
+        None => match runtime.block_on(forge.default_branch()) {
             Ok(branch) => branch,
             Err(e) => return failed(e),
         },
     };
-    let runs = match runtime.block_on(completed_runs(&github, &repo, &branch, args.runs.into())) {
+    let runs = match runtime.block_on(forge.finished_runs(&branch, args.runs.into())) {
         Ok(runs) => runs,
         Err(e) => return failed(e),
     };
+    // Known once the runs are listed (GitLab names a project's path then).
+    let repo = forge.repository();
     let progress = Progress::new(runs.len());
     let mut tally = Tally::default();
     for (i, run) in runs.iter().enumerate() {
-        progress.show(i, run);
-        if history.has_run(&repo, &run.id.to_string(), run.attempt)? {
+        let label = forge.name_of(run);
+        let commit: String = run.commit.chars().take(7).collect();
+        progress.show(
+            i,
+            &if F::ATTEMPTS {
+                format!("{label} attempt {} ({commit})", run.attempt)
+            } else {
+                format!("{label} ({commit})")
+            },
+        );
+        if history.has_run(repo, &run.id.to_string(), run.attempt)? {
             tally.already += 1;
             continue;
         }
@@ -110,14 +171,14 @@ pub(super) fn run(settings: &Settings, path: &Path, args: &HistorySyncArgs) -> R
             branch: run.branch.clone().or_else(|| Some(branch.clone())),
             recorded_at: run.updated_at.clone(),
         };
-        match runtime.block_on(reports_of(&github, &repo, run, &args.artifact)) {
+        match runtime.block_on(forge.reports_of(run)) {
             Ok((reports, notes)) => {
                 for note in notes {
-                    progress.note(&format!("run {}: {note}", run.id));
+                    progress.note(&format!("{label}: {note}"));
                 }
                 let mut found = false;
                 for (name, bytes) in reports {
-                    let shown = format!("run {} artifact `{}`: `{name}`", run.id, args.artifact);
+                    let shown = forge.origin_of(run, &name);
                     match judge::checked_report(Path::new(&shown), &bytes) {
                         Ok(report) => {
                             found = true;
@@ -134,7 +195,7 @@ pub(super) fn run(settings: &Settings, path: &Path, args: &HistorySyncArgs) -> R
                 }
             }
             Err(e) => {
-                progress.note(&format!("warning: run {}: {e}", run.id));
+                progress.note(&format!("warning: {label}: {e}"));
                 tally.failed += 1;
             }
         }
@@ -168,10 +229,326 @@ pub(super) fn run(settings: &Settings, path: &Path, args: &HistorySyncArgs) -> R
     })
 }
 
-/// The repository's default branch.
-async fn default_branch(github: &GitHub, repo: &str) -> Result<String, ApiError> {
-    let what = format!("reading repository {repo}");
-    let value = github.get(&format!("/repos/{repo}"), &what).await?;
+/// GitHub: a workflow run's report artifact.
+struct GitHubForge {
+    github: GitHub,
+    repo: String,
+    /// The artifact's name.
+    artifact: String,
+}
+
+impl Forge for GitHubForge {
+    fn repository(&self) -> &str {
+        &self.repo
+    }
+
+    fn origin_of(&self, run: &Run, file: &str) -> String {
+        format!("run {} artifact `{}`: `{file}`", run.id, self.artifact)
+    }
+
+    fn name_of(&self, run: &Run) -> String {
+        format!("run {}", run.id)
+    }
+
+    const ATTEMPTS: bool = true;
+
+    async fn default_branch(&self) -> Result<String, ApiError> {
+        let what = format!("reading repository {}", self.repo);
+        let value = self
+            .github
+            .get(&format!("/repos/{}", self.repo), &what)
+            .await?;
+        named_default_branch(&value, what)
+    }
+
+    async fn finished_runs(&self, branch: &str, want: usize) -> Result<Vec<Run>, ApiError> {
+        let repo = &self.repo;
+        let per_page = want.min(100);
+        let branch_q = query_value(branch);
+        let mut runs = Vec::new();
+        // GitHub lists at most 1,000 runs (10 pages of 100); a server that never ends is
+        // cut.
+        for page in 1..=20 {
+            let path = format!(
+                "/repos/{repo}/actions/runs?branch={branch_q}&status=completed&exclude_pull_requests=true&per_page={per_page}&page={page}"
+            );
+            let value = self
+                .github
+                .get(&path, &format!("listing the workflow runs of `{branch}`"))
+                .await?;
+            let listed = value
+                .get("workflow_runs")
+                .and_then(Value::as_array)
+                .cloned()
+                .unwrap_or_default();
+            let count = listed.len();
+            runs.extend(
+                listed
+                    .iter()
+                    .filter(|run| the_branchs_own(run, repo))
+                    .filter_map(run_of)
+                    .take(want - runs.len()),
+            );
+            if runs.len() >= want || count < per_page {
+                break;
+            }
+        }
+        Ok(runs)
+    }
+
+    async fn reports_of(&self, run: &Run) -> Result<Fetched, ApiError> {
+        let (repo, name) = (&self.repo, &self.artifact);
+        let name_q = query_value(name);
+        let listing = self
+            .github
+            .get(
+                &format!(
+                    "/repos/{repo}/actions/runs/{}/artifacts?name={name_q}&per_page=100",
+                    run.id
+                ),
+                &format!("listing the artifacts of run {}", run.id),
+            )
+            .await?;
+        let artifacts = listing
+            .get("artifacts")
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default();
+        let mut notes = Vec::new();
+        // The newest first: a re-run's artifact replaces the earlier attempt's.
+        let Some(artifact) = artifacts
+            .iter()
+            .filter(|a| a.get("name").and_then(Value::as_str) == Some(name))
+            .max_by_key(|a| a.get("id").and_then(Value::as_u64).unwrap_or(0))
+        else {
+            notes.push(format!(
+                "no artifact `{name}` (a run from before reports were uploaded, or of another workflow)"
+            ));
+            return Ok((Vec::new(), notes));
+        };
+        if artifact.get("expired").and_then(Value::as_bool) == Some(true) {
+            notes.push(format!("artifact `{name}` has expired"));
+            return Ok((Vec::new(), notes));
+        }
+        let size = artifact
+            .get("size_in_bytes")
+            .and_then(Value::as_u64)
+            .unwrap_or(0);
+        if size > MAX_ARTIFACT_BYTES as u64 {
+            return Err(ApiError::Failed {
+                what: format!("artifact `{name}`"),
+                message: format!("{size} bytes, more than the {MAX_ARTIFACT_BYTES} downloaded"),
+            });
+        }
+        let id = artifact.get("id").and_then(Value::as_u64).unwrap_or(0);
+        match downloaded(
+            &self.github,
+            &format!("/repos/{repo}/actions/artifacts/{id}/zip"),
+            &format!("artifact `{name}` of run {}", run.id),
+        )
+        .await
+        {
+            Ok((files, more)) => {
+                notes.extend(more);
+                Ok((files, notes))
+            }
+            // Listed a moment ago, gone now: it expired (or was deleted) in between.
+            Err(ApiError::Denied { status: 404, .. }) => {
+                notes.push(format!("artifact `{name}` is gone (expired or deleted)"));
+                Ok((Vec::new(), notes))
+            }
+            Err(e) => Err(e),
+        }
+    }
+}
+
+/// GitLab: the report job's artifacts of a pipeline.
+struct GitLabForge {
+    client: GitHub,
+    /// The project as requests name it (its number, or its path).
+    project: String,
+    /// Its path (`group/name`), as reports name it; learnt from GitLab when `project`
+    /// is a number.
+    path: std::sync::OnceLock<String>,
+    /// The report job's name.
+    job: String,
+}
+
+impl GitLabForge {
+    fn new(
+        settings: &Settings,
+        args: &HistorySyncArgs,
+        policy: RetryPolicy,
+    ) -> Result<GitLabForge, Error> {
+        let env = &settings.actions;
+        let gitlab = env.gitlab.as_ref();
+        let project = args
+            .repo
+            .clone()
+            .or_else(|| gitlab.and_then(|g| g.project_path.clone()))
+            .ok_or_else(|| {
+                Error::Usage(
+                    "history sync: name the project with --repo ID-OR-PATH (or run in GitLab CI, which sets CI_PROJECT_PATH)"
+                        .to_owned(),
+                )
+            })?;
+        check_project(&project).map_err(|e| Error::Usage(format!("history sync: {e}")))?;
+        let (raw, header) = match (
+            &args.token,
+            gitlab
+                .and_then(|g| g.token.clone())
+                .or_else(|| env.gitlab_token.clone()),
+        ) {
+            (Some(token), _) => (token.clone(), "PRIVATE-TOKEN"),
+            (None, Some(token)) => (token, "PRIVATE-TOKEN"),
+            (None, None) => match gitlab.and_then(|g| g.job_token.clone()) {
+                Some(token) => (token, "JOB-TOKEN"),
+                None => {
+                    return Err(Error::Usage(
+                        "history sync needs a token: set GITLAB_TOKEN (an access token with the `read_api` scope) or pass --token"
+                            .to_owned(),
+                    ));
+                }
+            },
+        };
+        let token = Token::new(&raw).map_err(|e| Error::Usage(e.to_string()))?;
+        let api = gitlab
+            .and_then(|g| g.api_url.clone())
+            .or_else(|| env.gitlab_api_url.clone())
+            .unwrap_or_else(|| crate::gitlab_env::DEFAULT_API_URL.to_owned());
+        let client =
+            GitHub::gitlab(&api, token, header, policy).map_err(|e| Error::Usage(e.to_string()))?;
+        let path = std::sync::OnceLock::new();
+        if project.contains('/') {
+            let _ = path.set(project.clone());
+        }
+        Ok(GitLabForge {
+            client,
+            project,
+            path,
+            job: args.job.clone(),
+        })
+    }
+
+    fn api_project(&self) -> String {
+        project_path(&self.project)
+    }
+}
+
+/// The most pages of pipelines read: a server that never ends is cut.
+const MAX_PIPELINE_PAGES: usize = 20;
+
+impl Forge for GitLabForge {
+    fn repository(&self) -> &str {
+        self.path
+            .get()
+            .map_or(self.project.as_str(), String::as_str)
+    }
+
+    fn origin_of(&self, run: &Run, file: &str) -> String {
+        format!("pipeline {} job `{}`: `{file}`", run.id, self.job)
+    }
+
+    fn name_of(&self, run: &Run) -> String {
+        format!("pipeline {}", run.id)
+    }
+
+    const ATTEMPTS: bool = false;
+
+    async fn default_branch(&self) -> Result<String, ApiError> {
+        let what = format!("reading project {}", self.project);
+        let value = self
+            .client
+            .get(&format!("/projects/{}", self.api_project()), &what)
+            .await?;
+        if let Some(path) = value
+            .get("path_with_namespace")
+            .and_then(Value::as_str)
+            .filter(|p| check_project(p).is_ok() && p.contains('/'))
+        {
+            let _ = self.path.set(path.to_owned());
+        }
+        named_default_branch(&value, what)
+    }
+
+    async fn finished_runs(&self, branch: &str, want: usize) -> Result<Vec<Run>, ApiError> {
+        if self.path.get().is_none() {
+            // A project named by its number: its path is what reports carry.
+            self.default_branch().await?;
+        }
+        let per_page = want.min(100);
+        let branch_q = query_value(branch);
+        let what = format!("listing the pipelines of `{branch}`");
+        let mut runs = Vec::new();
+        for page in 1..=MAX_PIPELINE_PAGES {
+            let path = format!(
+                "/projects/{}/pipelines?ref={branch_q}&scope=finished&order_by=id&sort=desc&per_page={per_page}&page={page}",
+                self.api_project()
+            );
+            let value = self.client.get(&path, &what).await?;
+            let listed = value.as_array().ok_or_else(|| ApiError::Failed {
+                what: what.clone(),
+                message: format!("page {page} is not a list of pipelines"),
+            })?;
+            runs.extend(
+                listed
+                    .iter()
+                    .filter(|p| pipeline_is_the_branchs_own(p, branch))
+                    .filter_map(pipeline_of)
+                    .take(want - runs.len()),
+            );
+            if runs.len() >= want || listed.len() < per_page {
+                break;
+            }
+        }
+        Ok(runs)
+    }
+
+    async fn reports_of(&self, run: &Run) -> Result<Fetched, ApiError> {
+        let jobs =
+            crate::publish::gitlab::pipeline_jobs(&self.client, &self.project, &run.id.to_string())
+                .await?;
+        // The latest job of that name: a retried job's artifacts replace the earlier's.
+        let Some(job) = jobs
+            .iter()
+            .filter(|j| j.name == self.job)
+            .max_by_key(|j| j.run_attempt)
+        else {
+            return Ok((
+                Vec::new(),
+                vec![format!(
+                    "no job `{}` (a pipeline from before the report job, or of another pipeline)",
+                    self.job
+                )],
+            ));
+        };
+        let what = format!("the artifacts of job {} (`{}`)", job.run_attempt, self.job);
+        match downloaded(
+            &self.client,
+            &format!(
+                "/projects/{}/jobs/{}/artifacts",
+                self.api_project(),
+                job.run_attempt
+            ),
+            &what,
+        )
+        .await
+        {
+            // GitLab answers 404 for a job that kept no artifacts, or whose expired.
+            Err(ApiError::Denied { status: 404, .. }) => Ok((
+                Vec::new(),
+                vec![format!(
+                    "job `{}` has no artifacts (it kept none, or they expired)",
+                    self.job
+                )],
+            )),
+            other => other,
+        }
+    }
+}
+
+/// The default branch a repository's or project's description names.
+fn named_default_branch(value: &Value, what: String) -> Result<String, ApiError> {
     value
         .get("default_branch")
         .and_then(Value::as_str)
@@ -182,42 +559,18 @@ async fn default_branch(github: &GitHub, repo: &str) -> Result<String, ApiError>
         })
 }
 
-/// The latest `want` completed runs of `branch`, newest first.
-async fn completed_runs(
-    github: &GitHub,
-    repo: &str,
-    branch: &str,
-    want: usize,
-) -> Result<Vec<Run>, ApiError> {
-    let per_page = want.min(100);
-    let branch_q = query_value(branch);
-    let mut runs = Vec::new();
-    // GitHub lists at most 1,000 runs (10 pages of 100); a server that never ends is cut.
-    for page in 1..=20 {
-        let path = format!(
-            "/repos/{repo}/actions/runs?branch={branch_q}&status=completed&exclude_pull_requests=true&per_page={per_page}&page={page}"
-        );
-        let value = github
-            .get(&path, &format!("listing the workflow runs of `{branch}`"))
-            .await?;
-        let listed = value
-            .get("workflow_runs")
-            .and_then(Value::as_array)
-            .cloned()
-            .unwrap_or_default();
-        let count = listed.len();
-        runs.extend(
-            listed
-                .iter()
-                .filter(|run| the_branchs_own(run, repo))
-                .filter_map(run_of)
-                .take(want - runs.len()),
-        );
-        if runs.len() >= want || count < per_page {
-            break;
-        }
-    }
-    Ok(runs)
+/// The JSON files of the archive at `path` (`what`), unpacked in memory within bounds,
+/// and notes on what was skipped.
+async fn downloaded(client: &GitHub, path: &str, what: &str) -> Result<Fetched, ApiError> {
+    let bytes = client
+        .download(path, MAX_ARTIFACT_BYTES, &format!("downloading {what}"))
+        .await?;
+    let unzipped =
+        unzip::json_files(&bytes, Limits::default()).map_err(|message| ApiError::Failed {
+            what: what.to_owned(),
+            message,
+        })?;
+    Ok((unzipped.files, unzipped.notes))
 }
 
 /// Whether a listed run is the branch's own: a push or a schedule. GitHub's `branch`
@@ -230,6 +583,16 @@ fn the_branchs_own(run: &Value, repo: &str) -> bool {
         .pointer("/head_repository/full_name")
         .and_then(Value::as_str);
     matches!(event, "push" | "schedule") && head_repo.is_none_or(|r| r.eq_ignore_ascii_case(repo))
+}
+
+/// Whether a listed pipeline is the branch's own: a push or a schedule, on the branch
+/// itself. Merge-request pipelines (a fork's among them) run on
+/// `refs/merge-requests/…` with the source `merge_request_event`, and are never the
+/// base.
+fn pipeline_is_the_branchs_own(pipeline: &Value, branch: &str) -> bool {
+    let source = pipeline.get("source").and_then(Value::as_str).unwrap_or("");
+    let on = pipeline.get("ref").and_then(Value::as_str);
+    matches!(source, "push" | "schedule") && on == Some(branch)
 }
 
 fn run_of(v: &Value) -> Option<Run> {
@@ -256,79 +619,17 @@ fn run_of(v: &Value) -> Option<Run> {
     })
 }
 
-/// The JSON files of `run`'s artifact `name`, and notes on what was skipped.
-async fn reports_of(
-    github: &GitHub,
-    repo: &str,
-    run: &Run,
-    name: &str,
-) -> Result<(Vec<(String, Vec<u8>)>, Vec<String>), ApiError> {
-    let name_q = query_value(name);
-    let listing = github
-        .get(
-            &format!(
-                "/repos/{repo}/actions/runs/{}/artifacts?name={name_q}&per_page=100",
-                run.id
-            ),
-            &format!("listing the artifacts of run {}", run.id),
-        )
-        .await?;
-    let artifacts = listing
-        .get("artifacts")
-        .and_then(Value::as_array)
-        .cloned()
-        .unwrap_or_default();
-    let mut notes = Vec::new();
-    // The newest first: a re-run's artifact replaces the earlier attempt's.
-    let Some(artifact) = artifacts
-        .iter()
-        .filter(|a| a.get("name").and_then(Value::as_str) == Some(name))
-        .max_by_key(|a| a.get("id").and_then(Value::as_u64).unwrap_or(0))
-    else {
-        notes.push(format!(
-            "no artifact `{name}` (a run from before reports were uploaded, or of another workflow)"
-        ));
-        return Ok((Vec::new(), notes));
-    };
-    if artifact.get("expired").and_then(Value::as_bool) == Some(true) {
-        notes.push(format!("artifact `{name}` has expired"));
-        return Ok((Vec::new(), notes));
-    }
-    let size = artifact
-        .get("size_in_bytes")
-        .and_then(Value::as_u64)
-        .unwrap_or(0);
-    if size > MAX_ARTIFACT_BYTES as u64 {
-        return Err(ApiError::Failed {
-            what: format!("artifact `{name}`"),
-            message: format!("{size} bytes, more than the {MAX_ARTIFACT_BYTES} downloaded"),
-        });
-    }
-    let id = artifact.get("id").and_then(Value::as_u64).unwrap_or(0);
-    let what = format!("downloading artifact `{name}` of run {}", run.id);
-    let bytes = match github
-        .download(
-            &format!("/repos/{repo}/actions/artifacts/{id}/zip"),
-            MAX_ARTIFACT_BYTES,
-            &what,
-        )
-        .await
-    {
-        Ok(bytes) => bytes,
-        // Listed a moment ago, gone now: it expired (or was deleted) in between.
-        Err(ApiError::Denied { status: 404, .. }) => {
-            notes.push(format!("artifact `{name}` is gone (expired or deleted)"));
-            return Ok((Vec::new(), notes));
-        }
-        Err(e) => return Err(e),
-    };
-    let unzipped =
-        unzip::json_files(&bytes, Limits::default()).map_err(|message| ApiError::Failed {
-            what: format!("artifact `{name}` of run {}", run.id),
-            message,
-        })?;
-    notes.extend(unzipped.notes);
-    Ok((unzipped.files, notes))
+/// A pipeline as a run: GitLab has no attempts (a retried job is a new job of the same
+/// pipeline), so each pipeline is attempt 1.
+fn pipeline_of(v: &Value) -> Option<Run> {
+    let text = |k: &str| v.get(k).and_then(Value::as_str).map(str::to_owned);
+    Some(Run {
+        id: v.get("id")?.as_u64()?,
+        attempt: 1,
+        branch: text("ref"),
+        commit: text("sha").unwrap_or_default(),
+        updated_at: text("updated_at"),
+    })
 }
 
 /// Where the sync is: one line rewritten in place on a terminal, a line per run
@@ -346,15 +647,8 @@ impl Progress {
         }
     }
 
-    fn show(&self, i: usize, run: &Run) {
-        let commit: String = run.commit.chars().take(7).collect();
-        let line = format!(
-            "[{}/{}] run {} attempt {} ({commit})",
-            i + 1,
-            self.total,
-            run.id,
-            run.attempt
-        );
+    fn show(&self, i: usize, label: &str) {
+        let line = format!("[{}/{}] {label}", i + 1, self.total);
         if self.terminal {
             eprint!("\r\x1b[2K{line}");
         } else {
