@@ -48,6 +48,8 @@ pub struct GitLabEnv {
     /// `CI_MERGE_REQUEST_SOURCE_BRANCH_SHA`: the merge request's head, in merged-results
     /// pipelines.
     pub mr_source_sha: Option<String>,
+    /// `CI_MERGE_REQUEST_EVENT_TYPE`: `detached`, `merged_result` or `merge_train`.
+    pub mr_event_type: Option<String>,
     /// `GITLAB_TOKEN`: a project, group or personal access token (scope `api`).
     pub token: Option<String>,
     /// `CI_JOB_TOKEN`: the job's own token, which reads but cannot post notes.
@@ -81,15 +83,26 @@ impl GitLabEnv {
             mr_iid: var("CI_MERGE_REQUEST_IID"),
             mr_project_id: var("CI_MERGE_REQUEST_PROJECT_ID"),
             mr_source_sha: var("CI_MERGE_REQUEST_SOURCE_BRANCH_SHA"),
+            mr_event_type: var("CI_MERGE_REQUEST_EVENT_TYPE"),
             token: var("GITLAB_TOKEN"),
             job_token: var("CI_JOB_TOKEN"),
         })
     }
 
     /// The commit the pipeline verifies: a merge request's head in a merged-results
-    /// pipeline (whose `CI_COMMIT_SHA` is a merge commit), else `CI_COMMIT_SHA`.
+    /// pipeline (whose `CI_COMMIT_SHA` is a merge commit), else `CI_COMMIT_SHA` — in a
+    /// merge train's pipeline too, whose commit is the train's (the merge request
+    /// merged with those ahead of it), which is what decides whether it merges.
     pub fn head_sha(&self) -> Option<&str> {
+        if self.merge_train() {
+            return self.commit_sha.as_deref();
+        }
         self.mr_source_sha.as_deref().or(self.commit_sha.as_deref())
+    }
+
+    /// Whether this is a merge train's pipeline.
+    pub fn merge_train(&self) -> bool {
+        self.mr_event_type.as_deref() == Some("merge_train")
     }
 
     /// The merge request's number, when it is one.

@@ -58,12 +58,18 @@ fn job_vars(job: &str, job_id: u64) -> Vec<(&'static str, String)> {
 /// `manifest` run in environments a and b as the legs of pipeline 501 would run it,
 /// merged into `report.json`.
 fn reported(manifest: &str) -> Project {
+    reported_with(manifest, &[])
+}
+
+/// [`reported`], with `extra` variables in the legs' jobs.
+fn reported_with(manifest: &str, extra: &[(&str, &str)]) -> Project {
     let project = Project::new(manifest);
     for (i, env) in ["a", "b"].iter().enumerate() {
         let out = project
             .std_cmd()
             .args(["run", "--env", env, "--out", &format!("artifacts/{env}")])
             .envs(job_vars(&format!("leg: [{env}]"), 7000 + i as u64))
+            .envs(extra.iter().copied())
             .output()
             .unwrap();
         assert!(out.status.code().is_some(), "{out:?}");
@@ -1759,4 +1765,54 @@ async fn history_sync_from_gitlab_fails_with_5_and_keeps_what_it_had() {
         assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
         assert!(stderr(&out).contains(says), "{args:?}: {}", stderr(&out));
     }
+}
+
+#[tokio::test]
+async fn a_merge_trains_pipeline_verifies_the_trains_commit_and_writes_no_note() {
+    // The train's commit: the merge request (head HEAD) merged with those ahead of it.
+    const TRAIN: &str = "3333333333333333333333333333333333333333";
+    let train = [
+        ("CI_MERGE_REQUEST_EVENT_TYPE", "merge_train"),
+        ("CI_COMMIT_SHA", TRAIN),
+        ("CI_MERGE_REQUEST_SOURCE_BRANCH_SHA", HEAD),
+        ("CI_COMMIT_REF_NAME", "refs/merge-requests/12/train"),
+    ];
+    let project = reported_with(MANIFEST, &train);
+    let report = project.json("report.json");
+    assert_eq!(report["source"]["commit"], TRAIN, "{}", report["source"]);
+    let gitlab = GitLab::start().await;
+    gitlab.merge_request(12, HEAD);
+    let mut cmd = report_job(&project, &gitlab);
+    cmd.envs(train)
+        .args(["publish", "--to", "comment,check-run", "report.json"]);
+    let out = output(cmd).await;
+    // NOT VERIFIED fails the pipeline: the train drops the merge request.
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains(
+            "no merge-request note: a merge train's pipeline verifies the train's commit"
+        ),
+        "{}",
+        stderr(&out)
+    );
+    assert!(gitlab.notes(12).is_empty());
+    let statuses = gitlab.statuses();
+    assert_eq!(statuses.len(), 1, "{statuses:?}");
+    assert_eq!(
+        (
+            statuses[0].sha.as_str(),
+            statuses[0].state.as_str(),
+            statuses[0].pipeline_id
+        ),
+        (TRAIN, "failed", Some(501))
+    );
+
+    // A merged-results pipeline (not a train) still verifies the merge request's head.
+    let merged = [
+        ("CI_MERGE_REQUEST_EVENT_TYPE", "merged_result"),
+        ("CI_COMMIT_SHA", TRAIN),
+        ("CI_MERGE_REQUEST_SOURCE_BRANCH_SHA", HEAD),
+    ];
+    let project = reported_with(MANIFEST, &merged);
+    assert_eq!(project.json("report.json")["source"]["commit"], HEAD);
 }

@@ -4,7 +4,9 @@
 //! publishing a report, and the pending mark. GitHub Actions and GitLab CI are two
 //! implementations; the next service (Buildkite, Forgejo or Gitea Actions) is one more,
 //! not a fork of the pipeline. What a leg records of its job is read with each
-//! service's variables in one place (`actions_env`, `gitlab_env`) by `run`.
+//! service's variables in one place (`actions_env`, `gitlab_env`) by `run`; past runs'
+//! reports are downloaded through `history_sync`'s `Forge` (a workflow run's artifact,
+//! a pipeline's report job's artifacts), which each service implements too.
 
 use std::path::Path;
 

@@ -58,6 +58,9 @@ pub struct GitLabContext {
     pub ref_name: Option<String>,
     /// `CI_PIPELINE_URL`: where the status links to.
     pub target_url: Option<String>,
+    /// A merge train's pipeline: it verifies the train's commit, not the merge
+    /// request's head, so it writes no note.
+    pub merge_train: bool,
 }
 
 impl GitLabContext {
@@ -121,6 +124,7 @@ impl GitLabContext {
                 .and_then(|id| id.parse().ok()),
             ref_name: env.and_then(|e| e.ref_name.clone()),
             target_url: env.and_then(|e| e.pipeline_url.clone()),
+            merge_train: env.is_some_and(GitLabEnv::merge_train) && overrides.sha.is_none(),
         })
     }
 
@@ -377,6 +381,13 @@ where
         publication
             .notes
             .push("no merge-request note: --comment off".to_owned());
+        return Ok(());
+    }
+    if context.merge_train {
+        publication.notes.push(
+            "no merge-request note: a merge train's pipeline verifies the train's commit (the merge request merged with those ahead of it), not the merge request's head; the commit status is on the train's commit"
+                .to_owned(),
+        );
         return Ok(());
     }
     let Some((project, mr)) = &context.mr else {
