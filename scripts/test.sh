@@ -54,6 +54,12 @@ MDBOOK_DIR=target/tools/mdbook
 for tool in bash sh git node npm python3; do
     command -v "$tool" >/dev/null || { echo "error: $tool is required" >&2; exit 1; }
 done
+# The tests compile while the tools below install (mostly downloads): the compiler's
+# output is kept in a file and shown if the build fails.
+build_log=$(mktemp)
+cargo test --locked --no-run "$@" >"$build_log" 2>&1 &
+build=$!
+trap 'kill "$build" 2>/dev/null || true; rm -f "$build_log"' EXIT
 # Headless Chromium for the screenshot tests (tests/screenshots.rs), with an emoji font
 # (the matrix's ✅ ❌ 🟡 ⚠️): Debian's packages, installed with apt-get when missing (as
 # root, or through sudo).
@@ -146,4 +152,11 @@ fi
 PATH="$PWD/$MDBOOK_DIR/bin:$PATH"
 export PATH
 
+if ! wait "$build"; then
+    cat "$build_log" >&2
+    echo "error: the tests did not compile" >&2
+    exit 1
+fi
+trap - EXIT
+rm -f "$build_log"
 exec cargo test --locked "$@"

@@ -1816,3 +1816,108 @@ async fn a_merge_trains_pipeline_verifies_the_trains_commit_and_writes_no_note()
     let project = reported_with(MANIFEST, &merged);
     assert_eq!(project.json("report.json")["source"]["commit"], HEAD);
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn history_sync_from_gitlab_takes_only_each_pipelines_own_report() {
+    let project = reported(GREEN);
+    let gitlab = GitLab::start().await;
+    let zip = |entries: &[(&str, &str)]| common::zip_of(project.path(), entries);
+    let report = |pipeline: u64| report_of_pipeline(&project, pipeline, "x");
+    // 510: its report, and files that claim to be other runs' (another pipeline,
+    // another project, another commit).
+    let mut other_project: Value = serde_json::from_str(&report(510)).unwrap();
+    other_project["source"]["repository"] = "victim/other".into();
+    let mut other_commit: Value = serde_json::from_str(&report(510)).unwrap();
+    other_commit["source"]["commit"] = "f".repeat(40).into();
+    gitlab.pipeline(510, "main", "push", "success");
+    gitlab.job_with_artifacts(
+        510,
+        9100,
+        "verify-matrix:report",
+        Some(zip(&[
+            ("verify-matrix-report.json", &report(510)),
+            ("claims-999.json", &report(999)),
+            ("other-project.json", &other_project.to_string()),
+            ("other-commit.json", &other_commit.to_string()),
+        ])),
+    );
+    // 511: a tag named `main` (GitLab's `ref` filter matches it too).
+    gitlab.pipeline(511, "main", "push", "success");
+    gitlab.state.lock().unwrap().pipelines.last_mut().unwrap()["tag"] = true.into();
+    gitlab.job_with_artifacts(
+        511,
+        9110,
+        "verify-matrix:report",
+        Some(zip(&[("verify-matrix-report.json", &report(511))])),
+    );
+    // 512: seventeen reports of "its own" (distinct manifests): none taken.
+    gitlab.pipeline(512, "main", "push", "success");
+    let many: Vec<(String, String)> = (0..17)
+        .map(|i| {
+            let mut r: Value = serde_json::from_str(&report(512)).unwrap();
+            r["manifest"]["path"] = format!("m{i}.yml").into();
+            (format!("r{i}.json"), r.to_string())
+        })
+        .collect();
+    let entries: Vec<(&str, &str)> = many.iter().map(|(n, t)| (n.as_str(), t.as_str())).collect();
+    gitlab.job_with_artifacts(512, 9120, "verify-matrix:report", Some(zip(&entries)));
+    // 513: its report job answers with a redirect back onto the API's host, outside the
+    // API's path: it is fetched without the token.
+    gitlab.pipeline(513, "main", "push", "success");
+    gitlab.job_with_artifacts(
+        513,
+        9130,
+        "verify-matrix:report",
+        Some(zip(&[("r.json", &report(513))])),
+    );
+    gitlab.fault(
+        "GET",
+        "/api/v4/projects/group%2Fproject/jobs/9130/artifacts",
+        302,
+        Value::Null,
+        &[("location", "/api/v4/../../steal")],
+    );
+    let out = sync_gitlab(&project, &gitlab, &["--repo", PROJECT_PATH, "--runs", "10"]).await;
+    let (said, log) = (stdout(&out), stderr(&out));
+    assert_eq!(out.status.code(), Some(5), "{said}{log}");
+    assert!(
+        log.contains("`claims-999.json`: the report of another run (`999`), not of 510"),
+        "{log}"
+    );
+    assert!(
+        log.contains("`other-project.json`: the report of another repository (`victim/other`)"),
+        "{log}"
+    );
+    assert!(
+        log.contains("`other-commit.json`: the report of another commit"),
+        "{log}"
+    );
+    assert!(
+        log.contains("pipeline 512: 17 reports, more than the 16"),
+        "{log}"
+    );
+    assert!(
+        !log.contains("pipeline 511"),
+        "the tag's pipeline was read: {log}"
+    );
+    assert!(said.contains("synced 3 runs of `main`"), "{said}");
+    let runs = recorded_runs(&project);
+    assert_eq!(
+        runs,
+        vec![(
+            PROJECT_PATH.to_owned(),
+            "510".to_owned(),
+            Some("main".to_owned())
+        )]
+    );
+    let stolen: Vec<_> = gitlab
+        .requests()
+        .into_iter()
+        .filter(|r| r.target.contains("steal"))
+        .collect();
+    assert!(!stolen.is_empty(), "the redirect was not followed");
+    assert!(
+        stolen.iter().all(|r| r.auth.is_none()),
+        "the token went along: {stolen:?}"
+    );
+}

@@ -196,7 +196,10 @@ impl History {
                 report.manifest.path,
                 report.manifest.digest,
                 report.verdict.as_str(),
-                serde_json::to_string(&report.reasons).unwrap_or_else(|_| "[]".to_owned()),
+                // The reasons a run is shown with, not the run's record: a report (an
+                // artifact) with millions of them would make the file grow without end.
+                serde_json::to_string(&report.reasons[..report.reasons.len().min(MAX_REASONS)])
+                    .unwrap_or_else(|_| "[]".to_owned()),
                 source.event,
             ],
         )
@@ -345,6 +348,9 @@ impl History {
         &self.connection
     }
 }
+
+/// The most of a run's reasons the history keeps.
+const MAX_REASONS: usize = 1000;
 
 /// What makes a run the same run: its repository, workflow run, attempt and manifest;
 /// without a workflow run, the report's whole content (two local runs of one commit can

@@ -45,6 +45,10 @@ const MAX_RESPONSE_BYTES: usize = 32 * 1024 * 1024;
 /// The longest one request and its answer may take, whatever the connection's pace.
 const EXCHANGE_DEADLINE: Duration = Duration::from_secs(90);
 
+/// The longest a download (an artifact's archive) may take, whatever the connection's
+/// pace: 512 MiB at 1 MB/s.
+const DOWNLOAD_DEADLINE: Duration = Duration::from_secs(600);
+
 /// The media type GitHub documents for the REST API.
 pub const ACCEPT_JSON: &str = "application/vnd.github+json";
 
@@ -81,28 +85,69 @@ impl Token {
     pub fn new(raw: &str) -> Result<Token, SetupError> {
         let token = raw.trim();
         if token.is_empty() {
-            return Err(SetupError::Token("the GitHub token is empty"));
+            return Err(SetupError::Token("the token is empty"));
         }
         if !token.bytes().all(|b| b.is_ascii_graphic()) {
             return Err(SetupError::Token(
-                "the GitHub token contains spaces, line breaks or other characters a token cannot have",
+                "the token contains spaces, line breaks or other characters a token cannot have",
             ));
         }
         Ok(Token(token.to_owned()))
     }
 
     /// `text` with every occurrence of the token replaced by `***`: as it is, and as a
-    /// URL or form would carry it (percent-encoded, in either case of hex digit).
+    /// URL or form would carry it (any of its characters percent-encoded, in either
+    /// case of hex digit).
     pub fn redact(&self, text: &str) -> String {
-        let mut out = text.replace(&self.0, "***");
-        let encoded = query_value(&self.0);
-        if encoded != self.0 {
-            out = out
-                .replace(&encoded, "***")
-                .replace(&encoded.to_ascii_lowercase(), "***");
+        let plain = text.replace(&self.0, "***");
+        if !plain.contains('%') {
+            return plain;
         }
-        out
+        redact_encoded(&plain, &self.0)
     }
+}
+
+/// `text` with every run of characters that, its percent-escapes decoded, reads as
+/// `token` replaced by `***` (`token` is ASCII, so a match begins and ends on a
+/// character boundary of `text`).
+fn redact_encoded(text: &str, token: &str) -> String {
+    let hex = |b: u8| (b as char).to_digit(16).map(|d| d as u8);
+    let bytes = text.as_bytes();
+    let mut decoded = Vec::with_capacity(bytes.len());
+    // Where each decoded byte begins in `text`, and the end.
+    let mut starts = Vec::with_capacity(bytes.len() + 1);
+    let mut i = 0;
+    while i < bytes.len() {
+        starts.push(i);
+        match (
+            bytes[i],
+            bytes.get(i + 1).copied().and_then(hex),
+            bytes.get(i + 2).copied().and_then(hex),
+        ) {
+            (b'%', Some(high), Some(low)) => {
+                decoded.push(high << 4 | low);
+                i += 3;
+            }
+            (b, ..) => {
+                decoded.push(b);
+                i += 1;
+            }
+        }
+    }
+    starts.push(bytes.len());
+    let mut out = String::with_capacity(text.len());
+    let mut copied = 0;
+    let mut from = 0;
+    while let Some(found) = memchr::memmem::find(&decoded[from..], token.as_bytes()) {
+        let at = from + found;
+        let (start, end) = (starts[at], starts[at + token.len()]);
+        out.push_str(&text[copied..start]);
+        out.push_str("***");
+        copied = end;
+        from = at + token.len();
+    }
+    out.push_str(&text[copied..]);
+    out
 }
 
 /// How often and how long to retry.
@@ -166,6 +211,8 @@ pub enum Auth {
 /// own token header).
 pub struct GitHub {
     octo: Octocrab,
+    /// The API's root, as given (a redirect is resolved against it).
+    api_url: String,
     token: Token,
     auth: Auth,
     policy: RetryPolicy,
@@ -235,6 +282,7 @@ impl GitHub {
             })?;
         Ok(GitHub {
             octo,
+            api_url: api_url.trim_end_matches('/').to_owned(),
             token,
             auth,
             policy,
@@ -527,6 +575,21 @@ impl GitHub {
 
     #[cfg(feature = "github")]
     async fn download_once(&self, path: &str, max: usize, what: &str) -> Result<Vec<u8>, Attempt> {
+        match tokio::time::timeout(DOWNLOAD_DEADLINE, self.download_hops(path, max, what)).await {
+            Ok(attempt) => attempt,
+            Err(_) => Err(Attempt::Fatal(ApiError::Failed {
+                what: what.to_owned(),
+                message: format!("no whole download within {} s", DOWNLOAD_DEADLINE.as_secs()),
+            })),
+        }
+    }
+
+    /// One download: the API's own `path` with the token, then at most two redirects,
+    /// each resolved against the address that gave it and fetched without the token
+    /// (storage, wherever it is: a relative address on the API's host gets none
+    /// either).
+    #[cfg(feature = "github")]
+    async fn download_hops(&self, path: &str, max: usize, what: &str) -> Result<Vec<u8>, Attempt> {
         use http_body_util::{BodyExt, Limited};
         let lost = |message: String| {
             Attempt::Retry {
@@ -536,23 +599,26 @@ impl GitHub {
             }
             .redacted(&self.token)
         };
-        let mut uri = path.to_owned();
+        let fatal = |message: String| {
+            Attempt::Fatal(ApiError::Failed {
+                what: what.to_owned(),
+                message,
+            })
+        };
+        // The address being fetched: the API's path first (`None`), then a redirect's.
+        let mut address: Option<String> = None;
         let mut storage;
         // The API answers with a redirect to the archive; one hop more is a loop.
         for _ in 0..3 {
             // The API's client puts its own path (`/api/v3`, `/api/v4`) before every
             // request's: an address elsewhere goes through a client of that address's
             // own, which has no token.
-            let client = if uri.starts_with('/') {
-                &self.octo
-            } else {
-                storage = storage_client(&uri).map_err(|message| {
-                    Attempt::Fatal(ApiError::Failed {
-                        what: what.to_owned(),
-                        message,
-                    })
-                })?;
-                &storage
+            let (client, uri) = match &address {
+                None => (&self.octo, path.to_owned()),
+                Some(address) => {
+                    storage = storage_client(address).map_err(fatal)?;
+                    (&storage, address.clone())
+                }
             };
             let builder = self.headers(
                 http::Request::builder()
@@ -561,31 +627,30 @@ impl GitHub {
                 &uri,
             );
             let request = client.build_request::<()>(builder, None).map_err(|e| {
-                Attempt::Fatal(ApiError::Failed {
-                    what: what.to_owned(),
-                    message: format!("cannot build the request: {e}"),
-                })
-                .redacted(&self.token)
+                fatal(format!("cannot build the request: {e}")).redacted(&self.token)
             })?;
+            // A storage address carries its signature in the query: never shown.
+            let shown = uri.split('?').next().unwrap_or_default().to_owned();
             let response = match client.execute(request).await {
                 Ok(response) => response,
                 Err(e) => {
-                    let shown = uri.split('?').next().unwrap_or_default();
-                    self.trace(&Method::GET, shown, "no response");
+                    self.trace(&Method::GET, &shown, "no response");
                     return Err(lost(error_chain(&e)));
                 }
             };
             let status = response.status();
-            // A storage address carries its signature in the query: never shown.
-            let shown = uri.split('?').next().unwrap_or_default();
-            self.trace(&Method::GET, shown, status.as_str());
+            self.trace(&Method::GET, &shown, status.as_str());
             if status.is_redirection()
                 && let Some(location) = response
                     .headers()
                     .get(http::header::LOCATION)
                     .and_then(|l| l.to_str().ok())
             {
-                uri = location.to_owned();
+                let base = match &address {
+                    None => format!("{}{path}", self.api_url),
+                    Some(address) => address.clone(),
+                };
+                address = Some(resolved(&base, location).map_err(fatal)?);
                 continue;
             }
             let headers = response.headers().clone();
@@ -603,18 +668,12 @@ impl GitHub {
             return match Limited::new(response.into_body(), max).collect().await {
                 Ok(body) => Ok(body.to_bytes().to_vec()),
                 Err(e) if e.is::<http_body_util::LengthLimitError>() => {
-                    Err(Attempt::Fatal(ApiError::Failed {
-                        what: what.to_owned(),
-                        message: format!("larger than {max} bytes: not downloaded"),
-                    }))
+                    Err(fatal(format!("larger than {max} bytes: not downloaded")))
                 }
                 Err(e) => Err(lost(format!("reading the download failed: {e}"))),
             };
         }
-        Err(Attempt::Fatal(ApiError::Failed {
-            what: what.to_owned(),
-            message: "too many redirects".to_owned(),
-        }))
+        Err(fatal("too many redirects".to_owned()))
     }
 
     fn trace(&self, method: &Method, path: &str, status: &str) {
@@ -622,6 +681,29 @@ impl GitHub {
             "{method} {} -> {status}",
             self.redact(path)
         )));
+    }
+}
+
+/// A redirect's `location` resolved against the address `base` that gave it: absolute
+/// (`https://…`), scheme-relative (`//host/…`) or host-relative (`/…`); anything else
+/// is refused.
+fn resolved(base: &str, location: &str) -> Result<String, String> {
+    let lower = location.to_ascii_lowercase();
+    if lower.starts_with("http://") || lower.starts_with("https://") {
+        return Ok(location.to_owned());
+    }
+    let base: http::Uri = base
+        .parse()
+        .map_err(|_| "the download's address cannot be read".to_owned())?;
+    let (Some(scheme), Some(authority)) = (base.scheme_str(), base.authority()) else {
+        return Err("the download's address is not absolute".to_owned());
+    };
+    if location.starts_with("//") {
+        Ok(format!("{scheme}:{location}"))
+    } else if location.starts_with('/') {
+        Ok(format!("{scheme}://{authority}{location}"))
+    } else {
+        Err("the redirect goes to an address that is neither absolute nor on the host".to_owned())
     }
 }
 

@@ -93,3 +93,23 @@ fn tokens_are_checked_and_redacted() {
         "token=*** and ***"
     );
 }
+
+#[test]
+fn a_token_is_masked_however_its_characters_are_percent_encoded() {
+    let token = Token::new("glpat-Secr3t_TOKEN-xyzABC").unwrap();
+    for shown in [
+        "echo glpat-Secr3t_TOKEN-xyzABC",
+        "echo glpat%2DSecr3t%5FTOKEN%2DxyzABC",
+        "echo glpat%2dSecr3t%5fTOKEN%2dxyzABC",
+        "echo %67%6c%70%61%74%2d%53%65%63%72%33%74%5f%54%4f%4b%45%4e%2d%78%79%7a%41%42%43",
+        "echo %67%6C%70%61%74-Secr3t%5f%54OKEN%2dxyzABC",
+    ] {
+        assert_eq!(token.redact(shown), "echo ***", "{shown}");
+    }
+    // Text around it, other escapes and characters beyond ASCII are kept.
+    assert_eq!(
+        token.redact("é%20glpat%2dSecr3t_TOKEN-xyzABC%2x and %"),
+        "é%20***%2x and %"
+    );
+    assert_eq!(token.redact("glpat%2dSecr3t"), "glpat%2dSecr3t");
+}

@@ -879,7 +879,7 @@ pub async fn pipeline_jobs(
         for (index, job) in items.iter().enumerate() {
             jobs.push(gitlab_job(job).ok_or_else(|| {
                 malformed(format!(
-                    "page {page}, job {index}: not a job (no numeric `id` and `name` that is text)"
+                    "page {page}, job {index}: not a job as GitLab lists one (a numeric `id`; `name` and `status` as text, a name of at most 255 characters; at most {MAX_JOB_TAGS} tags of at most 255)"
                 ))
             })?);
         }
@@ -893,12 +893,28 @@ pub async fn pipeline_jobs(
     )))
 }
 
+/// The most tags a listed job may have: every job listed is kept, so each is bounded.
+const MAX_JOB_TAGS: usize = 64;
+
+/// A listed job, its every field bounded (a job's name is at most 255 characters in
+/// GitLab; a runner's description and a page's address are cut): `None` when it is not
+/// one.
 fn gitlab_job(v: &Value) -> Option<crate::results::jobs::RunJob> {
     let text = |pointer: &str| {
         v.pointer(pointer)
             .and_then(Value::as_str)
-            .map(str::to_owned)
+            .map(|t| crate::untrusted::cut(t, 1024))
     };
+    let short = |t: &str| t.chars().count() <= 255;
+    let tags = match v.get("tag_list") {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::Array(tags)) if tags.len() <= MAX_JOB_TAGS => tags
+            .iter()
+            .map(|t| t.as_str().filter(|t| short(t)).map(str::to_owned))
+            .collect::<Option<Vec<_>>>()?,
+        Some(_) => return None,
+    };
+    let name = v.get("name").and_then(Value::as_str).filter(|n| short(n))?;
     let status = text("/status")?;
     let (status, conclusion) = match status.as_str() {
         "success" => ("completed".to_owned(), Some("success".to_owned())),
@@ -906,16 +922,8 @@ fn gitlab_job(v: &Value) -> Option<crate::results::jobs::RunJob> {
         _ => (status, None),
     };
     Some(crate::results::jobs::RunJob {
-        name: text("/name")?,
-        labels: v
-            .get("tag_list")
-            .and_then(Value::as_array)
-            .map(|tags| {
-                tags.iter()
-                    .filter_map(|t| t.as_str().map(str::to_owned))
-                    .collect()
-            })
-            .unwrap_or_default(),
+        name: name.to_owned(),
+        labels: tags,
         runner_name: text("/runner/description"),
         runner_group_name: None,
         status,
@@ -951,6 +959,39 @@ async fn publish_status(client: &GitHub, plan: &StatusPlan) -> Result<String, Ap
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_listed_job_is_bounded_or_not_a_job() {
+        let job = |extra: Value| {
+            let mut v = json!({ "id": 7, "name": "leg: [a]", "status": "success",
+                                "tag_list": ["linux"], "runner": { "description": "r" } });
+            for (k, x) in extra.as_object().unwrap() {
+                v[k] = x.clone();
+            }
+            gitlab_job(&v)
+        };
+        let listed = job(json!({})).unwrap();
+        assert_eq!(
+            (listed.name.as_str(), listed.labels.clone()),
+            ("leg: [a]", vec!["linux".to_owned()])
+        );
+        assert_eq!(listed.run_attempt, 7);
+        assert!(job(json!({ "tag_list": null })).unwrap().labels.is_empty());
+        let many: Vec<&str> = vec!["a"; MAX_JOB_TAGS + 1];
+        for bad in [
+            json!({ "tag_list": many }),
+            json!({ "tag_list": ["x".repeat(256)] }),
+            json!({ "tag_list": [1] }),
+            json!({ "tag_list": "linux" }),
+            json!({ "name": "n".repeat(256) }),
+            json!({ "status": null }),
+            json!({ "id": "7" }),
+        ] {
+            assert!(job(bad.clone()).is_none(), "{bad}");
+        }
+        let long = job(json!({ "runner": { "description": "d".repeat(5000) } })).unwrap();
+        assert!(long.runner_name.unwrap().len() <= 1024);
+    }
 
     #[test]
     fn quick_actions_are_made_inert() {

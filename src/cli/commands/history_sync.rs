@@ -24,6 +24,10 @@ use crate::results::source::is_repository;
 /// The largest artifact downloaded.
 const MAX_ARTIFACT_BYTES: usize = 512 * 1024 * 1024;
 
+/// The most reports one run's artifact may hold (one per manifest): an archive with
+/// more is not taken at all, as its files could crowd real runs out of the history.
+const MAX_REPORTS_PER_RUN: usize = 16;
+
 /// One finished run (a workflow run, a pipeline), as the API lists it.
 struct Run {
     id: u64,
@@ -176,22 +180,32 @@ fn import<F: Forge>(
                 for note in notes {
                     progress.note(&format!("{label}: {note}"));
                 }
-                let mut found = false;
+                let mut taken = Vec::new();
                 for (name, bytes) in reports {
                     let shown = forge.origin_of(run, &name);
                     match judge::checked_report(Path::new(&shown), &bytes) {
-                        Ok(report) => {
-                            found = true;
-                            match history.add(&report, &origin)? {
-                                Added::New { .. } => tally.recorded += 1,
-                                Added::AlreadyRecorded => tally.already += 1,
-                            }
-                        }
+                        Ok(report) => match of_another_run(&report, repo, run) {
+                            None => taken.push(report),
+                            Some(why) => progress.note(&format!("skipped {shown}: {why}")),
+                        },
                         Err(e) => progress.note(&format!("skipped {shown}: not a report ({e})")),
                     }
                 }
-                if !found {
+                if taken.len() > MAX_REPORTS_PER_RUN {
+                    progress.note(&format!(
+                        "{label}: {} reports, more than the {MAX_REPORTS_PER_RUN} a run's artifact may hold: none taken",
+                        taken.len()
+                    ));
+                    taken.clear();
+                }
+                if taken.is_empty() {
                     tally.skipped += 1;
+                }
+                for report in &taken {
+                    match history.add(report, &origin)? {
+                        Added::New { .. } => tally.recorded += 1,
+                        Added::AlreadyRecorded => tally.already += 1,
+                    }
                 }
             }
             Err(e) => {
@@ -227,6 +241,44 @@ fn import<F: Forge>(
     } else {
         exit_code::OK
     })
+}
+
+/// Why `report` is not `run`'s own, if it is not: a report names the repository, run
+/// and commit it is of, and an artifact's report that names others (a copy, or a file
+/// made to look like another run's) would be recorded as that run, ahead of its own.
+fn of_another_run(report: &crate::results::Report, repo: &str, run: &Run) -> Option<String> {
+    let source = &report.source;
+    let shown = |v: Option<&str>| crate::untrusted::cut(v.unwrap_or("none"), 80);
+    if !source
+        .repository
+        .as_deref()
+        .is_some_and(|r| r.eq_ignore_ascii_case(repo))
+    {
+        return Some(format!(
+            "the report of another repository (`{}`), not of {repo}",
+            shown(source.repository.as_deref())
+        ));
+    }
+    if source.run_id.as_deref() != Some(run.id.to_string().as_str()) {
+        return Some(format!(
+            "the report of another run (`{}`), not of {}",
+            shown(source.run_id.as_deref()),
+            run.id
+        ));
+    }
+    if !run.commit.is_empty()
+        && !source
+            .commit
+            .as_deref()
+            .is_some_and(|c| c.eq_ignore_ascii_case(&run.commit))
+    {
+        return Some(format!(
+            "the report of another commit (`{}`), not of {}",
+            shown(source.commit.as_deref()),
+            run.commit
+        ));
+    }
+    None
 }
 
 /// GitHub: a workflow run's report artifact.
@@ -508,10 +560,11 @@ impl Forge for GitLabForge {
         let jobs =
             crate::publish::gitlab::pipeline_jobs(&self.client, &self.project, &run.id.to_string())
                 .await?;
-        // The latest job of that name: a retried job's artifacts replace the earlier's.
+        // The latest job of that name that finished: a retried job's artifacts replace
+        // the earlier's (a job still running, or cancelled, has none of its own yet).
         let Some(job) = jobs
             .iter()
-            .filter(|j| j.name == self.job)
+            .filter(|j| j.name == self.job && j.status == "completed")
             .max_by_key(|j| j.run_attempt)
         else {
             return Ok((
@@ -549,14 +602,10 @@ impl Forge for GitLabForge {
 
 /// The default branch a repository's or project's description names.
 fn named_default_branch(value: &Value, what: String) -> Result<String, ApiError> {
-    value
-        .get("default_branch")
-        .and_then(Value::as_str)
-        .map(str::to_owned)
-        .ok_or(ApiError::Failed {
-            what,
-            message: "the answer names no default branch".to_owned(),
-        })
+    branch_name(value.get("default_branch")).ok_or(ApiError::Failed {
+        what,
+        message: "the answer names no default branch that a branch can be".to_owned(),
+    })
 }
 
 /// The JSON files of the archive at `path` (`what`), unpacked in memory within bounds,
@@ -582,7 +631,24 @@ fn the_branchs_own(run: &Value, repo: &str) -> bool {
     let head_repo = run
         .pointer("/head_repository/full_name")
         .and_then(Value::as_str);
-    matches!(event, "push" | "schedule") && head_repo.is_none_or(|r| r.eq_ignore_ascii_case(repo))
+    matches!(event, "push" | "schedule")
+        && head_repo.is_none_or(|r| r.eq_ignore_ascii_case(repo))
+        && run.get("status").and_then(Value::as_str) == Some("completed")
+}
+
+/// A commit id as listed, if it is one (it is shown and compared).
+fn commit_id(v: Option<&Value>) -> String {
+    v.and_then(Value::as_str)
+        .filter(|c| matches!(c.len(), 40 | 64) && c.bytes().all(|b| b.is_ascii_hexdigit()))
+        .unwrap_or_default()
+        .to_owned()
+}
+
+/// A branch as listed, if it can be one (it is recorded and shown).
+fn branch_name(v: Option<&Value>) -> Option<String> {
+    v.and_then(Value::as_str)
+        .filter(|b| !b.is_empty() && b.len() <= 255 && !b.chars().any(char::is_control))
+        .map(str::to_owned)
 }
 
 /// Whether a listed pipeline is the branch's own: a push or a schedule, on the branch
@@ -590,9 +656,13 @@ fn the_branchs_own(run: &Value, repo: &str) -> bool {
 /// `refs/merge-requests/…` with the source `merge_request_event`, and are never the
 /// base.
 fn pipeline_is_the_branchs_own(pipeline: &Value, branch: &str) -> bool {
-    let source = pipeline.get("source").and_then(Value::as_str).unwrap_or("");
-    let on = pipeline.get("ref").and_then(Value::as_str);
-    matches!(source, "push" | "schedule") && on == Some(branch)
+    let text = |k: &str| pipeline.get(k).and_then(Value::as_str).unwrap_or("");
+    // GitLab's `ref` filter matches a tag of the branch's name too: a tag is not the
+    // branch. A pipeline still running has no report yet.
+    matches!(text("source"), "push" | "schedule")
+        && text("ref") == branch
+        && pipeline.get("tag").and_then(Value::as_bool) != Some(true)
+        && matches!(text("status"), "success" | "failed" | "canceled")
 }
 
 fn run_of(v: &Value) -> Option<Run> {
@@ -603,15 +673,8 @@ fn run_of(v: &Value) -> Option<Run> {
             .and_then(Value::as_u64)
             .and_then(|a| u32::try_from(a).ok())
             .unwrap_or(1),
-        branch: v
-            .get("head_branch")
-            .and_then(Value::as_str)
-            .map(str::to_owned),
-        commit: v
-            .get("head_sha")
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .to_owned(),
+        branch: branch_name(v.get("head_branch")),
+        commit: commit_id(v.get("head_sha")),
         updated_at: v
             .get("updated_at")
             .and_then(Value::as_str)
@@ -626,8 +689,8 @@ fn pipeline_of(v: &Value) -> Option<Run> {
     Some(Run {
         id: v.get("id")?.as_u64()?,
         attempt: 1,
-        branch: text("ref"),
-        commit: text("sha").unwrap_or_default(),
+        branch: branch_name(v.get("ref")),
+        commit: commit_id(v.get("sha")),
         updated_at: text("updated_at"),
     })
 }
