@@ -47,6 +47,30 @@ print(f"{sys.argv[2]}: {data[1]['mean'] / data[0]['mean']:.3f}{sys.argv[3]}")
 PY
 }
 
+# The closing table: one row per budget, each figure beside its baseline of the same run.
+# budget FIGURE BASELINE MEASURED RATIO BUDGET MET
+budget() {
+    printf '| %s | %s | %s | %s | %s | %s |\n' "$@" >>"$work/budgets.md"
+}
+
+# against JSON BUDGET [HIGHER]: a budget row's last four cells from a hyperfine export
+# (its first command the baseline, its second the tool): the two means, the tool's time
+# over the baseline's (with HIGHER=throughput, the baseline's over the tool's: the
+# tool's throughput as a share of the baseline's), the budget, and whether it was met.
+against() {
+    python3 - "$1" "$2" "${3:-}" <<'PY'
+import json, sys
+results = json.load(open(sys.argv[1]))["results"]
+base, tool = results[0]["mean"], results[1]["mean"]
+budget = float(sys.argv[2])
+if sys.argv[3] == "throughput":
+    ratio, met, shown = base / tool, base / tool >= budget, f"≥ {budget}×"
+else:
+    ratio, met, shown = tool / base, tool / base <= budget, f"≤ {budget}×"
+print(f"{base:.3f} s\t{tool:.3f} s\t{ratio:.2f}×\t{shown}\t{'yes' if met else 'no'}")
+PY
+}
+
 # every_format FORMAT...: in the current folder (artifacts/ and report.json), each format
 # from the partial results (merge) and from the report (render), $wide_reps times each:
 # the median wall time, the fastest and slowest, and the highest peak RSS.
@@ -71,13 +95,24 @@ every_format() {
             read -r median fastest slowest < <(printf '%s\n' "${walls[@]}" | sort -n \
                 | awk '{ w[NR] = $1 } END { print w[int((NR + 1) / 2)], w[1], w[NR] }')
             echo "| $how --format $format | ${median} s | ${fastest} – ${slowest} s | $((peak / 1024)) MiB | $(stat -c %s "$work/out") bytes |"
+            # The widest matrix's budget: merge + render markdown, time and memory.
+            if [ -n "${wide_budget:-}" ] && [ "$how $format" = "merge markdown" ]; then
+                met=$(awk -v m="$median" -v p="$peak" 'BEGIN { print (m <= 1.5 && p <= 200 * 1024) ? "yes" : "no" }')
+                budget "$wide_budget" "—" "${median} s, $((peak / 1024)) MiB" "—" "≤ 1.5 s, ≤ 200 MiB" "$met"
+            fi
         done
     done
 }
 
+# The machine every figure is of: cores, memory, kernel, OS, and the file system the
+# logs and data are written to.
+os=$( (. /etc/os-release 2>/dev/null && echo "$PRETTY_NAME") || uname -s)
+disk=$(df -PT "$work" 2>/dev/null | awk 'NR == 2 { print $2 " (" $1 ")" }')
+machine="$(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(uname -sr), $os, data on ${disk:-an unknown file system}"
 echo "## machine"
-echo "$(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(uname -sr)"
+echo "$machine"
 echo "tool: $("$bin" --version)"
+printf '| figure | baseline | measured | ratio | budget | met |\n|---|---:|---:|---:|---:|---|\n' >"$work/budgets.md"
 
 echo
 echo "## a check printing $bytes bytes: peak RSS and throughput"
@@ -95,10 +130,13 @@ rss_kb=$(awk -F: '/Maximum resident set size/ {gsub(/ /, "", $2); print $2}' "$w
 echo "peak RSS of cargo-verify-matrix: $((rss_kb / 1024)) MiB ($rss_kb KiB)"
 log_size=$(stat -c %s "$work/loud/out/logs/bench/loud.log")
 [ "$log_size" = "$bytes" ] || { echo "error: log has $log_size bytes, expected $bytes" >&2; exit 1; }
-hyperfine $runs -N --export-markdown "$work/throughput.md" \
+budget "peak RSS, a check printing $bytes bytes" "—" "$((rss_kb / 1024)) MiB" "—" "≤ 32 MiB" "$([ "$rss_kb" -le $((32 * 1024)) ] && echo yes || echo no)"
+hyperfine $runs -N --export-json "$work/throughput.json" --export-markdown "$work/throughput.md" \
     -n "cmd > file" "bash --noprofile --norc -eo pipefail -c 'head -c $bytes /dev/zero > $work/direct.log'" \
     -n "cargo-verify-matrix run" "$bin -q run --manifest $work/loud/verify-matrix.yml --out $work/loud/out" >/dev/null
 cat "$work/throughput.md"
+IFS=$'\t' read -r -a row < <(against "$work/throughput.json" 0.9 throughput)
+budget "throughput, $bytes bytes of zeros (baseline: \`cmd > file\`)" "${row[@]}"
 
 echo
 echo "## a check printing $bytes bytes of log lines, a token-shaped word in each: peak RSS and throughput"
@@ -120,10 +158,12 @@ rss_kb=$(awk -F: '/Maximum resident set size/ {gsub(/ /, "", $2); print $2}' "$w
 echo "peak RSS of cargo-verify-matrix: $((rss_kb / 1024)) MiB ($rss_kb KiB)"
 cmp -s "$work/lines.txt" "$work/loud/lines/logs/bench/lines.log" \
     || { echo "error: the log is not the output byte for byte" >&2; exit 1; }
-hyperfine $runs -N --export-markdown "$work/lines.md" \
+hyperfine $runs -N --export-json "$work/lines.json" --export-markdown "$work/lines.md" \
     -n "cmd > file" "bash --noprofile --norc -eo pipefail -c 'cat $work/lines.txt > $work/direct.log'" \
     -n "cargo-verify-matrix run" "$bin -q run --manifest $work/loud/lines.yml --out $work/loud/lines" >/dev/null
 cat "$work/lines.md"
+IFS=$'\t' read -r -a row < <(against "$work/lines.json" 0.9 throughput)
+budget "throughput, $bytes bytes of test-result lines (baseline: \`cmd > file\`)" "${row[@]}"
 
 echo
 echo "## per-check overhead: $checks sequential \`true\` checks"
@@ -132,12 +172,16 @@ hyperfine $runs -N --export-json "$work/overhead.json" --export-markdown "$work/
     -n "bash -c true, $checks times" "bash $work/many/loop.sh" \
     -n "cargo-verify-matrix run ($checks checks)" "$bin -q run --manifest $work/many/verify-matrix.yml --out $work/many/out" >/dev/null
 cat "$work/overhead.md"
-python3 - "$work/overhead.json" "$checks" <<'PY'
+python3 - "$work/overhead.json" "$checks" "$work/budgets.md" <<'PY'
 import json, sys
 data = json.load(open(sys.argv[1]))["results"]
 n = int(sys.argv[2])
 base, tool = data[0]["mean"], data[1]["mean"]
-print(f"overhead per check: {(tool - base) / n * 1000:.2f} ms (budget 1.5 ms)")
+per = (tool - base) / n * 1000
+print(f"overhead per check: {per:.2f} ms (budget 1.5 ms)")
+with open(sys.argv[3], "a") as out:
+    out.write(f"| overhead per check, {n} `true` checks (baseline: `bash -c true > log` {n} times) "
+              f"| {base:.3f} s | {tool:.3f} s | +{per:.2f} ms a check | ≤ 1.5 ms | {'yes' if per <= 1.5 else 'no'} |\n")
 PY
 
 echo
@@ -159,11 +203,15 @@ hyperfine $runs -N --export-json "$work/jobs.json" --export-markdown "$work/jobs
     -n "sleep $ideal (the ideal, ceil($sleepers/$jobs) × $nap s)" "sleep $ideal" \
     -n "cargo-verify-matrix run --jobs $jobs" "$bin -q run --jobs $jobs --manifest $work/sleepy/verify-matrix.yml --out $work/sleepy/out" >/dev/null
 cat "$work/jobs.md"
-python3 - "$work/jobs.json" "$ideal" <<'PY'
+python3 - "$work/jobs.json" "$ideal" "$work/budgets.md" "$jobs" "$sleepers" <<'PY'
 import json, sys
 data = json.load(open(sys.argv[1]))["results"]
 ideal = float(sys.argv[2])
-print(f"wall / ideal: {data[1]['mean'] / ideal:.3f} (budget 1.05); sleep {ideal} itself: {data[0]['mean'] / ideal:.3f}")
+ratio = data[1]['mean'] / ideal
+print(f"wall / ideal: {ratio:.3f} (budget 1.05); sleep {ideal} itself: {data[0]['mean'] / ideal:.3f}")
+with open(sys.argv[3], "a") as out:
+    out.write(f"| --jobs {sys.argv[4]} over {sys.argv[5]} sleeping checks (baseline: the ideal, `sleep {ideal}`) "
+              f"| {data[0]['mean']:.3f} s | {data[1]['mean']:.3f} s | {ratio:.3f}× | ≤ 1.05× | {'yes' if ratio <= 1.05 else 'no'} |\n")
 PY
 
 echo
@@ -253,6 +301,8 @@ hyperfine $runs -N -i --export-json "$work/floor.json" --export-markdown "$work/
     -n "merge + render markdown" "$bin -q merge --out $work/wide/report.json --format markdown $work/wide/artifacts" >/dev/null
 cat "$work/floor.md"
 ratio "$work/floor.json" "merge + render / json.load" " (budget 1.0)"
+IFS=$'\t' read -r -a row < <(against "$work/floor.json" 1.0)
+budget "merge + render markdown, $envs × $checks (baseline: python3 json.load of the files)" "${row[@]}"
 
 echo
 echo "## GitHub's largest matrix: $wide_envs environments × $wide_checks checks, every format"
@@ -262,7 +312,8 @@ echo "## GitHub's largest matrix: $wide_envs environments × $wide_checks checks
 # with the highest peak RSS.
 wide_results "$work/huge" "$bin" "$wide_envs" "$wide_checks"
 cd "$work/huge"
-every_format markdown table json signal audit junit html
+wide_budget="merge + render markdown, $wide_envs × $wide_checks (median of $wide_reps)" \
+    every_format markdown table json signal audit junit html
 echo "report: $(stat -c %s report.json) bytes from $(du -sb artifacts | cut -f1) bytes of artifacts"
 cd - >/dev/null
 
@@ -468,3 +519,9 @@ if $quick; then
 else
     cargo bench --locked -q --bench pipeline 2>/dev/null | grep -E '^[a-z]|time:|thrpt:'
 fi
+
+echo
+echo "## the budgets, each beside its baseline of the same run"
+echo "$machine"
+echo
+cat "$work/budgets.md"
