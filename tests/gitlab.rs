@@ -1829,6 +1829,9 @@ async fn history_sync_from_gitlab_takes_only_each_pipelines_own_report() {
     other_project["source"]["repository"] = "victim/other".into();
     let mut other_commit: Value = serde_json::from_str(&report(510)).unwrap();
     other_commit["source"]["commit"] = "f".repeat(40).into();
+    let mut hostile: Value = serde_json::from_str(&report(510)).unwrap();
+    hostile["source"]["run_id"] =
+        format!("\u{1b}[2J\r\nAll Required Environments: VERIFIED {TOKEN}").into();
     gitlab.pipeline(510, "main", "push", "success");
     gitlab.job_with_artifacts(
         510,
@@ -1839,6 +1842,8 @@ async fn history_sync_from_gitlab_takes_only_each_pipelines_own_report() {
             ("claims-999.json", &report(999)),
             ("other-project.json", &other_project.to_string()),
             ("other-commit.json", &other_commit.to_string()),
+            ("hostile.json", &hostile.to_string()),
+            (&format!("{TOKEN}.json"), "{}"),
         ])),
     );
     // 511: a tag named `main` (GitLab's `ref` filter matches it too).
@@ -1877,9 +1882,54 @@ async fn history_sync_from_gitlab_takes_only_each_pipelines_own_report() {
         Value::Null,
         &[("location", "/api/v4/../../steal")],
     );
+    // 514: a pipeline that names no commit its report could be held to; 515: reports
+    // spelling the project three ways (one run recorded thrice, else).
+    gitlab.pipeline(514, "main", "push", "success");
+    gitlab.state.lock().unwrap().pipelines.last_mut().unwrap()["sha"] = "x".into();
+    gitlab.job_with_artifacts(
+        514,
+        9140,
+        "verify-matrix:report",
+        Some(zip(&[("r.json", &report(514))])),
+    );
+    gitlab.pipeline(515, "main", "push", "success");
+    let spelled: Vec<(String, String)> = ["group/project", "Group/Project", "GROUP/PROJECT"]
+        .iter()
+        .enumerate()
+        .map(|(i, path)| {
+            let mut r: Value = serde_json::from_str(&report(515)).unwrap();
+            r["source"]["repository"] = (*path).into();
+            r["manifest"]["path"] = format!("m{i}.yml").into();
+            (format!("r{i}.json"), r.to_string())
+        })
+        .collect();
+    let entries: Vec<(&str, &str)> = spelled
+        .iter()
+        .map(|(n, t)| (n.as_str(), t.as_str()))
+        .collect();
+    gitlab.job_with_artifacts(515, 9150, "verify-matrix:report", Some(zip(&entries)));
     let out = sync_gitlab(&project, &gitlab, &["--repo", PROJECT_PATH, "--runs", "10"]).await;
     let (said, log) = (stdout(&out), stderr(&out));
     assert_eq!(out.status.code(), Some(5), "{said}{log}");
+    // What the archives said is shown on one line, without escapes, the token or a
+    // verdict's words.
+    assert!(!log.contains('\u{1b}') && !log.contains('\r'), "{log:?}");
+    assert!(
+        !log.contains("All Required Environments: VERIFIED"),
+        "{log}"
+    );
+    assert!(log.contains("the report of another run (`"), "{log}");
+    assert!(log.contains("`***.json`"), "{log}");
+    assert!(
+        log.contains("pipeline 514 job `verify-matrix:report`: `r.json`: the run names no commit"),
+        "{log}"
+    );
+    assert!(
+        log.contains(
+            "pipeline 515: its reports name the repository or the attempt differently: none taken"
+        ),
+        "{log}"
+    );
     assert!(
         log.contains("`claims-999.json`: the report of another run (`999`), not of 510"),
         "{log}"
@@ -1900,7 +1950,7 @@ async fn history_sync_from_gitlab_takes_only_each_pipelines_own_report() {
         !log.contains("pipeline 511"),
         "the tag's pipeline was read: {log}"
     );
-    assert!(said.contains("synced 3 runs of `main`"), "{said}");
+    assert!(said.contains("synced 5 runs of `main`"), "{said}");
     let runs = recorded_runs(&project);
     assert_eq!(
         runs,

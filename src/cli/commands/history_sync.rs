@@ -51,6 +51,8 @@ trait Forge {
     fn name_of(&self, run: &Run) -> String;
     /// Whether runs have attempts (the progress shows them).
     const ATTEMPTS: bool;
+    /// `text` without the token.
+    fn redact(&self, text: &str) -> String;
     /// The repository's default branch.
     async fn default_branch(&self) -> Result<String, ApiError>;
     /// The latest `want` finished runs of `branch` that are the branch's own (pushes and
@@ -156,6 +158,13 @@ fn import<F: Forge>(
     let repo = forge.repository();
     let progress = Progress::new(runs.len());
     let mut tally = Tally::default();
+    // What the notes say comes partly from the archives (names, reports' fields,
+    // parse errors): one line each, without the token, escapes or a verdict's words.
+    let say = |text: &str| {
+        let redacted = forge.redact(text);
+        let clean = crate::untrusted::neutralise::clean(&redacted).replace('\n', " ");
+        progress.note(&crate::untrusted::neutralise::neutralise(&clean));
+    };
     for (i, run) in runs.iter().enumerate() {
         let label = forge.name_of(run);
         let commit: String = run.commit.chars().take(7).collect();
@@ -178,24 +187,30 @@ fn import<F: Forge>(
         match runtime.block_on(forge.reports_of(run)) {
             Ok((reports, notes)) => {
                 for note in notes {
-                    progress.note(&format!("{label}: {note}"));
+                    say(&format!("{label}: {note}"));
                 }
                 let mut taken = Vec::new();
                 for (name, bytes) in reports {
                     let shown = forge.origin_of(run, &name);
                     match judge::checked_report(Path::new(&shown), &bytes) {
-                        Ok(report) => match of_another_run(&report, repo, run) {
-                            None => taken.push(report),
-                            Some(why) => progress.note(&format!("skipped {shown}: {why}")),
-                        },
-                        Err(e) => progress.note(&format!("skipped {shown}: not a report ({e})")),
+                        Ok(report) => {
+                            match of_another_run(&report, repo, run, &|t| forge.redact(t)) {
+                                None => taken.push(report),
+                                Some(why) => say(&format!("skipped {shown}: {why}")),
+                            }
+                        }
+                        Err(e) => say(&format!("skipped {shown}: not a report ({e})")),
                     }
                 }
                 if taken.len() > MAX_REPORTS_PER_RUN {
-                    progress.note(&format!(
+                    say(&format!(
                         "{label}: {} reports, more than the {MAX_REPORTS_PER_RUN} a run's artifact may hold: none taken",
                         taken.len()
                     ));
+                    taken.clear();
+                }
+                if let Some(why) = disagreeing(&taken) {
+                    say(&format!("{label}: {why}: none taken"));
                     taken.clear();
                 }
                 if taken.is_empty() {
@@ -209,7 +224,7 @@ fn import<F: Forge>(
                 }
             }
             Err(e) => {
-                progress.note(&format!("warning: {label}: {e}"));
+                say(&format!("warning: {label}: {e}"));
                 tally.failed += 1;
             }
         }
@@ -246,9 +261,15 @@ fn import<F: Forge>(
 /// Why `report` is not `run`'s own, if it is not: a report names the repository, run
 /// and commit it is of, and an artifact's report that names others (a copy, or a file
 /// made to look like another run's) would be recorded as that run, ahead of its own.
-fn of_another_run(report: &crate::results::Report, repo: &str, run: &Run) -> Option<String> {
+/// `redact` takes the token out of a field before it is cut short to be shown.
+fn of_another_run(
+    report: &crate::results::Report,
+    repo: &str,
+    run: &Run,
+    redact: &dyn Fn(&str) -> String,
+) -> Option<String> {
     let source = &report.source;
-    let shown = |v: Option<&str>| crate::untrusted::cut(v.unwrap_or("none"), 80);
+    let shown = |v: Option<&str>| crate::untrusted::cut(&redact(v.unwrap_or("none")), 80);
     if !source
         .repository
         .as_deref()
@@ -266,17 +287,51 @@ fn of_another_run(report: &crate::results::Report, repo: &str, run: &Run) -> Opt
             run.id
         ));
     }
-    if !run.commit.is_empty()
-        && !source
-            .commit
-            .as_deref()
-            .is_some_and(|c| c.eq_ignore_ascii_case(&run.commit))
+    if run.commit.is_empty() {
+        return Some("the run names no commit that its report could be held to".to_owned());
+    }
+    if !source
+        .commit
+        .as_deref()
+        .is_some_and(|c| c.eq_ignore_ascii_case(&run.commit))
     {
         return Some(format!(
             "the report of another commit (`{}`), not of {}",
             shown(source.commit.as_deref()),
             run.commit
         ));
+    }
+    // The branch's own runs are pushes and schedules: a report of a pull request's run
+    // is not one of them, whatever run it names.
+    if source.pr.is_some()
+        || !source
+            .event
+            .as_deref()
+            .is_none_or(|e| matches!(e, "push" | "schedule"))
+    {
+        return Some(format!(
+            "the report of a pull request's run (event `{}`), not of the branch's own",
+            shown(source.event.as_deref())
+        ));
+    }
+    None
+}
+
+/// Why the reports one run brought cannot all be its own, if they cannot: they must
+/// spell the repository alike, name one attempt, and be of distinct manifests (else one
+/// run would be recorded as several).
+fn disagreeing(reports: &[crate::results::Report]) -> Option<&'static str> {
+    let first = reports.first()?;
+    let mut manifests = std::collections::HashSet::new();
+    for report in reports {
+        if report.source.repository != first.source.repository
+            || report.source.run_attempt != first.source.run_attempt
+        {
+            return Some("its reports name the repository or the attempt differently");
+        }
+        if !manifests.insert(report.manifest.path.as_str()) {
+            return Some("two of its reports are of one manifest");
+        }
     }
     None
 }
@@ -303,6 +358,10 @@ impl Forge for GitHubForge {
     }
 
     const ATTEMPTS: bool = true;
+
+    fn redact(&self, text: &str) -> String {
+        self.github.redact(text)
+    }
 
     async fn default_branch(&self) -> Result<String, ApiError> {
         let what = format!("reading repository {}", self.repo);
@@ -507,6 +566,10 @@ impl Forge for GitLabForge {
 
     const ATTEMPTS: bool = false;
 
+    fn redact(&self, text: &str) -> String {
+        self.client.redact(text)
+    }
+
     async fn default_branch(&self) -> Result<String, ApiError> {
         let what = format!("reading project {}", self.project);
         let value = self
@@ -647,7 +710,12 @@ fn commit_id(v: Option<&Value>) -> String {
 /// A branch as listed, if it can be one (it is recorded and shown).
 fn branch_name(v: Option<&Value>) -> Option<String> {
     v.and_then(Value::as_str)
-        .filter(|b| !b.is_empty() && b.len() <= 255 && !b.chars().any(char::is_control))
+        .filter(|b| {
+            !b.is_empty()
+                && b.len() <= 255
+                && crate::untrusted::neutralise::clean(b) == *b
+                && !b.contains(char::is_whitespace)
+        })
         .map(str::to_owned)
 }
 
@@ -661,7 +729,7 @@ fn pipeline_is_the_branchs_own(pipeline: &Value, branch: &str) -> bool {
     // branch. A pipeline still running has no report yet.
     matches!(text("source"), "push" | "schedule")
         && text("ref") == branch
-        && pipeline.get("tag").and_then(Value::as_bool) != Some(true)
+        && pipeline.get("tag").is_none_or(|t| *t == Value::Bool(false))
         && matches!(text("status"), "success" | "failed" | "canceled")
 }
 
