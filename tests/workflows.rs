@@ -439,6 +439,8 @@ async fn the_report_step_keeps_a_history_in_the_workflow_run_recipe() {
     base["source"]["run_id"] = "400".into();
     base["source"]["event"] = "push".into();
     base["source"]["branch"] = "main".into();
+    base["source"]["repository"] = "o/r".into();
+    base["source"]["pr"] = Value::Null;
     project.write("base.json", &base.to_string());
     let zipped = Command::new("python3")
         .args([
@@ -463,6 +465,7 @@ async fn the_report_step_keeps_a_history_in_the_workflow_run_recipe() {
     serve(
         "/repos/o/r/actions/runs",
         json!({"total_count": 1, "workflow_runs": [{"id": 400, "run_attempt": 1, "event": "push",
+            "status": "completed", "conclusion": "failure",
             "head_branch": "main", "head_sha": "5".repeat(40), "updated_at": "2026-11-20T10:00:00Z"}]}),
     )
     .mount(&server)
