@@ -114,6 +114,14 @@ impl ActionsEnv {
         }
     }
 
+    /// The token to send GitLab and its header: `flag` (`--token`), else GitLab CI's
+    /// ([`GitLabEnv::credentials`]), else GITLAB_TOKEN on a machine of one's own.
+    pub fn gitlab_credentials(&self, flag: Option<&str>) -> Option<(String, &'static str)> {
+        flag.map(|t| (t.to_owned(), "PRIVATE-TOKEN"))
+            .or_else(|| self.gitlab.as_ref()?.credentials())
+            .or_else(|| Some((self.gitlab_token.clone()?, "PRIVATE-TOKEN")))
+    }
+
     /// Under GitHub Actions, the workflow run and attempt this process is part of.
     pub fn this_run(&self) -> Option<(String, u32)> {
         if !self.actions {

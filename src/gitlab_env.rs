@@ -100,6 +100,16 @@ impl GitLabEnv {
         self.mr_source_sha.as_deref().or(self.commit_sha.as_deref())
     }
 
+    /// The token to send GitLab and its header: GITLAB_TOKEN (an access token, sent as
+    /// `PRIVATE-TOKEN`), else the job's own (`JOB-TOKEN`).
+    pub fn credentials(&self) -> Option<(String, &'static str)> {
+        match (&self.token, &self.job_token) {
+            (Some(token), _) => Some((token.clone(), "PRIVATE-TOKEN")),
+            (None, Some(token)) => Some((token.clone(), "JOB-TOKEN")),
+            (None, None) => None,
+        }
+    }
+
     /// Whether this is a merge train's pipeline.
     pub fn merge_train(&self) -> bool {
         self.mr_event_type.as_deref() == Some("merge_train")

@@ -195,25 +195,13 @@ fn connect(
     flags: &PublishFlags,
     context: &GitLabContext,
 ) -> Result<(tokio::runtime::Runtime, GitHub, &'static str), Error> {
-    let gitlab = settings.actions.gitlab.as_ref();
-    // GITLAB_TOKEN is read outside GitLab CI too (a machine of one's own).
-    let access = gitlab
-        .and_then(|g| g.token.clone())
-        .or_else(|| settings.actions.gitlab_token.clone());
-    let (raw, header) = match (&flags.token, access) {
-        (Some(token), _) => (token.clone(), "PRIVATE-TOKEN"),
-        (None, Some(token)) => (token, "PRIVATE-TOKEN"),
-        (None, None) => match gitlab.and_then(|g| g.job_token.clone()) {
-            Some(token) => (token, "JOB-TOKEN"),
-            None => {
-                return Err(Error::Usage(
-                    "publishing a note or a status to GitLab needs a token: set GITLAB_TOKEN \
-                     (a project access token with the `api` scope, as a masked CI/CD variable) \
-                     or pass --token"
-                        .to_owned(),
-                ));
-            }
-        },
+    let Some((raw, header)) = settings.actions.gitlab_credentials(flags.token.as_deref()) else {
+        return Err(Error::Usage(
+            "publishing a note or a status to GitLab needs a token: set GITLAB_TOKEN \
+             (a project access token with the `api` scope, as a masked CI/CD variable) \
+             or pass --token"
+                .to_owned(),
+        ));
     };
     let token = Token::new(&raw).map_err(|e| Error::Usage(e.to_string()))?;
     let policy = RetryPolicy {

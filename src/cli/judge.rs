@@ -208,15 +208,11 @@ pub(crate) fn gitlab_pipeline_jobs(
             crate::untrusted::cut(&pipeline, 40)
         ));
     }
-    let (raw, header) = match (&gitlab.token, &gitlab.job_token) {
-        (Some(token), _) => (token.clone(), "PRIVATE-TOKEN"),
-        (None, Some(token)) => (token.clone(), "JOB-TOKEN"),
-        (None, None) => {
-            return Err(
-                "no token to read them with: give the report job GITLAB_TOKEN (scope `read_api` or `api`)"
-                    .to_owned(),
-            );
-        }
+    let Some((raw, header)) = gitlab.credentials() else {
+        return Err(
+            "no token to read them with: give the report job GITLAB_TOKEN (scope `read_api` or `api`)"
+                .to_owned(),
+        );
     };
     let listed = (|| {
         let token = Token::new(&raw).map_err(|e| e.to_string())?;

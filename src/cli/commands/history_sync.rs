@@ -504,23 +504,11 @@ impl GitLabForge {
                 )
             })?;
         check_project(&project).map_err(|e| Error::Usage(format!("history sync: {e}")))?;
-        let (raw, header) = match (
-            &args.token,
-            gitlab
-                .and_then(|g| g.token.clone())
-                .or_else(|| env.gitlab_token.clone()),
-        ) {
-            (Some(token), _) => (token.clone(), "PRIVATE-TOKEN"),
-            (None, Some(token)) => (token, "PRIVATE-TOKEN"),
-            (None, None) => match gitlab.and_then(|g| g.job_token.clone()) {
-                Some(token) => (token, "JOB-TOKEN"),
-                None => {
-                    return Err(Error::Usage(
-                        "history sync needs a token: set GITLAB_TOKEN (an access token with the `read_api` scope) or pass --token"
-                            .to_owned(),
-                    ));
-                }
-            },
+        let Some((raw, header)) = env.gitlab_credentials(args.token.as_deref()) else {
+            return Err(Error::Usage(
+                "history sync needs a token: set GITLAB_TOKEN (an access token with the `read_api` scope) or pass --token"
+                    .to_owned(),
+            ));
         };
         let token = Token::new(&raw).map_err(|e| Error::Usage(e.to_string()))?;
         let api = gitlab
