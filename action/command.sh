@@ -98,10 +98,15 @@ case "$1" in
             fi
             [ "${VERIFY_MATRIX_BASELINE:-auto}" = auto ] && trust+=(--baseline-from "history${base_ref:+:$base_ref}" --history "$db")
         fi
-        # `files`: the workflow's own runner reports instead of the legs' results.
+        # `files`: the workflow's own runner reports, instead of the legs' results, or
+        # added to the manifest's checks when `manifest` names one.
         inputs=("$artifacts")
         if [ -n "${VERIFY_MATRIX_FILES:-}" ]; then
-            inputs=(--files "$VERIFY_MATRIX_FILES")
+            if [ -n "${VERIFY_MATRIX_MANIFEST:-}" ]; then
+                inputs=("$artifacts" --files "$VERIFY_MATRIX_FILES")
+            else
+                inputs=(--files "$VERIFY_MATRIX_FILES")
+            fi
             expected=${VERIFY_MATRIX_ENVIRONMENTS:-}
             case "$(printf '%s' "$expected" | tr -d ' \t\r\n' | cut -c1)" in
                 # JSON (`${{ toJSON(…) }}`, the plan's matrix): read as JSON.

@@ -201,7 +201,7 @@ fn files_that_cannot_be_judged_are_named_and_never_verified() {
                 "--environments",
                 "py311",
             ],
-            "its environment `test-results-py310` is not one of --environments py311",
+            "its environment `test-results-py310` is not one of the environments expected, --environments: py311",
         ),
         (
             &["--files", "../*.xml"],
@@ -466,4 +466,120 @@ fn files_are_compared_with_the_base_branch_from_a_report_or_the_history() {
         stderr.contains("no manifest for --base-manifest"),
         "{stderr}"
     );
+}
+
+/// With the results of a manifest's legs beside them, the files are added to its
+/// matrix: their check beside the manifest's, over its environments (a leg that left
+/// no file is `no result`), one verdict for both; a file's check never answers one of
+/// the manifest's, and a file of an environment the manifest does not have is refused.
+#[test]
+fn files_added_to_a_manifests_checks_are_one_matrix_and_one_verdict() {
+    let project = legs(&["py310", "py311", "py312"]);
+    project.write(
+        "verify-matrix.yml",
+        "version: 1\nenvironments: [{name: py310}, {name: py311}]\nchecks: [{id: lint, run: 'true'}]\n",
+    );
+    project.run_envs(&["py310", "py311"]);
+    let files = "artifacts/test-results-{environment}/*.xml";
+    // py312's file is of no environment the manifest has: refused, naming it.
+    let (code, stdout, stderr) = report(&project, &["results", "--files", files]);
+    assert_eq!(code, 4, "{stdout}{stderr}");
+    assert!(
+        stderr.contains("its environment `py312` is not one of the environments expected, the manifest's (give others with --environments): py310, py311"),
+        "{stderr}"
+    );
+    assert!(stdout.contains("NOT VERIFIED"), "{stdout}");
+    // Both legs' files and results: one matrix, VERIFIED.
+    let (code, stdout, stderr) = report(
+        &project,
+        &["results", "--files", files, "--files", "!**/*py312*/**"],
+    );
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(
+        stdout.contains("All Required Environments: VERIFIED"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("| lint | py310 | 0 | PASS |"), "{stdout}");
+    assert!(stdout.contains("| tests | py311 | 0 | PASS |"), "{stdout}");
+    let written = project.json("report.json");
+    assert_eq!(written["manifest"]["path"], "verify-matrix.yml");
+    assert_eq!(written["rows"].as_array().unwrap().len(), 4);
+    // A leg with no file, though its results are there: no result, NOT VERIFIED.
+    std::fs::remove_dir_all(project.path().join("artifacts/test-results-py311")).unwrap();
+    let (code, stdout, stderr) = report(
+        &project,
+        &["results", "--files", files, "--files", "!**/*py312*/**"],
+    );
+    assert_eq!(code, 3, "{stdout}{stderr}");
+    assert!(
+        stdout.contains("All Required Environments: NOT VERIFIED"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("| lint | ✅ | ✅ |"), "{stdout}");
+    assert!(
+        stdout.contains("| tests | ✅ 2 | ⚠️ no result |"),
+        "{stdout}"
+    );
+    // A leg with no results, though its file is there: no result.
+    std::fs::remove_dir_all(project.path().join("results/py311")).unwrap();
+    let (code, stdout, stderr) = report(
+        &project,
+        &[
+            "results",
+            "--files",
+            files,
+            "--files",
+            "!**/*py312*/**",
+            "--environments",
+            "py310",
+        ],
+    );
+    assert_eq!(code, 3, "{stdout}{stderr}");
+    assert!(stdout.contains("| lint | ✅ | ⚠️ no result |"), "{stdout}");
+    assert!(stdout.contains("| tests | ✅ 2 | – |"), "{stdout}");
+    // A failing file fails the one verdict, named with its test.
+    let (code, stdout, stderr) = report(
+        &project,
+        &[
+            "results",
+            "--files",
+            "artifacts/test-results-py312/*.xml",
+            "--environment",
+            "py312",
+            "--environments",
+            "py312",
+        ],
+    );
+    assert_eq!(code, 1, "{stdout}{stderr}");
+    assert!(
+        stdout.contains("**tests failed in py312 (exit 1)**: `test_suite › test_leg`"),
+        "{stdout}"
+    );
+    // The files' check named as one of the manifest's: refused, never one answering
+    // for the other.
+    std::fs::copy(
+        project
+            .path()
+            .join("artifacts/test-results-py310/junit.xml"),
+        project.path().join("artifacts/test-results-py310/lint.xml"),
+    )
+    .unwrap();
+    let (code, stdout, stderr) = report(
+        &project,
+        &[
+            "results",
+            "--files",
+            "artifacts/test-results-{environment}/{check}.xml",
+            "--files",
+            "!**/*py312*/**",
+            "--environments",
+            "py310",
+        ],
+    );
+    assert_eq!(code, 4, "{stdout}{stderr}");
+    assert!(
+        stderr.contains("the files' check `lint` is also a check of the manifest"),
+        "{stderr}"
+    );
+    assert!(stdout.contains("NOT VERIFIED"), "{stdout}");
 }

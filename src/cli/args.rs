@@ -793,15 +793,17 @@ pub(crate) struct ReportArgs {
     /// Partial result files, or folders searched recursively (any artifact layout)
     #[arg(required_unless_present = "files", value_name = "PATH")]
     pub paths: Vec<PathBuf>,
-    /// Instead of result files: runner reports a workflow already makes (JUnit, TRX,
-    /// NUnit, xUnit.net, CTRF, Jest/Vitest/Mocha/RSpec/Playwright JSON, `go test -json`, TAP), by glob
-    /// (repeatable; `!GLOB` excludes). Each file is one environment's: `{environment}` in
-    /// the glob names it, else --environment, else the file's first folder; `{check}`
-    /// names its check, else `tests`
-    #[arg(long, value_name = "GLOB", conflicts_with = "paths")]
+    /// Runner reports a workflow already makes (JUnit, TRX, NUnit, xUnit.net, CTRF,
+    /// Jest/Vitest/Mocha/RSpec/Playwright JSON, `go test -json`, TAP), by glob
+    /// (repeatable; `!GLOB` excludes): alone, instead of result files; with PATHs, added
+    /// to the manifest's checks. Each file is one environment's: `{environment}` in the
+    /// glob names it, else --environment, else the file's first folder; `{check}` names
+    /// its check, else `tests`
+    #[arg(long, value_name = "GLOB")]
     pub files: Vec<String>,
     /// With --files: the environments expected (names, a JSON array of names, or the
-    /// plan's matrix); one without a file has no result
+    /// plan's matrix; with PATHs, by default the manifest's); one without a file has no
+    /// result
     #[arg(long, value_name = "NAME", value_delimiter = ',', requires = "files")]
     pub environments: Vec<String>,
     /// With --files, under GitHub Actions: the environments expected are the legs of this

@@ -47,6 +47,30 @@ pub(crate) fn merged(
     report_dir: &Path,
     format: Format,
 ) -> Result<(Report, Contracts), Error> {
+    let judged = unbaselined(settings, trust, paths, report_dir, format)?;
+    let (mut report, manifest) = (judged.report, judged.manifest);
+    apply_baseline(settings, &mut report, &manifest, judged.baseline)?;
+    Ok((report, judged.contracts))
+}
+
+/// The legs' results judged by their manifest, before any comparison with a baseline.
+pub(crate) struct Judged {
+    pub report: Report,
+    pub contracts: Contracts,
+    /// The manifest they were judged by.
+    pub manifest: Manifest,
+    /// The baseline the flags name, to compare with once the report is whole.
+    pub baseline: BaselineSource,
+}
+
+/// [`merged`] without the baseline: what `report --files` adds its files to first.
+pub(crate) fn unbaselined(
+    settings: &Settings,
+    trust: &TrustFlags,
+    paths: &[PathBuf],
+    report_dir: &Path,
+    format: Format,
+) -> Result<Judged, Error> {
     let collected = merge::collect_in(
         paths,
         report_dir,
@@ -75,8 +99,12 @@ pub(crate) fn merged(
     let jobs = super::engine::of(settings, None).leg_jobs(settings, &partials);
     let mut report = Report::build_judged(&manifest, partials, &jobs, Some(&ran_by));
     report.apply_trust(trust);
-    apply_baseline(settings, &mut report, &manifest, baseline)?;
-    Ok((report, contracts))
+    Ok(Judged {
+        report,
+        contracts,
+        manifest,
+        baseline,
+    })
 }
 
 /// Compares `report` with the baseline `trust` names (`--baseline REPORT`, or
@@ -92,7 +120,8 @@ pub(crate) fn compare_with_baseline(
     apply_baseline(settings, report, manifest, baseline)
 }
 
-fn apply_baseline(
+/// Compares `report` with `baseline`, judged by `manifest`.
+pub(crate) fn apply_baseline(
     settings: &Settings,
     report: &mut Report,
     manifest: &Manifest,
@@ -287,7 +316,7 @@ pub(crate) fn list_jobs(
 }
 
 /// What the report is compared with.
-enum BaselineSource {
+pub(crate) enum BaselineSource {
     None,
     /// `--baseline REPORT`.
     Report(PathBuf),

@@ -347,6 +347,102 @@ impl Report {
         }
     }
 
+    /// Adds the pairs of `files` (a report of runner reports, `report --files`) to this
+    /// report of the manifest's legs: one matrix, one verdict, VERIFIED only when both
+    /// are. Their checks must differ: a check of the manifest is never answered by a
+    /// file (nor a file's check by the manifest's legs).
+    pub fn add_files(&mut self, files: Report) -> Result<(), String> {
+        let mine: HashSet<&str> = self
+            .check_order
+            .iter()
+            .map(String::as_str)
+            .chain(self.rows.iter().map(|r| r.check.as_str()))
+            .chain(self.missing.iter().map(|m| m.check.as_str()))
+            .collect();
+        if let Some(check) = files
+            .check_order
+            .iter()
+            .map(String::as_str)
+            .chain(files.rows.iter().map(|r| r.check.as_str()))
+            .chain(files.missing.iter().map(|m| m.check.as_str()))
+            .find(|c| mine.contains(c))
+        {
+            return Err(format!(
+                "the files' check `{check}` is also a check of the manifest `{}`: name the files' checks apart with `{{check}}` in the glob (`reports/{{check}}/{{environment}}/*.xml`)",
+                self.manifest.path
+            ));
+        }
+        self.verdict = match (self.verdict, files.verdict) {
+            (Verdict::NotVerified, _) | (_, Verdict::NotVerified) => Verdict::NotVerified,
+            (Verdict::Skipped, other) | (other, Verdict::Skipped) => other,
+            (Verdict::Verified, Verdict::Verified) => Verdict::Verified,
+        };
+        for env in files.environments {
+            if !self.environments.contains(&env) {
+                self.environments.push(env);
+            }
+        }
+        for env in files.environments_tested {
+            if !self.environments_tested.contains(&env) {
+                self.environments_tested.push(env);
+            }
+        }
+        self.check_order.extend(files.check_order);
+        self.rows.extend(files.rows);
+        self.missing.extend(files.missing);
+        for blocked in files.infra_blocked {
+            match self
+                .infra_blocked
+                .iter_mut()
+                .find(|b| b.environment == blocked.environment)
+            {
+                Some(mine) => mine.checks.extend(blocked.checks),
+                None => self.infra_blocked.push(blocked),
+            }
+        }
+        self.disagreements.extend(files.disagreements);
+        self.contradictions.extend(files.contradictions);
+        self.check_names.extend(files.check_names);
+        self.reasons.extend(files.reasons);
+        self.cancelled |= files.cancelled;
+        self.failed_to_run |= files.failed_to_run;
+        // A file tells nothing of the machine that wrote it: an environment the legs
+        // ran keeps their facts.
+        for place in files.places {
+            if !self
+                .places
+                .iter()
+                .any(|p| p.environment == place.environment)
+            {
+                self.places.push(place);
+            }
+        }
+        // Each list in manifest order, then environment order, as the pairs are read.
+        let checks: HashMap<String, usize> = self
+            .check_order
+            .iter()
+            .enumerate()
+            .map(|(i, c)| (c.clone(), i))
+            .collect();
+        let envs: HashMap<String, usize> = self
+            .environments
+            .iter()
+            .enumerate()
+            .map(|(i, e)| (e.clone(), i))
+            .collect();
+        let place = |check: &str, env: &str| {
+            (
+                checks.get(check).copied().unwrap_or(usize::MAX),
+                envs.get(env).copied().unwrap_or(usize::MAX),
+            )
+        };
+        self.rows
+            .sort_by_key(|r| place(r.check.as_str(), r.environment.as_str()));
+        self.missing
+            .sort_by_key(|m| place(&m.check, &m.environment));
+        Ok(())
+    }
+
     /// Whether the verdict is NOT VERIFIED because the manifest the results were judged
     /// against weakens the trusted one, and that was not allowed.
     pub fn blocked_by_weakening(&self) -> bool {

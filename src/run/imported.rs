@@ -44,6 +44,9 @@ pub struct Spec {
     pub patterns: Vec<String>,
     /// The environments expected (`--environments`); empty: those the files name.
     pub environments: Vec<String>,
+    /// Where those came from, for the message about a file of another environment
+    /// (`--environments`, `the manifest's environments`).
+    pub expected_from: String,
     /// The one environment every file belongs to (`--environment`).
     pub environment: Option<String>,
     /// The folder globs start in; no file outside it is read.
@@ -402,7 +405,8 @@ pub fn import(spec: &Spec, source: &Source, redactor: Arc<Redactor>) -> Result<I
                 .unwrap_or_else(|| DEFAULT_CHECK.to_owned());
             if !spec.environments.is_empty() && !spec.environments.contains(&environment) {
                 return Err(format!(
-                    "`{relative}`: its environment `{environment}` is not one of --environments {}",
+                    "`{relative}`: its environment `{environment}` is not one of the environments expected, {}: {}",
+                    spec.expected_from,
                     spec.environments.join(", ")
                 ));
             }

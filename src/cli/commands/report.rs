@@ -2,11 +2,14 @@
 //! keeps the results from being judged, this commit gets a NOT VERIFIED with the reason.
 
 use crate::cli::args::{FailOnStep, ReportArgs};
-use crate::cli::judge::{compare_with_baseline, merged_report};
+use crate::cli::judge::{
+    Judged, apply_baseline, compare_with_baseline, merged_report, unbaselined,
+};
 use crate::cli::publishing::manifest_key;
 use crate::cli::settings::{Settings, current_dir, parent_dir, quoter};
 use crate::cli::{Error, print_stdout};
 use crate::exit_code;
+use crate::manifest::Manifest;
 use crate::render::{self, Format, Quoted};
 use crate::results::merge::MergeError;
 use crate::results::{Report, write_report_replacing};
@@ -65,38 +68,101 @@ fn step_code(fail_on: FailOnStep, code: i32) -> i32 {
 }
 
 fn judge_and_publish(settings: &Settings, args: &ReportArgs) -> Result<i32, Error> {
-    if !args.files.is_empty() {
+    if !args.files.is_empty() && args.paths.is_empty() {
         return from_files(settings, args);
     }
     let report_dir = parent_dir(&args.out);
-    let report = match merged_report(settings, &args.trust, &args.paths, &report_dir) {
-        Ok(report) => report,
-        // Whatever kept the results from being judged (no results after a failed plan or
-        // cancelled legs, an invalid manifest, unreadable artifacts), this commit gets a
-        // NOT VERIFIED with the reason: an earlier commit's VERIFIED must not stand.
-        Err(error) if error.exit_code() == exit_code::INVALID_INPUT => {
-            // An invalid manifest (a failed plan) is the reason, before missing results.
-            let reason = match settings.load_manifest() {
-                Err(Error::Manifest(manifest)) => {
-                    format!(
-                        "no verdict: the manifest is invalid: {}",
-                        manifest.one_line()
-                    )
-                }
-                Err(other) => format!("no verdict: {other}"),
-                Ok(_) => unjudged_reason(&error),
-            };
-            {
-                eprintln!("error: {error}");
-            }
-            // The commit and run this verdict is about, as the comment names them.
-            let source = settings.source(&current_dir()?);
-            let key = manifest_key(settings)?;
-            return publish_unjudged(settings, args, &key, &reason, source, error.exit_code());
+    if !args.files.is_empty() {
+        return match unbaselined(
+            settings,
+            &args.trust,
+            &args.paths,
+            &report_dir,
+            Format::Json,
+        ) {
+            Ok(judged) => with_files(settings, args, judged),
+            Err(error) => unjudged_results(settings, args, error),
+        };
+    }
+    match merged_report(settings, &args.trust, &args.paths, &report_dir) {
+        Ok(report) => publish_built(settings, args, report),
+        Err(error) => unjudged_results(settings, args, error),
+    }
+}
+
+/// Whatever kept the results from being judged (no results after a failed plan or
+/// cancelled legs, an invalid manifest, unreadable artifacts), this commit gets a NOT
+/// VERIFIED with the reason: an earlier commit's VERIFIED must not stand. Any other
+/// error is the command's.
+fn unjudged_results(settings: &Settings, args: &ReportArgs, error: Error) -> Result<i32, Error> {
+    if error.exit_code() != exit_code::INVALID_INPUT {
+        return Err(error);
+    }
+    // An invalid manifest (a failed plan) is the reason, before missing results.
+    let reason = match settings.load_manifest() {
+        Err(Error::Manifest(manifest)) => {
+            format!(
+                "no verdict: the manifest is invalid: {}",
+                manifest.one_line()
+            )
         }
-        Err(error) => return Err(error),
+        Err(other) => format!("no verdict: {other}"),
+        Ok(_) => unjudged_reason(&error),
     };
-    publish_built(settings, args, report)
+    eprintln!("error: {error}");
+    // The commit and run this verdict is about, as the comment names them.
+    let source = settings.source(&current_dir()?);
+    let key = manifest_key(settings)?;
+    publish_unjudged(settings, args, &key, &reason, source, error.exit_code())
+}
+
+/// `report RESULTS --files GLOB`: the runner reports added to the manifest's matrix, as
+/// checks of their own over the manifest's environments (unless others are given), and
+/// judged with the legs' results as one report: one comment, one check run, one
+/// verdict. Files that cannot be read, or a check of theirs named as one of the
+/// manifest's, are the reason of this commit's NOT VERIFIED.
+fn with_files(settings: &Settings, args: &ReportArgs, judged: Judged) -> Result<i32, Error> {
+    let dir = current_dir()?;
+    let source = settings.source(&dir);
+    let Judged {
+        mut report,
+        manifest,
+        baseline,
+        ..
+    } = judged;
+    let key = manifest_key(settings)?;
+    let unjudged = |why: String| {
+        eprintln!("error: {why}");
+        publish_unjudged(
+            settings,
+            args,
+            &key,
+            &format!("no verdict: {why}"),
+            source.clone(),
+            exit_code::INVALID_INPUT,
+        )
+    };
+    let manifest_environments: Vec<String> = manifest
+        .environments
+        .iter()
+        .map(|e| e.name.as_str().to_owned())
+        .collect();
+    let (files, files_manifest) =
+        match files_report(settings, args, &dir, &source, &manifest_environments)? {
+            Ok(files) => files,
+            Err(why) => return unjudged(why),
+        };
+    if let Err(why) = report.add_files(files) {
+        return unjudged(why);
+    }
+    // Compared with the base branch as one report: the base's files are in its report.
+    let mut both = manifest;
+    both.checks.extend(files_manifest.checks);
+    match apply_baseline(settings, &mut report, &both, baseline) {
+        Ok(()) => publish_built(settings, args, report),
+        Err(error) if error.exit_code() == exit_code::INVALID_INPUT => unjudged(error.to_string()),
+        Err(error) => Err(error),
+    }
 }
 
 /// `report --files`: the runner reports a workflow already makes, judged as the legs'
@@ -113,7 +179,7 @@ fn from_files(settings: &Settings, args: &ReportArgs) -> Result<i32, Error> {
     }
     if let Some(path) = &settings.manifest {
         return Err(Error::Usage(format!(
-            "--files judges the reports alone, by the matrix of their files: --manifest {} is not read with it",
+            "--files alone judges the reports by the matrix of their files: to add them to --manifest {}, give the folders of its legs' results too (`report RESULTS --files GLOB`)",
             path.display()
         )));
     }
@@ -124,7 +190,7 @@ fn from_files(settings: &Settings, args: &ReportArgs) -> Result<i32, Error> {
         && !settings.quiet
     {
         eprintln!(
-            "note: --files judges the report files alone: {} (its checks, environments and min-tests) is not read",
+            "note: --files judges the report files alone: {} (its checks, environments and min-tests) is not read; to add the files to it, give the folders of its legs' results too (`report RESULTS --files GLOB`)",
             path.display()
         );
     }
@@ -145,22 +211,54 @@ fn from_files(settings: &Settings, args: &ReportArgs) -> Result<i32, Error> {
     }
 }
 
-/// The report of the files `args` name, found under `dir`; why none can be judged (the
-/// legs expected unknown, a file that cannot be read, a baseline that cannot be
-/// taken), which is this commit's NOT VERIFIED, never a report left unpublished.
+/// The report of the files `args` name, found under `dir`, compared with the baseline;
+/// why none can be judged (the legs expected unknown, a file that cannot be read, a
+/// baseline that cannot be taken), which is this commit's NOT VERIFIED, never a report
+/// left unpublished.
 fn judged_files(
     settings: &Settings,
     args: &ReportArgs,
     dir: &std::path::Path,
     source: &crate::results::Source,
 ) -> Result<Result<Report, String>, Error> {
-    let environments = match expected_environments(settings, args) {
+    let (mut report, manifest) = match files_report(settings, args, dir, source, &[])? {
+        Ok(files) => files,
+        Err(why) => return Ok(Err(why)),
+    };
+    match compare_with_baseline(settings, &args.trust, &mut report, &manifest) {
+        Ok(()) => Ok(Ok(report)),
+        Err(error) if error.exit_code() == exit_code::INVALID_INPUT => Ok(Err(error.to_string())),
+        Err(error) => Err(error),
+    }
+}
+
+/// The report of the files `args` name, found under `dir`, and the matrix it was judged
+/// by; the environments expected are the flags', else `expected` (a manifest's), else
+/// those the files name. Why none can be judged, as [`judged_files`].
+fn files_report(
+    settings: &Settings,
+    args: &ReportArgs,
+    dir: &std::path::Path,
+    source: &crate::results::Source,
+    expected: &[String],
+) -> Result<Result<(Report, Manifest), String>, Error> {
+    let mut environments = match expected_environments(settings, args) {
         Ok(environments) => environments,
         Err(why) => return Ok(Err(why)),
     };
+    let mut expected_from = if args.environments_from_job.is_some() {
+        "the legs of --environments-from-job"
+    } else {
+        "--environments"
+    };
+    if environments.is_empty() && !expected.is_empty() {
+        environments = expected.to_vec();
+        expected_from = "the manifest's (give others with --environments)";
+    }
     let spec = Spec {
         patterns: args.files.clone(),
         environments,
+        expected_from: expected_from.to_owned(),
         environment: args.environment.clone(),
         root: dir.to_path_buf(),
     };
@@ -174,17 +272,13 @@ fn judged_files(
             eprintln!("note: {note}");
         }
     }
-    let mut report = Report::build_judged(
+    let report = Report::build_judged(
         &imported.manifest,
         imported.partials,
         &crate::results::jobs::Jobs::NotChecked,
         None,
     );
-    match compare_with_baseline(settings, &args.trust, &mut report, &imported.manifest) {
-        Ok(()) => Ok(Ok(report)),
-        Err(error) if error.exit_code() == exit_code::INVALID_INPUT => Ok(Err(error.to_string())),
-        Err(error) => Err(error),
-    }
+    Ok(Ok((report, imported.manifest)))
 }
 
 /// The environments `--files` expects: `--environments` as given, or the legs of the
