@@ -29,6 +29,10 @@ enum Target {
     Failure,
     Out,
     Err,
+    /// A suite's own output after the one case it holds (Bazel writes its test's log
+    /// beside the case, in the suite): that case's.
+    SuiteOut,
+    SuiteErr,
 }
 
 /// The test case being read.
@@ -83,6 +87,26 @@ impl Case {
         } else {
             TestOutcome::Passed
         }
+    }
+}
+
+/// mocha-junit-reporter (Mocha's, and Cypress's built-in `junit` reporter) writes a
+/// test's full title (its `describe()` titles and its own, joined by spaces) as `name`
+/// and its own title as `classname` (or the two the other way round, with
+/// `testCaseSwitchClassnameAndName`), in a flat suite named by the innermost
+/// `describe()`: the test is its own title in the suite of the titles before it.
+fn mocha_title(case: &mut Case, innermost: &str) {
+    let split = |full: &str, title: &str| -> Option<String> {
+        let path = full.strip_suffix(title)?.strip_suffix(' ')?;
+        let named = path
+            .strip_suffix(innermost)
+            .is_some_and(|before| before.is_empty() || before.ends_with(' '));
+        (!title.is_empty() && named).then(|| path.to_owned())
+    };
+    if let Some(path) = split(&case.name, &case.suite) {
+        case.name = std::mem::replace(&mut case.suite, path);
+    } else if let Some(path) = split(&case.suite, &case.name) {
+        case.suite = path;
     }
 }
 
@@ -300,6 +324,18 @@ impl Cases<'_, '_> {
         }
     }
 
+    /// Whether the open suite holds one case, read and not yet delivered, with no
+    /// output of its own: what the suite prints next is that test's.
+    fn sole_case_pending(&self) -> bool {
+        self.suites
+            .last()
+            .is_some_and(|s| s.cases == 1 && s.go.is_none())
+            && self
+                .pending
+                .as_ref()
+                .is_some_and(|c| c.out.is_empty() && c.err.is_empty())
+    }
+
     /// Whether a repeated case here is a rerun of the one before.
     fn reruns_here(&self) -> bool {
         self.suites
@@ -314,6 +350,8 @@ impl Cases<'_, '_> {
         // suites — `math › nested › adds` and `strings › adds` are two tests.
         if case.suite.is_empty() || (case.suite == NODE_CLASSNAME && !suites.is_empty()) {
             case.suite = suites.join(SUITE_PATH);
+        } else if let Some(innermost) = suites.last().filter(|s| !s.is_empty()) {
+            mocha_title(&mut case, innermost);
         }
         if let Some(suite) = self.suites.last_mut() {
             suite.cases += 1;
@@ -433,13 +471,13 @@ fn read_into(source: impl BufRead, sink: &mut Cases<'_, '_>) -> Result<(), ReadE
                 let text = t
                     .xml10_content()
                     .map_err(|e| ReadError::at_offset(format!("{e}"), at))?;
-                append(&mut case, into, &text);
+                append(&mut case, sink, into, &text);
             }
             Event::CData(t) if into != Target::Nowhere => {
                 let text = t
                     .decode()
                     .map_err(|e| ReadError::at_offset(format!("{e}"), at))?;
-                append(&mut case, into, &text);
+                append(&mut case, sink, into, &text);
             }
             Event::GeneralRef(r) => {
                 let text = if let Some(c) = r
@@ -458,7 +496,7 @@ fn read_into(source: impl BufRead, sink: &mut Cases<'_, '_>) -> Result<(), ReadE
                         .to_owned()
                 };
                 if into != Target::Nowhere {
-                    append(&mut case, into, &text);
+                    append(&mut case, sink, into, &text);
                 }
             }
             Event::Eof => break,
@@ -686,6 +724,13 @@ fn open(
         }
         b"system-out" if case.is_some() => Ok(Target::Out),
         b"system-err" if case.is_some() => Ok(Target::Err),
+        kind @ (b"system-out" | b"system-err") if sink.sole_case_pending() => {
+            Ok(if kind == b"system-out" {
+                Target::SuiteOut
+            } else {
+                Target::SuiteErr
+            })
+        }
         _ => Ok(Target::Nowhere),
     }
 }
@@ -718,12 +763,16 @@ fn value_of<'a>(
         })
 }
 
-fn append(case: &mut Option<Case>, into: Target, text: &str) {
-    let Some(case) = case.as_mut() else { return };
+fn append(case: &mut Option<Case>, sink: &mut Cases<'_, '_>, into: Target, text: &str) {
+    let case = match into {
+        Target::SuiteOut | Target::SuiteErr => sink.pending.as_mut(),
+        _ => case.as_mut(),
+    };
+    let Some(case) = case else { return };
     match into {
         Target::Failure => capture(&mut case.failure, text),
-        Target::Out => capture(&mut case.out, text),
-        Target::Err => capture(&mut case.err, text),
+        Target::Out | Target::SuiteOut => capture(&mut case.out, text),
+        Target::Err | Target::SuiteErr => capture(&mut case.err, text),
         Target::Nowhere => {}
     }
 }

@@ -201,6 +201,54 @@ fn the_suite_is_the_classname_else_the_whole_path_of_the_suites_around_the_case(
     );
 }
 
+/// mocha-junit-reporter's full title is the `describe()` path and the test's own title,
+/// either way round; a title that only ends the same way is left as written.
+#[test]
+fn a_mocha_full_title_is_its_describe_path_and_its_own_title() {
+    let xml = r#"<testsuites><testsuite name="nested">
+<testcase name="strings nested splits" classname="splits"/>
+<testcase classname="strings nested joins" name="joins"/>
+<testcase name="unnested splits" classname="splits"/>
+<testcase name="nested" classname="nested"/>
+</testsuite></testsuites>"#;
+    let reading = read_one(xml).unwrap();
+    let ids: Vec<_> = reading
+        .report
+        .cases
+        .iter()
+        .map(|c| format!("{} | {}", c.suite, c.name))
+        .collect();
+    assert_eq!(
+        ids,
+        vec![
+            "strings nested | splits",
+            "strings nested | joins",
+            "splits | unnested splits",
+            "nested | nested",
+        ]
+    );
+}
+
+/// Bazel writes its test's log in the suite, beside the one case: the case's output;
+/// a suite of two cases keeps its output to itself.
+#[test]
+fn a_suites_output_beside_its_one_case_is_that_cases() {
+    let xml = r#"<testsuites><testsuite name="t" tests="1" errors="1">
+<testcase name="t" status="run"><error message="exited with error code 1"></error></testcase>
+<system-out><![CDATA[Traceback: No module named 'x']]></system-out></testsuite>
+<testsuite name="u"><testcase name="a"><failure message="f"/></testcase><testcase name="b"/>
+<system-out>not a's</system-out></testsuite></testsuites>"#;
+    let reading = read_one(xml).unwrap();
+    let outputs: Vec<_> = reading
+        .report
+        .cases
+        .iter()
+        .map(|c| c.output.clone().unwrap_or_default())
+        .collect();
+    assert!(outputs[0].contains("No module named 'x'"), "{outputs:?}");
+    assert!(!outputs[1].contains("not a's"), "{outputs:?}");
+}
+
 #[test]
 fn a_repository_path_in_a_tests_name_loses_the_checkouts_folder() {
     let dir = tempfile::tempdir().unwrap();
