@@ -344,6 +344,14 @@ fn links_on_the_way_a_manifest_beside_and_two_names_for_one_environment() {
     let (code, _, stderr) = report(&project, &["--files", GLOB, "--environment", "py310"]);
     assert_eq!(code, 4, "{stderr}");
     assert!(stderr.contains("both name the environment"), "{stderr}");
+    // The link where the glob reaches is refused, naming it, before any file is read.
+    let (code, _, stderr) = report(&project, &["--files", GLOB]);
+    assert_eq!(code, 4, "{stderr}");
+    assert!(
+        stderr.contains("`artifacts/test-results-py311` is a symbolic link to a folder"),
+        "{stderr}"
+    );
+    std::fs::remove_file(project.path().join("artifacts/test-results-py311")).unwrap();
     let (code, _, stderr) = report(
         &project,
         &["--files", GLOB, "--files", "!artifacts/**/junit.xml"],
@@ -577,9 +585,188 @@ fn files_added_to_a_manifests_checks_are_one_matrix_and_one_verdict() {
         ],
     );
     assert_eq!(code, 4, "{stdout}{stderr}");
+    assert!(stderr.contains("the files' check `lint` is a"), "{stderr}");
+    assert!(stdout.contains("NOT VERIFIED"), "{stdout}");
+}
+
+/// A JUnit file of one passing test (`tests` of them, when given) at `relative`.
+fn junit(project: &Project, relative: &str, tests: usize) {
+    let cases: String = (1..=tests)
+        .map(|i| format!("<testcase name=\"t{i}\" classname=\"c\"/>"))
+        .collect();
+    project.write(
+        relative,
+        &format!("<testsuite name=\"s\" tests=\"{tests}\">{cases}</testsuite>"),
+    );
+}
+
+/// A project whose manifest (`lint` in `a` and `b`, then committed) ran both legs into
+/// `results/`, and whose tree then holds `tree` as its manifest.
+fn ran_then(lint: &str, tree: Option<&str>) -> Project {
+    let project = Project::empty();
+    project.write(
+        "verify-matrix.yml",
+        &format!("version: 1\nenvironments: [{{name: a}}, {{name: b}}]\nchecks: [{lint}]\n"),
+    );
+    project.git(&["init", "-q"]);
+    project.commit_all("a manifest");
+    project.run_envs(&["a", "b"]);
+    project.write("base.yml", &project.read("verify-matrix.yml"));
+    if let Some(tree) = tree {
+        project.write("verify-matrix.yml", tree);
+    }
+    project
+}
+
+/// What got through the first attack on `report RESULTS --files`: a skipped manifest
+/// made VERIFIED by passing files; a manifest edited after the legs ran judging them
+/// weaker than the trusted one; a files' check taking the name of one the results ran;
+/// a check renamed away from its baseline; a link to a folder under the glob passed over
+/// with the failing report behind it. Each is now NOT VERIFIED (or SKIPPED), with the
+/// reason.
+#[test]
+fn what_the_files_cannot_hide_beside_a_manifest() {
+    // `skip: true` verified nothing: passing files do not make it VERIFIED.
+    let project = ran_then(
+        "{id: lint, run: 'false'}",
+        Some(
+            "version: 1\nskip: true\nenvironments: [{name: a}, {name: b}]\nchecks: [{id: lint, run: 'false'}]\n",
+        ),
+    );
+    junit(&project, "j/a/r.xml", 1);
+    junit(&project, "j/b/r.xml", 1);
+    let files = "j/{environment}/*.xml";
+    let (_, stdout, stderr) = report(&project, &["results", "--files", files]);
     assert!(
-        stderr.contains("the files' check `lint` is also a check of the manifest"),
+        stdout.contains("All Required Environments: SKIPPED"),
+        "{stdout}{stderr}"
+    );
+    assert!(!stdout.contains(": VERIFIED"), "{stdout}");
+    // Against the trusted manifest, the edited one is a weakening: NOT VERIFIED.
+    let (code, stdout, stderr) = report(
+        &project,
+        &["results", "--files", files, "--base-manifest", "base.yml"],
+    );
+    assert_eq!(code, 1, "{stdout}{stderr}");
+    assert!(
+        stdout.contains("the manifest is weaker than the trusted one: `skip: true` was set"),
+        "{stdout}"
+    );
+
+    // A required check that failed, made optional in the tree after the run.
+    let project = ran_then(
+        "{id: lint, run: 'false'}",
+        Some(
+            "version: 1\nenvironments: [{name: a}, {name: b}]\nchecks: [{id: lint, run: 'false', required: false}]\n",
+        ),
+    );
+    for args in [
+        &["merge", "results", "--base-manifest", "base.yml"][..],
+        &[
+            "report",
+            "--dry-run",
+            "--to",
+            "summary",
+            "results",
+            "--base-manifest",
+            "base.yml",
+        ][..],
+    ] {
+        let out = project.std_cmd().args(args).output().unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {stdout}");
+        assert!(
+            stdout.contains("check `lint` was made optional (not allowed"),
+            "{args:?}: {stdout}"
+        );
+    }
+
+    // The tree drops the check `tests` the results ran (and failed): the files' own
+    // `tests` never stands in for it, trusted manifest or not.
+    let project = ran_then(
+        "{id: lint, run: 'true'}, {id: tests, run: 'false'}",
+        Some(
+            "version: 1\nenvironments: [{name: a}, {name: b}]\nchecks: [{id: lint, run: 'true'}]\n",
+        ),
+    );
+    junit(&project, "j/a/r.xml", 1);
+    junit(&project, "j/b/r.xml", 1);
+    let (code, stdout, stderr) = report(&project, &["results", "--files", files]);
+    assert_eq!(code, 4, "{stdout}{stderr}");
+    assert!(
+        stderr.contains(
+            "the files' check `tests` is a check of the manifest the results were produced from"
+        ),
         "{stderr}"
     );
-    assert!(stdout.contains("NOT VERIFIED"), "{stdout}");
+
+    // A files' check renamed away from the baseline's: its pairs are gone, not passed.
+    let project = ran_then("{id: lint, run: 'true'}", None);
+    junit(&project, "j/a/r.xml", 3);
+    junit(&project, "j/b/r.xml", 3);
+    let (code, stdout, stderr) = report(&project, &["results", "--files", files]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    std::fs::rename(
+        project.path().join("report.json"),
+        project.path().join("base.json"),
+    )
+    .unwrap();
+    junit(&project, "k/a/unit/r.xml", 1);
+    junit(&project, "k/b/unit/r.xml", 1);
+    let (code, stdout, stderr) = report(
+        &project,
+        &[
+            "results",
+            "--files",
+            "./k/{environment}/{check}/*.xml",
+            "--baseline",
+            "base.json",
+        ],
+    );
+    assert_eq!(code, 1, "{stdout}{stderr}");
+    assert!(
+        stdout.contains("tests in a ran 3 tests on the baseline")
+            && stdout.contains("and is no pair of this matrix"),
+        "{stdout}"
+    );
+
+    // A link to a folder where the glob reaches: refused, naming it, never passed over.
+    let project = ran_then("{id: lint, run: 'true'}", None);
+    junit(&project, "j/a/r.xml", 1);
+    junit(&project, "j/b/r.xml", 1);
+    project.write(
+        "elsewhere/a2/r.xml",
+        "<testsuite name=\"s\" tests=\"1\"><testcase name=\"t\" classname=\"c\"><failure message=\"boom\"/></testcase></testsuite>",
+    );
+    std::os::unix::fs::symlink(
+        project.path().join("elsewhere/a2"),
+        project.path().join("j/a/shard2"),
+    )
+    .unwrap();
+    for with_results in [true, false] {
+        let mut args = vec!["--files", "j/{environment}/**/*.xml"];
+        if with_results {
+            args.insert(0, "results");
+        }
+        let (code, stdout, stderr) = report(&project, &args);
+        assert_eq!(code, 4, "{stdout}{stderr}");
+        assert!(
+            stderr.contains("`j/a/shard2` is a symbolic link to a folder"),
+            "{stderr}"
+        );
+    }
+    // Excluded, or where the glob cannot reach, it is no matter.
+    let (code, stdout, stderr) = report(
+        &project,
+        &[
+            "results",
+            "--files",
+            "j/{environment}/**/*.xml",
+            "--files",
+            "!j/a/shard2",
+        ],
+    );
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    let (code, stdout, stderr) = report(&project, &["results", "--files", "j/{environment}/r.xml"]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
 }

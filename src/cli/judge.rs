@@ -59,6 +59,9 @@ pub(crate) struct Judged {
     pub contracts: Contracts,
     /// The manifest they were judged by.
     pub manifest: Manifest,
+    /// The checks of the manifest they were produced from (the same, unless the
+    /// results came from another).
+    pub results_checks: Vec<String>,
     /// The baseline the flags name, to compare with once the report is whole.
     pub baseline: BaselineSource,
 }
@@ -103,6 +106,7 @@ pub(crate) fn unbaselined(
         report,
         contracts,
         manifest,
+        results_checks: ran_by.checks.iter().map(|c| c.id.to_string()).collect(),
         baseline,
     })
 }
@@ -648,6 +652,25 @@ fn judged_manifest(
     if let Some(reference) = reference {
         trust.compared_with = Some(reference.digest.clone());
         trust.changes = compare::changes(reference, &results);
+    }
+    // Judged by a manifest that is neither the trusted one nor the results' own (the
+    // tree's, edited after the legs ran): what it weakens against the trusted one
+    // blocks, as the results' own weakenings do — the verdict is its.
+    if let Some(base) = &base
+        && used.digest != results.digest
+        && used.digest != base.digest
+    {
+        let judging = compare::changes(base, &used);
+        if judging.iter().any(|c| c.weakens) {
+            trust.results_digest = None;
+            let mut changes = judging;
+            for change in std::mem::take(&mut trust.changes) {
+                if !changes.iter().any(|c| c.change == change.change) {
+                    changes.push(change);
+                }
+            }
+            trust.changes = changes;
+        }
     }
     Ok((used, trust, results))
 }

@@ -76,6 +76,12 @@ pub fn lines(report: &Report) -> Vec<(&'static str, String)> {
     }
     if !b.test_drops.is_empty() {
         let drops = b.test_drops.iter().map(|d| {
+            if d.gone {
+                return format!(
+                    "{} in {}: no pair of this matrix (baseline {})",
+                    d.check, d.environment, d.base
+                );
+            }
             let vanished = if d.vanished > 0 {
                 format!(
                     ", {} of {} distinct tests vanished",

@@ -80,6 +80,10 @@ pub struct TestDrop {
     /// The base's distinct tests, when vanished ones are counted.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub base_distinct: u64,
+    /// The pair is gone from the matrix: its check or its environment is no longer
+    /// judged (a check renamed, an environment no longer expected).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub gone: bool,
 }
 
 fn is_zero(n: &u64) -> bool {
@@ -334,6 +338,7 @@ pub fn compare(head: &Report, base: &Base<'_>, manifest: &Manifest) -> Baseline 
                 allowed_percent: allowed,
                 vanished: 0,
                 base_distinct: 0,
+                gone: false,
             });
         }
         if let Some(now) = &row.detail.tests
@@ -356,6 +361,7 @@ pub fn compare(head: &Report, base: &Base<'_>, manifest: &Manifest) -> Baseline 
                         allowed_percent: allowed,
                         vanished: 0,
                         base_distinct: 0,
+                        gone: false,
                     });
                     drop.vanished = count;
                     drop.base_distinct = gone.base_distinct;
@@ -378,6 +384,41 @@ pub fn compare(head: &Report, base: &Base<'_>, manifest: &Manifest) -> Baseline 
             b.newly_missing
                 .push(pair(&missing.check, &missing.environment));
         }
+    }
+    // A pair whose tests ran on the base and that is no pair of this matrix at all (its
+    // check renamed or dropped, its environment no longer expected): every one of its
+    // tests is gone, never passed over because nothing here is compared with it.
+    if head.partial.is_none() {
+        let here: HashSet<(&str, &str)> = head
+            .rows
+            .iter()
+            .map(|r| (r.check.as_str(), r.environment.as_str()))
+            .chain(
+                head.missing
+                    .iter()
+                    .map(|m| (m.check.as_str(), m.environment.as_str())),
+            )
+            .collect();
+        let mut gone: Vec<TestDrop> = base
+            .pairs
+            .iter()
+            .flat_map(|(check, envs)| envs.iter().map(move |(env, p)| (check, env, p)))
+            .filter(|(check, env, p)| {
+                p.tests_executed.is_some_and(|n| n > 0) && !here.contains(&(&***check, &***env))
+            })
+            .map(|(check, env, p)| TestDrop {
+                check: check.to_string(),
+                environment: env.to_string(),
+                base: p.tests_executed.unwrap_or_default(),
+                head: 0,
+                allowed_percent: 0.0,
+                vanished: 0,
+                base_distinct: 0,
+                gone: true,
+            })
+            .collect();
+        gone.sort_by(|a, b| (&a.check, &a.environment).cmp(&(&b.check, &b.environment)));
+        b.test_drops.extend(gone);
     }
     b
 }
@@ -523,6 +564,16 @@ impl Report {
         // suite: the drops stay listed, they do not fail the verdict.
         let drops_allowed = self.weakening_allowed;
         for drop in baseline.test_drops.iter().filter(|_| !drops_allowed) {
+            if drop.gone {
+                self.reasons.push(format!(
+                    "{} in {} ran {} test{} on {base}, and is no pair of this matrix (its check or environment is gone; see --allow-weakening)",
+                    drop.check,
+                    drop.environment,
+                    drop.base,
+                    if drop.base == 1 { "" } else { "s" },
+                ));
+                continue;
+            }
             let fewer = drop.head < drop.base;
             let ran = format!(
                 "ran {} test{}; {base} ran {}",

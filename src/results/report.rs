@@ -372,9 +372,11 @@ impl Report {
                 self.manifest.path
             ));
         }
+        // A manifest that skipped its checks verified nothing: files that passed do not
+        // make it VERIFIED (they may make it NOT VERIFIED).
         self.verdict = match (self.verdict, files.verdict) {
             (Verdict::NotVerified, _) | (_, Verdict::NotVerified) => Verdict::NotVerified,
-            (Verdict::Skipped, other) | (other, Verdict::Skipped) => other,
+            (Verdict::Skipped, _) | (_, Verdict::Skipped) => Verdict::Skipped,
             (Verdict::Verified, Verdict::Verified) => Verdict::Verified,
         };
         for env in files.environments {
@@ -403,7 +405,11 @@ impl Report {
         self.disagreements.extend(files.disagreements);
         self.contradictions.extend(files.contradictions);
         self.check_names.extend(files.check_names);
-        self.reasons.extend(files.reasons);
+        for reason in files.reasons {
+            if !self.reasons.contains(&reason) {
+                self.reasons.push(reason);
+            }
+        }
         self.cancelled |= files.cancelled;
         self.failed_to_run |= files.failed_to_run;
         // A file tells nothing of the machine that wrote it: an environment the legs

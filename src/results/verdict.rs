@@ -603,7 +603,14 @@ impl<'a> Judging<'a> {
             return;
         }
         if plan::runnable_checks(manifest, env).any(|c| c.required) {
-            self.gaps.push(format!("{env}: no results"));
+            if self.report.manifest.path == super::FILES_MANIFEST {
+                // Read from report files: no file of that environment matched.
+                self.gaps.push(format!(
+                    "{env}: no results: no report file of {env} matched"
+                ));
+            } else {
+                self.gaps.push(format!("{env}: no results"));
+            }
         }
         self.report.infra_blocked.push(InfraBlocked {
             environment: env.to_string(),

@@ -118,6 +118,33 @@ impl Include {
         })
     }
 
+    /// Whether a file the glob matches could lie under the folder `relative`: each of
+    /// its parts matches the glob's part at its level, before the glob's last part (a
+    /// file's) or at a `**`.
+    fn could_hold(&self, relative: &str) -> bool {
+        let plain = self
+            .text
+            .replace("{environment}", "*")
+            .replace("{check}", "*");
+        let globs: Vec<&str> = plain.split('/').collect();
+        for (i, part) in relative.split('/').enumerate() {
+            match globs.get(i) {
+                Some(glob) if glob.contains("**") => return true,
+                Some(glob) if i + 1 < globs.len() => {
+                    let matches = Glob::new(glob)
+                        .map(|g| g.compile_matcher().is_match(part))
+                        // A part that is no glob of its own: it may match; refused.
+                        .unwrap_or(true);
+                    if !matches {
+                        return false;
+                    }
+                }
+                _ => return false,
+            }
+        }
+        true
+    }
+
     /// The folder the walk starts in: the glob's part before its first wildcard.
     fn base(&self) -> PathBuf {
         let mut base = PathBuf::new();
@@ -490,6 +517,14 @@ pub fn import(spec: &Spec, source: &Source, redactor: Arc<Redactor>) -> Result<I
 }
 
 /// The includes and the excluding set of `patterns`.
+/// `glob` with `/` between its parts and no `.` part (`./reports/*.xml` is
+/// `reports/*.xml`, as the paths it is matched against are written).
+fn without_dots(glob: &str) -> String {
+    let glob = glob.replace('\\', "/");
+    let parts: Vec<&str> = glob.split('/').filter(|part| *part != ".").collect();
+    parts.join("/")
+}
+
 fn parse_patterns(patterns: &[String]) -> Result<(Vec<Include>, GlobSet), String> {
     let mut includes = Vec::new();
     let mut excludes = GlobSetBuilder::new();
@@ -499,13 +534,12 @@ fn parse_patterns(patterns: &[String]) -> Result<(Vec<Include>, GlobSet), String
         }
         match pattern.strip_prefix('!') {
             Some(exclude) => {
-                let glob = exclude
-                    .replace('\\', "/")
+                let glob = without_dots(exclude)
                     .replace("{environment}", "*")
                     .replace("{check}", "*");
                 excludes.add(Glob::new(&glob).map_err(|e| format!("--files `{pattern}`: {e}"))?);
             }
-            None => includes.push(Include::parse(pattern)?),
+            None => includes.push(Include::parse(&without_dots(pattern))?),
         }
     }
     if includes.is_empty() {
@@ -555,6 +589,18 @@ fn walk(
             continue;
         };
         let relative = relative.to_string_lossy().replace('\\', "/");
+        // A link to a folder is never walked into, and what it holds could match: a
+        // report behind it is never passed over unseen. Refused, unless excluded.
+        if entry.path_is_symlink()
+            && std::fs::metadata(entry.path()).is_ok_and(|m| m.is_dir())
+            && include.could_hold(&relative)
+            && !excludes.is_match(&relative)
+        {
+            return Err(format!(
+                "`{relative}` is a symbolic link to a folder, under the glob `{}`: a report is read only where it is (remove the link, or exclude it with `!{relative}`)",
+                include.text
+            ));
+        }
         if !include.matcher.is_match(&relative) {
             continue;
         }

@@ -127,6 +127,7 @@ fn with_files(settings: &Settings, args: &ReportArgs, judged: Judged) -> Result<
     let Judged {
         mut report,
         manifest,
+        results_checks,
         baseline,
         ..
     } = judged;
@@ -152,6 +153,17 @@ fn with_files(settings: &Settings, args: &ReportArgs, judged: Judged) -> Result<
             Ok(files) => files,
             Err(why) => return unjudged(why),
         };
+    // Nor a check of the manifest the results came from, where that is another.
+    if let Some(check) = files_manifest
+        .checks
+        .iter()
+        .find(|c| results_checks.iter().any(|r| r == c.id.as_str()))
+    {
+        return unjudged(format!(
+            "the files' check `{}` is a check of the manifest the results were produced from: name the files' checks apart with `{{check}}` in the glob",
+            check.id
+        ));
+    }
     if let Err(why) = report.add_files(files) {
         return unjudged(why);
     }
