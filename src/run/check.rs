@@ -555,6 +555,7 @@ impl CheckJob {
                 echo: self.echo.clone(),
                 running: self.running.clone(),
                 masks: self.masks.clone(),
+                scan: Some(self.check.gate),
             };
             if attempt > 1 {
                 append_banner(&self.log_file, attempt, max_attempts)?;
@@ -670,7 +671,13 @@ impl CheckJob {
         result.retryable = retryable;
         result.summary = summary.into();
         if execution.spawn_error.is_none() {
-            self.apply_effectiveness(&mut result, offset, started, &took);
+            self.apply_effectiveness(
+                &mut result,
+                execution.assessment.as_ref(),
+                offset,
+                started,
+                &took,
+            );
         }
         let whole = std::mem::take(&mut result.summary);
         result.say(&whole);
@@ -708,11 +715,16 @@ impl CheckJob {
     fn apply_effectiveness(
         &self,
         result: &mut CheckResult,
+        scanned: Option<&effect::Assessment>,
         offset: u64,
         started: &reports::Started,
         took: &str,
     ) {
-        let a = effect::assess_file_from(self.check.gate, &self.log_file, offset);
+        // Read beside the write; else (the copy left to an escaped process) from the log.
+        let a = match scanned {
+            Some(a) => a.clone(),
+            None => effect::assess_file_from(self.check.gate, &self.log_file, offset),
+        };
         result.gate_effective = a.gate_effective;
         result.tests_executed = a.tests_executed;
         result.test_counts = a.test_counts;

@@ -15,9 +15,11 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::watch;
 
+use crate::manifest::Gate;
 use crate::results::Leaked;
 
 use super::argv::Argv;
+use super::effect::{self, Assessment};
 use super::leaks::{self, Running};
 use super::platform::{self, Signal};
 use super::watchdog::Watchdog;
@@ -92,6 +94,9 @@ pub struct Spec {
     /// The run's secrets: the output is redacted with them before the log (and the
     /// echo) gets it.
     pub masks: Masks,
+    /// The gate whose effectiveness is read from the output, beside the write (the
+    /// execution's `assessment`), instead of from the log once the check is over.
+    pub scan: Option<Gate>,
 }
 
 /// What happened.
@@ -109,6 +114,9 @@ pub struct Execution {
     /// Something kept the output pipe open after every known process was gone.
     pub pipe_held: bool,
     pub duration: Duration,
+    /// The gate's effectiveness read from the whole output as it was written (with
+    /// `Spec::scan`, when the copy ended).
+    pub assessment: Option<Assessment>,
 }
 
 /// Runs `spec` to completion (or until `stop` says so); I/O errors are the tool's own
@@ -158,7 +166,28 @@ pub async fn execute(spec: &Spec, stop: &mut StopReceiver) -> io::Result<Executi
     let _job = pgid.map(Release);
     let echo = spec.echo.clone();
     let masks = spec.masks.clone();
-    let copier = tokio::task::spawn_blocking(move || copy_to_log(reader, log, echo, masks));
+    // The scan reads the blocks the log gets, on a thread of its own, as they come.
+    let (blocks, scan) = match spec.scan {
+        Some(gate) => {
+            let (sender, receiver) = std::sync::mpsc::sync_channel(SCAN_BLOCKS);
+            let scan = tokio::task::spawn_blocking(move || {
+                effect::assess_reader(gate, effect::BlockReader::new(receiver))
+            });
+            (Some(sender), Some(scan))
+        }
+        None => (None, None),
+    };
+    let copier = tokio::task::spawn_blocking(move || {
+        copy_to_log(
+            reader,
+            Tee {
+                log,
+                echo,
+                scan: blocks,
+            },
+            masks,
+        )
+    });
 
     let mut execution = Execution::default();
     let outcome = tokio::select! {
@@ -202,6 +231,12 @@ pub async fn execute(spec: &Spec, stop: &mut StopReceiver) -> io::Result<Executi
         // An escaped process still holds the pipe: the copier thread is left to end
         // when that process does; what it already wrote is in the log.
         Err(_) => execution.pipe_held = true,
+    }
+    // The copy is over, its sender dropped: the scan ends with the output's last block.
+    if let Some(scan) = scan
+        && !execution.pipe_held
+    {
+        execution.assessment = scan.await.ok();
     }
     execution.duration = started.elapsed();
     Ok(execution)
@@ -368,13 +403,8 @@ fn open_log(spec: &Spec) -> io::Result<File> {
 /// memory stays flat however much the command prints and no secret reaches the disk;
 /// what was read is written before the copy ends, even if it is abandoned. A failing
 /// echo (a closed terminal) never fails the log; the echo gets the redacted output too.
-fn copy_to_log(
-    mut reader: io::PipeReader,
-    log: File,
-    echo: Option<Echo>,
-    masks: Masks,
-) -> io::Result<()> {
-    let mut out = RedactingWriter::new(Tee { log, echo }, masks);
+fn copy_to_log(mut reader: io::PipeReader, tee: Tee, masks: Masks) -> io::Result<()> {
+    let mut out = RedactingWriter::new(tee, masks);
     let mut buf = vec![0u8; 256 * 1024];
     loop {
         match reader.read(&mut buf) {
@@ -389,15 +419,26 @@ fn copy_to_log(
     }
 }
 
-/// The log, and the live echo beside it.
+/// The log, the live echo beside it, and the scan reading what the log gets.
 struct Tee {
     log: File,
     echo: Option<Echo>,
+    scan: Option<std::sync::mpsc::SyncSender<Vec<u8>>>,
 }
+
+/// The blocks written and not yet scanned, at most (the scan keeps up, or the write
+/// waits for it: memory stays flat).
+const SCAN_BLOCKS: usize = 8;
 
 impl Write for Tee {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         self.log.write_all(buf)?;
+        if let Some(scan) = &self.scan
+            && scan.send(buf.to_vec()).is_err()
+        {
+            // The scan is gone: the log is read once the check is over instead.
+            self.scan = None;
+        }
         if let Some(echo) = &self.echo
             && let Ok(mut out) = echo.0.lock()
         {

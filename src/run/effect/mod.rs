@@ -49,13 +49,60 @@ pub fn assess_file_from(gate: Gate, path: &Path, offset: u64) -> Assessment {
     if file.seek(SeekFrom::Start(offset)).is_err() {
         return Assessment::default();
     }
+    assess_reader(gate, BufReader::with_capacity(256 * 1024, file))
+}
+
+/// Judges a gate of kind `gate` from the log's bytes as `reader` gives them: the file,
+/// or the blocks the writer puts in it as they are written ([`BlockReader`]).
+pub fn assess_reader(gate: Gate, reader: impl BufRead) -> Assessment {
     let mut scan = Scan::new(gate);
-    for_each_line(
-        BufReader::with_capacity(256 * 1024, file),
-        unread_lines,
-        |line| scan.raw_line(line),
-    );
+    for_each_line(reader, unread_lines, |line| scan.raw_line(line));
     scan.finish()
+}
+
+/// The blocks written to a log, as they are written (from the thread writing it), read
+/// as one stream: the scan runs beside the write, and the log is never read again.
+pub struct BlockReader {
+    blocks: std::sync::mpsc::Receiver<Vec<u8>>,
+    block: Vec<u8>,
+    at: usize,
+}
+
+impl BlockReader {
+    pub fn new(blocks: std::sync::mpsc::Receiver<Vec<u8>>) -> BlockReader {
+        BlockReader {
+            blocks,
+            block: Vec::new(),
+            at: 0,
+        }
+    }
+}
+
+impl std::io::Read for BlockReader {
+    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+        let buf = self.fill_buf()?;
+        let n = buf.len().min(out.len());
+        out[..n].copy_from_slice(&buf[..n]);
+        self.consume(n);
+        Ok(n)
+    }
+}
+
+impl BufRead for BlockReader {
+    fn fill_buf(&mut self) -> std::io::Result<&[u8]> {
+        while self.at >= self.block.len() {
+            // The writer is done (its sender dropped): the end of the log.
+            let Ok(block) = self.blocks.recv() else {
+                return Ok(&[]);
+            };
+            (self.block, self.at) = (block, 0);
+        }
+        Ok(&self.block[self.at..])
+    }
+
+    fn consume(&mut self, n: usize) {
+        self.at = (self.at + n).min(self.block.len());
+    }
 }
 
 /// How many of the first bytes of `buf` (which begins a line) are whole lines that no

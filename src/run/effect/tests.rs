@@ -119,48 +119,81 @@ fn a_summary_after_an_endless_line_is_still_read() {
     assert_eq!(a.tests_executed, Some(2));
 }
 
+/// Every captured runner log (`fixtures/runner-logs/<runner>/*.log`).
+fn runner_logs() -> Vec<std::path::PathBuf> {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/runner-logs");
+    let mut logs = Vec::new();
+    for runner in std::fs::read_dir(&root).unwrap() {
+        let runner = runner.unwrap().path();
+        if runner.is_dir() {
+            for entry in std::fs::read_dir(&runner).unwrap() {
+                let log = entry.unwrap().path();
+                if log.extension().is_some_and(|e| e == "log") {
+                    logs.push(log);
+                }
+            }
+        }
+    }
+    logs
+}
+
 /// The trigger, made from the parsers' words, never skips a line a parser reads:
 /// every runner log gives the same assessment with every line offered.
 #[test]
 fn the_trigger_skips_no_line_a_parser_reads() {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/runner-logs");
     let mut checked = 0;
-    for runner in std::fs::read_dir(&root).unwrap() {
-        let runner = runner.unwrap().path();
-        if !runner.is_dir() {
-            continue;
-        }
-        for entry in std::fs::read_dir(&runner).unwrap() {
-            let log = entry.unwrap().path();
-            if log.extension().is_none_or(|e| e != "log") {
-                continue;
-            }
-            let bytes = std::fs::read(&log).unwrap();
-            // Triggered, reading in buffers of a few bytes and passing over the
-            // lines nobody reads; against every line offered to every parser.
-            let read = |untriggered: bool, capacity: usize| {
-                let mut scan = Scan::new(Gate::Test);
-                scan.untriggered = untriggered;
-                let reader = std::io::BufReader::with_capacity(capacity, &bytes[..]);
-                let unread = if untriggered {
-                    |_: &[u8]| 0
-                } else {
-                    unread_lines
-                };
-                for_each_line(reader, unread, |line| scan.raw_line(line));
-                scan.finish()
+    for log in runner_logs() {
+        let bytes = std::fs::read(&log).unwrap();
+        // Triggered, reading in buffers of a few bytes and passing over the
+        // lines nobody reads; against every line offered to every parser.
+        let read = |untriggered: bool, capacity: usize| {
+            let mut scan = Scan::new(Gate::Test);
+            scan.untriggered = untriggered;
+            let reader = std::io::BufReader::with_capacity(capacity, &bytes[..]);
+            let unread = if untriggered {
+                |_: &[u8]| 0
+            } else {
+                unread_lines
             };
-            let every = read(true, 64 * 1024);
-            for capacity in [5, 64, 64 * 1024] {
-                assert_eq!(
-                    read(false, capacity),
-                    every,
-                    "{} ({capacity})",
-                    log.display()
-                );
-            }
-            checked += 1;
+            for_each_line(reader, unread, |line| scan.raw_line(line));
+            scan.finish()
+        };
+        let every = read(true, 64 * 1024);
+        for capacity in [5, 64, 64 * 1024] {
+            assert_eq!(
+                read(false, capacity),
+                every,
+                "{} ({capacity})",
+                log.display()
+            );
         }
+        checked += 1;
+    }
+    assert!(checked >= 39, "only {checked} logs");
+}
+
+/// The scan beside the write reads the blocks the log gets, cut anywhere (inside a
+/// line, a UTF-8 character or an escape): every runner log gives the assessment its
+/// file gives.
+#[test]
+fn the_blocks_a_log_gets_read_as_the_log_is() {
+    let mut checked = 0;
+    for log in runner_logs() {
+        let from_file = assess_file(Gate::Test, &log);
+        let bytes = std::fs::read(&log).unwrap();
+        for size in [1, 7, 300, 256 * 1024] {
+            let (sender, receiver) = std::sync::mpsc::sync_channel(2);
+            let blocks: Vec<Vec<u8>> = bytes.chunks(size).map(<[u8]>::to_vec).collect();
+            let writer = std::thread::spawn(move || {
+                for block in blocks {
+                    sender.send(block).unwrap();
+                }
+            });
+            let beside = assess_reader(Gate::Test, BlockReader::new(receiver));
+            writer.join().unwrap();
+            assert_eq!(beside, from_file, "{} ({size})", log.display());
+        }
+        checked += 1;
     }
     assert!(checked >= 39, "only {checked} logs");
 }
