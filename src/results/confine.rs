@@ -87,12 +87,14 @@ impl Confined {
 
     /// What the listing of `folder` (relative to the root) says `name` is.
     fn entry(&mut self, folder: &Path, name: &std::ffi::OsStr) -> Option<Entry> {
-        let root = &self.dir;
-        let listing = self
-            .listings
-            .entry(folder.to_path_buf())
-            .or_insert_with(|| list(&root.join(folder)));
-        listing.as_ref()?.get(name).copied()
+        // Looked up before any key is made: a matrix's logs are a few folders' files.
+        if let Some(listing) = self.listings.get(folder) {
+            return listing.as_ref()?.get(name).copied();
+        }
+        let listing = list(&self.dir.join(folder));
+        let entry = listing.as_ref().and_then(|l| l.get(name).copied());
+        self.listings.insert(folder.to_path_buf(), listing);
+        entry
     }
 
     /// The exact answer: the path resolved, links followed, and compared with the root.

@@ -471,10 +471,24 @@ fn confine_logs(
     notes: &mut Vec<String>,
 ) {
     let dir = file.parent().unwrap_or(Path::new("."));
+    let confined = Confined::new(dir);
+    let canonical_report = std::fs::canonicalize(report_dir).ok();
+    let prefix = confined
+        .canonical()
+        .zip(canonical_report.as_deref())
+        .and_then(|(dir, report)| dir.strip_prefix(report).ok())
+        .map(|relative| {
+            let mut prefix = relative.to_string_lossy().replace('\\', "/");
+            if !prefix.is_empty() {
+                prefix.push('/');
+            }
+            prefix
+        });
     let mut logs = Logs {
         file,
-        confined: Confined::new(dir),
-        canonical_report: std::fs::canonicalize(report_dir).ok(),
+        confined,
+        canonical_report,
+        prefix,
         notes,
         outside: 0,
     };
@@ -504,6 +518,9 @@ struct Logs<'a> {
     file: &'a Path,
     confined: Confined,
     canonical_report: Option<PathBuf>,
+    /// The result file's folder relative to the report's, `/`-separated and ending
+    /// with `/` (empty when they are one); `None` when it is not under the report's.
+    prefix: Option<String>,
     notes: &'a mut Vec<String>,
     /// Logs outside the report's folder, said once for the file.
     outside: usize,
@@ -520,6 +537,21 @@ impl Logs<'_> {
                 self.file.display()
             ));
             return None;
+        }
+        // A plain path of names (as this tool writes them) is the folder's prefix and
+        // itself: no path is built and taken apart again for each of a matrix's logs.
+        let plain = !log.contains('\\')
+            && log
+                .split('/')
+                .all(|part| !part.is_empty() && part != "." && part != "..");
+        if plain {
+            return match &self.prefix {
+                Some(prefix) => Some(format!("{prefix}{log}").into()),
+                None => {
+                    self.outside += 1;
+                    None
+                }
+            };
         }
         let absolute = self.confined.canonical().map(|d| d.join(log.as_str()));
         let rebased = absolute
