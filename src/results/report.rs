@@ -424,18 +424,10 @@ impl Report {
             }
         }
         // Each list in manifest order, then environment order, as the pairs are read.
-        let checks: HashMap<String, usize> = self
-            .check_order
-            .iter()
-            .enumerate()
-            .map(|(i, c)| (c.clone(), i))
-            .collect();
-        let envs: HashMap<String, usize> = self
-            .environments
-            .iter()
-            .enumerate()
-            .map(|(i, e)| (e.clone(), i))
-            .collect();
+        let order = |names: &[String]| -> HashMap<String, usize> {
+            names.iter().cloned().zip(0..).collect()
+        };
+        let (checks, envs) = (order(&self.check_order), order(&self.environments));
         let place = |check: &str, env: &str| {
             (
                 checks.get(check).copied().unwrap_or(usize::MAX),

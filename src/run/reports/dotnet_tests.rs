@@ -501,12 +501,7 @@ fn nunit_suites_name_their_cases_by_the_fixtures_full_path() {
  </test-suite>
 </test-suite></test-run>"#;
     let r = read_one(xml).unwrap();
-    let ids: Vec<_> = r
-        .report
-        .cases
-        .iter()
-        .map(|c| format!("{} | {}", c.suite, c.name))
-        .collect();
+    let ids = super::tests::suite_and_name(&r);
     assert_eq!(
         ids,
         vec![

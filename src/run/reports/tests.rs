@@ -201,6 +201,16 @@ fn the_suite_is_the_classname_else_the_whole_path_of_the_suites_around_the_case(
     );
 }
 
+/// Each test of `reading` as `suite | name`.
+pub(super) fn suite_and_name(reading: &Reading) -> Vec<String> {
+    reading
+        .report
+        .cases
+        .iter()
+        .map(|c| format!("{} | {}", c.suite, c.name))
+        .collect()
+}
+
 /// mocha-junit-reporter's full title is the `describe()` path and the test's own title,
 /// either way round; a title that only ends the same way is left as written.
 #[test]
@@ -211,13 +221,7 @@ fn a_mocha_full_title_is_its_describe_path_and_its_own_title() {
 <testcase name="unnested splits" classname="splits"/>
 <testcase name="nested" classname="nested"/>
 </testsuite></testsuites>"#;
-    let reading = read_one(xml).unwrap();
-    let ids: Vec<_> = reading
-        .report
-        .cases
-        .iter()
-        .map(|c| format!("{} | {}", c.suite, c.name))
-        .collect();
+    let ids = suite_and_name(&read_one(xml).unwrap());
     assert_eq!(
         ids,
         vec![
