@@ -516,7 +516,6 @@ pub fn import(spec: &Spec, source: &Source, redactor: Arc<Redactor>) -> Result<I
     })
 }
 
-/// The includes and the excluding set of `patterns`.
 /// `glob` with `/` between its parts and no `.` part (`./reports/*.xml` is
 /// `reports/*.xml`, as the paths it is matched against are written).
 fn without_dots(glob: &str) -> String {
@@ -525,6 +524,7 @@ fn without_dots(glob: &str) -> String {
     parts.join("/")
 }
 
+/// The includes and the excluding set of `patterns`.
 fn parse_patterns(patterns: &[String]) -> Result<(Vec<Include>, GlobSet), String> {
     let mut includes = Vec::new();
     let mut excludes = GlobSetBuilder::new();
