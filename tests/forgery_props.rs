@@ -328,7 +328,7 @@ proptest! {
             quarantine: Vec::new(),
         };
         let lint = CheckResult {
-            test_counts: Some(counts(tests.cases.len())),
+            test_counts: Some(Box::new(counts(tests.cases.len()))),
             tests: Some(Box::new(tests)),
             ..result("lint", "macos", Status::Fail, Some(1), "1 test failed")
         };
@@ -411,7 +411,7 @@ fn a_test_named_like_the_verdict_line_is_no_verdict() {
         history: None,
     };
     let lint = CheckResult {
-        test_counts: Some(counts(2)),
+        test_counts: Some(Box::new(counts(2))),
         tests: Some(Box::new(TestReport {
             format: "junit".into(),
             files: vec!["junit.xml".into()],

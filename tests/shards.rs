@@ -651,3 +651,161 @@ fn shard_parts_an_unsharded_result_claims_are_dropped_as_it_is_read() {
     assert!(!markdown.contains("×3"), "{markdown}");
     assert!(!markdown.contains("made up"), "{markdown}");
 }
+
+/// `merge` reads a shard's facts first and its checks only when its environment's
+/// shards are combined (so a matrix split many ways is never held whole). A file that
+/// does not read the second time as it did the first is the error it is, as when it is
+/// read whole at once, never a shard left out: a second copy of shard 3, failing, with
+/// a check that is no check, leaves the passing copy to stand alone if it is only left
+/// out. A FIFO is read once (a second reading would wait for a writer).
+#[cfg(unix)]
+#[test]
+fn a_shard_file_that_does_not_read_again_as_it_did_stops_the_merge() {
+    use std::io::Write as _;
+    let project = Project::new(SHELL_SHARDS);
+    for k in 1..=3 {
+        run_shard(&project, k, 3, "legs");
+    }
+    let status = project
+        .std_cmd()
+        .args(["run", "--shard", "3/3", "--out", "failing"])
+        .env("FAIL_SHARD", "3")
+        .status()
+        .unwrap();
+    assert_eq!(status.code(), Some(1));
+    let copy = "failing/verify-matrix-linux@3of3.json";
+    let mut failing = project.json(copy);
+    failing["checks"]
+        .as_array_mut()
+        .unwrap()
+        .push(serde_json::json!({"junk": 1}));
+    project.write(copy, &failing.to_string());
+    let refused = || {
+        let out = project
+            .std_cmd()
+            .args(["merge", "--out", "report.json", "legs", "failing"])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(4));
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    let stderr = refused();
+    assert!(
+        stderr.contains(&format!("result file `{copy}` is not valid")),
+        "{stderr}"
+    );
+
+    // An environment the manifest does not declare, its file malformed the same way.
+    let mac = "failing/verify-matrix-mac@1of2.json";
+    let mut other = failing.clone();
+    other["environment"] = "mac".into();
+    other["shard"] = serde_json::json!({"index": 1, "count": 2});
+    project.write(mac, &other.to_string());
+    std::fs::remove_file(project.path().join(copy)).unwrap();
+    let stderr = refused();
+    assert!(
+        stderr.contains(&format!("result file `{mac}` is not valid")),
+        "{stderr}"
+    );
+
+    // A FIFO named as a shard, given by its path, is read once.
+    let fifo = project.path().join("fifo/verify-matrix-linux@3of3.json");
+    std::fs::create_dir_all(fifo.parent().unwrap()).unwrap();
+    let bytes = std::fs::read(project.path().join("legs/3/verify-matrix-linux@3of3.json")).unwrap();
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let writer = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || {
+            let mut writer = std::fs::OpenOptions::new().write(true).open(&fifo).unwrap();
+            writer.write_all(&bytes).unwrap();
+        })
+    };
+    let mut child = project
+        .std_cmd()
+        .args([
+            "merge",
+            "--out",
+            "report.json",
+            "legs/1",
+            "legs/2",
+            "fifo/verify-matrix-linux@3of3.json",
+        ])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    let code = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status.code();
+        }
+        if std::time::Instant::now() > deadline {
+            child.kill().unwrap();
+            panic!("merge still waits on the FIFO");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    writer.join().unwrap();
+    assert_eq!(code, Some(0));
+    assert_eq!(project.json("report.json")["verdict"], "VERIFIED");
+}
+
+/// Which way a file is read first follows its name (`verify-matrix-ENV@KofN.json`, as
+/// `run --shard` names it), but what it is follows its facts: a shard's result under
+/// another name is combined all the same, and a whole environment's result under a
+/// shard's name is read as the whole environment's. The notes of a shard's log paths,
+/// which come out as its checks are read again, are still shown, once per file.
+#[test]
+fn a_result_is_judged_by_its_facts_whatever_its_name() {
+    let project = Project::new(SHELL_SHARDS);
+    for k in 1..=3 {
+        run_shard(&project, k, 3, "legs");
+    }
+    let (named, _) = merge(&project, &["legs"], 0);
+    std::fs::rename(
+        project.path().join("legs/2/verify-matrix-linux@2of3.json"),
+        project.path().join("legs/2/results.json"),
+    )
+    .unwrap();
+    let (renamed, _) = merge(&project, &["legs"], 0);
+    assert_eq!(renamed["verdict"], "VERIFIED");
+    assert_eq!(named["rows"], renamed["rows"]);
+    assert_eq!(row(&renamed, "unit")["detail"]["summary"], "3 shards");
+
+    let out = project
+        .std_cmd()
+        .args(["merge", "--out", "elsewhere/report.json", "legs"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    for file in [
+        "legs/1/verify-matrix-linux@1of3.json",
+        "legs/2/results.json",
+        "legs/3/verify-matrix-linux@3of3.json",
+    ] {
+        let notes = stderr
+            .lines()
+            .filter(|l| l.contains(file) && l.contains("outside the report's folder"))
+            .count();
+        assert_eq!(notes, 1, "{file}: {stderr}");
+    }
+
+    let whole = Project::new(
+        "version: 1\nenvironments: [{name: linux}]\nchecks:\n  - { id: unit, run: 'true' }\n",
+    );
+    run(&whole, &["--out", "whole"], 0);
+    std::fs::rename(
+        whole.path().join("whole/verify-matrix-linux.json"),
+        whole.path().join("whole/verify-matrix-linux@1of2.json"),
+    )
+    .unwrap();
+    let (report, _) = merge(&whole, &["whole"], 0);
+    assert_eq!(report["verdict"], "VERIFIED");
+    assert_eq!(row(&report, "unit")["result"], "PASS");
+    assert_eq!(row(&report, "unit")["detail"]["sharded"], Value::Null);
+}

@@ -100,7 +100,12 @@ pub(crate) fn unbaselined(
         aot: (format == Format::Aot).then(|| manifest::aot::from_manifest(&manifest)),
     };
     let jobs = super::engine::of(settings, None).leg_jobs(settings, &partials);
-    let mut report = Report::build_judged(&manifest, partials, &jobs, Some(&ran_by));
+    let mut report = Report::build_merged(&manifest, partials, &jobs, Some(&ran_by))?;
+    for note in std::mem::take(&mut report.read_notes) {
+        if !settings.quiet {
+            eprintln!("note: {note}");
+        }
+    }
     report.apply_trust(trust);
     Ok(Judged {
         report,

@@ -100,10 +100,7 @@ pub fn places(manifest: &Manifest, partials: &[PartialResult], jobs: &Jobs) -> V
                 run_id: p.source.run_id.as_deref(),
                 attempt: job.job_id,
                 runner: job.runner_description.as_deref(),
-                all_passed: p
-                    .checks
-                    .iter()
-                    .all(|c| c.status == crate::results::Status::Pass),
+                all_passed: p.all_passed(),
             },
             None => Leg {
                 environment: &p.environment,

@@ -99,27 +99,114 @@ pub fn admit(
     jobs: &Jobs,
     ran_by: Option<&Manifest>,
 ) -> Vec<Checked> {
-    let places = super::identity::places(manifest, &partials, jobs);
-    let checks: FxHashMap<&str, &Check> =
-        manifest.checks.iter().map(|c| (c.id.as_str(), c)).collect();
-    let mut otherwise = ran_by
-        .filter(|m| m.digest != manifest.digest)
-        .map(|ran_by| RunsOtherwise::new(manifest, ran_by));
-    partials
-        .into_iter()
-        .zip(places)
-        .map(|(mut result, place)| {
-            let mut contradictions = rederive_result(manifest, &checks, &mut result);
-            if let Some(otherwise) = &mut otherwise {
-                otherwise.mark(&mut result, &mut contradictions);
+    let mut intake = Intake::new(manifest, ran_by);
+    let mut checked = intake.admit(partials, jobs);
+    for one in &mut checked {
+        intake.read_held(one);
+    }
+    checked
+}
+
+/// A held result read again with its checks, and the notes their reading gave; or why
+/// its file does not read as it did.
+type Reread = Result<(PartialResult, Vec<String>), super::merge::MergeError>;
+
+/// The intake, kept while results are admitted: the manifest judged by, its checks by
+/// id, and what the results' manifest runs otherwise.
+pub(super) struct Intake<'a> {
+    /// What reading held results again noted (their log paths).
+    pub(super) notes: Vec<String>,
+    /// Held results whose files did not read again as they first did.
+    pub(super) errors: Vec<super::merge::MergeError>,
+    manifest: &'a Manifest,
+    checks: FxHashMap<&'a str, &'a Check>,
+    otherwise: Option<RunsOtherwise<'a>>,
+}
+
+impl<'a> Intake<'a> {
+    pub(super) fn new(manifest: &'a Manifest, ran_by: Option<&'a Manifest>) -> Intake<'a> {
+        Intake {
+            notes: Vec::new(),
+            errors: Vec::new(),
+            manifest,
+            checks: manifest.checks.iter().map(|c| (c.id.as_str(), c)).collect(),
+            otherwise: ran_by
+                .filter(|m| m.digest != manifest.digest)
+                .map(|ran_by| RunsOtherwise::new(manifest, ran_by)),
+        }
+    }
+
+    /// [`admit`], a held result's checks left to be read when they are needed
+    /// ([`Intake::read_held`]).
+    pub(super) fn admit(&mut self, partials: Vec<PartialResult>, jobs: &Jobs) -> Vec<Checked> {
+        let places = super::identity::places(self.manifest, &partials, jobs);
+        partials
+            .into_iter()
+            .zip(places)
+            .map(|(mut result, place)| {
+                let contradictions = self.rederive(&mut result);
+                Checked {
+                    result,
+                    place,
+                    contradictions,
+                }
+            })
+            .collect()
+    }
+
+    /// Each check of `result` re-derived: the contradictions found.
+    fn rederive(&mut self, result: &mut PartialResult) -> Vec<(CompactString, String)> {
+        let mut contradictions = rederive_result(self.manifest, &self.checks, result);
+        if let Some(otherwise) = &mut self.otherwise {
+            otherwise.mark(result, &mut contradictions);
+        }
+        contradictions
+    }
+
+    /// The checks of a result `merge` held as its facts ([`Held`](super::merge::Held)),
+    /// read again and admitted. When its file does not read as it did, that is an error
+    /// of the merge ([`Intake::errors`]), and the result is not taken.
+    pub(super) fn read_held(&mut self, one: &mut Checked) {
+        if one.result.held.is_some() {
+            let read = super::merge::reread(&one.result);
+            self.admit_held(one, read);
+        }
+    }
+
+    /// [`Intake::read_held`] of each of `all`, their files read on every core.
+    pub(super) fn read_all_held(&mut self, all: &mut [Checked]) {
+        let reads = super::merge::in_parallel(all, |one| {
+            one.result
+                .held
+                .is_some()
+                .then(|| super::merge::reread(&one.result))
+        });
+        for (one, read) in all.iter_mut().zip(reads) {
+            if let Some(read) = read {
+                self.admit_held(one, read);
             }
-            Checked {
-                result,
-                place,
-                contradictions,
+        }
+    }
+
+    /// A held result's checks as read again (or why they could not be), admitted.
+    fn admit_held(&mut self, one: &mut Checked, read: Reread) {
+        match read {
+            Ok((result, notes)) => {
+                self.notes.extend(notes);
+                one.result.checks = result.checks;
+                one.result.held = None;
+                let contradictions = self.rederive(&mut one.result);
+                one.contradictions.extend(contradictions);
             }
-        })
-        .collect()
+            Err(error) => {
+                // Never a result left out (a second copy of a shard would then stand
+                // unopposed): the error the file is, and the result not taken besides.
+                one.result.held = None;
+                one.place.mismatch.get_or_insert(error.to_string());
+                self.errors.push(error);
+            }
+        }
+    }
 }
 
 /// Re-derives every check of `result` that `manifest` defines; the contradictions found.
@@ -415,7 +502,7 @@ fn hold_back(check: &Check, claimed: &mut CheckResult, share: bool) -> Held {
         case.history = None;
     }
     let mut none = TestCounts::default();
-    let counts = claimed.test_counts.as_mut().unwrap_or(&mut none);
+    let counts = claimed.test_counts.as_deref_mut().unwrap_or(&mut none);
     quarantine::apply(
         check,
         counts,

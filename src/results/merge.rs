@@ -16,7 +16,7 @@ use crate::manifest::{self, Manifest, ManifestError};
 use super::confine::Confined;
 use super::io::{Probe, ResultFileError, read_bounded};
 use super::journal;
-use super::schema::{ItemResult, PartialResult, READ_VERSIONS};
+use super::schema::{CountedChecks, ItemResult, PartialResult, PartialResultOf, READ_VERSIONS};
 use compact_str::CompactString;
 
 /// A partial result and where it came from.
@@ -69,6 +69,11 @@ pub enum MergeError {
         first.display()
     )]
     Embedded { first: PathBuf, files: String },
+    #[error(
+        "`{}` changed while the results were merged: it did not read the second time as it did the first (a shard's checks are read again when its environment's shards are combined)",
+        path.display()
+    )]
+    Changed { path: PathBuf },
     #[error("no partial result files found in {0}")]
     Nothing(String),
     #[error(
@@ -87,15 +92,26 @@ pub enum MergeError {
 /// any artifact layout), and makes their log paths relative to `report_dir` where they
 /// safely resolve.
 pub fn collect(paths: &[PathBuf], report_dir: &Path) -> Result<Collected, MergeError> {
-    collect_in(paths, report_dir, None)
+    collect_holding(paths, report_dir, None, false)
 }
 
 /// [`collect`] inside workflow run `this_run`, whose results cannot claim a later
-/// attempt than its own.
+/// attempt than its own; each shard's result is held as its facts only (its checks
+/// read again when its environment's shards are combined: see [`Held`]), for the
+/// report [`Report::build_judged`](super::Report::build_judged) makes of them.
 pub fn collect_in(
     paths: &[PathBuf],
     report_dir: &Path,
     this_run: Option<&ThisRun>,
+) -> Result<Collected, MergeError> {
+    collect_holding(paths, report_dir, this_run, true)
+}
+
+fn collect_holding(
+    paths: &[PathBuf],
+    report_dir: &Path,
+    this_run: Option<&ThisRun>,
+    hold_shards: bool,
 ) -> Result<Collected, MergeError> {
     let mut collected = Collected::default();
     let mut files = Vec::new();
@@ -136,8 +152,13 @@ pub fn collect_in(
     // Each file is read, parsed and confined on its own, so the files are shared out
     // among the cores; what they found is taken in the files' order, so notes and the
     // first error are the same however the work was shared.
-    for read in in_parallel(&files, |file| read_one(file, report_dir)) {
-        let (loaded, notes) = read?;
+    let reading = if hold_shards {
+        Reading::Holding
+    } else {
+        Reading::Whole
+    };
+    for read in in_parallel(&files, |file| read_one(file, report_dir, reading)) {
+        let (loaded, notes, _) = read?;
         collected.notes.extend(notes);
         collected.partials.extend(loaded);
     }
@@ -178,10 +199,149 @@ fn json_files(path: &Path) -> (Vec<PathBuf>, Vec<PathBuf>) {
     (files, links)
 }
 
-/// Reads one file: `None` (with a note) when it is not a partial result.
-fn read_one(file: &Path, report_dir: &Path) -> Result<(Option<Loaded>, Vec<String>), MergeError> {
+/// Where a shard's checks are read again, and what they must read as.
+///
+/// Every shard of every environment is read before the first pair is made (the
+/// attempts, the runs and the machines are judged over all files first), and a check
+/// split four ways is four times the results: held whole, GitHub's largest matrix split
+/// so took four times the memory. So `merge` keeps of each shard only its facts and
+/// reads its checks again when its environment's shards are combined, one environment
+/// at a time. The second reading must be the first one's file: the same bytes (by
+/// hash), the same facts and the same number of checks; anything else and the shard is
+/// not taken, which names the reason.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Held {
+    path: PathBuf,
+    report_dir: PathBuf,
+    /// The SHA-256 of the file's bytes when it was first read.
+    bytes_digest: Digest,
+    /// How many checks it had (its journal's included).
+    checks: usize,
+    /// Whether it was read whole the first time, which gave its notes.
+    noted: bool,
+    /// Whether every check it had passed (read whole the first time; a GitLab job's
+    /// result is, for its job's status to be checked against).
+    all_passed: bool,
+}
+
+impl PartialResult {
+    /// Whether every check of this result passed, held or not.
+    pub fn all_passed(&self) -> bool {
+        match &self.held {
+            Some(held) => held.all_passed,
+            None => self.checks.iter().all(|c| c.status == super::Status::Pass),
+        }
+    }
+}
+
+/// The shard result `facts` (held by [`collect_in`]) with its checks, read again from
+/// its file, and the notes their reading gave; the error its file is when it does not
+/// read as it did the first time (malformed, or changed since).
+pub(super) fn reread(facts: &PartialResult) -> Result<(PartialResult, Vec<String>), MergeError> {
+    let Some(held) = facts.held.as_deref() else {
+        return Ok((facts.clone(), Vec::new()));
+    };
+    let changed = || MergeError::Changed {
+        path: held.path.clone(),
+    };
+    let (loaded, notes, digest) = match read_one(&held.path, &held.report_dir, Reading::Again)? {
+        (Some(loaded), notes, Some(digest)) => (loaded, notes, digest),
+        _ => return Err(changed()),
+    };
+    let mut result = loaded.result;
+    let checks = std::mem::take(&mut result.checks);
+    result.held = facts.held.clone();
+    if digest != held.bytes_digest || checks.len() != held.checks || result != *facts {
+        return Err(changed());
+    }
+    result.checks = checks;
+    result.held = None;
+    // Read whole the first time, its notes were given then.
+    Ok((result, if held.noted { Vec::new() } else { notes }))
+}
+
+/// Whether `file` is named as `run --shard` names a shard's result
+/// (`verify-matrix-ENV@KofN.json`): only which way to read it first, never taken as
+/// what it is (its facts say that).
+fn named_as_shard(file: &Path) -> bool {
+    file.file_name()
+        .and_then(|n| n.to_str())
+        .is_some_and(|n| n.starts_with("verify-matrix-") && n.contains('@'))
+}
+
+/// A shard's result read as its facts only, its checks counted (and read again when its
+/// environment's shards are combined: see [`Held`]); `None` when it is anything else
+/// (not a shard, another version, malformed, or with a journal to replay), which the
+/// whole reading then sorts out and words.
+fn held_facts(file: &Path, report_dir: &Path, bytes: &[u8]) -> Option<PartialResult> {
+    let facts: PartialResultOf<CountedChecks> = serde_json::from_slice(bytes).ok()?;
+    let replays = facts.finished_at.is_none() && facts.outcome == super::Outcome::Interrupted;
+    // A GitLab job's result is read whole: its job's status is checked against whether
+    // every check passed.
+    if !READ_VERSIONS.contains(&facts.format_version)
+        || facts.shard.is_none()
+        || replays
+        || facts.runner.gitlab.is_some()
+    {
+        return None;
+    }
+    let checks = facts.checks.0;
+    let mut result = facts.with_checks(Vec::new());
+    result.held = Some(Box::new(Held {
+        path: file.to_path_buf(),
+        report_dir: report_dir.to_path_buf(),
+        bytes_digest: digest_of(bytes),
+        checks,
+        noted: false,
+        all_passed: false,
+    }));
+    Some(result)
+}
+
+/// The SHA-256 of a file's bytes.
+type Digest = [u8; 32];
+
+fn digest_of(bytes: &[u8]) -> Digest {
+    use sha2::Digest as _;
+    sha2::Sha256::digest(bytes).into()
+}
+
+/// What [`read_one`] read: the result (`None` when the file is not one), the notes, and
+/// the digest of the file's bytes when it is held or read again.
+type OneRead = (Option<Loaded>, Vec<String>, Option<Digest>);
+
+/// How [`read_one`] reads a file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Reading {
+    /// Whole.
+    Whole,
+    /// A shard's result held as its facts ([`Held`]), any other whole.
+    Holding,
+    /// Whole, again, with the digest of its bytes.
+    Again,
+}
+
+/// Reads one file: `None` (with a note) when it is not a partial result; the digest of
+/// its bytes when it is held or read again.
+fn read_one(
+    file: &Path,
+    report_dir: &Path,
+    reading: Reading,
+) -> Result<OneRead, MergeError> {
     let mut notes = Vec::new();
+    // Only a regular file is read twice (a FIFO would wait for another writer).
+    let hold = reading == Reading::Holding && std::fs::metadata(file).is_ok_and(|m| m.is_file());
     let bytes = read_bounded(file)?;
+    if hold
+        && named_as_shard(file)
+        && let Some(result) = held_facts(file, report_dir, &bytes)
+    {
+        let loaded = Loaded {
+            path: file.to_path_buf(),
+            result,
+        };
+        return Ok((Some(loaded), notes, None));
+    }
     let mut result = match serde_json::from_slice::<PartialResult>(&bytes) {
         // The common case, in one pass: a partial result of the version this build writes.
         Ok(result) if READ_VERSIONS.contains(&result.format_version) => result,
@@ -193,10 +353,12 @@ fn read_one(file: &Path, report_dir: &Path) -> Result<(Option<Loaded>, Vec<Strin
                     "skipped `{}`: not a cargo-verify-matrix partial result",
                     file.display()
                 ));
-                return Ok((None, notes));
+                return Ok((None, notes, None));
             }
         },
     };
+    let hold = hold && result.shard.is_some();
+    let digest = (hold || reading == Reading::Again).then(|| digest_of(&bytes));
     drop(bytes);
     let replayed = journal::replay(file, &mut result)?;
     if replayed > 0 {
@@ -208,11 +370,22 @@ fn read_one(file: &Path, report_dir: &Path) -> Result<(Option<Loaded>, Vec<Strin
     }
     confine_logs(file, &mut result, report_dir, &mut notes);
     forget_merged_shards(&mut result);
+    if let (true, Some(digest)) = (hold, digest) {
+        result.held = Some(Box::new(Held {
+            path: file.to_path_buf(),
+            report_dir: report_dir.to_path_buf(),
+            bytes_digest: digest,
+            checks: result.checks.len(),
+            noted: true,
+            all_passed: result.all_passed(),
+        }));
+        result.checks = Vec::new();
+    }
     let loaded = Loaded {
         path: file.to_path_buf(),
         result,
     };
-    Ok((Some(loaded), notes))
+    Ok((Some(loaded), notes, digest))
 }
 
 /// Drops from a run's result what only a merge writes of a split check's shards (each
@@ -248,7 +421,7 @@ fn probe_partial(file: &Path, bytes: &[u8]) -> Result<Option<PartialResult>, Mer
 
 /// `work` applied to every item, on as many threads as there are cores (at most one
 /// per item), the answers in the items' order.
-fn in_parallel<T: Sync, R: Send>(items: &[T], work: impl Fn(&T) -> R + Sync) -> Vec<R> {
+pub(super) fn in_parallel<T: Sync, R: Send>(items: &[T], work: impl Fn(&T) -> R + Sync) -> Vec<R> {
     let threads = std::thread::available_parallelism()
         .map_or(1, usize::from)
         .min(items.len());
@@ -565,5 +738,78 @@ impl Logs<'_> {
             self.outside += 1;
         }
         rebased
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A shard's result as `run --shard 1/2` writes it, with one check.
+    const SHARD: &str = r#"{"format_version":2,"tool":{"name":"cargo-verify-matrix","version":"0.1.0"},"manifest":{"path":"verify-matrix.yml","digest":"sha256:00","content":{"version":1}},"environment":"linux","shard":{"index":1,"count":2},"source":{"repository":null,"commit":null,"pr":null,"run_id":null,"run_attempt":null,"job":null},"runner":{"os":"linux","arch":"x86_64"},"started_at":"2026-11-28T09:19:32Z","finished_at":"2026-11-28T09:19:34Z","duration_ms":2487,"outcome":"complete","checks":[{"command_id":"unit","environment":"linux","kind":"run","command":"true","cwd":".","required":true,"must_be_effective":false,"gate_type":"custom","status":"PASS","exit_code":0,"required_exit_code":0,"duration_ms":3,"log_path":null,"gate_effective":true,"tests_executed":null,"test_counts":null,"ineffective_reason":null,"summary":"passed (exit 0) in 3ms","retryable":false,"attempts":1,"flaky":false,"timed_out":false,"leaked":[],"refused":null}]}"#;
+
+    /// The shard in `dir` under `name`, as `merge` holds it: its facts alone.
+    fn held(dir: &Path, name: &str) -> PartialResult {
+        std::fs::write(dir.join(name), SHARD).unwrap();
+        let collected = collect_in(&[dir.to_path_buf()], dir, None).unwrap();
+        let [loaded] = <[Loaded; 1]>::try_from(collected.partials).unwrap();
+        assert!(loaded.result.checks.is_empty(), "{name}: its checks let go");
+        assert!(loaded.result.held.is_some(), "{name}: held");
+        loaded.result
+    }
+
+    #[test]
+    fn a_held_shard_is_read_again_only_as_it_was_first_read() {
+        for name in ["verify-matrix-linux@1of2.json", "renamed.json"] {
+            let dir = tempfile::tempdir().unwrap();
+            let facts = held(dir.path(), name);
+            let (again, notes) = reread(&facts).unwrap();
+            assert_eq!(again.checks.len(), 1);
+            assert_eq!(again.checks[0].command_id, "unit");
+            assert!(again.held.is_none() && notes.is_empty());
+
+            // The same facts and checks, one byte more: not the file first read.
+            std::fs::write(dir.path().join(name), format!("{SHARD} ")).unwrap();
+            let error = reread(&facts).unwrap_err();
+            assert!(matches!(error, MergeError::Changed { .. }), "{error}");
+            assert!(error.to_string().contains(name), "{error}");
+
+            // Malformed the second time: the error the file is, as a whole reading says it.
+            let broken = SHARD.replace("\"checks\":[{", "\"checks\":[1,{");
+            std::fs::write(dir.path().join(name), broken).unwrap();
+            let error = reread(&facts).unwrap_err();
+            assert!(
+                error.to_string().contains("is not valid") && error.to_string().contains(name),
+                "{error}"
+            );
+        }
+    }
+
+    #[test]
+    fn what_is_not_a_finished_shard_in_a_regular_file_is_read_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let whole = SHARD.replace("\"shard\":{\"index\":1,\"count\":2},", "");
+        let interrupted = SHARD
+            .replace(
+                "\"finished_at\":\"2026-11-28T09:19:34Z\"",
+                "\"finished_at\":null",
+            )
+            .replace("\"outcome\":\"complete\"", "\"outcome\":\"interrupted\"");
+        for (name, text) in [
+            ("verify-matrix-linux@1of2.json", whole.as_str()),
+            ("verify-matrix-linux@2of2.json", interrupted.as_str()),
+        ] {
+            let path = dir.path().join(name);
+            std::fs::write(&path, text).unwrap();
+            let (loaded, _, _) = read_one(&path, dir.path(), Reading::Holding).unwrap();
+            let result = loaded.unwrap().result;
+            // The interrupted one is held after it is read whole (its journal replayed).
+            assert_eq!(result.held.is_some(), result.shard.is_some(), "{name}");
+            if let Some(held) = &result.held {
+                assert!(held.noted, "{name}: its notes were given");
+            } else {
+                assert_eq!(result.checks.len(), 1, "{name}");
+            }
+        }
     }
 }

@@ -288,6 +288,11 @@ pub struct Report {
     /// Never in the file format (a merge judges every pair of the manifest).
     #[serde(skip)]
     pub partial: Option<PartialRun>,
+    /// Notes about reading the results that only came out as the report was made (a
+    /// shard's log paths, read with its checks), for the command to show as it shows
+    /// the others. Never in the file format.
+    #[serde(skip)]
+    pub read_notes: Vec<String>,
     /// Where each environment's results came from (results of format 2 and up, and
     /// every environment whose results were not taken).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -343,6 +348,7 @@ impl Report {
             baseline: None,
             check_order: Vec::new(),
             partial: None,
+            read_notes: Vec::new(),
             places: Vec::new(),
         }
     }
@@ -633,18 +639,7 @@ impl Report {
     /// An index of the rows and missing entries by (check, environment), for renders
     /// that look pairs up cell by cell.
     pub fn index(&self) -> PairIndex<'_> {
-        PairIndex {
-            rows: self
-                .rows
-                .iter()
-                .map(|r| ((r.check.as_str(), r.environment.as_str()), r))
-                .collect(),
-            missing: self
-                .missing
-                .iter()
-                .map(|m| ((m.check.as_str(), m.environment.as_str()), m))
-                .collect(),
-        }
+        PairIndex::of(&self.rows, &self.missing)
     }
 
     /// The environments whose results came from a re-run (attempt 2 and up), with the
@@ -696,21 +691,117 @@ impl Report {
 }
 
 /// The rows and missing entries of a report by (check, environment).
+///
+/// A matrix is mostly full, so each check and environment is numbered and the pairs
+/// are a grid of positions (two `u32` a pair: 2 MB for GitHub's largest matrix, where a
+/// map of pairs was 21 MB); a report whose pairs are a small part of its grid (many
+/// checks, each in a few environments of many) is kept as a map of positions instead.
 pub struct PairIndex<'a> {
+    rows: &'a [Row],
+    missing: &'a [Missing],
     // Hashed with Fx: a large matrix looks up every one of its pairs.
-    rows: FxHashMap<(&'a str, &'a str), &'a Row>,
-    missing: FxHashMap<(&'a str, &'a str), &'a Missing>,
+    checks: FxHashMap<&'a str, u32>,
+    environments: FxHashMap<&'a str, u32>,
+    cells: Cells,
+}
+
+/// Where each pair's row and missing entry are (`index + 1`; 0: none).
+enum Cells {
+    /// One cell per check and environment, check by check.
+    Grid { rows: Vec<u32>, missing: Vec<u32> },
+    /// Only the pairs there are.
+    Map {
+        rows: FxHashMap<(u32, u32), u32>,
+        missing: FxHashMap<(u32, u32), u32>,
+    },
 }
 
 impl<'a> PairIndex<'a> {
+    fn of(rows: &'a [Row], missing: &'a [Missing]) -> PairIndex<'a> {
+        let mut checks: FxHashMap<&'a str, u32> = FxHashMap::default();
+        let mut environments: FxHashMap<&'a str, u32> = FxHashMap::default();
+        let mut number = |check: &'a str, env: &'a str| {
+            let next = u32::try_from(checks.len()).unwrap_or(u32::MAX);
+            let c = *checks.entry(check).or_insert(next);
+            let next = u32::try_from(environments.len()).unwrap_or(u32::MAX);
+            (c, *environments.entry(env).or_insert(next))
+        };
+        let row_cells: Vec<(u32, u32)> = rows
+            .iter()
+            .map(|r| number(r.check.as_str(), r.environment.as_str()))
+            .collect();
+        let missing_cells: Vec<(u32, u32)> = missing
+            .iter()
+            .map(|m| number(m.check.as_str(), m.environment.as_str()))
+            .collect();
+        let width = environments.len();
+        let grid = checks.len().saturating_mul(width);
+        let pairs = rows.len() + missing.len();
+        // A later entry of one pair stands, as a map collected from them would keep it.
+        let at = |i: usize| u32::try_from(i + 1).unwrap_or(u32::MAX);
+        let cells = if grid <= pairs.saturating_mul(4).max(4096) {
+            let fill = |cells: &[(u32, u32)]| {
+                let mut grid = vec![0u32; grid];
+                for (i, &(c, e)) in cells.iter().enumerate() {
+                    grid[c as usize * width + e as usize] = at(i);
+                }
+                grid
+            };
+            Cells::Grid {
+                rows: fill(&row_cells),
+                missing: fill(&missing_cells),
+            }
+        } else {
+            let map = |cells: &[(u32, u32)]| {
+                cells
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &cell)| (cell, at(i)))
+                    .collect()
+            };
+            Cells::Map {
+                rows: map(&row_cells),
+                missing: map(&missing_cells),
+            }
+        };
+        PairIndex {
+            rows,
+            missing,
+            checks,
+            environments,
+            cells,
+        }
+    }
+
+    /// Where the pair's row (`rows`) or missing entry is, plus one; 0 when it has none.
+    fn cell(&self, check: &str, environment: &str, rows: bool) -> usize {
+        let (Some(&c), Some(&e)) = (self.checks.get(check), self.environments.get(environment))
+        else {
+            return 0;
+        };
+        let at = match &self.cells {
+            Cells::Grid { rows: r, missing } => {
+                let grid = if rows { r } else { missing };
+                grid[c as usize * self.environments.len() + e as usize]
+            }
+            Cells::Map { rows: r, missing } => {
+                let map = if rows { r } else { missing };
+                map.get(&(c, e)).copied().unwrap_or(0)
+            }
+        };
+        at as usize
+    }
+
     /// The executed pair's row.
     pub fn row(&self, check: &str, environment: &str) -> Option<&'a Row> {
-        self.rows.get(&(check, environment)).copied()
+        let at = self.cell(check, environment, true);
+        at.checked_sub(1).and_then(|i| self.rows.get(i))
     }
 
     /// The expected pair's missing entry.
     pub fn missing(&self, check: &str, environment: &str) -> Option<&'a Missing> {
-        self.missing.get(&(check, environment)).copied()
+        let at = self.cell(check, environment, false);
+        at.checked_sub(1).and_then(|i| self.missing.get(i))
     }
 }
 

@@ -245,8 +245,12 @@ pub struct GitLabJob {
 pub use crate::manifest::Shard;
 
 /// The partial result of one environment's run (`verify-matrix-<env>.json`).
+pub type PartialResult = PartialResultOf<Vec<Box<CheckResult>>>;
+
+/// A partial result whose checks are `C`: [`PartialResult`], or its facts alone with
+/// its checks counted ([`CountedChecks`]), which `merge` reads of a shard first.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct PartialResult {
+pub struct PartialResultOf<C> {
     pub format_version: u32,
     pub tool: Tool,
     pub manifest: ManifestRef,
@@ -264,7 +268,60 @@ pub struct PartialResult {
     pub finished_at: Option<String>,
     pub duration_ms: u64,
     pub outcome: Outcome,
-    pub checks: Vec<Box<CheckResult>>,
+    pub checks: C,
+    /// Set when `merge` let this result's checks go after reading it (a shard's, held
+    /// as its facts until its environment's shards are combined): where to read them
+    /// again. Never in a file.
+    #[serde(skip)]
+    pub held: Option<Box<super::merge::Held>>,
+}
+
+impl<C> PartialResultOf<C> {
+    /// The same facts with `checks`.
+    pub fn with_checks<D>(self, checks: D) -> PartialResultOf<D> {
+        PartialResultOf {
+            format_version: self.format_version,
+            tool: self.tool,
+            manifest: self.manifest,
+            environment: self.environment,
+            shard: self.shard,
+            source: self.source,
+            runner: self.runner,
+            started_at: self.started_at,
+            finished_at: self.finished_at,
+            duration_ms: self.duration_ms,
+            outcome: self.outcome,
+            checks,
+            held: self.held,
+        }
+    }
+}
+
+/// A result's `checks`, counted and not kept: each is still read as JSON.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CountedChecks(pub usize);
+
+impl<'de> Deserialize<'de> for CountedChecks {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Count;
+        impl<'de> serde::de::Visitor<'de> for Count {
+            type Value = CountedChecks;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a list of checks")
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<CountedChecks, A::Error> {
+                let mut n = 0;
+                while seq.next_element::<serde::de::IgnoredAny>()?.is_some() {
+                    n += 1;
+                }
+                Ok(CountedChecks(n))
+            }
+        }
+        deserializer.deserialize_seq(Count)
+    }
 }
 
 /// Test counts read from a test gate's log or from the runner's own report.
@@ -470,7 +527,7 @@ pub struct CheckResult {
     pub log_path: Option<CompactString>,
     pub gate_effective: Option<bool>,
     pub tests_executed: Option<u64>,
-    pub test_counts: Option<TestCounts>,
+    pub test_counts: Option<Box<TestCounts>>,
     pub ineffective_reason: Option<CompactString>,
     pub summary: CompactString,
     /// The whole of a cause the one-line `summary` had to cut (at most

@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use compact_str::CompactString;
 use rustc_hash::FxHashMap;
 
-use super::intake::Checked;
+use super::intake::{Checked, Intake};
 use super::report::Place;
 use super::schema::{
     CheckResult, OVERLAP_SHOWN, Outcome, PartialResult, Shard, ShardPart, Sharded, Status,
@@ -21,35 +21,31 @@ use crate::plan;
 /// `checked` results with the shards of each environment made one result; the rest
 /// as they were. Shards whose results were not taken stay as they are (not taken), so
 /// their environment's reason is kept. What a shard's claims contradicted stays with
-/// the one result, said with its shard.
-pub(super) fn combine(manifest: &Manifest, checked: Vec<Checked>) -> Vec<Checked> {
-    if checked.iter().all(|c| c.result().shard.is_none()) {
-        return checked;
-    }
+/// the one result, said with its shard. A shard `merge` held as its facts has its
+/// checks read (and admitted by `intake`) only when its environment is combined, so
+/// one environment's shards are held whole at a time.
+pub(super) fn combine(
+    manifest: &Manifest,
+    checked: Vec<Checked>,
+    intake: &mut Intake<'_>,
+) -> Vec<Checked> {
     let mut out = Vec::with_capacity(checked.len());
-    let mut legs: BTreeMap<String, Vec<(PartialResult, Place)>> = BTreeMap::new();
-    let mut contradictions: BTreeMap<String, Vec<(CompactString, String)>> = BTreeMap::new();
-    for one in checked {
+    let mut legs: BTreeMap<String, Vec<Checked>> = BTreeMap::new();
+    for mut one in checked {
         let partial = one.result();
         let sharded =
             partial.shard.is_some() && manifest.environment(&partial.environment).is_some();
         if !(sharded && one.taken()) {
+            intake.read_held(&mut one);
             out.push(one);
             continue;
         }
-        let (partial, place, contradicted) = one.into_parts();
-        let shard = partial.shard.map(|s| s.to_string()).unwrap_or_default();
-        contradictions
-            .entry(partial.environment.clone())
+        legs.entry(one.result().environment.clone())
             .or_default()
-            .extend(
-                contradicted
-                    .into_iter()
-                    .map(|(id, why)| (id, format!("shard {shard}: {why}"))),
-            );
-        legs.entry(partial.environment.clone())
-            .or_default()
-            .push((partial, place));
+            .push(one);
+    }
+    if legs.is_empty() {
+        return out;
     }
     // Why each shard of an environment was not taken, to name it where it is missing.
     let mut not_taken: FxHashMap<(String, u32), String> = FxHashMap::default();
@@ -60,26 +56,73 @@ pub(super) fn combine(manifest: &Manifest, checked: Vec<Checked>) -> Vec<Checked
                 .or_insert_with(|| why.clone());
         }
     }
-    for (name, shards) in legs {
-        let Some(env) = manifest.environment(&name) else {
-            continue;
-        };
-        let (combined, place) = Combining::new(manifest, env, shards, &not_taken).finish();
-        let mut contradicted = contradictions.remove(&name).unwrap_or_default();
-        // One line per check, its shards' in shard order.
-        let mut joined: Vec<(CompactString, String)> = Vec::new();
-        for (id, why) in contradicted.drain(..) {
-            match joined.iter_mut().find(|(c, _)| *c == id) {
-                Some((_, all)) => {
-                    all.push_str("; ");
-                    all.push_str(&why);
-                }
-                None => joined.push((id, why)),
-            }
+    // The held shards' files are read again a few environments at a time, on every
+    // core: memory for a few environments' shards, never all of them.
+    let mut legs = legs.into_iter().peekable();
+    let batch = 4 * std::thread::available_parallelism().map_or(1, usize::from);
+    while legs.peek().is_some() {
+        let mut group: Vec<(String, usize)> = Vec::with_capacity(batch);
+        let mut shards: Vec<Checked> = Vec::new();
+        for (name, legs) in legs.by_ref().take(batch) {
+            group.push((name, legs.len()));
+            shards.extend(legs);
         }
-        out.push(Checked::combined(combined, place, joined));
+        intake.read_all_held(&mut shards);
+        let mut shards = shards.into_iter();
+        for (name, count) in group {
+            let legs: Vec<Checked> = shards.by_ref().take(count).collect();
+            combine_env(manifest, &name, legs, &mut not_taken, &mut out);
+        }
     }
     out
+}
+
+/// The shards of environment `name` (each read and admitted) made one result, pushed
+/// onto `out` with those not taken.
+fn combine_env(
+    manifest: &Manifest,
+    name: &str,
+    shards: Vec<Checked>,
+    not_taken: &mut FxHashMap<(String, u32), String>,
+    out: &mut Vec<Checked>,
+) {
+    let Some(env) = manifest.environment(name) else {
+        return;
+    };
+    let mut taken = Vec::with_capacity(shards.len());
+    let mut contradicted: Vec<(CompactString, String)> = Vec::new();
+    for one in shards {
+        if let (Some(shard), Some(why)) = (one.result().shard, &one.place().mismatch) {
+            not_taken
+                .entry((name.to_owned(), shard.index))
+                .or_insert_with(|| why.clone());
+            out.push(one);
+            continue;
+        }
+        let (partial, place, said) = one.into_parts();
+        let shard = partial.shard.map(|s| s.to_string()).unwrap_or_default();
+        contradicted.extend(
+            said.into_iter()
+                .map(|(id, why)| (id, format!("shard {shard}: {why}"))),
+        );
+        taken.push((partial, place));
+    }
+    if taken.is_empty() {
+        return;
+    }
+    let (combined, place) = Combining::new(manifest, env, taken, not_taken).finish();
+    // One line per check, its shards' in shard order.
+    let mut joined: Vec<(CompactString, String)> = Vec::new();
+    for (id, why) in contradicted {
+        match joined.iter_mut().find(|(c, _)| *c == id) {
+            Some((_, all)) => {
+                all.push_str("; ");
+                all.push_str(&why);
+            }
+            None => joined.push((id, why)),
+        }
+    }
+    out.push(Checked::combined(combined, place, joined));
 }
 
 /// One shard's results: the file's own facts, and its checks, each taken out as its
@@ -228,6 +271,7 @@ impl<'a> Combining<'a> {
             duration_ms: all.iter().map(|p| p.duration_ms).max().unwrap_or(0),
             outcome,
             checks,
+            held: None,
         };
         (combined, self.place)
     }
@@ -435,17 +479,19 @@ fn union(
     result.leaked = found.iter().flat_map(|(_, r)| r.leaked.clone()).collect();
     let counts: Vec<&TestCounts> = found
         .iter()
-        .filter_map(|(_, r)| r.test_counts.as_ref())
+        .filter_map(|(_, r)| r.test_counts.as_deref())
         .collect();
     // Sums that cannot overflow, whatever a shard claims.
     let total = |values: &mut dyn Iterator<Item = u64>| values.fold(0u64, u64::saturating_add);
-    result.test_counts = (!counts.is_empty()).then(|| TestCounts {
-        passed: total(&mut counts.iter().map(|c| c.passed)),
-        failed: total(&mut counts.iter().map(|c| c.failed)),
-        skipped: total(&mut counts.iter().map(|c| c.skipped)),
-        runner: counts[0].runner.clone(),
-        flaky: total(&mut counts.iter().map(|c| c.flaky)),
-        quarantined: total(&mut counts.iter().map(|c| c.quarantined)),
+    result.test_counts = (!counts.is_empty()).then(|| {
+        Box::new(TestCounts {
+            passed: total(&mut counts.iter().map(|c| c.passed)),
+            failed: total(&mut counts.iter().map(|c| c.failed)),
+            skipped: total(&mut counts.iter().map(|c| c.skipped)),
+            runner: counts[0].runner.clone(),
+            flaky: total(&mut counts.iter().map(|c| c.flaky)),
+            quarantined: total(&mut counts.iter().map(|c| c.quarantined)),
+        })
     });
     let executed: Vec<u64> = found.iter().filter_map(|(_, r)| r.tests_executed).collect();
     result.tests_executed = (!executed.is_empty()).then(|| total(&mut executed.iter().copied()));

@@ -50,23 +50,58 @@ impl Report {
 
     /// [`Report::build_checked`] of results produced from `ran_by` (a pull request's
     /// manifest) and judged by `manifest` (the trusted one): a check `ran_by` runs
-    /// otherwise is no evidence for `manifest`'s.
+    /// otherwise is no evidence for `manifest`'s. A held result whose file cannot be
+    /// read again (see [`Report::build_merged`]) makes it NOT VERIFIED, with the reason.
     pub fn build_judged(
         manifest: &Manifest,
         partials: Vec<PartialResult>,
         jobs: &Jobs,
         ran_by: Option<&Manifest>,
     ) -> Report {
+        let (mut report, errors) = Report::judged(manifest, partials, jobs, ran_by);
+        for error in errors {
+            report.verdict = Verdict::NotVerified;
+            report.failed_to_run = true;
+            report.reasons.push(error.to_string());
+        }
+        report
+    }
+
+    /// [`Report::build_judged`] of what [`merge::collect_in`](super::merge::collect_in)
+    /// read: a shard it held as its facts whose file does not read as it did the first
+    /// time (malformed, or changed since) is the error that file would have been had it
+    /// been read whole at first, never a shard left out.
+    pub fn build_merged(
+        manifest: &Manifest,
+        partials: Vec<PartialResult>,
+        jobs: &Jobs,
+        ran_by: Option<&Manifest>,
+    ) -> Result<Report, super::merge::MergeError> {
+        let (report, errors) = Report::judged(manifest, partials, jobs, ran_by);
+        match errors.into_iter().next() {
+            Some(error) => Err(error),
+            None => Ok(report),
+        }
+    }
+
+    fn judged(
+        manifest: &Manifest,
+        partials: Vec<PartialResult>,
+        jobs: &Jobs,
+        ran_by: Option<&Manifest>,
+    ) -> (Report, Vec<super::merge::MergeError>) {
         let environments = plan::environment_names(manifest);
         // Every result passes the intake first (where it ran, its claims re-derived from
         // its facts); only then are each sharded environment's shards made one result.
-        let checked = intake::admit(manifest, partials, jobs, ran_by);
-        let checked = super::shards::combine(manifest, checked);
+        let mut intake = intake::Intake::new(manifest, ran_by);
+        let checked = intake.admit(partials, jobs);
+        let checked = super::shards::combine(manifest, checked, &mut intake);
         let mut report = Report::assemble(manifest, checked, &environments);
+        report.read_notes = intake.notes;
         for blocked in &mut report.infra_blocked {
             blocked.job_url = super::jobs::leg_job_url(jobs, &blocked.environment);
         }
-        report
+        (report, intake.errors)
     }
 
     /// The report of `checked` results over `environments`, each row's detail moved

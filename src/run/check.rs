@@ -727,7 +727,7 @@ impl CheckJob {
         };
         result.gate_effective = a.gate_effective;
         result.tests_executed = a.tests_executed;
-        result.test_counts = a.test_counts;
+        result.test_counts = a.test_counts.map(Box::new);
         result.ineffective_reason = a.ineffective_reason.map(Into::into);
         if !self.check.reports.is_empty() {
             self.apply_reports(result, started, a.noop);
@@ -892,8 +892,8 @@ impl CheckJob {
             .into();
         }
         result.tests_executed = Some(executed);
-        result.test_counts = Some(counts);
-        report.log_counts = log_counts;
+        result.test_counts = Some(Box::new(counts));
+        report.log_counts = log_counts.map(|c| *c);
         result.tests = Some(Box::new(report));
     }
 

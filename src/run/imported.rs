@@ -507,6 +507,7 @@ pub fn import(spec: &Spec, source: &Source, redactor: Arc<Redactor>) -> Result<I
             duration_ms: results.iter().map(|r| r.duration_ms).sum(),
             outcome: Outcome::Complete,
             checks: results,
+            held: None,
         });
     }
     Ok(Imported {
@@ -743,7 +744,7 @@ fn judged(
                     counted(counts.passed, "test", "tests")
                 ));
             }
-            result.test_counts = Some(counts);
+            result.test_counts = Some(Box::new(counts));
             result.tests = Some(Box::new(reading.report));
         }
         Err(Problem::Missing(reason) | Problem::Unreadable(reason)) => {

@@ -279,6 +279,7 @@ fn unfinished(
             .iter()
             .map(|j| Box::new(j.blank_result(Status::NotRun, "not run: the run did not finish")))
             .collect(),
+        held: None,
     }
 }
 

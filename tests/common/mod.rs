@@ -466,6 +466,7 @@ pub fn sample_partial(
         duration_ms: 2000,
         outcome: Outcome::Complete,
         checks: checks.into_iter().map(Box::new).collect(),
+        held: None,
     }
 }
 
