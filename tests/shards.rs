@@ -657,7 +657,8 @@ fn shard_parts_an_unsharded_result_claims_are_dropped_as_it_is_read() {
 /// does not read the second time as it did the first is the error it is, as when it is
 /// read whole at once, never a shard left out: a second copy of shard 3, failing, with
 /// a check that is no check, leaves the passing copy to stand alone if it is only left
-/// out. A FIFO is read once (a second reading would wait for a writer).
+/// out; so would an earlier attempt's malformed file. A FIFO is read once (a second
+/// reading would wait for a writer).
 #[cfg(unix)]
 #[test]
 fn a_shard_file_that_does_not_read_again_as_it_did_stops_the_merge() {
@@ -695,13 +696,27 @@ fn a_shard_file_that_does_not_read_again_as_it_did_stops_the_merge() {
         "{stderr}"
     );
 
+    // An earlier attempt of shard 1, malformed the same way: left out for the later
+    // one, but read all the same.
+    std::fs::remove_file(project.path().join(copy)).unwrap();
+    let earlier = "failing/verify-matrix-linux@1of3.json";
+    let mut first = project.json("legs/1/verify-matrix-linux@1of3.json");
+    first["finished_at"] = "2020-01-01T00:00:00Z".into();
+    first["checks"].as_array_mut().unwrap().insert(0, 1.into());
+    project.write(earlier, &first.to_string());
+    let stderr = refused();
+    assert!(
+        stderr.contains(&format!("result file `{earlier}` is not valid")),
+        "{stderr}"
+    );
+    std::fs::remove_file(project.path().join(earlier)).unwrap();
+
     // An environment the manifest does not declare, its file malformed the same way.
     let mac = "failing/verify-matrix-mac@1of2.json";
     let mut other = failing.clone();
     other["environment"] = "mac".into();
     other["shard"] = serde_json::json!({"index": 1, "count": 2});
     project.write(mac, &other.to_string());
-    std::fs::remove_file(project.path().join(copy)).unwrap();
     let stderr = refused();
     assert!(
         stderr.contains(&format!("result file `{mac}` is not valid")),

@@ -17,7 +17,7 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use super::io::{ResultFileError, read_bounded};
-use super::schema::{CheckResult, Outcome, PartialResult, Status};
+use super::schema::{CheckResult, PartialResult, Status};
 
 /// The journal beside the result file `result_path` (`verify-matrix-<env>.json` gives
 /// `verify-matrix-<env>.journal.jsonl`).
@@ -79,7 +79,7 @@ impl Journal {
 /// check. Returns how many checks the journal gave. A finished run's file is complete
 /// and its journal (if one was left) is not read.
 pub fn replay(result_path: &Path, partial: &mut PartialResult) -> Result<usize, ResultFileError> {
-    if partial.finished_at.is_some() || partial.outcome != Outcome::Interrupted {
+    if !partial.unfinished() {
         return Ok(0);
     }
     let path = journal_path(result_path);

@@ -172,7 +172,30 @@ fn collect_holding(
     }
     // Each environment's latest attempt first (an environment's files from two runs are
     // named as such), then every result must be of one manifest, commit and run.
+    let held: Vec<PathBuf> = collected
+        .partials
+        .iter()
+        .filter(|l| l.result.held.is_some())
+        .map(|l| l.path.clone())
+        .collect();
     keep_latest_attempts(&mut collected, this_run)?;
+    let kept: std::collections::HashSet<&Path> = collected
+        .partials
+        .iter()
+        .map(|l| l.path.as_path())
+        .collect();
+    let dropped: Vec<&PathBuf> = held
+        .iter()
+        .filter(|p| !kept.contains(p.as_path()))
+        .collect();
+    drop(kept);
+    // A held file left out (an earlier attempt) is still read whole, once: a file
+    // read whole at first would have been, and a malformed one is the error it is.
+    for read in in_parallel(&dropped, |path| {
+        read_one(path, report_dir, Reading::Whole).map(|(_, notes, _)| notes)
+    }) {
+        collected.notes.extend(read?);
+    }
     agree(&collected.partials)?;
     Ok(collected)
 }
@@ -275,12 +298,11 @@ fn named_as_shard(file: &Path) -> bool {
 /// whole reading then sorts out and words.
 fn held_facts(file: &Path, report_dir: &Path, bytes: &[u8]) -> Option<PartialResult> {
     let facts: PartialResultOf<CountedChecks> = serde_json::from_slice(bytes).ok()?;
-    let replays = facts.finished_at.is_none() && facts.outcome == super::Outcome::Interrupted;
     // A GitLab job's result is read whole: its job's status is checked against whether
     // every check passed.
     if !READ_VERSIONS.contains(&facts.format_version)
         || facts.shard.is_none()
-        || replays
+        || facts.unfinished()
         || facts.runner.gitlab.is_some()
     {
         return None;
@@ -323,11 +345,7 @@ enum Reading {
 
 /// Reads one file: `None` (with a note) when it is not a partial result; the digest of
 /// its bytes when it is held or read again.
-fn read_one(
-    file: &Path,
-    report_dir: &Path,
-    reading: Reading,
-) -> Result<OneRead, MergeError> {
+fn read_one(file: &Path, report_dir: &Path, reading: Reading) -> Result<OneRead, MergeError> {
     let mut notes = Vec::new();
     // Only a regular file is read twice (a FIFO would wait for another writer).
     let hold = reading == Reading::Holding && std::fs::metadata(file).is_ok_and(|m| m.is_file());
@@ -357,7 +375,9 @@ fn read_one(
             }
         },
     };
-    let hold = hold && result.shard.is_some();
+    // An interrupted result is never held: its journal, read beside it, could read
+    // otherwise the second time.
+    let hold = hold && result.shard.is_some() && !result.unfinished();
     let digest = (hold || reading == Reading::Again).then(|| digest_of(&bytes));
     drop(bytes);
     let replayed = journal::replay(file, &mut result)?;
@@ -787,6 +807,7 @@ mod tests {
 
     #[test]
     fn what_is_not_a_finished_shard_in_a_regular_file_is_read_whole() {
+        // An unfinished one too, whose journal (beside it) could read otherwise later.
         let dir = tempfile::tempdir().unwrap();
         let whole = SHARD.replace("\"shard\":{\"index\":1,\"count\":2},", "");
         let interrupted = SHARD
@@ -803,13 +824,8 @@ mod tests {
             std::fs::write(&path, text).unwrap();
             let (loaded, _, _) = read_one(&path, dir.path(), Reading::Holding).unwrap();
             let result = loaded.unwrap().result;
-            // The interrupted one is held after it is read whole (its journal replayed).
-            assert_eq!(result.held.is_some(), result.shard.is_some(), "{name}");
-            if let Some(held) = &result.held {
-                assert!(held.noted, "{name}: its notes were given");
-            } else {
-                assert_eq!(result.checks.len(), 1, "{name}");
-            }
+            assert!(result.held.is_none(), "{name}");
+            assert_eq!(result.checks.len(), 1, "{name}");
         }
     }
 }

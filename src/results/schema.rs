@@ -277,6 +277,12 @@ pub struct PartialResultOf<C> {
 }
 
 impl<C> PartialResultOf<C> {
+    /// Whether its run did not finish: its checks' results are in its journal, beside
+    /// it, as much as in it.
+    pub fn unfinished(&self) -> bool {
+        self.finished_at.is_none() && self.outcome == Outcome::Interrupted
+    }
+
     /// The same facts with `checks`.
     pub fn with_checks<D>(self, checks: D) -> PartialResultOf<D> {
         PartialResultOf {
