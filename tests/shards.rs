@@ -696,6 +696,24 @@ fn a_shard_file_that_does_not_read_again_as_it_did_stops_the_merge() {
         "{stderr}"
     );
 
+    // The same copy with a key said twice is still a result, refused: never passed over
+    // as something else, under its own name or another.
+    for name in [copy, "failing/copy.json"] {
+        let text = failing
+            .to_string()
+            .replacen('{', "{\"rows\":1,\"rows\":2,", 1);
+        std::fs::remove_file(project.path().join(copy)).unwrap();
+        project.write(name, &text);
+        let stderr = refused();
+        assert!(
+            stderr.contains(&format!("result file `{name}` is not valid")),
+            "{name}: {stderr}"
+        );
+        if name != copy {
+            std::fs::rename(project.path().join(name), project.path().join(copy)).unwrap();
+        }
+    }
+
     // An earlier attempt of shard 1, malformed the same way: left out for the later
     // one, but read all the same.
     std::fs::remove_file(project.path().join(copy)).unwrap();

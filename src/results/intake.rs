@@ -13,9 +13,12 @@
 //!   and a group's items; the fields the manifest owns from the manifest. A claim its
 //!   facts do not support is a contradiction, and the result stands as the facts have it.
 //!
-//! Only [`admit`] makes a [`Checked`]: the shards of an environment are combined from
-//! checked shards (`results/shards.rs`) and judging takes checked results only
-//! (`results/verdict.rs`), so no unchecked claim reaches either.
+//! Only [`admit`] (and the intake it keeps, for a merge) makes a [`Checked`]: the shards
+//! of an environment are combined from checked shards (`results/shards.rs`) and judging
+//! takes checked results only (`results/verdict.rs`), so no unchecked claim reaches
+//! either. A shard `merge` held as its facts has its checks read again, and admitted,
+//! only as its environment's shards are combined; a file that does not read again as
+//! it first did is an error of the merge, never a result left out.
 
 use compact_str::CompactString;
 use rustc_hash::FxHashMap;

@@ -162,13 +162,69 @@ fn read_at_most_bytes(path: &Path, limit: u64) -> Result<Vec<u8>, ResultFileErro
 }
 
 /// The keys that say what a JSON document is, read without building the rest of it.
-#[derive(Debug, Default, serde::Deserialize)]
+///
+/// Only an object is probed, and a key said twice is still there (the whole reading
+/// then refuses it, naming the file): a result with a key repeated is never taken for
+/// something that is not a result, and passed over.
+#[derive(Debug, Default)]
 pub struct Probe {
     pub format_version: Option<serde_json::Value>,
     pub environment: Option<serde::de::IgnoredAny>,
     pub checks: Option<serde::de::IgnoredAny>,
     pub manifest: Option<serde::de::IgnoredAny>,
     pub rows: Option<serde::de::IgnoredAny>,
+}
+
+impl<'de> serde::Deserialize<'de> for Probe {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Probe, D::Error> {
+        struct Keys;
+        impl<'de> serde::de::Visitor<'de> for Keys {
+            type Value = Probe;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("an object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Probe, A::Error> {
+                use serde::de::IgnoredAny;
+                let mut probe = Probe::default();
+                while let Some(key) = map.next_key::<String>()? {
+                    match key.as_str() {
+                        "format_version" => {
+                            let value = map.next_value::<serde_json::Value>()?;
+                            probe.format_version.get_or_insert(value);
+                        }
+                        other => {
+                            let value = map.next_value::<IgnoredAny>()?;
+                            let slot = match other {
+                                "environment" => &mut probe.environment,
+                                "checks" => &mut probe.checks,
+                                "manifest" => &mut probe.manifest,
+                                "rows" => &mut probe.rows,
+                                _ => continue,
+                            };
+                            *slot = Some(value);
+                        }
+                    }
+                }
+                Ok(probe)
+            }
+            // Read through as values (malformed or nested too deep, an error as in any
+            // document), then not an object.
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<Probe, A::Error> {
+                while seq.next_element::<serde_json::Value>()?.is_some() {}
+                Err(serde::de::Error::invalid_type(
+                    serde::de::Unexpected::Seq,
+                    &self,
+                ))
+            }
+        }
+        deserializer.deserialize_any(Keys)
+    }
 }
 
 impl Probe {

@@ -98,7 +98,7 @@ pub fn collect(paths: &[PathBuf], report_dir: &Path) -> Result<Collected, MergeE
 /// [`collect`] inside workflow run `this_run`, whose results cannot claim a later
 /// attempt than its own; each shard's result is held as its facts only (its checks
 /// read again when its environment's shards are combined: see [`Held`]), for the
-/// report [`Report::build_judged`](super::Report::build_judged) makes of them.
+/// report [`Report::build_merged`](super::Report::build_merged) makes of them.
 pub fn collect_in(
     paths: &[PathBuf],
     report_dir: &Path,
@@ -230,8 +230,9 @@ fn json_files(path: &Path) -> (Vec<PathBuf>, Vec<PathBuf>) {
 /// so took four times the memory. So `merge` keeps of each shard only its facts and
 /// reads its checks again when its environment's shards are combined, one environment
 /// at a time. The second reading must be the first one's file: the same bytes (by
-/// hash), the same facts and the same number of checks; anything else and the shard is
-/// not taken, which names the reason.
+/// SHA-256), the same facts and the same number of checks; anything else stops the
+/// merge with the error the file is ([`MergeError::Changed`], or the one a whole
+/// reading gives a malformed file), never a shard left out.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Held {
     path: PathBuf,
@@ -269,7 +270,13 @@ pub(super) fn reread(facts: &PartialResult) -> Result<(PartialResult, Vec<String
     };
     let (loaded, notes, digest) = match read_one(&held.path, &held.report_dir, Reading::Again)? {
         (Some(loaded), notes, Some(digest)) => (loaded, notes, digest),
-        _ => return Err(changed()),
+        // Its facts were read the first time: not one when read whole, it is not valid.
+        _ => {
+            return Err(MergeError::File(ResultFileError::Invalid {
+                path: held.path.clone(),
+                message: "it is not a partial result when it is read whole".to_owned(),
+            }));
+        }
     };
     let mut result = loaded.result;
     let checks = std::mem::take(&mut result.checks);
