@@ -34,7 +34,13 @@ pub(super) struct Go {
 
 impl Parser for Go {
     fn triggers(&self) -> &'static [&'static str] {
-        &["--- ", "ok ", "ok\t", "FAIL"]
+        &["--- ", "FAIL"]
+    }
+
+    /// `ok` is in many lines of other runners' logs (`test parse ... ok (0.01s)`): a
+    /// package's line is the one that begins with it, as `go test` prints it.
+    fn starts(&self) -> &'static [&'static str] {
+        &["ok ", "ok\t"]
     }
 
     fn raw_starts(&self) -> &'static [&'static str] {

@@ -112,7 +112,7 @@ impl BufRead for BlockReader {
 fn unread_lines(buf: &[u8]) -> usize {
     let trigger = &*TRIGGER;
     if trigger
-        .raw_starts
+        .line_starts
         .iter()
         .any(|p| buf.starts_with(p.as_bytes()))
     {
@@ -122,7 +122,7 @@ fn unread_lines(buf: &[u8]) -> usize {
         return 0;
     };
     let read_from = match any.find(buf) {
-        // A raw reader's line begins after the line end the match begins with.
+        // A line that begins with a word begins after the line end the match begins with.
         Some(m) if buf[m.start()] == b'\n' => m.start() + 1,
         Some(m) => m.start(),
         None => buf.len(),
@@ -201,6 +201,14 @@ trait Parser: Send {
     /// Words a line this parser reads always contains. The scan skips a line that has
     /// none of any parser's words (or of [`NOTHING_MARKERS`]) before any regex runs.
     fn triggers(&self) -> &'static [&'static str];
+
+    /// Words a line this parser reads may begin with instead of holding one of its
+    /// [`Parser::triggers`] anywhere: words too short or too common to be searched for
+    /// anywhere in every line of a log (`go test`'s `ok`). Matched at the start of the
+    /// line as the log has it, before escapes are removed.
+    fn starts(&self) -> &'static [&'static str] {
+        &[]
+    }
 
     /// How the lines [`Parser::raw`] reads begin (most parsers read text lines only:
     /// none).
@@ -356,20 +364,28 @@ static TRIGGER: LazyLock<Trigger> = LazyLock::new(|| {
         words.push(word);
         owners.push(NOTHING_BIT);
     }
-    let raw_starts: Vec<&'static str> = parsers
+    let starts: Vec<(&'static str, u32)> = parsers
+        .iter()
+        .enumerate()
+        .flat_map(|(i, p)| p.starts().iter().map(move |s| (*s, 1u32 << i)))
+        .collect();
+    // Every line a parser reads begins with one of these.
+    let line_starts: Vec<&'static str> = parsers
         .iter()
         .flat_map(|p| p.raw_starts())
+        .chain(starts.iter().map(|(s, _)| s))
         .copied()
         .collect();
     let lines = words
         .iter()
         .map(|w| w.to_string())
-        .chain(raw_starts.iter().map(|s| format!("\n{s}")));
+        .chain(line_starts.iter().map(|s| format!("\n{s}")));
     Trigger {
         lines: aho_corasick::packed::Searcher::new(lines),
-        raw_starts,
+        line_starts,
         words: aho_corasick::AhoCorasick::new(words).expect("valid patterns"),
         owners,
+        starts,
     }
 });
 
@@ -379,22 +395,31 @@ const NOTHING_BIT: u32 = 1 << 31;
 
 /// The trigger words, each with its owner's bit.
 struct Trigger {
-    /// The words and, after a line's end, how raw readers' lines begin: one vectorised
-    /// search for the next line any parser reads.
+    /// The words and, after a line's end, the words lines begin with: one vectorised
+    /// search for the next line any parser reads. Every word is at least three bytes
+    /// long (a test below says so): a shorter one makes the search several times slower.
     lines: Option<aho_corasick::packed::Searcher>,
-    /// How raw readers' lines begin.
-    raw_starts: Vec<&'static str>,
+    /// How raw readers' lines, and lines of parsers with [`Parser::starts`], begin.
+    line_starts: Vec<&'static str>,
     words: aho_corasick::AhoCorasick,
     owners: Vec<u32>,
+    /// The words lines begin with, each with its owner's bit.
+    starts: Vec<(&'static str, u32)>,
 }
 
 impl Trigger {
-    /// Whose words `line` holds: a parser is offered only lines with one of its own
-    /// words (every line it reads holds one; tests compare with offering every line).
+    /// Whose words `line` holds (or begins with): a parser is offered only lines with
+    /// one of its own words (every line it reads holds one; tests compare with offering
+    /// every line).
     fn owners_of(&self, line: &[u8]) -> u32 {
+        let begins = self
+            .starts
+            .iter()
+            .filter(|(start, _)| line.starts_with(start.as_bytes()))
+            .fold(0, |bits, (_, owner)| bits | owner);
         self.words
             .find_overlapping_iter(line)
-            .fold(0, |bits, m| bits | self.owners[m.pattern().as_usize()])
+            .fold(begins, |bits, m| bits | self.owners[m.pattern().as_usize()])
     }
 }
 
@@ -497,7 +522,8 @@ impl Scan {
                 // Each parser's own words cover what it reads (the trigger is made of them).
                 #[cfg(test)]
                 assert!(
-                    parser.triggers().iter().any(|w| line.contains(w)),
+                    parser.triggers().iter().any(|w| line.contains(w))
+                        || parser.starts().iter().any(|w| line.starts_with(w)),
                     "a parser read {line:?} without any of its trigger words"
                 );
                 return;

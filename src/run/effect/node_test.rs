@@ -12,7 +12,22 @@ pub(super) struct NodeTest;
 
 impl Parser for NodeTest {
     fn triggers(&self) -> &'static [&'static str] {
-        &["# ", "ℹ "]
+        // The counts' own words: `# ` alone is in too many lines (and too short to
+        // search for quickly).
+        &[
+            "# tests ",
+            "# pass ",
+            "# fail ",
+            "# cancelled ",
+            "# skipped ",
+            "# todo ",
+            "ℹ tests ",
+            "ℹ pass ",
+            "ℹ fail ",
+            "ℹ cancelled ",
+            "ℹ skipped ",
+            "ℹ todo ",
+        ]
     }
 
     fn line(&mut self, line: &str, found: &mut Findings) -> bool {

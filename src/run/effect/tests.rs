@@ -104,6 +104,43 @@ fn lines_nobody_reads_are_passed_over_whole() {
     assert_eq!(unread_lines(b"{\"Action\"}\n"), 0);
     assert_eq!(unread_lines(b"a\nb\n=== RUN x\n"), 4);
     assert_eq!(unread_lines(b"a\nb\nc"), 4);
+    // `go test`'s package lines are read where `ok` begins them, not where it is a
+    // word of another line.
+    assert_eq!(unread_lines(b"a\nok  \texample.com/calc\t0.1s\n"), 2);
+    assert_eq!(unread_lines(b"ok  \texample.com/calc\t0.1s\n"), 0);
+    let others = b"test parse ... ok (0.01s)\nall ok\there\n";
+    assert_eq!(unread_lines(others), others.len());
+}
+
+/// A word a line begins with is its parser's there only; the words searched for
+/// anywhere are never shorter than three bytes (a shorter one makes the search of
+/// every buffer several times slower).
+#[test]
+fn words_lines_begin_with_count_only_there() {
+    let go = |line: &[u8]| {
+        let owners = TRIGGER.owners_of(line);
+        let i = parsers()
+            .iter()
+            .position(|p| p.starts().contains(&"ok "))
+            .unwrap();
+        owners & (1 << i) != 0
+    };
+    assert!(go(b"ok  \texample.com/calc\t0.1s"));
+    assert!(go(b"ok\texample.com/calc\t(cached)"));
+    assert!(!go(b"test parse ... ok (0.01s)"));
+    let a = assess_text(
+        Gate::Test,
+        "test parse ... ok (0.01s)\nok  \texample.com/calc\t0.1s\n",
+    );
+    assert_eq!(a.packages.as_deref(), Some("1 package passed"));
+    for parser in parsers() {
+        for word in parser.triggers() {
+            assert!(word.len() >= 3, "{word:?}");
+        }
+        for start in parser.starts().iter().chain(parser.raw_starts()) {
+            assert!(start.len() >= 2, "{start:?}");
+        }
+    }
 }
 
 #[test]
