@@ -133,6 +133,10 @@ fn words_lines_begin_with_count_only_there() {
         "test parse ... ok (0.01s)\nok  \texample.com/calc\t0.1s\n",
     );
     assert_eq!(a.packages.as_deref(), Some("1 package passed"));
+    // A package from the cache is a no-op however its line is dressed.
+    let log = b"\x1b[32mok\x1b[0m  \texample.com/calc\t(cached)\n";
+    let a = assess_reader(Gate::Test, &log[..]);
+    assert!(a.noop, "{a:?}");
     for parser in parsers() {
         for word in parser.triggers() {
             assert!(word.len() >= 3, "{word:?}");
