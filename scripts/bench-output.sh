@@ -28,11 +28,13 @@ trap 'rm -rf "$work"' EXIT
 echo "Machine: $(nproc) cores, $(uname -sr), $(. /etc/os-release && echo "$PRETTY_NAME"), log folder on $(df -T "$work" | awk 'NR == 2 {print $2}')"
 echo
 
-# Text lines: 100 base64 columns (no runner's words), and test results (a runner's
-# words and a token shape's in every line: the writer's and the scan's worst case).
+# Text lines: 100 base64 columns (no runner's words), test results (a token shape's
+# marker in every line, and `ok` that is not `go test`'s: the writer's worst case), and
+# `go test -v` cases (every line read and counted: the scan's worst case).
 head -c $((bytes * 3 / 4)) /dev/urandom | base64 -w 100 | head -c "$bytes" >"$work/base64.txt" || true
 yes 'test tests::parse_ok ... ok (ghp_1234 is not a token) 0.01s' | head -c "$bytes" >"$work/results.txt" || true
-for f in base64 results; do
+yes '    --- PASS: TestParse/case_1 (0.00s)' | head -c "$bytes" >"$work/cases.txt" || true
+for f in base64 results cases; do
     [ "$(stat -c %s "$work/$f.txt")" = "$bytes" ] || { echo "error: $f.txt is short" >&2; exit 1; }
 done
 
@@ -48,11 +50,12 @@ PY
 
 echo "| output | secrets | cmd > file | cargo-verify-matrix run | throughput | peak RSS |"
 echo "|---|---:|---:|---:|---:|---:|"
-for kind in zeros base64 results; do
+for kind in zeros base64 results cases; do
     case $kind in
         zeros) cmd="head -c $bytes /dev/zero"; what="zeros" ;;
         base64) cmd="cat $work/base64.txt"; what="base64 lines" ;;
         results) cmd="cat $work/results.txt"; what="test-result lines" ;;
+        cases) cmd="cat $work/cases.txt"; what="go test -v cases" ;;
     esac
     cat >"$work/verify-matrix.yml" <<YAML
 version: 1

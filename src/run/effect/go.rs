@@ -4,7 +4,6 @@
 
 use super::{Findings, Parser, Raw, Tally, one_line};
 
-re!(GO_CASE, r"^\s*--- (PASS|FAIL|SKIP): ");
 re!(GO_PACKAGE, r"^(ok|FAIL)\s+\S+\s+(\(cached\)|[\d.]+s)(.*)$");
 
 /// One event of `go test -json` (test2json), the fields counted here.
@@ -82,11 +81,9 @@ impl Parser for Go {
     }
 
     fn line(&mut self, line: &str, found: &mut Findings) -> bool {
-        if line.contains("--- ")
-            && let Some(c) = GO_CASE.captures(line)
-        {
+        if let Some(outcome) = case_outcome(line) {
             self.verbose_seen = true;
-            match &c[1] {
+            match outcome {
                 "PASS" => self.verbose.passed += 1,
                 "FAIL" => self.verbose.failed += 1,
                 _ => self.verbose.skipped += 1,
@@ -142,3 +139,41 @@ impl Parser for Go {
         }
     }
 }
+
+/// `PASS`, `FAIL` or `SKIP` of a `go test -v` case's line (`    --- PASS: TestX (0.00s)`,
+/// indented for subtests): `^\s*--- (PASS|FAIL|SKIP): `, read without a regular
+/// expression (in a verbose log every line is one of these).
+fn case_outcome(line: &str) -> Option<&str> {
+    let rest = line.trim_start().strip_prefix("--- ")?;
+    let outcome = rest.get(..4)?;
+    (matches!(outcome, "PASS" | "FAIL" | "SKIP") && rest[4..].starts_with(": ")).then_some(outcome)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::case_outcome;
+
+    /// The reading is the expression's, `^\s*--- (PASS|FAIL|SKIP): `.
+    #[test]
+    fn a_case_line_is_read_as_the_expression_reads_it() {
+        let expression = regex::Regex::new(r"^\s*--- (PASS|FAIL|SKIP): ").unwrap();
+        for line in [
+            "--- PASS: TestAdd (0.00s)",
+            "    --- FAIL: TestAdd/neg (0.01s)",
+            "\t\u{a0}\u{2003}--- SKIP: TestX (0.00s)",
+            "--- PASS:TestAdd",
+            "--- PASSED: TestAdd",
+            "--- pass: TestAdd",
+            "x --- PASS: TestAdd",
+            "--- PAS",
+            "--- PAS\u{e9}: x",
+            "---  PASS: TestAdd",
+            "--- PASS: ",
+            "",
+        ] {
+            let expected = expression.captures(line).map(|c| c.get(1).unwrap().as_str());
+            assert_eq!(case_outcome(line), expected, "{line:?}");
+        }
+    }
+}
+

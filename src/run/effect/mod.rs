@@ -472,7 +472,11 @@ impl Scan {
             TRIGGER.owners_of(raw)
         };
         if owners != 0 {
-            self.line_for(&String::from_utf8_lossy(raw), owners);
+            // Most lines are UTF-8: checked at its speed before the lossy reading.
+            match std::str::from_utf8(raw) {
+                Ok(text) => self.line_for(text, owners),
+                Err(_) => self.line_for(&String::from_utf8_lossy(raw), owners),
+            }
         }
     }
 
