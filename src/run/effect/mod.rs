@@ -171,6 +171,12 @@ fn for_each_line(
             }
         }
         let (part, used, ended) = match memchr::memchr(b'\n', buf) {
+            // A whole line in the buffer: read where it is, without a copy.
+            Some(i) if line.is_empty() => {
+                f(&buf[..i.min(MAX_LINE)]);
+                reader.consume(i + 1);
+                continue;
+            }
             Some(i) => (&buf[..i], i + 1, true),
             None => (buf, buf.len(), false),
         };
