@@ -33,9 +33,7 @@ pub(super) struct Go {
 
 impl Parser for Go {
     fn triggers(&self) -> &'static [&'static str] {
-        // `(cached)`: a package's line from the cache makes the gate a no-op, however
-        // the line is dressed (colour escapes before its `ok`).
-        &["--- ", "FAIL", "(cached)"]
+        &["--- ", "FAIL"]
     }
 
     /// `ok` is in many lines of other runners' logs (`test parse ... ok (0.01s)`): a

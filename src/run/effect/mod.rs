@@ -4,6 +4,9 @@
 //! The log is read line by line (a huge log is never held whole), ANSI escapes removed,
 //! and every line offered to each runner's parser in turn, behind one multi-word search
 //! made from the parsers' own trigger words, so that most lines cost no regex at all.
+//! A line with an escape is looked at without its escapes, as the parsers read it (one
+//! inside a word would hide the word), and a word a line begins with is also looked for
+//! behind Maven's level.
 //! Counts from several runners in one log (a `make test` running two suites) are added
 //! up.
 //!
@@ -121,14 +124,19 @@ fn unread_lines(buf: &[u8]) -> usize {
     let Some(any) = &trigger.lines else {
         return 0;
     };
-    let read_from = match any.find(buf) {
+    // A line with an escape is read: one inside a word hides the word from the search.
+    let escape = memchr::memchr(ESCAPE, buf).unwrap_or(buf.len());
+    let read_from = match any.find(&buf[..escape]) {
         // A line that begins with a word begins after the line end the match begins with.
         Some(m) if buf[m.start()] == b'\n' => m.start() + 1,
         Some(m) => m.start(),
-        None => buf.len(),
+        None => escape,
     };
     memchr::memrchr(b'\n', &buf[..read_from]).map_or(0, |end| end + 1)
 }
+
+/// The byte every ANSI escape sequence begins with.
+const ESCAPE: u8 = 0x1b;
 
 /// The longest part of a line that is looked at: summaries are short, and a command
 /// printing one endless line must not make the tool hold it.
@@ -370,17 +378,23 @@ static TRIGGER: LazyLock<Trigger> = LazyLock::new(|| {
         words.push(word);
         owners.push(NOTHING_BIT);
     }
-    let starts: Vec<(&'static str, u32)> = parsers
+    // A line is read without Maven's level: its start is looked for behind one too.
+    let starts: Vec<(String, u32)> = parsers
         .iter()
         .enumerate()
         .flat_map(|(i, p)| p.starts().iter().map(move |s| (*s, 1u32 << i)))
+        .flat_map(|(s, owner)| {
+            std::iter::once("")
+                .chain(MAVEN_LEVELS)
+                .map(move |level| (format!("{level}{s}"), owner))
+        })
         .collect();
-    // Every line a parser reads begins with one of these.
-    let line_starts: Vec<&'static str> = parsers
+    // Every line a parser reads begins with one of these (or holds an escape).
+    let line_starts: Vec<String> = parsers
         .iter()
         .flat_map(|p| p.raw_starts())
-        .chain(starts.iter().map(|(s, _)| s))
-        .copied()
+        .map(|s| (*s).to_owned())
+        .chain(starts.iter().map(|(s, _)| s.clone()))
         .collect();
     let lines = words
         .iter()
@@ -406,17 +420,22 @@ struct Trigger {
     /// long (a test below says so): a shorter one makes the search several times slower.
     lines: Option<aho_corasick::packed::Searcher>,
     /// How raw readers' lines, and lines of parsers with [`Parser::starts`], begin.
-    line_starts: Vec<&'static str>,
+    line_starts: Vec<String>,
     words: aho_corasick::AhoCorasick,
     owners: Vec<u32>,
-    /// The words lines begin with, each with its owner's bit.
-    starts: Vec<(&'static str, u32)>,
+    /// The words lines begin with (also behind Maven's level), each with its owner's
+    /// bit.
+    starts: Vec<(String, u32)>,
 }
+
+/// The level Maven prefixes every line with, removed before a line is read.
+const MAVEN_LEVELS: [&str; 3] = ["[INFO] ", "[ERROR] ", "[WARNING] "];
 
 impl Trigger {
     /// Whose words `line` holds (or begins with): a parser is offered only lines with
     /// one of its own words (every line it reads holds one; tests compare with offering
-    /// every line).
+    /// every line). `line` holds no escape: a line with one is looked at as it is read,
+    /// without them (an escape inside a word would hide it).
     fn owners_of(&self, line: &[u8]) -> u32 {
         let begins = self
             .starts
@@ -474,6 +493,9 @@ impl Scan {
         }
         let owners = if self.untriggered {
             u32::MAX
+        } else if memchr::memchr(ESCAPE, raw).is_some() {
+            // Looked at as the parsers read it, without its escapes.
+            TRIGGER.owners_of(strip_ansi(&String::from_utf8_lossy(raw)).as_bytes())
         } else {
             TRIGGER.owners_of(raw)
         };
@@ -502,7 +524,7 @@ impl Scan {
         };
         let line = line.trim_end_matches(['\n', '\r']);
         // Maven prefixes every line with its level.
-        let line = ["[INFO] ", "[ERROR] ", "[WARNING] "]
+        let line = MAVEN_LEVELS
             .iter()
             .find_map(|p| line.strip_prefix(p))
             .unwrap_or(line);

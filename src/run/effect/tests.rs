@@ -181,6 +181,28 @@ fn runner_logs() -> Vec<std::path::PathBuf> {
     logs
 }
 
+/// Asserts that `bytes` read through the trigger (in buffers of a few bytes, passing
+/// over the lines nobody reads) give the assessment every line offered to every
+/// parser gives.
+fn assert_triggered_reads_as_every_line(bytes: &[u8], what: &str) {
+    let read = |untriggered: bool, capacity: usize| {
+        let mut scan = Scan::new(Gate::Test);
+        scan.untriggered = untriggered;
+        let reader = std::io::BufReader::with_capacity(capacity, bytes);
+        let unread = if untriggered {
+            |_: &[u8]| 0
+        } else {
+            unread_lines
+        };
+        for_each_line(reader, unread, |line| scan.raw_line(line));
+        scan.finish()
+    };
+    let every = read(true, 64 * 1024);
+    for capacity in [5, 64, 64 * 1024] {
+        assert_eq!(read(false, capacity), every, "{what} ({capacity})");
+    }
+}
+
 /// The trigger, made from the parsers' words, never skips a line a parser reads:
 /// every runner log gives the same assessment with every line offered.
 #[test]
@@ -188,32 +210,48 @@ fn the_trigger_skips_no_line_a_parser_reads() {
     let mut checked = 0;
     for log in runner_logs() {
         let bytes = std::fs::read(&log).unwrap();
-        // Triggered, reading in buffers of a few bytes and passing over the
-        // lines nobody reads; against every line offered to every parser.
-        let read = |untriggered: bool, capacity: usize| {
-            let mut scan = Scan::new(Gate::Test);
-            scan.untriggered = untriggered;
-            let reader = std::io::BufReader::with_capacity(capacity, &bytes[..]);
-            let unread = if untriggered {
-                |_: &[u8]| 0
-            } else {
-                unread_lines
-            };
-            for_each_line(reader, unread, |line| scan.raw_line(line));
-            scan.finish()
-        };
-        let every = read(true, 64 * 1024);
-        for capacity in [5, 64, 64 * 1024] {
-            assert_eq!(
-                read(false, capacity),
-                every,
-                "{} ({capacity})",
-                log.display()
-            );
-        }
+        assert_triggered_reads_as_every_line(&bytes, &log.display().to_string());
         checked += 1;
     }
     assert!(checked >= 39, "only {checked} logs");
+}
+
+/// Lines dressed as no runner prints them, but as colouring tools and Maven do: an
+/// escape inside a trigger word, before a line's `ok`, or Maven's level in front. The
+/// parsers read a line without its escapes and its level, and so does the trigger.
+#[test]
+fn a_dressed_line_is_offered_as_it_is_read() {
+    let logs: &[&[u8]] = &[
+        // A node count with an escape inside its words, beside a go package.
+        b"ok  \texample.com/a\t0.123s\n# \x1b[0mtests 0\n",
+        b"ok  \texample.com/a\t0.123s\n\xe2\x84\xb9 \x1b[1mtests 0\n",
+        b"FAIL\texample.com/a\t0.2s\n# pass\x1b[0m 0\n",
+        b"# tests 5\n# pass 2\n# \x1b[31mfail\x1b[0m 3\n",
+        // A package from the cache, `(cached)` cut by an escape.
+        b"\x1b[32mok  \texample.com/a\t(\x1b[2mcached\x1b[0m)\ntest result: ok. 3 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.00s\n",
+        b"[INFO] ok  \texample.com/a\t(\x1b[2mcached\x1b[0m)\nok  \texample.com/c\t0.5s\n",
+        // `ok` behind an escape or Maven's level.
+        b"\x1b[32mok  \texample.com/a\t0.1s\x1b[0m\n",
+        b"\x1b(Bok  \texample.com/a\t0.1s\r\n",
+        b"[INFO] ok  \texample.com/a\t0.1s\n",
+        b"[WARNING] ok\texample.com/a\t(cached)\n",
+        b"\x1b[32mok\x1b[0m  \texample.com/a\t0.3s\r\x1b[32mok\x1b[0m  \texample.com/b\t(cached)\n",
+    ];
+    for log in logs {
+        // Alone, and after enough lines to be past the first buffers.
+        let mut long = b"noise\n".repeat(20_000);
+        long.extend_from_slice(log);
+        for bytes in [log.to_vec(), long] {
+            assert_triggered_reads_as_every_line(&bytes, &String::from_utf8_lossy(log));
+        }
+    }
+    // What the dressed lines say is read.
+    let a = assess_reader(Gate::Test, &logs[0][..]);
+    assert_eq!(a.tests_executed, Some(0), "{a:?}");
+    let a = assess_reader(Gate::Test, &logs[4][..]);
+    assert!(a.noop, "{a:?}");
+    let a = assess_reader(Gate::Test, &logs[8][..]);
+    assert_eq!(a.packages.as_deref(), Some("1 package passed"), "{a:?}");
 }
 
 /// The scan beside the write reads the blocks the log gets, cut anywhere (inside a
