@@ -246,11 +246,11 @@ fn a_dressed_line_is_offered_as_it_is_read() {
         }
     }
     // What the dressed lines say is read.
-    let a = assess_reader(Gate::Test, &logs[0][..]);
+    let a = assess_reader(Gate::Test, logs[0]);
     assert_eq!(a.tests_executed, Some(0), "{a:?}");
-    let a = assess_reader(Gate::Test, &logs[4][..]);
+    let a = assess_reader(Gate::Test, logs[4]);
     assert!(a.noop, "{a:?}");
-    let a = assess_reader(Gate::Test, &logs[8][..]);
+    let a = assess_reader(Gate::Test, logs[8]);
     assert_eq!(a.packages.as_deref(), Some("1 package passed"), "{a:?}");
 }
 
