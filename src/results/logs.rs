@@ -34,29 +34,41 @@ pub fn tail(path: &Path, max_lines: usize, max_bytes: u64) -> Option<String> {
 /// Removes ANSI escape sequences (colours, cursor movement) from log text.
 pub fn strip_ansi(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
-    let mut chars = text.chars().peekable();
-    while let Some(c) = chars.next() {
-        if c != '\u{1b}' {
-            out.push(c);
-            continue;
-        }
-        match chars.next() {
-            // CSI: parameters and intermediates, then one final byte in @..~
-            Some('[') => {
-                for c in chars.by_ref() {
-                    if ('@'..='~').contains(&c) {
-                        break;
-                    }
+    strip_ansi_into(text, &mut out);
+    out
+}
+
+/// [`strip_ansi`], appending to `out` (a buffer used again and again).
+pub fn strip_ansi_into(mut text: &str, out: &mut String) {
+    // The text between escapes goes over whole.
+    while let Some(at) = text.find('\u{1b}') {
+        out.push_str(&text[..at]);
+        text = &text[at..];
+        let mut chars = text.chars();
+        chars.next();
+        skip_escape(&mut chars);
+        text = chars.as_str();
+    }
+    out.push_str(text);
+}
+
+/// Skips what follows an escape's first character.
+fn skip_escape(chars: &mut std::str::Chars<'_>) {
+    match chars.next() {
+        // CSI: parameters and intermediates, then one final byte in @..~
+        Some('[') => {
+            for c in chars.by_ref() {
+                if ('@'..='~').contains(&c) {
+                    break;
                 }
             }
-            // Character-set selection such as ESC ( B: one more byte.
-            Some('(' | ')') => {
-                chars.next();
-            }
-            _ => {}
         }
+        // Character-set selection such as ESC ( B: one more byte.
+        Some('(' | ')') => {
+            chars.next();
+        }
+        _ => {}
     }
-    out
 }
 
 #[cfg(test)]
@@ -68,6 +80,40 @@ mod tests {
         assert!(resolve_log(Path::new("out"), "logs/a/b.log").is_some());
         assert!(resolve_log(Path::new("out"), "../etc/passwd").is_none());
         assert!(resolve_log(Path::new("out"), "/etc/passwd").is_none());
+    }
+
+    /// Stripping into a buffer is stripping character by character, as it was done.
+    #[test]
+    fn stripping_into_a_buffer_is_stripping_by_character() {
+        fn by_character(text: &str) -> String {
+            let mut out = String::new();
+            let mut chars = text.chars();
+            while let Some(c) = chars.next() {
+                if c == '\u{1b}' {
+                    skip_escape(&mut chars);
+                } else {
+                    out.push(c);
+                }
+            }
+            out
+        }
+        let pieces = [
+            "a", "\u{1b}", "[", "1;3", "m", "(", ")", "B", "é", "ℹ", "~", "\n", " ",
+        ];
+        let mut seed = 7u64;
+        for _ in 0..20_000 {
+            let mut text = String::new();
+            for _ in 0..(seed % 12) {
+                seed = seed
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                text.push_str(pieces[(seed >> 33) as usize % pieces.len()]);
+            }
+            let mut out = String::from("kept:");
+            strip_ansi_into(&text, &mut out);
+            assert_eq!(out, format!("kept:{}", by_character(&text)), "{text:?}");
+            seed = seed.wrapping_add(1);
+        }
     }
 
     #[test]

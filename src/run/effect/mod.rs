@@ -21,7 +21,7 @@ use std::sync::LazyLock;
 
 use crate::manifest::Gate;
 use crate::results::TestCounts;
-use crate::results::logs::strip_ansi;
+use crate::results::logs::{strip_ansi, strip_ansi_into};
 
 /// What the log says about the gate.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -456,6 +456,8 @@ struct Scan {
     /// Every line is read, trigger or not (tests compare the two).
     untriggered: bool,
     found: Findings,
+    /// A line without its escapes (the buffer is kept from line to line).
+    stripped: String,
 }
 
 impl Scan {
@@ -468,6 +470,7 @@ impl Scan {
             parsers,
             raw_readers,
             untriggered: false,
+            stripped: String::new(),
             found: Findings {
                 gate,
                 tallies: Vec::new(),
@@ -491,20 +494,33 @@ impl Scan {
                 }
             }
         }
+        // Most lines are UTF-8: checked at its speed before the lossy reading.
+        let text = match std::str::from_utf8(raw) {
+            Ok(text) => std::borrow::Cow::Borrowed(text),
+            Err(_) => String::from_utf8_lossy(raw),
+        };
+        if memchr::memchr(ESCAPE, raw).is_some() {
+            // Looked at as the parsers read it, without its escapes, removed once into
+            // a buffer kept from line to line.
+            let mut stripped = std::mem::take(&mut self.stripped);
+            stripped.clear();
+            strip_ansi_into(&text, &mut stripped);
+            self.offer(&stripped);
+            self.stripped = stripped;
+        } else {
+            self.offer(&text);
+        }
+    }
+
+    /// Offers a line without escapes to the parsers whose words it holds.
+    fn offer(&mut self, text: &str) {
         let owners = if self.untriggered {
             u32::MAX
-        } else if memchr::memchr(ESCAPE, raw).is_some() {
-            // Looked at as the parsers read it, without its escapes.
-            TRIGGER.owners_of(strip_ansi(&String::from_utf8_lossy(raw)).as_bytes())
         } else {
-            TRIGGER.owners_of(raw)
+            TRIGGER.owners_of(text.as_bytes())
         };
         if owners != 0 {
-            // Most lines are UTF-8: checked at its speed before the lossy reading.
-            match std::str::from_utf8(raw) {
-                Ok(text) => self.line_for(text, owners),
-                Err(_) => self.line_for(&String::from_utf8_lossy(raw), owners),
-            }
+            self.line_for(text, owners);
         }
     }
 
