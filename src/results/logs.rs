@@ -41,7 +41,8 @@ pub fn strip_ansi(text: &str) -> String {
 /// [`strip_ansi`], appending to `out` (a buffer used again and again).
 pub fn strip_ansi_into(mut text: &str, out: &mut String) {
     // The text between escapes goes over whole.
-    while let Some(at) = text.find('\u{1b}') {
+    // The escape is one byte, never inside a character's.
+    while let Some(at) = memchr::memchr(0x1b, text.as_bytes()) {
         out.push_str(&text[..at]);
         text = &text[at..];
         let mut chars = text.chars();

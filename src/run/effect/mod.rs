@@ -405,6 +405,10 @@ static TRIGGER: LazyLock<Trigger> = LazyLock::new(|| {
         line_starts,
         words: aho_corasick::AhoCorasick::new(words).expect("valid patterns"),
         owners,
+        first_bytes: starts
+            .iter()
+            .filter_map(|(s, _)| s.bytes().next())
+            .collect(),
         starts,
     }
 });
@@ -426,6 +430,8 @@ struct Trigger {
     /// The words lines begin with (also behind Maven's level), each with its owner's
     /// bit.
     starts: Vec<(String, u32)>,
+    /// The first bytes of `starts`: most lines begin with none.
+    first_bytes: Vec<u8>,
 }
 
 /// The level Maven prefixes every line with, removed before a line is read.
@@ -437,11 +443,14 @@ impl Trigger {
     /// every line). `line` holds no escape: a line with one is looked at as it is read,
     /// without them (an escape inside a word would hide it).
     fn owners_of(&self, line: &[u8]) -> u32 {
-        let begins = self
-            .starts
-            .iter()
-            .filter(|(start, _)| line.starts_with(start.as_bytes()))
-            .fold(0, |bits, (_, owner)| bits | owner);
+        let begins = match line.first() {
+            Some(first) if self.first_bytes.contains(first) => self
+                .starts
+                .iter()
+                .filter(|(start, _)| line.starts_with(start.as_bytes()))
+                .fold(0, |bits, (_, owner)| bits | owner),
+            _ => 0,
+        };
         self.words
             .find_overlapping_iter(line)
             .fold(begins, |bits, m| bits | self.owners[m.pattern().as_usize()])
