@@ -30,11 +30,13 @@ echo
 
 # Text lines: 100 base64 columns (no runner's words), test results (a token shape's
 # marker in every line, and `ok` that is not `go test`'s: the writer's worst case), and
-# `go test -v` cases (every line read and counted: the scan's worst case).
+# `go test -v` cases (every line read and counted: the scan's worst case), and coloured
+# test results (an escape in every line: every line looked at without its escapes).
 head -c $((bytes * 3 / 4)) /dev/urandom | base64 -w 100 | head -c "$bytes" >"$work/base64.txt" || true
 yes 'test tests::parse_ok ... ok (ghp_1234 is not a token) 0.01s' | head -c "$bytes" >"$work/results.txt" || true
 yes '    --- PASS: TestParse/case_1 (0.00s)' | head -c "$bytes" >"$work/cases.txt" || true
-for f in base64 results cases; do
+yes "$(printf 'test tests::parse_ok ... \033[32mok\033[0m')" | head -c "$bytes" >"$work/coloured.txt" || true
+for f in base64 results cases coloured; do
     [ "$(stat -c %s "$work/$f.txt")" = "$bytes" ] || { echo "error: $f.txt is short" >&2; exit 1; }
 done
 
@@ -50,12 +52,13 @@ PY
 
 echo "| output | secrets | cmd > file | cargo-verify-matrix run | throughput | peak RSS |"
 echo "|---|---:|---:|---:|---:|---:|"
-for kind in zeros base64 results cases; do
+for kind in zeros base64 results cases coloured; do
     case $kind in
         zeros) cmd="head -c $bytes /dev/zero"; what="zeros" ;;
         base64) cmd="cat $work/base64.txt"; what="base64 lines" ;;
         results) cmd="cat $work/results.txt"; what="test-result lines" ;;
         cases) cmd="cat $work/cases.txt"; what="go test -v cases" ;;
+        coloured) cmd="cat $work/coloured.txt"; what="coloured test results" ;;
     esac
     cat >"$work/verify-matrix.yml" <<YAML
 version: 1
