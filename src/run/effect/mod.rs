@@ -124,14 +124,14 @@ fn unread_lines(buf: &[u8]) -> usize {
     let Some(any) = &trigger.lines else {
         return 0;
     };
-    // A line with an escape is read: one inside a word hides the word from the search.
-    let escape = memchr::memchr(ESCAPE, buf).unwrap_or(buf.len());
-    let read_from = match any.find(&buf[..escape]) {
+    let found = match any.find(buf) {
         // A line that begins with a word begins after the line end the match begins with.
         Some(m) if buf[m.start()] == b'\n' => m.start() + 1,
         Some(m) => m.start(),
-        None => escape,
+        None => buf.len(),
     };
+    // A line with an escape is read: one inside a word hides the word from the search.
+    let read_from = memchr::memchr(ESCAPE, &buf[..found]).unwrap_or(found);
     memchr::memrchr(b'\n', &buf[..read_from]).map_or(0, |end| end + 1)
 }
 
