@@ -4,7 +4,8 @@
 //! (a non-strict unexpected pass) passed; `failed` and `error(s)` failed; `skipped` and
 //! `xfailed` (an expected failure, a `<skipped type="pytest.xfail">` in the report)
 //! skipped. `deselected` tests were never run nor reported, and `rerun` and `warnings`
-//! are not tests: none of them is counted.
+//! are not tests: none of them is counted. A line of counts with a word pytest does not
+//! print (`3 passing in 1s`) is not pytest's.
 
 use super::{Findings, Parser, count_items, sum};
 
@@ -13,11 +14,27 @@ re!(
     r"^=*\s*((?:\d+ [a-z]+(?:, )?)+) in [\d.]+s(?: \([^)]*\))?\s*=*\s*$"
 );
 
+/// The words of pytest's counts: a summary with only `warnings` ran no test.
+const WORDS: &[&str] = &[
+    "passed",
+    "failed",
+    "skipped",
+    "deselected",
+    "error",
+    "errors",
+    "xfailed",
+    "xpassed",
+    "warning",
+    "warnings",
+    "rerun",
+];
+
 #[derive(Default)]
 pub(super) struct Pytest;
 
 impl Parser for Pytest {
     fn triggers(&self) -> &'static [&'static str] {
+        // Each of pytest's words holds one (`errors` and `warnings` included).
         &[
             "passed",
             "failed",
@@ -26,6 +43,8 @@ impl Parser for Pytest {
             "error",
             "xfailed",
             "xpassed",
+            "warning",
+            "rerun",
         ]
     }
 
@@ -37,6 +56,9 @@ impl Parser for Pytest {
             return false;
         };
         let items = count_items(&c[1]);
+        if !items.iter().all(|(_, word)| WORDS.contains(&word.as_str())) {
+            return false;
+        }
         found.add(
             "pytest",
             sum(&items, &["passed", "xpassed"]),

@@ -245,6 +245,27 @@ fn a_dressed_line_is_offered_as_it_is_read() {
             assert_triggered_reads_as_every_line(&bytes, &String::from_utf8_lossy(log));
         }
     }
+    // Counts' lines of other runners, and pytest's with only warnings: a parser
+    // reads only lines with its own words.
+    for log in [
+        &b"1 warning in 0.01s\n"[..],
+        b"ok  \texample.com/a\t0.1s\n=== 1 warning in 0.01s ===\n",
+        b"3 passing in 1s\n",
+        b"4 tests, 0 failures in 0.1s\n",
+        b"=== 5 de\x1bselected in 0.1s ===\n",
+        b"5 d in 1s",
+    ] {
+        assert_triggered_reads_as_every_line(log, &String::from_utf8_lossy(log));
+    }
+    let a = assess_reader(
+        Gate::Test,
+        &b"ok  \texample.com/a\t0.1s\n=== 1 warning in 0.01s ===\n"[..],
+    );
+    assert_eq!(
+        a.ineffective_reason.as_deref(),
+        Some("0 tests executed (pytest)"),
+        "{a:?}"
+    );
     // What the dressed lines say is read.
     let a = assess_reader(Gate::Test, logs[0]);
     assert_eq!(a.tests_executed, Some(0), "{a:?}");
