@@ -124,14 +124,21 @@ fn unread_lines(buf: &[u8]) -> usize {
     let Some(any) = &trigger.lines else {
         return 0;
     };
-    let found = match any.find(buf) {
-        // A line that begins with a word begins after the line end the match begins with.
-        Some(m) if buf[m.start()] == b'\n' => m.start() + 1,
-        Some(m) => m.start(),
-        None => buf.len(),
+    // The first word, or escape (a line with one is read: an escape inside a word hides
+    // the word from the search), looked for in a window doubled until one is found: the
+    // search costs what the lines passed over cost, wherever the first one is.
+    let mut window = 4096;
+    let read_from = loop {
+        let part = &buf[..window.min(buf.len())];
+        let escape = memchr::memchr(ESCAPE, part).unwrap_or(part.len());
+        match any.find(&part[..escape]) {
+            // A line that begins with a word begins after the line end the match begins with.
+            Some(m) if part[m.start()] == b'\n' => break m.start() + 1,
+            Some(m) => break m.start(),
+            None if escape < part.len() || part.len() == buf.len() => break escape,
+            None => window *= 2,
+        }
     };
-    // A line with an escape is read: one inside a word hides the word from the search.
-    let read_from = memchr::memchr(ESCAPE, &buf[..found]).unwrap_or(found);
     memchr::memrchr(b'\n', &buf[..read_from]).map_or(0, |end| end + 1)
 }
 
