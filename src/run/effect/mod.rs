@@ -226,7 +226,7 @@ trait Parser: Send {
     /// Words a line this parser reads may begin with instead of holding one of its
     /// [`Parser::triggers`] anywhere: words too short or too common to be searched for
     /// anywhere in every line of a log (`go test`'s `ok`). Matched at the start of the
-    /// line as the log has it, before escapes are removed.
+    /// line as the parsers read it: without its escapes, and behind Maven's level too.
     fn starts(&self) -> &'static [&'static str] {
         &[]
     }
