@@ -104,7 +104,14 @@ fn lines_nobody_reads_are_passed_over_whole() {
             );
         }
     }
-    assert_eq!(unread_lines(b"{\"Action\"}\n"), 0);
+    // A `go test -json` event is read wherever its action is; a line that only begins
+    // as one is not.
+    assert_eq!(
+        unread_lines(b"a\n{\"Time\":\"t\",\"Action\":\"pass\"}\n"),
+        2
+    );
+    assert_eq!(unread_lines(b"{\"Action\":\"run\"}\n"), 0);
+    assert_eq!(unread_lines(b"{\"Action\"}\n"), 11);
     assert_eq!(unread_lines(b"a\nb\n=== RUN x\n"), 4);
     assert_eq!(unread_lines(b"a\nb\nc"), 4);
     // `go test`'s package lines are read where `ok` begins them, not where it is a
@@ -115,8 +122,36 @@ fn lines_nobody_reads_are_passed_over_whole() {
     assert_eq!(unread_lines(others), others.len());
 }
 
+/// A word across the end of a window the first word is looked for in (each one begins
+/// where the last ended) is found, and so is a line start across it.
+#[test]
+fn a_word_across_a_window_is_found() {
+    for boundary in [4096, 8192, 16384, 32768] {
+        // (Nothing after the words is a word: the line is found by them or not at all.)
+        for word in ["test result: zz", "\nok  \tzz"] {
+            for at in boundary - 30..boundary + 2 {
+                // Lines of noise, the last one ending where the word is to begin.
+                let mut log = String::new();
+                while log.len() + 80 < at {
+                    log.push_str(&"n".repeat(79));
+                    log.push('\n');
+                }
+                log.push_str(&"n".repeat(at - log.len() - 1));
+                log.push('\n');
+                let line = log.len();
+                let word = word.trim_start_matches('\n');
+                log.push_str(word);
+                log.push_str("\nnoise after\n");
+                log.push_str(&"n".repeat(boundary * 2));
+                log.push('\n');
+                assert_eq!(unread_lines(log.as_bytes()), line, "{word:?} at {at}");
+            }
+        }
+    }
+}
+
 /// A word a line begins with is its parser's there only; the words searched for
-/// anywhere are never shorter than three bytes (a shorter one makes the search of
+/// anywhere are never shorter than four bytes (a shorter one makes the search of
 /// every buffer several times slower).
 #[test]
 fn words_lines_begin_with_count_only_there() {
@@ -141,12 +176,22 @@ fn words_lines_begin_with_count_only_there() {
     let a = assess_reader(Gate::Test, &log[..]);
     assert!(a.noop, "{a:?}");
     for parser in parsers() {
-        for word in parser.triggers() {
-            assert!(word.len() >= 3, "{word:?}");
-        }
         for start in parser.starts().iter().chain(parser.raw_starts()) {
             assert!(start.len() >= 2, "{start:?}");
         }
+    }
+    // Every word of the search for the next line read is four bytes or more (a line's
+    // start counts its line end).
+    let parsers = parsers();
+    let starts: Vec<String> = parsers
+        .iter()
+        .flat_map(|p| p.starts().iter().chain(p.raw_starts()))
+        .map(|s| (*s).to_owned())
+        .collect();
+    let words = gate_words(&parsers, &starts);
+    assert!(words.len() > 40, "{words:?}");
+    for word in words {
+        assert!(word.len() >= 4, "{word:?}");
     }
 }
 
