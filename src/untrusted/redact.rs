@@ -402,7 +402,8 @@ impl Redactor {
                 // of single bytes finds candidates at most bytes and costs more than
                 // it skips (measured: twice the time of the automaton alone with 100
                 // secrets over base64 lines). Up to 64 keys, the vectorised search of
-                // their first three bytes goes first.
+                // their first three bytes goes first; past them, their prints search
+                // alone, unless a key is shorter than a print.
                 let prints = (keys.len() > FEW_KEYS)
                     .then(|| Prints::new(&keys))
                     .flatten();
