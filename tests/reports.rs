@@ -561,7 +561,8 @@ fn a_missing_or_left_over_report_makes_the_gate_ineffective() {
 
 /// `run --env a --env b`: a's command writes the report; b's runs no tests and writes
 /// nothing. b is not PASS with a's tests, however quickly it follows a (within the
-/// same second).
+/// same second: the report is as it was before b started; on a loaded machine b may
+/// start late enough for the report to predate it, which says the same).
 #[test]
 fn a_report_an_earlier_environment_wrote_is_not_the_next_ones() {
     let project = Project::new(concat!(
@@ -580,11 +581,10 @@ fn a_report_an_earlier_environment_wrote_is_not_the_next_ones() {
     assert_eq!(check_result(&project, "a", "unit")["status"], "PASS");
     let b = check_result(&project, "b", "unit");
     assert_eq!(b["status"], "FAIL", "{b}");
+    let reason = b["ineffective_reason"].as_str().unwrap();
     assert!(
-        b["ineffective_reason"]
-            .as_str()
-            .unwrap()
-            .contains("report `junit.xml` was not written by the check"),
+        reason.contains("report `junit.xml` was not written by the check")
+            || reason.contains("report `junit.xml` predates the check"),
         "{b}"
     );
 }
