@@ -193,6 +193,9 @@ impl Search {
 /// How many of a key's first bytes make its print.
 const PRINT_BYTES: usize = 6;
 
+/// The most keys one print may have: more, and the automaton searches.
+const SHARED_PRINT: usize = 4;
+
 /// Many keys, found without an automaton: at every position of the text, the print of
 /// the next [`PRINT_BYTES`] bytes (read as one number) picks a bit of a table, set for
 /// the prints of the keys; where it is set, the keys of that print are compared with
@@ -213,7 +216,8 @@ struct Prints {
 }
 
 impl Prints {
-    /// `None` when a key is shorter than a print.
+    /// `None` when a key is shorter than a print, or more than [`SHARED_PRINT`] keys
+    /// share one.
     fn new(keys: &[&str]) -> Option<Prints> {
         if keys.iter().any(|k| k.len() < PRINT_BYTES) {
             return None;
@@ -236,6 +240,12 @@ impl Prints {
             prints.by_print.entry(print).or_default().push(i);
         }
         for same in prints.by_print.values_mut() {
+            // Keys that begin alike (a thousand tokens of one header) are compared one
+            // after the other wherever their print is: past a few, text made of that
+            // print would cost a comparison of each at every position.
+            if same.len() > SHARED_PRINT {
+                return None;
+            }
             same.sort_by_key(|&i| std::cmp::Reverse(keys[i].len()));
         }
         Some(prints)
@@ -679,12 +689,16 @@ mod tests {
                     }
                     _ => (0..6 + next(8)).map(|_| alphabet[next(7)]).collect(),
                 };
-                if !keys.contains(&key) {
+                let alike = keys
+                    .iter()
+                    .filter(|k| k.as_bytes()[..PRINT_BYTES] == key.as_bytes()[..PRINT_BYTES])
+                    .count();
+                if !keys.contains(&key) && alike < SHARED_PRINT {
                     keys.push(key);
                 }
             }
             let refs: Vec<&str> = keys.iter().map(String::as_str).collect();
-            let prints = Prints::new(&refs).expect("every key is long enough");
+            let prints = Prints::new(&refs).expect("every key is long enough, and few begin alike");
             let automaton = AhoCorasick::builder()
                 .match_kind(MatchKind::LeftmostLongest)
                 .build(&refs)
@@ -714,6 +728,12 @@ mod tests {
         }
         // A key shorter than a print: the automaton searches.
         assert!(Prints::new(&["abcdef", "abcde"]).is_none());
+        // And where many keys begin alike: text made of their first bytes would have
+        // each compared at every position.
+        let alike: Vec<String> = (0..5).map(|i| format!("eyJhbGci{i:040}")).collect();
+        let refs: Vec<&str> = alike.iter().map(String::as_str).collect();
+        assert!(Prints::new(&refs).is_none());
+        assert!(Prints::new(&refs[..4]).is_some());
     }
 
     /// Past the vectorised search's keys, the prints search, and a secret is masked as
@@ -731,6 +751,18 @@ mod tests {
             many.add(value);
         }
         assert!(many.search().is_some_and(|s| s.prints.is_some()));
+        // A thousand tokens of one header: the automaton, and the same masks.
+        let mut alike = Redactor::default();
+        for value in values.iter().chain(
+            &(0..1000)
+                .map(|i| format!("eyJhbGciOiJIUzI1NiJ9.{i:030}"))
+                .collect::<Vec<_>>(),
+        ) {
+            alike.add(value);
+        }
+        assert!(alike.search().is_some_and(|s| s.prints.is_none()));
+        let token = format!("eyJhbGciOiJIUzI1NiJ9.{:030}", 999);
+        assert_eq!(alike.redact(&format!("a {token} b")), "a *** b");
         let start = format!("{}{}", "k".repeat(64), "kkkkkk-not-it");
         for (text, masked) in [
             (format!("a {long} b"), "a *** b".to_owned()),
