@@ -145,19 +145,26 @@ static KEY_BEGIN_MARK: LazyLock<memmem::Finder<'static>> =
 /// grows with the number of secrets, not their length.
 const KEY_BYTES: usize = 64;
 
-/// The secrets' search: each secret's first [`KEY_BYTES`] (its key), one automaton over
-/// the distinct keys, and for each key the secrets it begins, longest first.
+/// The secrets' search: each secret's first [`KEY_BYTES`] (its key), one search over the
+/// distinct keys, and for each key the secrets it begins, longest first.
 #[derive(Debug, Clone)]
 struct Search {
-    /// The automaton, where there are no [`Prints`] (few keys, or a key shorter than a
-    /// print).
-    keys: Option<AhoCorasick>,
-    /// The keys as one vectorised search, where there are few enough of them (and the
-    /// processor has one): text holding none of them is told at memory speed.
-    few: Option<aho_corasick::packed::Searcher>,
-    /// Many keys, each found by the print of its first bytes.
-    prints: Option<Prints>,
+    finder: Finder,
     by_key: Vec<Vec<usize>>,
+}
+
+/// How the keys are found: one of two ways, never none.
+#[derive(Debug, Clone)]
+enum Finder {
+    /// One automaton over the keys (few of them, or one shorter than a print), with the
+    /// keys as one vectorised search before it where there are few enough of them (and
+    /// the processor has one): text holding none of them is told at memory speed.
+    Automaton {
+        keys: AhoCorasick,
+        few: Option<aho_corasick::packed::Searcher>,
+    },
+    /// Many keys, each found by the print of its first bytes.
+    Prints(Prints),
 }
 
 /// The most keys searched by the vectorised search: beyond it, its candidates are
@@ -167,26 +174,29 @@ const FEW_KEYS: usize = 64;
 impl Search {
     /// Whether `text` holds a key.
     fn is_match(&self, text: &str) -> bool {
-        match (&self.few, &self.prints, &self.keys) {
-            (Some(few), _, _) => few.find(text).is_some(),
-            (None, Some(prints), _) => prints.find(text.as_bytes(), 0).is_some(),
-            (None, None, Some(keys)) => keys.is_match(text),
-            (None, None, None) => false,
+        match &self.finder {
+            Finder::Automaton {
+                few: Some(few),
+                keys: _,
+            } => few.find(text).is_some(),
+            Finder::Automaton { keys, few: None } => keys.is_match(text),
+            Finder::Prints(prints) => prints.find(text.as_bytes(), 0).is_some(),
         }
     }
 
     /// The leftmost key in `text` from `from` (the longest of those that begin there):
     /// where it begins and ends, and which key it is.
     fn find(&self, text: &str, from: usize) -> Option<(usize, usize, usize)> {
-        if let Some(prints) = &self.prints {
-            let (at, key) = prints.find(text.as_bytes(), from)?;
-            return Some((at, at + prints.keys[key].len(), key));
+        match &self.finder {
+            Finder::Prints(prints) => {
+                let (at, key) = prints.find(text.as_bytes(), from)?;
+                Some((at, at + prints.keys[key].len(), key))
+            }
+            Finder::Automaton { keys, .. } => {
+                let found = keys.find(aho_corasick::Input::new(text).range(from..))?;
+                Some((found.start(), found.end(), found.pattern().as_usize()))
+            }
         }
-        let found = self
-            .keys
-            .as_ref()?
-            .find(aho_corasick::Input::new(text).range(from..))?;
-        Some((found.start(), found.end(), found.pattern().as_usize()))
     }
 }
 
@@ -417,29 +427,26 @@ impl Redactor {
                 let prints = (keys.len() > FEW_KEYS)
                     .then(|| Prints::new(&keys))
                     .flatten();
-                Some(Search {
-                    few: (keys.len() <= FEW_KEYS)
-                        .then(|| {
-                            aho_corasick::packed::Config::new()
-                                .match_kind(aho_corasick::packed::MatchKind::LeftmostLongest)
-                                .builder()
-                                .extend(&keys)
-                                .build()
-                        })
-                        .flatten(),
-                    keys: match prints {
-                        Some(_) => None,
-                        None => Some(
-                            AhoCorasick::builder()
-                                .match_kind(MatchKind::LeftmostLongest)
-                                .prefilter(false)
-                                .build(&keys)
-                                .ok()?,
-                        ),
+                let finder = match prints {
+                    Some(prints) => Finder::Prints(prints),
+                    None => Finder::Automaton {
+                        keys: AhoCorasick::builder()
+                            .match_kind(MatchKind::LeftmostLongest)
+                            .prefilter(false)
+                            .build(&keys)
+                            .ok()?,
+                        few: (keys.len() <= FEW_KEYS)
+                            .then(|| {
+                                aho_corasick::packed::Config::new()
+                                    .match_kind(aho_corasick::packed::MatchKind::LeftmostLongest)
+                                    .builder()
+                                    .extend(&keys)
+                                    .build()
+                            })
+                            .flatten(),
                     },
-                    prints,
-                    by_key,
-                })
+                };
+                Some(Search { finder, by_key })
             })
             .as_ref()
     }
@@ -750,7 +757,10 @@ mod tests {
         for value in &values {
             many.add(value);
         }
-        assert!(many.search().is_some_and(|s| s.prints.is_some()));
+        assert!(
+            many.search()
+                .is_some_and(|s| matches!(s.finder, Finder::Prints(_)))
+        );
         // A thousand tokens of one header: the automaton, and the same masks.
         let mut alike = Redactor::default();
         for value in values.iter().chain(
@@ -760,7 +770,11 @@ mod tests {
         ) {
             alike.add(value);
         }
-        assert!(alike.search().is_some_and(|s| s.prints.is_none()));
+        assert!(
+            alike
+                .search()
+                .is_some_and(|s| matches!(s.finder, Finder::Automaton { .. }))
+        );
         let token = format!("eyJhbGciOiJIUzI1NiJ9.{:030}", 999);
         assert_eq!(alike.redact(&format!("a {token} b")), "a *** b");
         let start = format!("{}{}", "k".repeat(64), "kkkkkk-not-it");
