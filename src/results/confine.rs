@@ -9,9 +9,10 @@
 //! inside by construction. Anything else (a symbolic link, a name the listing lacks, a
 //! folder that cannot be listed) is resolved the slow, exact way.
 
-use std::collections::HashMap;
-use std::ffi::OsString;
+use std::ffi::{OsStr, OsString};
 use std::path::{Component, Path, PathBuf};
+
+use rustc_hash::FxHashMap;
 
 /// What a folder listing says an entry is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -27,9 +28,12 @@ pub struct Confined {
     dir: PathBuf,
     /// `dir`, canonical; `None` when it cannot be resolved (nothing is then inside).
     canonical: Option<PathBuf>,
-    /// Listings of `dir`'s subfolders, by their path relative to `dir`; `None` when
-    /// the folder could not be listed.
-    listings: HashMap<PathBuf, Option<HashMap<OsString, Entry>>>,
+    /// Listings of `dir` and its subfolders, by their path relative to `dir` (empty
+    /// for `dir` itself); `None` when the folder could not be listed.
+    listings: FxHashMap<PathBuf, Option<FxHashMap<OsString, Entry>>>,
+    /// The key of the folder being looked in, rebuilt for each path in one buffer: a
+    /// matrix's thousands of logs are looked up with no allocation each.
+    at: PathBuf,
 }
 
 impl Confined {
@@ -38,7 +42,8 @@ impl Confined {
         Confined {
             dir: dir.to_path_buf(),
             canonical: std::fs::canonicalize(dir).ok(),
-            listings: HashMap::new(),
+            listings: FxHashMap::default(),
+            at: PathBuf::new(),
         }
     }
 
@@ -67,26 +72,32 @@ impl Confined {
     /// The answer from listings alone: `Some(true)` for a plain file reached through
     /// plain folders, `None` when only an exact resolution can tell.
     fn listed(&mut self, path: &Path) -> Option<bool> {
-        let names: Vec<&std::ffi::OsStr> = path
-            .components()
-            .filter_map(|c| match c {
-                Component::Normal(name) => Some(name),
-                _ => None,
-            })
-            .collect();
-        let (last, folders) = names.split_last()?;
-        let mut at = PathBuf::new();
-        for name in folders {
-            if self.entry(&at, name)? != Entry::Folder {
-                return None;
+        let mut at = std::mem::take(&mut self.at);
+        at.clear();
+        let mut names = path.components().filter_map(|c| match c {
+            Component::Normal(name) => Some(name),
+            _ => None,
+        });
+        let mut name = names.next()?;
+        let answer = loop {
+            let Some(entry) = self.entry(&at, name) else {
+                break None;
+            };
+            match names.next() {
+                None => break (entry == Entry::File).then_some(true),
+                Some(_) if entry != Entry::Folder => break None,
+                Some(next) => {
+                    at.push(name);
+                    name = next;
+                }
             }
-            at.push(name);
-        }
-        (self.entry(&at, last)? == Entry::File).then_some(true)
+        };
+        self.at = at;
+        answer
     }
 
     /// What the listing of `folder` (relative to the root) says `name` is.
-    fn entry(&mut self, folder: &Path, name: &std::ffi::OsStr) -> Option<Entry> {
+    fn entry(&mut self, folder: &Path, name: &OsStr) -> Option<Entry> {
         // Looked up before any key is made: a matrix's logs are a few folders' files.
         if let Some(listing) = self.listings.get(folder) {
             return listing.as_ref()?.get(name).copied();
@@ -106,9 +117,9 @@ impl Confined {
 }
 
 /// A folder's entries with their types as the listing gives them (no `stat` per entry).
-fn list(folder: &Path) -> Option<HashMap<OsString, Entry>> {
+fn list(folder: &Path) -> Option<FxHashMap<OsString, Entry>> {
     let entries = std::fs::read_dir(folder).ok()?;
-    let mut listing = HashMap::new();
+    let mut listing = FxHashMap::default();
     for entry in entries {
         let entry = entry.ok()?;
         let kind = match entry.file_type() {

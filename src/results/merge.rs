@@ -9,8 +9,6 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use walkdir::WalkDir;
-
 use crate::manifest::{self, Manifest, ManifestError};
 
 use super::confine::Confined;
@@ -201,22 +199,45 @@ fn collect_holding(
 }
 
 /// The `.json` files under `path` (itself, if it is one), and the symbolic links to
-/// `.json` names, which are not followed.
+/// `.json` names, which are not followed (nor are links to folders, `path` included).
+///
+/// An artifact folder is mostly logs: a name is looked at before any path is made, so
+/// the thousand logs beside each result cost their listing and nothing more.
 fn json_files(path: &Path) -> (Vec<PathBuf>, Vec<PathBuf>) {
     let (mut files, mut links) = (Vec::new(), Vec::new());
-    for entry in WalkDir::new(path)
-        .follow_links(false)
-        .follow_root_links(false)
-    {
-        let Ok(entry) = entry else { continue };
-        let is_json = entry.path().extension().is_some_and(|e| e == "json");
-        if !is_json {
-            continue;
+    let is_json = |name: &std::ffi::OsStr| Path::new(name).extension().is_some_and(|e| e == "json");
+    let Ok(meta) = std::fs::symlink_metadata(path) else {
+        return (files, links);
+    };
+    if !meta.is_dir() {
+        if path.file_name().is_some_and(is_json) {
+            if meta.file_type().is_symlink() {
+                links.push(path.to_path_buf());
+            } else if meta.is_file() {
+                files.push(path.to_path_buf());
+            }
         }
-        if entry.path_is_symlink() {
-            links.push(entry.into_path());
-        } else if entry.file_type().is_file() {
-            files.push(entry.into_path());
+        return (files, links);
+    }
+    let mut folders = vec![path.to_path_buf()];
+    while let Some(folder) = folders.pop() {
+        let Ok(entries) = std::fs::read_dir(&folder) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            // The type the listing gives (a `stat` only where it gives none).
+            let Ok(kind) = entry.file_type() else {
+                continue;
+            };
+            if kind.is_dir() {
+                folders.push(entry.path());
+            } else if is_json(&entry.file_name()) {
+                if kind.is_symlink() {
+                    links.push(entry.path());
+                } else if kind.is_file() {
+                    files.push(entry.path());
+                }
+            }
         }
     }
     (files, links)
@@ -746,7 +767,12 @@ impl Logs<'_> {
                 .all(|part| !part.is_empty() && part != "." && part != "..");
         if plain {
             return match &self.prefix {
-                Some(prefix) => Some(format!("{prefix}{log}").into()),
+                Some(prefix) => {
+                    let mut rebased = CompactString::with_capacity(prefix.len() + log.len());
+                    rebased.push_str(prefix);
+                    rebased.push_str(&log);
+                    Some(rebased)
+                }
                 None => {
                     self.outside += 1;
                     None
