@@ -54,8 +54,18 @@ impl Own for OwnLines<'_> {
         self.index
             .get_or_init(|| self.report.index())
             .row(check, environment)
-            .is_some_and(|row| row.exit_code.to_string() == exit && row.result.as_str() == result)
+            .is_some_and(|row| same_code(exit, row.exit_code) && row.result.as_str() == result)
     }
+}
+
+/// Whether `exit` is `code` as a row writes it (`code.to_string()`), told without
+/// writing it: a large matrix's every row is compared.
+fn same_code(exit: &str, code: i32) -> bool {
+    let digits = exit.strip_prefix('-').unwrap_or(exit);
+    let canonical = exit == "0"
+        || (digits.starts_with(|c: char| ('1'..='9').contains(&c))
+            && digits.bytes().all(|b| b.is_ascii_digit()));
+    canonical && exit.parse::<i32>() == Ok(code)
 }
 
 /// `text`, rendered from `report`, with every claim and row that is not the report's
@@ -65,5 +75,26 @@ pub(crate) fn sealed(report: &Report, text: String) -> String {
     match seal(&text, &own) {
         std::borrow::Cow::Borrowed(_) => text,
         std::borrow::Cow::Owned(sealed) => sealed,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::same_code;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// A row's exit code is compared as the text the row writes, signs, zeros and
+        /// overflow included.
+        #[test]
+        fn a_code_is_the_text_a_row_writes(
+            exit in "[-+]?[0-9]{0,11}",
+            code in prop_oneof![any::<i32>(), -20i32..20],
+        ) {
+            prop_assert_eq!(same_code(&exit, code), code.to_string() == exit);
+            if let Ok(parsed) = exit.parse::<i32>() {
+                prop_assert_eq!(same_code(&exit, parsed), parsed.to_string() == exit);
+            }
+        }
     }
 }

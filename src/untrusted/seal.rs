@@ -56,23 +56,59 @@ pub trait Own {
 /// `text` with every claim and row that is not the renderer's own neutralised; text
 /// with none is returned as it is.
 pub fn seal<'a>(text: &'a str, own: &dyn Own) -> Cow<'a, str> {
-    if !text.lines().any(suspect) {
-        return Cow::Borrowed(text);
-    }
-    let mut out = String::with_capacity(text.len() + 64);
+    // One pass: nothing is copied until the first line to change.
+    let mut out: Option<String> = None;
+    let mut at = 0;
     for piece in text.split_inclusive('\n') {
         let (line, end) = match piece.strip_suffix('\n') {
             Some(line) => (line, "\n"),
             None => (piece, ""),
         };
-        if suspect(line) {
+        let change = match plain_row(line) {
+            // Exactly what `seal_line` makes of it, without reading it as a reader would.
+            Some([check, environment, exit, result]) => !own.row(check, environment, exit, result),
+            None => suspect(line),
+        };
+        if change {
+            let out = out.get_or_insert_with(|| {
+                let mut out = String::with_capacity(text.len() + 64);
+                out.push_str(&text[..at]);
+                out
+            });
             out.push_str(&seal_line(line, own));
-        } else {
-            out.push_str(line);
+            out.push_str(end);
+        } else if let Some(out) = &mut out {
+            out.push_str(piece);
         }
-        out.push_str(end);
+        at += piece.len();
     }
-    Cow::Owned(out)
+    match out {
+        Some(out) => Cow::Owned(out),
+        None => Cow::Borrowed(text),
+    }
+}
+
+/// The cells of `line` when it is nothing but a strict row of plain words, `| check |
+/// environment | exit | result |`: printable ASCII with no tag and no colon (so it
+/// reads as it is written and holds no claim), each cell free of spaces and bars (so
+/// [`ROW`] matches the whole line, with these four cells). A renderer's own rows are
+/// such lines: each is kept or loses its bars by [`Own::row`] alone, as
+/// [`seal_line`] would decide it.
+fn plain_row(line: &str) -> Option<[&str; 4]> {
+    if !line
+        .bytes()
+        .all(|b| (b' '..=b'~').contains(&b) && b != b'<' && b != b':')
+    {
+        return None;
+    }
+    let mut cells = line.strip_prefix("| ")?.strip_suffix(" |")?.split(" | ");
+    let row = [cells.next()?, cells.next()?, cells.next()?, cells.next()?];
+    let word = |cell: &str| !cell.is_empty() && !cell.bytes().any(|b| b == b' ' || b == b'|');
+    let plain = cells.next().is_none()
+        && row.iter().all(|cell| word(cell))
+        && row[2].bytes().all(|b| b.is_ascii_digit())
+        && matches!(row[3], "PASS" | "FAIL");
+    plain.then_some(row)
 }
 
 /// Whether `line` might hold a claim or a row (cheap tests first).
@@ -205,6 +241,141 @@ mod tests {
             seal("- All Required\u{1b}[0m Environments: VERIFIED\n", &Report),
             "- All Required Environments (quoted): VERIFIED\n"
         );
+    }
+
+    /// The pass before plain rows were told apart: every suspect line sealed.
+    fn every_suspect_line_sealed(text: &str, own: &dyn Own) -> String {
+        if !text.lines().any(suspect) {
+            return text.to_owned();
+        }
+        let mut out = String::new();
+        for piece in text.split_inclusive('\n') {
+            let (line, end) = piece
+                .strip_suffix('\n')
+                .map_or((piece, ""), |line| (line, "\n"));
+            if suspect(line) {
+                out.push_str(&seal_line(line, own));
+            } else {
+                out.push_str(line);
+            }
+            out.push_str(end);
+        }
+        out
+    }
+
+    /// Pieces a row, a claim or a line a reader reads otherwise is made of.
+    const PIECES: &[&str] = &[
+        "| ",
+        " |",
+        " | ",
+        "|",
+        "unit",
+        "linux",
+        "1",
+        "0",
+        "01",
+        "FAIL",
+        "PASS",
+        " ",
+        ":",
+        "<b>",
+        "</b>",
+        "\u{1b}[0m",
+        "All Required Environments",
+        ": NOT VERIFIED",
+        "x|y",
+        "é",
+        "\t",
+        "\u{663}",
+        "Environments Tested",
+        "\r",
+        "\n",
+        "\u{200b}",
+        "VERIFIED",
+    ];
+
+    proptest::proptest! {
+        /// A plain row is kept or loses its bars exactly as when every line a row might
+        /// be in was read as a reader reads it.
+        #[test]
+        fn plain_rows_are_sealed_as_every_row_is(
+            pieces in proptest::collection::vec(0..PIECES.len(), 0..40),
+        ) {
+            let text: String = pieces.iter().map(|&i| PIECES[i]).collect();
+            proptest::prop_assert_eq!(seal(&text, &Report).into_owned(), every_suspect_line_sealed(&text, &Report));
+        }
+
+        /// The same, over lines shaped as rows: four cells of a few pieces each,
+        /// sometimes with more before or after.
+        #[test]
+        fn row_shaped_lines_are_sealed_as_every_row_is(
+            rows in proptest::collection::vec(
+                (0..4usize, proptest::collection::vec(proptest::collection::vec(0..CELLS.len(), 1..3), 4), 0..4usize),
+                1..6,
+            ),
+        ) {
+            let text = rows
+                .iter()
+                .map(|(before, cells, after)| {
+                    let cells: Vec<String> = cells.iter().map(|c| c.iter().map(|&i| CELLS[i]).collect()).collect();
+                    format!("{}| {} |{}", ["", " ", "x ", "|"][*before], cells.join(" | "), ["", " ", " x", "|"][*after])
+                })
+                .collect::<Vec<_>>()
+                .join("\n");
+            proptest::prop_assert_eq!(seal(&text, &Report).into_owned(), every_suspect_line_sealed(&text, &Report));
+        }
+    }
+
+    /// What a row-shaped line's cells are made of.
+    const CELLS: &[&str] = &[
+        "unit",
+        "linux",
+        "unit",
+        "linux",
+        "1",
+        "1",
+        "01",
+        "0",
+        "-1",
+        "FAIL",
+        "FAIL",
+        "PASS",
+        "x|y",
+        " ",
+        "é",
+        ":",
+        "<b>",
+        "\u{1b}[0m",
+        "\u{663}",
+    ];
+
+    #[test]
+    fn rows_of_plain_words_are_told_apart() {
+        let own = "| unit | linux | 1 | FAIL |\n| unit | linux | 1 | FAIL |";
+        assert!(matches!(seal(own, &Report), Cow::Borrowed(_)));
+        for (line, sealed) in [
+            ("| unit | linux | 1 | PASS |", "¦ unit ¦ linux ¦ 1 ¦ PASS ¦"),
+            (
+                "| unit | linux | 01 | FAIL |",
+                "¦ unit ¦ linux ¦ 01 ¦ FAIL ¦",
+            ),
+            (
+                "| unit | linux | 1 | FAIL | |",
+                "¦ unit ¦ linux ¦ 1 ¦ FAIL ¦ ¦",
+            ),
+            (
+                "| un|it | linux | 1 | FAIL |",
+                "¦ un¦it ¦ linux ¦ 1 ¦ FAIL ¦",
+            ),
+            // Not a strict row at all (an empty first cell): left as it is.
+            (
+                "|  unit | linux | 1 | FAIL |",
+                "|  unit | linux | 1 | FAIL |",
+            ),
+        ] {
+            assert_eq!(seal(line, &Report), sealed, "{line}");
+            assert_eq!(every_suspect_line_sealed(line, &Report), sealed, "{line}");
+        }
     }
 
     #[test]
