@@ -153,7 +153,7 @@ struct Search {
     by_key: Vec<Vec<usize>>,
 }
 
-/// How the keys are found: one of two ways, never none.
+/// How the keys are found: one of three ways, never none.
 #[derive(Debug, Clone)]
 enum Finder {
     /// One automaton over the keys (few of them, or one shorter than a print), with the
@@ -165,6 +165,43 @@ enum Finder {
     },
     /// Many keys, each found by the print of its first bytes.
     Prints(Prints),
+    /// Each key searched for on its own: slow with many keys, but it cannot fail to be
+    /// built, so a set of keys no automaton can hold is still masked, never passed.
+    OneByOne(Vec<memmem::Finder<'static>>),
+}
+
+impl Finder {
+    /// The keys' automaton, with their vectorised search where there are few; `None`
+    /// past the limits of its building.
+    fn automaton(keys: &[&str]) -> Option<Finder> {
+        let automaton = AhoCorasick::builder()
+            .match_kind(MatchKind::LeftmostLongest)
+            .prefilter(false)
+            .build(keys)
+            .ok()?;
+        let few = (keys.len() <= FEW_KEYS)
+            .then(|| {
+                aho_corasick::packed::Config::new()
+                    .match_kind(aho_corasick::packed::MatchKind::LeftmostLongest)
+                    .builder()
+                    .extend(keys)
+                    .build()
+            })
+            .flatten();
+        Some(Finder::Automaton {
+            keys: automaton,
+            few,
+        })
+    }
+
+    /// Each key's own search.
+    fn one_by_one(keys: &[&str]) -> Finder {
+        Finder::OneByOne(
+            keys.iter()
+                .map(|key| memmem::Finder::new(key.as_bytes()).into_owned())
+                .collect(),
+        )
+    }
 }
 
 /// The most keys searched by the vectorised search: beyond it, its candidates are
@@ -181,6 +218,7 @@ impl Search {
             } => few.find(text).is_some(),
             Finder::Automaton { keys, few: None } => keys.is_match(text),
             Finder::Prints(prints) => prints.find(text.as_bytes(), 0).is_some(),
+            Finder::OneByOne(keys) => keys.iter().any(|key| key.find(text.as_bytes()).is_some()),
         }
     }
 
@@ -195,6 +233,16 @@ impl Search {
             Finder::Automaton { keys, .. } => {
                 let found = keys.find(aho_corasick::Input::new(text).range(from..))?;
                 Some((found.start(), found.end(), found.pattern().as_usize()))
+            }
+            Finder::OneByOne(keys) => {
+                let rest = text.as_bytes().get(from..)?;
+                // The leftmost start; of the keys there, the longest.
+                let (at, len, key) = keys
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(i, key)| Some((key.find(rest)?, key.needle().len(), i)))
+                    .min_by_key(|&(at, len, _)| (at, std::cmp::Reverse(len)))?;
+                Some((from + at, from + at + len, key))
             }
         }
     }
@@ -416,36 +464,21 @@ impl Redactor {
                 for secrets in &mut by_key {
                     secrets.sort_by_key(|&i| std::cmp::Reverse(self.values[i].len()));
                 }
-                // Building only fails past limits far beyond any environment's size.
                 // No prefilter in the automaton: secrets are random letters and
                 // digits, whose first bytes are everywhere in a log, so a prefilter
                 // of single bytes finds candidates at most bytes and costs more than
                 // it skips (measured: twice the time of the automaton alone with 100
                 // secrets over base64 lines). Up to 64 keys, the vectorised search of
                 // their first three bytes goes first; past them, their prints search
-                // alone, unless a key is shorter than a print.
-                let prints = (keys.len() > FEW_KEYS)
+                // alone, unless a key is shorter than a print. Building the automaton
+                // only fails past limits far beyond any environment's size; then each
+                // key is searched for on its own: slower, and every secret masked.
+                let finder = (keys.len() > FEW_KEYS)
                     .then(|| Prints::new(&keys))
-                    .flatten();
-                let finder = match prints {
-                    Some(prints) => Finder::Prints(prints),
-                    None => Finder::Automaton {
-                        keys: AhoCorasick::builder()
-                            .match_kind(MatchKind::LeftmostLongest)
-                            .prefilter(false)
-                            .build(&keys)
-                            .ok()?,
-                        few: (keys.len() <= FEW_KEYS)
-                            .then(|| {
-                                aho_corasick::packed::Config::new()
-                                    .match_kind(aho_corasick::packed::MatchKind::LeftmostLongest)
-                                    .builder()
-                                    .extend(&keys)
-                                    .build()
-                            })
-                            .flatten(),
-                    },
-                };
+                    .flatten()
+                    .map(Finder::Prints)
+                    .or_else(|| Finder::automaton(&keys))
+                    .unwrap_or_else(|| Finder::one_by_one(&keys));
                 Some(Search { finder, by_key })
             })
             .as_ref()
@@ -669,8 +702,8 @@ mod tests {
         }
     }
 
-    /// The prints find what the automaton finds, from every position: the same leftmost
-    /// key, the longest of those beginning there. Keys of a small alphabet (many share
+    /// The prints, and each key searched for on its own, find what the automaton finds,
+    /// from every position: the same leftmost key, the longest of those beginning there. Keys of a small alphabet (many share
     /// their first bytes, and many begin others), of several bytes to a character, are
     /// looked for in text made of them and of their pieces.
     #[test]
@@ -710,6 +743,11 @@ mod tests {
                 .match_kind(MatchKind::LeftmostLongest)
                 .build(&refs)
                 .unwrap();
+            // The search no building can fail, where the automaton cannot be built.
+            let one_by_one = Search {
+                finder: Finder::one_by_one(&refs),
+                by_key: Vec::new(),
+            };
             let mut text = String::new();
             while text.len() < 400 {
                 match next(3) {
@@ -731,6 +769,14 @@ mod tests {
                     expected,
                     "round {round}, from {from}: {text:?}"
                 );
+                let each = one_by_one.find(&text, from);
+                assert_eq!(
+                    each.map(|(at, _, key)| (at, key)),
+                    expected,
+                    "one by one: round {round}, from {from}: {text:?}"
+                );
+                assert!(each.is_none_or(|(at, end, key)| end - at == refs[key].len()));
+                assert_eq!(one_by_one.is_match(&text[from..]), expected.is_some());
             }
         }
         // A key shorter than a print: the automaton searches.
