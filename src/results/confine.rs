@@ -9,10 +9,9 @@
 //! inside by construction. Anything else (a symbolic link, a name the listing lacks, a
 //! folder that cannot be listed) is resolved the slow, exact way.
 
+use std::collections::HashMap;
 use std::ffi::{OsStr, OsString};
 use std::path::{Component, Path, PathBuf};
-
-use rustc_hash::FxHashMap;
 
 /// What a folder listing says an entry is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -29,8 +28,10 @@ pub struct Confined {
     /// `dir`, canonical; `None` when it cannot be resolved (nothing is then inside).
     canonical: Option<PathBuf>,
     /// Listings of `dir` and its subfolders, by their path relative to `dir` (empty
-    /// for `dir` itself); `None` when the folder could not be listed.
-    listings: FxHashMap<PathBuf, Option<FxHashMap<OsString, Entry>>>,
+    /// for `dir` itself); `None` when the folder could not be listed. The names are an
+    /// artifact's, so they are hashed with the standard library's keyed hash: names
+    /// made to collide cannot make a listing slow.
+    listings: HashMap<PathBuf, Option<HashMap<OsString, Entry>>>,
     /// The key of the folder being looked in, rebuilt for each path in one buffer: a
     /// matrix's thousands of logs are looked up with no allocation each.
     at: PathBuf,
@@ -42,7 +43,7 @@ impl Confined {
         Confined {
             dir: dir.to_path_buf(),
             canonical: std::fs::canonicalize(dir).ok(),
-            listings: FxHashMap::default(),
+            listings: HashMap::new(),
             at: PathBuf::new(),
         }
     }
@@ -117,9 +118,9 @@ impl Confined {
 }
 
 /// A folder's entries with their types as the listing gives them (no `stat` per entry).
-fn list(folder: &Path) -> Option<FxHashMap<OsString, Entry>> {
+fn list(folder: &Path) -> Option<HashMap<OsString, Entry>> {
     let entries = std::fs::read_dir(folder).ok()?;
-    let mut listing = FxHashMap::default();
+    let mut listing = HashMap::new();
     for entry in entries {
         let entry = entry.ok()?;
         let kind = match entry.file_type() {
