@@ -111,24 +111,38 @@ fn plain_row(line: &str) -> Option<[&str; 4]> {
     plain.then_some(row)
 }
 
-/// Whether `line` might hold a claim or a row (cheap tests first).
+/// Whether `line` might hold a claim or a row (cheap tests first), as it is written or
+/// as a reader reads it.
 fn suspect(line: &str) -> bool {
-    let claim = line.contains(':')
-        && (CLAIM.is_match(line)
-            || (!line
-                .bytes()
-                .all(|b| (b' '..=b'~').contains(&b) && b != b'<')
-                && CLAIM.is_match(&as_read(line))));
-    claim || ((line.contains(" PASS |") || line.contains(" FAIL |")) && ROW.is_match(line))
+    let plain = reads_as_written(line);
+    let claim =
+        line.contains(':') && (CLAIM.is_match(line) || (!plain && CLAIM.is_match(&as_read(line))));
+    let row = if plain {
+        (line.contains(" PASS |") || line.contains(" FAIL |")) && ROW.is_match(line)
+    } else {
+        line.contains('|') && (ROW.is_match(line) || ROW.is_match(&as_read(line)))
+    };
+    claim || row
+}
+
+/// Whether a reader reads `line` as it is written (but for surrounding space): printable
+/// ASCII with no tag. The report's own rows are such lines (names are ASCII words).
+fn reads_as_written(line: &str) -> bool {
+    line.bytes()
+        .all(|b| (b' '..=b'~').contains(&b) && b != b'<')
 }
 
 fn seal_line(line: &str, own: &dyn Own) -> String {
     let seen = as_read(line);
     let mut sealed = line.to_owned();
-    if ROW.is_match(&seen) {
-        let whole_own_row = ROW.captures(&seen).is_some_and(|c| {
-            c.get(0).is_some_and(|m| m.as_str() == seen) && own.row(&c[1], &c[2], &c[3], &c[4])
-        });
+    // A row as written (a reader of the raw text, or markdown, where `<|` is no tag) or
+    // as read (escapes, invisible characters and tags removed) keeps its bars only
+    // when the line reads as written and is one of the report's own rows, whole.
+    if ROW.is_match(line) || ROW.is_match(&seen) {
+        let whole_own_row = reads_as_written(line)
+            && ROW.captures(&seen).is_some_and(|c| {
+                c.get(0).is_some_and(|m| m.as_str() == seen) && own.row(&c[1], &c[2], &c[3], &c[4])
+            });
         if !whole_own_row {
             sealed = sealed.replace('|', &BAR.to_string());
         }
@@ -375,6 +389,33 @@ mod tests {
         ] {
             assert_eq!(seal(line, &Report), sealed, "{line}");
             assert_eq!(every_suspect_line_sealed(line, &Report), sealed, "{line}");
+        }
+    }
+
+    #[test]
+    fn a_row_formed_only_as_read_or_only_as_written_loses_its_bars() {
+        for line in [
+            // Rows once invisible characters or tags are read through.
+            "| x | y | 0 | PA\u{200b}SS |",
+            "| x | y | 0 | PASS<b></b> |",
+            "| unit | linux | 1 | FA\u{ad}IL |",
+            // Rows as written, which reading through tags or escapes would hide.
+            "<| x | y | 0 | PASS |>",
+            "| unit | <> | 0 | PASS |",
+            "\u{1b}[| x | y | 0 | PASS |",
+            // The report's own row, but not as written.
+            "| unit | linux | 1 | FA\u{200b}IL |",
+            "<b>| unit | linux | 1 | FAIL |</b>",
+        ] {
+            let sealed = seal(line, &Report);
+            assert!(!sealed.contains('|'), "{line:?} kept its bars: {sealed:?}");
+        }
+        // The report's own row as written keeps them, with space around it too.
+        for own in [
+            "| unit | linux | 1 | FAIL |",
+            "  | unit | linux | 1 | FAIL |  ",
+        ] {
+            assert_eq!(seal(own, &Report), own);
         }
     }
 
