@@ -208,6 +208,26 @@ for path in glob.glob(f"{root}/*/verify-matrix-*.json"):
 PY
 }
 
+# verdict CODE: whether an exit code is a verdict (0 verified, 1 or 3 not verified), not
+# a usage error (2) or invalid input (4).
+verdict() {
+    [ "$1" -le 1 ] || [ "$1" = 3 ]
+}
+
+# judged COMMAND...: runs COMMAND once, as the timed runs will, and stops the benchmark
+# unless it gave a verdict (its errors go to $work/judged.err). `hyperfine -i` times
+# whatever exits, so a merge that stops at once (the wrong manifest, a missing file)
+# would be timed as a fast one.
+judged() {
+    local rc=0
+    "$@" >/dev/null 2>"$work/judged.err" || rc=$?
+    if ! verdict "$rc"; then
+        echo "error: \`$*\` exited $rc, not with a verdict:" >&2
+        cat "$work/judged.err" >&2
+        exit 1
+    fi
+}
+
 # need COMMAND PACKAGE: COMMAND, installed from Debian's PACKAGE when missing.
 need() {
     command -v "$1" >/dev/null 2>&1 && return

@@ -159,7 +159,8 @@ measure() {
     local dir=$1 label=$2 walls=() peak=0
     for _ in $(seq "$reps"); do
         /usr/bin/time -f "%e %M" -o "$work/time" "$bin" -q merge --manifest "$dir/verify-matrix.yml" \
-            --out "$work/report.json" "$dir/artifacts" >/dev/null 2>&1 || true
+            --out "$work/report.json" "$dir/artifacts" >/dev/null 2>&1 || verdict $? \
+            || { echo "error: merge of $dir gave no verdict" >&2; cat "$work/time" >&2; exit 1; }
         # (GNU time says first when the merge exited non-zero: the figures are last.)
         read -r wall rss < <(tail -n 1 "$work/time")
         walls+=("$wall")

@@ -86,8 +86,9 @@ every_format() {
             fi
             walls=(); peak=0
             for _ in $(seq "$wide_reps"); do
-                /usr/bin/time -f "%e %M" -o "$work/time.txt" "$@" >"$work/out" 2>/dev/null || [ $? -le 3 ] \
-                    || { echo "error: $how --format $format failed" >&2; exit 1; }
+                rc=0
+                /usr/bin/time -f "%e %M" -o "$work/time.txt" "$@" >"$work/out" 2>/dev/null || rc=$?
+                verdict "$rc" || { echo "error: $how --format $format exited $rc" >&2; exit 1; }
                 # GNU time puts "Command exited with non-zero status N" first when it did.
                 read -r wall rss < <(tail -n 1 "$work/time.txt")
                 walls+=("$wall"); [ "$rss" -gt "$peak" ] && peak=$rss
@@ -281,6 +282,8 @@ cd "$work/wide"
     || [ $? = 1 ] || { cat "$work/time.txt"; exit 1; }
 rss_kb=$(awk -F: '/Maximum resident set size/ {gsub(/ /, "", $2); print $2}' "$work/time.txt")
 echo "peak RSS of merge + render: $((rss_kb / 1024)) MiB ($rss_kb KiB); report $(stat -c %s report.json) bytes, matrix $(stat -c %s matrix.md) bytes"
+judged "$bin" -q merge --out report.json --format markdown artifacts
+judged "$bin" -q render report.json
 hyperfine $runs -N -i --export-markdown "$work/merge.md" \
     -n "jq -s (read and concatenate the $envs files)" "bash --noprofile --norc -c 'jq -s . artifacts/*/verify-matrix-*.json > /dev/null'" \
     -n "merge + render markdown" "$bin -q merge --out report.json --format markdown artifacts" \
@@ -296,9 +299,12 @@ for f in glob.glob({sys.argv[1] + '/*/verify-matrix-*.json'!r}):
     with open(f) as fh:
         json.load(fh)""")
 PY
+# From this folder (the project's own), so the data set's manifest is named.
+floor_merge=("$bin" -q merge --manifest "$work/wide/verify-matrix.yml" --out "$work/wide/report.json" --format markdown "$work/wide/artifacts")
+judged "${floor_merge[@]}"
 hyperfine $runs -N -i --export-json "$work/floor.json" --export-markdown "$work/floor.md" \
     -n "python3 json.load of the $envs files (the floor: parsing them)" "python3 $work/jsonload.py" \
-    -n "merge + render markdown" "$bin -q merge --out $work/wide/report.json --format markdown $work/wide/artifacts" >/dev/null
+    -n "merge + render markdown" "${floor_merge[*]}" >/dev/null
 cat "$work/floor.md"
 ratio "$work/floor.json" "merge + render / json.load" " (budget 1.0)"
 IFS=$'\t' read -r -a row < <(against "$work/floor.json" 1.0)
@@ -358,9 +364,11 @@ exec "$bin" -q merge --out report.json --format markdown artifacts
 SH
 cd "$work/hosted"
 /usr/bin/time -v sh actions.sh >checked.md 2>"$work/time.txt" \
-    || [ $? -le 3 ] || { cat "$work/time.txt"; exit 1; }
+    || verdict $? || { cat "$work/time.txt"; exit 1; }
 grep -q '"job":"run (e' report.json || { echo "error: the legs were not matched to jobs" >&2; exit 1; }
 echo "merge with the jobs cross-check: peak RSS $(awk '/Maximum resident/ {printf "%.0f MiB", $6/1024}' "$work/time.txt")"
+judged "$bin" -q merge --out plain.json --format markdown artifacts
+judged sh actions.sh
 hyperfine $runs -N -i --export-json "$work/cross.json" --export-markdown "$work/cross.md" \
     -n "merge" "$bin -q merge --out plain.json --format markdown artifacts" \
     -n "merge, legs checked against the run's jobs" "sh actions.sh" >/dev/null
@@ -444,7 +452,8 @@ echo "| merge of every pair's tests | wall | peak RSS |"
 echo "|---|---:|---:|"
 for how in "" "--baseline base.json" "--baseline-from history:main --history base.sqlite"; do
     # shellcheck disable=SC2086
-    /usr/bin/time -f "%e %M" -o "$work/time.txt" "$bin" -q merge --out compared.json $how artifacts >/dev/null || [ $? -le 3 ]
+    /usr/bin/time -f "%e %M" -o "$work/time.txt" "$bin" -q merge --out compared.json $how artifacts >/dev/null || verdict $? \
+        || { echo "error: merge $how failed" >&2; cat "$work/time.txt" >&2; exit 1; }
     read -r wall rss < <(tail -n 1 "$work/time.txt")
     echo "| ${how:-no baseline} | $wall s | $((rss / 1024)) MiB |"
     if [ -n "$how" ]; then
