@@ -703,9 +703,10 @@ mod tests {
     }
 
     /// The prints, and each key searched for on its own, find what the automaton finds,
-    /// from every position: the same leftmost key, the longest of those beginning there. Keys of a small alphabet (many share
-    /// their first bytes, and many begin others), of several bytes to a character, are
-    /// looked for in text made of them and of their pieces.
+    /// from every position: the same leftmost key, the longest of those beginning
+    /// there. Keys of a small alphabet (many share their first bytes, and many begin
+    /// others), of several bytes to a character, are looked for in text made of them
+    /// and of their pieces.
     #[test]
     fn prints_find_what_the_automaton_finds() {
         let mut state = 0x2545_F491_4F6C_DD1Du64;
