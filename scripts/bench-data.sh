@@ -1,6 +1,9 @@
 # Data sets and helpers the benchmark scripts share (sourced by scripts/bench.sh,
 # scripts/bench-against.sh and scripts/bench-secrets.sh).
 
+# The folder of these scripts, for their Python helpers (`partial_result`).
+scripts_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+
 # many_true_checks DIR N: DIR/verify-matrix.yml with N checks running `true`, and
 # DIR/loop.sh, the baseline: `bash -c true > log` N times.
 many_true_checks() {
@@ -43,11 +46,12 @@ wide_results() {
     local first
     first=$(printf "e%0${#envs}d" 1)
     ( cd "$dir" && "$bin" -q run --env "$first" --out "artifacts/$first" >/dev/null ) || true
-    python3 - "$dir/artifacts" "$first" "$envs" "$legs" <<'PY'
-import json, os, shutil, sys
+    PYTHONPATH="$scripts_dir" python3 - "$dir/artifacts" "$first" "$envs" "$legs" <<'PY'
+import os, shutil, sys
+import partial_result
 root, first, n, legs = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
 src = os.path.join(root, first)
-result = json.load(open(os.path.join(src, f"verify-matrix-{first}.json")))
+result = partial_result.load(os.path.join(src, f"verify-matrix-{first}.json"))
 width = len(str(n))
 for i in range(1, n + 1):
     env = f"e{i:0{width}d}"
@@ -61,8 +65,7 @@ for i in range(1, n + 1):
     for check in result["checks"]:
         check["environment"] = env
         check["log_path"] = f"logs/{env}/{check['command_id']}.log"
-    with open(os.path.join(dst, f"verify-matrix-{env}.json"), "w") as f:
-        json.dump(result, f, separators=(",", ":"))  # compact, as the tool writes
+    partial_result.dump(result, os.path.join(dst, f"verify-matrix-{env}.json"))
 PY
 }
 
@@ -178,8 +181,9 @@ PY
 tests_results() {
     local dir=$1 envs=$2 tests=$3
     wide_results "$dir" "$bin" "$envs" 10
-    python3 - "$dir/artifacts" "$tests" <<'PY'
-import glob, json, sys
+    PYTHONPATH="$scripts_dir" python3 - "$dir/artifacts" "$tests" <<'PY'
+import glob, sys
+import partial_result
 root, tests = sys.argv[1], int(sys.argv[2])
 cases, failed, skipped = [], 0, 0
 for t in range(tests):
@@ -196,15 +200,14 @@ for t in range(tests):
         case["outcome"] = "skipped"
     cases.append(case)
 for path in glob.glob(f"{root}/*/verify-matrix-*.json"):
-    result = json.load(open(path))
+    result = partial_result.load(path)
     unit = result["checks"][0]
     unit.update(status="FAIL", exit_code=1, gate_type="test", tests_executed=tests - skipped,
                 test_counts={"passed": tests - failed - skipped, "failed": failed,
                              "skipped": skipped, "runner": "junit"},
                 tests={"format": "junit", "files": ["junit.xml"], "log_counts": None,
                        "cases": cases, "left_out": 0})
-    with open(path, "w") as f:
-        json.dump(result, f, separators=(",", ":"))
+    partial_result.dump(result, path)
 PY
 }
 

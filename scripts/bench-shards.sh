@@ -81,7 +81,7 @@ shards() {
     done
     wait
     for k in 1 2 3 4; do
-        jq '.checks[] | select(.command_id == "unit") | .duration_ms' "$suite/$out/$k/verify-matrix-linux@${k}of4.json"
+        jq '.checks | (.columns | index("command_id")) as $id | (.columns | index("duration_ms")) as $ms | .rows[] | select(.[$id] == "unit") | .[$ms]' "$suite/$out/$k/verify-matrix-linux@${k}of4.json"
     done
 }
 
@@ -130,14 +130,15 @@ sharded_results() {
     for k in 1 2 3 4; do
         ( cd "$dir" && "$bin" -q run --env "$first" --shard "$k/4" --out "artifacts/$first@${k}of4" >/dev/null ) || true
     done
-    python3 - "$dir/artifacts" "$first" "$envs" <<'PY'
-import json, os, shutil, sys
+    PYTHONPATH="$scripts_dir" python3 - "$dir/artifacts" "$first" "$envs" <<'PY'
+import os, shutil, sys
+import partial_result
 root, first, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
 width = len(str(n))
 for k in range(1, 5):
     stem = f"{first}@{k}of4"
     src = os.path.join(root, stem)
-    result = json.load(open(os.path.join(src, f"verify-matrix-{stem}.json")))
+    result = partial_result.load(os.path.join(src, f"verify-matrix-{stem}.json"))
     for i in range(2, n + 1):
         env = f"e{i:0{width}d}"
         dst = os.path.join(root, f"{env}@{k}of4")
@@ -146,8 +147,7 @@ for k in range(1, 5):
         for check in result["checks"]:
             check["environment"] = env
             check["log_path"] = f"logs/{env}@{k}of4/{check['command_id']}.log"
-        with open(os.path.join(dst, f"verify-matrix-{env}@{k}of4.json"), "w") as f:
-            json.dump(result, f, separators=(",", ":"))
+        partial_result.dump(result, os.path.join(dst, f"verify-matrix-{env}@{k}of4.json"))
 PY
 }
 wide_results "$work/whole" "$bin" "$envs" "$checks"

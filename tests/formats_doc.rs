@@ -287,6 +287,8 @@ fn the_json_examples_name_exactly_the_fields_the_tool_writes() {
         all_fields(&shard, &mut real);
         all_fields(&merged, &mut real);
         all_fields(&gitlab_leg, &mut real);
+        // A result as `run` wrote it: its table of checks (`columns`, `rows`).
+        all_fields(&gitlab.raw_json("leg/verify-matrix-linux.json"), &mut real);
         let unknown: Vec<_> = named.difference(&real).collect();
         assert!(
             unknown.is_empty(),

@@ -159,7 +159,7 @@ fn variants_share_one_machine() {
         "{stdout}"
     );
     let result = project.json("verify-matrix-results/verify-matrix-c.json");
-    assert_eq!(result["format_version"], 2);
+    assert_eq!(result["format_version"], 3);
     let runner = &result["runner"];
     assert_eq!(runner["os"], HERE);
     assert_eq!(runner["arch"], std::env::consts::ARCH);

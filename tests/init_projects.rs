@@ -237,11 +237,12 @@ fn run_check(dir: &Path, path_first: &Path, id: &str) -> (Option<i32>, serde_jso
         .arg("run")
         .output()
         .unwrap();
-    let results: serde_json::Value = serde_json::from_str(
+    let mut results: serde_json::Value = serde_json::from_str(
         &std::fs::read_to_string(dir.join("verify-matrix-results/verify-matrix-linux.json"))
             .unwrap_or_else(|e| panic!("{e}: {out:?}")),
     )
     .unwrap();
+    common::checks_as_objects(&mut results);
     let check = results["checks"]
         .as_array()
         .unwrap()

@@ -48,7 +48,16 @@ fn run(dir: &Path) -> Output {
 fn check(dir: &Path) -> Value {
     let text = std::fs::read_to_string(dir.join("results/verify-matrix-local.json")).unwrap();
     let file: Value = serde_json::from_str(&text).unwrap();
-    file["checks"][0].clone()
+    // The checks are a table (format 3): the first row, each value by its column's name.
+    let table = &file["checks"];
+    let columns = table["columns"].as_array().unwrap();
+    let row = table["rows"][0].as_array().unwrap();
+    let object = columns
+        .iter()
+        .zip(row)
+        .map(|(column, value)| (column.as_str().unwrap().to_owned(), value.clone()))
+        .collect();
+    Value::Object(object)
 }
 
 fn log(dir: &Path, id: &str) -> String {

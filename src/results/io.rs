@@ -50,7 +50,7 @@ pub enum ResultFileError {
     Version {
         path: PathBuf,
         found: String,
-        /// The versions read, as words (`1` or `1 or 2`).
+        /// The versions read, as words (`1`, `1 or 2`, `1, 2 or 3`).
         reads: String,
     },
 }
@@ -275,6 +275,15 @@ impl Probe {
     }
 }
 
+/// `versions` as words: `1`, `1 or 2`, `1, 2 or 3`.
+fn in_words(versions: &[u32]) -> String {
+    let words: Vec<String> = versions.iter().map(u32::to_string).collect();
+    match words.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
+        _ => words.concat(),
+    }
+}
+
 /// `format_version` (as found in the document) is one of `accepted`.
 fn check_version(
     path: &Path,
@@ -291,11 +300,7 @@ fn check_version(
         Some(v) => Err(ResultFileError::Version {
             path: path.to_path_buf(),
             found: v.to_string(),
-            reads: accepted
-                .iter()
-                .map(u32::to_string)
-                .collect::<Vec<_>>()
-                .join(" or "),
+            reads: in_words(accepted),
         }),
         None => Err(ResultFileError::Invalid {
             path: path.to_path_buf(),

@@ -17,6 +17,7 @@ pub mod schema;
 mod shards;
 pub mod source;
 mod stream;
+pub mod table;
 mod verdict;
 
 pub use duration::format_duration;

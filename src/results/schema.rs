@@ -4,11 +4,13 @@
 use compact_str::CompactString;
 use serde::{Deserialize, Serialize};
 
-/// The version written by this build: 2 records the machine's facts (`runner`).
-pub const FORMAT_VERSION: u32 = 2;
+/// The version written by this build: 2 records the machine's facts (`runner`); 3
+/// writes `checks` as a table, each field's name once (see [`super::table`]).
+pub const FORMAT_VERSION: u32 = 3;
 
-/// The versions read: a format-1 result is read with its machine's facts unknown.
-pub const READ_VERSIONS: &[u32] = &[1, FORMAT_VERSION];
+/// The versions read: a format-1 result is read with its machine's facts unknown; any
+/// version's `checks` is read as a list of objects or as a table.
+pub const READ_VERSIONS: &[u32] = &[1, 2, FORMAT_VERSION];
 
 /// A check's status.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -178,6 +180,13 @@ pub struct Runner {
     pub detected: std::collections::BTreeMap<String, bool>,
 }
 
+/// A list, or none when `null` (a table's row says so of a list its object leaves out).
+fn empty_if_null<'de, D: serde::Deserializer<'de>, T: Deserialize<'de>>(
+    deserializer: D,
+) -> Result<Vec<T>, D::Error> {
+    Ok(Option::<Vec<T>>::deserialize(deserializer)?.unwrap_or_default())
+}
+
 /// A result's `runner`, or unknown facts when it is not one.
 fn facts_or_unknown<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Runner, D::Error> {
     let value = serde_json::Value::deserialize(deserializer)?;
@@ -242,6 +251,7 @@ pub struct GitLabJob {
     pub commit: Option<String>,
 }
 
+use super::table::ChecksLayout;
 pub use crate::manifest::Shard;
 
 /// The partial result of one environment's run (`verify-matrix-<env>.json`).
@@ -250,6 +260,7 @@ pub type PartialResult = PartialResultOf<Vec<Box<CheckResult>>>;
 /// A partial result whose checks are `C`: [`PartialResult`], or its facts alone with
 /// its checks counted ([`CountedChecks`]), which `merge` reads of a shard first.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(bound(serialize = "C: ChecksLayout", deserialize = "C: ChecksLayout"))]
 pub struct PartialResultOf<C> {
     pub format_version: u32,
     pub tool: Tool,
@@ -268,6 +279,10 @@ pub struct PartialResultOf<C> {
     pub finished_at: Option<String>,
     pub duration_ms: u64,
     pub outcome: Outcome,
+    #[serde(
+        serialize_with = "ChecksLayout::write",
+        deserialize_with = "ChecksLayout::read"
+    )]
     pub checks: C,
     /// Set when `merge` let this result's checks go after reading it (a shard's, held
     /// as its facts until its environment's shards are combined): where to read them
@@ -303,32 +318,10 @@ impl<C> PartialResultOf<C> {
     }
 }
 
-/// A result's `checks`, counted and not kept: each is still read as JSON.
+/// A result's `checks`, counted and not kept: each is still read as JSON (a table's
+/// rows held to their columns' number).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct CountedChecks(pub usize);
-
-impl<'de> Deserialize<'de> for CountedChecks {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct Count;
-        impl<'de> serde::de::Visitor<'de> for Count {
-            type Value = CountedChecks;
-            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("a list of checks")
-            }
-            fn visit_seq<A: serde::de::SeqAccess<'de>>(
-                self,
-                mut seq: A,
-            ) -> Result<CountedChecks, A::Error> {
-                let mut n = 0;
-                while seq.next_element::<serde::de::IgnoredAny>()?.is_some() {
-                    n += 1;
-                }
-                Ok(CountedChecks(n))
-            }
-        }
-        deserializer.deserialize_seq(Count)
-    }
-}
 
 /// Test counts read from a test gate's log or from the runner's own report.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -547,8 +540,13 @@ pub struct CheckResult {
     pub leaked: Vec<Leaked>,
     pub refused: Option<CompactString>,
     /// An `all-of`/`any-of` group's items, each with its own result (absent on other
-    /// kinds and in results written before groups recorded them).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    /// kinds and in results written before groups recorded them; `null` in a table's
+    /// row).
+    #[serde(
+        default,
+        skip_serializing_if = "Vec::is_empty",
+        deserialize_with = "empty_if_null"
+    )]
     pub items: Vec<ItemResult>,
     /// The tests the runner's own reports list (`reports:`; absent without them).
     #[serde(default, skip_serializing_if = "Option::is_none")]

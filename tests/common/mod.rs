@@ -6,6 +6,37 @@ use std::path::{Path, PathBuf};
 
 use assert_cmd::Command;
 
+/// Turns a partial result's table of checks (`{"columns": [...], "rows": [[...]]}`)
+/// into the list of the checks' objects, each field named beside its value: a field
+/// that an object leaves out when it has none (`cause`, `items`, `tests`, `sharded`)
+/// and that the row holds as `null` is left out. Anything else is left as it is.
+pub fn checks_as_objects(result: &mut serde_json::Value) {
+    let Some(table) = result.get("checks").and_then(|c| c.as_object()) else {
+        return;
+    };
+    let (Some(columns), Some(rows)) = (
+        table.get("columns").and_then(|c| c.as_array()),
+        table.get("rows").and_then(|r| r.as_array()),
+    ) else {
+        return;
+    };
+    let objects: Vec<serde_json::Value> = rows
+        .iter()
+        .map(|row| {
+            let mut object = serde_json::Map::new();
+            for (column, value) in columns.iter().zip(row.as_array().unwrap()) {
+                let column = column.as_str().unwrap();
+                let optional = ["cause", "items", "tests", "sharded"].contains(&column);
+                if !(optional && value.is_null()) {
+                    object.insert(column.to_owned(), value.clone());
+                }
+            }
+            serde_json::Value::Object(object)
+        })
+        .collect();
+    result["checks"] = serde_json::Value::Array(objects);
+}
+
 /// A throwaway project folder holding a manifest and whatever files a test adds.
 pub struct Project {
     pub dir: tempfile::TempDir,
@@ -46,7 +77,19 @@ impl Project {
     }
 
     /// Reads `relative` as JSON.
+    ///
+    /// A partial result's table of checks (format 3) is read as the list of the checks'
+    /// objects, as earlier formats wrote them (and as the tool reads them still), so a
+    /// test reads and edits a check by its fields' names: [`Project::raw_json`] reads
+    /// the file as it is.
     pub fn json(&self, relative: &str) -> serde_json::Value {
+        let mut value = self.raw_json(relative);
+        checks_as_objects(&mut value);
+        value
+    }
+
+    /// Reads `relative` as JSON, as it is.
+    pub fn raw_json(&self, relative: &str) -> serde_json::Value {
         serde_json::from_str(&self.read(relative)).expect("valid JSON")
     }
 
@@ -384,14 +427,18 @@ pub fn wait_until_gone(needle: &str) -> bool {
     true
 }
 
-/// The result of check `id` in the result file's JSON `result`.
-pub fn check_in<'a>(result: &'a serde_json::Value, id: &str) -> &'a serde_json::Value {
-    result["checks"]
+/// The result of check `id` in the result file's JSON `result` (its checks a list of
+/// objects or a table).
+pub fn check_in(result: &serde_json::Value, id: &str) -> serde_json::Value {
+    let mut objects = result.clone();
+    checks_as_objects(&mut objects);
+    objects["checks"]
         .as_array()
         .expect("a checks list")
         .iter()
         .find(|c| c["command_id"] == id)
         .unwrap_or_else(|| panic!("no result for {id} in {result}"))
+        .clone()
 }
 
 /// A check result with the given outcome and plain defaults: a required custom gate
