@@ -300,3 +300,35 @@ fn a_shards_table_out_of_shape_is_refused_when_first_counted() {
         assert_ne!(project.json("report.json")["verdict"], "VERIFIED");
     }
 }
+
+#[test]
+fn a_row_naming_another_environment_is_a_contradiction() {
+    let project = ran();
+    edit_table(&project, FILE, |t| {
+        let at = column(t, "environment");
+        t["rows"][0][at] = "mac".into();
+    });
+    let (code, stderr) = merge(&project, "out");
+    assert_eq!(code, 1, "{stderr}");
+    let report = project.json("report.json");
+    let unit = report["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["check"] == "unit")
+        .unwrap();
+    assert_eq!(unit["result"], "FAIL", "{report}");
+    let contradiction = report["contradictions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["check"] == "unit")
+        .unwrap();
+    assert!(
+        contradiction["reason"]
+            .as_str()
+            .unwrap()
+            .contains("it names environment `mac` in the result of `lin`"),
+        "{report}"
+    );
+}

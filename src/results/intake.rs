@@ -245,6 +245,15 @@ fn rederive_result(
             continue;
         }
         let mut contradictions = Vec::new();
+        // A check's result is its result's environment's: one naming another is a
+        // claim its file does not stand for.
+        if claimed.environment != result.environment {
+            contradictions.push(format!(
+                "it names environment `{}` in the result of `{}`",
+                claimed.environment.escape_debug(),
+                result.environment
+            ));
+        }
         if let Some(env) = env {
             // The slice it records must be the one its leg runs.
             let recorded = claimed.sharded.as_ref().and_then(|s| s.slice);

@@ -164,8 +164,8 @@ impl<'de> Take<'de> for Keep {
         checks: &mut Self::Checks,
     ) -> Result<bool, A::Error> {
         Ok(list
-            .next_element::<Box<CheckResult>>()?
-            .map(|check| checks.push(check))
+            .next_element_seed(Object)?
+            .map(|check| checks.push(Box::new(check)))
             .is_some())
     }
 
@@ -179,6 +179,36 @@ impl<'de> Take<'de> for Keep {
             .next_element_seed(Row { columns })?
             .map(|check| checks.push(Box::new(check)))
             .is_some())
+    }
+}
+
+/// One check of a list, read as its object only: a list of its values in the fields'
+/// order, which a derived reader would also take, is a third layout, with none of a
+/// table's rules, and is refused.
+struct Object;
+
+impl<'de> DeserializeSeed<'de> for Object {
+    type Value = CheckResult;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<CheckResult, D::Error> {
+        CheckResult::deserialize(AsMap(deserializer))
+    }
+}
+
+/// A reader asked for anything reads a map (an object) or refuses.
+struct AsMap<D>(D);
+
+impl<'de, D: Deserializer<'de>> Deserializer<'de> for AsMap<D> {
+    type Error = D::Error;
+
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, D::Error> {
+        self.0.deserialize_map(visitor)
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes
+        byte_buf option unit unit_struct newtype_struct seq tuple tuple_struct map struct
+        enum identifier ignored_any
     }
 }
 
@@ -197,7 +227,7 @@ impl<'de> Take<'de> for Count {
         list: &mut A,
         checks: &mut CountedChecks,
     ) -> Result<bool, A::Error> {
-        let more = list.next_element::<IgnoredAny>()?.is_some();
+        let more = list.next_element_seed(CountedObject)?.is_some();
         checks.0 += usize::from(more);
         Ok(more)
     }
@@ -384,6 +414,17 @@ impl<'de> Visitor<'de> for Row<'_> {
         // The check's reader stops at the last column: the row must end there too.
         cells.end()?;
         Ok(check)
+    }
+}
+
+/// A check of a list counted, passed over: an object, as [`Object`] reads it.
+struct CountedObject;
+
+impl<'de> DeserializeSeed<'de> for CountedObject {
+    type Value = ();
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        deserializer.deserialize_map(IgnoredAny).map(|_| ())
     }
 }
 
@@ -589,6 +630,37 @@ mod tests {
             assert!(read(table.clone()).is_err(), "{table}");
             assert!(count(table.clone()).is_err(), "{table}");
         }
+        // A check as the list of its values, with no columns, is no layout at all.
+        let positional = serde_json::json!([[
+            "a",
+            "linux",
+            "run",
+            "true",
+            ".",
+            true,
+            false,
+            "custom",
+            "PASS",
+            0,
+            0,
+            2,
+            null,
+            true,
+            null,
+            null,
+            null,
+            "passed",
+            null,
+            false,
+            1,
+            false,
+            false,
+            [],
+            null
+        ]]);
+        let said = read(positional.clone()).unwrap_err();
+        assert!(said.contains("invalid type: sequence, expected"), "{said}");
+        assert!(count(positional).is_err());
         // A list of objects, as format 2 wrote it, is read too.
         let listed = serde_json::json!([check("a"), check("b")]);
         assert_eq!(read(listed.clone()).unwrap().len(), 2);
