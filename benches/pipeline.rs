@@ -186,10 +186,14 @@ fn write_partials(root: &Path, envs: usize, checks: usize) -> PathBuf {
         }
         let mut copy = result.clone();
         copy["environment"] = name.as_str().into();
-        for check in copy["checks"].as_array_mut().unwrap() {
-            let id = check["command_id"].as_str().unwrap().to_owned();
-            check["environment"] = name.as_str().into();
-            check["log_path"] = format!("logs/{name}/{id}.log").into();
+        // The checks are a table (format 3): each value found by its column.
+        let columns = copy["checks"]["columns"].as_array().unwrap().clone();
+        let at = |field: &str| columns.iter().position(|c| c == field).unwrap();
+        let (id_at, env_at, log_at) = (at("command_id"), at("environment"), at("log_path"));
+        for row in copy["checks"]["rows"].as_array_mut().unwrap() {
+            let id = row[id_at].as_str().unwrap().to_owned();
+            row[env_at] = name.as_str().into();
+            row[log_at] = format!("logs/{name}/{id}.log").into();
         }
         let json = serde_json::to_string_pretty(&copy).unwrap();
         std::fs::write(folder.join(format!("verify-matrix-{name}.json")), json).unwrap();
