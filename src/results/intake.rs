@@ -251,7 +251,7 @@ fn rederive_result(
             contradictions.push(format!(
                 "it names environment `{}` in the result of `{}`",
                 claimed.environment.escape_debug(),
-                result.environment
+                result.environment.escape_debug()
             ));
         }
         if let Some(env) = env {

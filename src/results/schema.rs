@@ -4,6 +4,8 @@
 use compact_str::CompactString;
 use serde::{Deserialize, Serialize};
 
+use super::table::ChecksLayout;
+
 /// The version written by this build: 2 records the machine's facts (`runner`); 3
 /// writes `checks` as a table, each field's name once (see [`super::table`]).
 pub const FORMAT_VERSION: u32 = 3;
@@ -251,7 +253,6 @@ pub struct GitLabJob {
     pub commit: Option<String>,
 }
 
-use super::table::ChecksLayout;
 pub use crate::manifest::Shard;
 
 /// The partial result of one environment's run (`verify-matrix-<env>.json`).
