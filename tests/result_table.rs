@@ -64,6 +64,15 @@ fn column(table: &Value, column: &str) -> usize {
         .unwrap()
 }
 
+/// Takes `name` out of a table's columns, and its value out of every row.
+fn drop_column(table: &mut Value, name: &str) {
+    let at = column(table, name);
+    table["columns"].as_array_mut().unwrap().remove(at);
+    for row in table["rows"].as_array_mut().unwrap() {
+        row.as_array_mut().unwrap().remove(at);
+    }
+}
+
 #[test]
 fn run_writes_its_checks_as_a_table_that_reads_as_the_objects_did() {
     let project = ran();
@@ -120,24 +129,12 @@ fn a_table_edited_out_of_shape_is_refused_with_its_place() {
         ),
         (
             "a column left out, its values with it",
-            |t| {
-                let at = column(t, "status");
-                t["columns"].as_array_mut().unwrap().remove(at);
-                for row in t["rows"].as_array_mut().unwrap() {
-                    row.as_array_mut().unwrap().remove(at);
-                }
-            },
+            |t| drop_column(t, "status"),
             "the columns leave out the field `status`",
         ),
         (
             "an optional column left out",
-            |t| {
-                let at = column(t, "cause");
-                t["columns"].as_array_mut().unwrap().remove(at);
-                for row in t["rows"].as_array_mut().unwrap() {
-                    row.as_array_mut().unwrap().remove(at);
-                }
-            },
+            |t| drop_column(t, "cause"),
             "the columns leave out the field `cause`",
         ),
         (
