@@ -8,6 +8,7 @@
 //! row exactly as long as `columns`.
 
 use std::fmt;
+use std::marker::PhantomData;
 use std::sync::OnceLock;
 
 use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
@@ -96,7 +97,7 @@ impl ChecksLayout for Vec<Box<CheckResult>> {
     }
 
     fn read<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_any(Checks(Keep))
+        deserializer.deserialize_any(Checks::<Keep>(PhantomData))
     }
 }
 
@@ -106,7 +107,7 @@ impl ChecksLayout for CountedChecks {
     }
 
     fn read<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_any(Checks(Count))
+        deserializer.deserialize_any(Checks::<Count>(PhantomData))
     }
 }
 
@@ -128,23 +129,21 @@ fn row_of(check: &CheckResult) -> Result<Vec<serde_json::Value>, String> {
     }
 }
 
-/// What is made of each check read: the check, or a count of them.
+/// What is made of each check read: the check, or only a count of them (its values
+/// still read as JSON, and a row still held to its columns' number).
 trait Take<'de> {
     type Checks;
-    fn empty(&self, hint: Option<usize>) -> Self::Checks;
-    /// The next check of a list of objects into `checks`; `false` at the list's end.
-    fn next_object<A: SeqAccess<'de>>(
-        &self,
-        list: &mut A,
-        checks: &mut Self::Checks,
-    ) -> Result<bool, A::Error>;
-    /// The next row of a table into `checks`, read by `columns`; `false` at the end.
-    fn next_row<A: SeqAccess<'de>>(
-        &self,
-        rows: &mut A,
-        columns: &Columns,
-        checks: &mut Self::Checks,
-    ) -> Result<bool, A::Error>;
+    /// One check, as read.
+    type Check;
+    fn empty(hint: Option<usize>) -> Self::Checks;
+    fn add(checks: &mut Self::Checks, check: Self::Check);
+    /// A check of a list, read as its object only: a list of its values in the fields'
+    /// order, which a derived reader would also take, is a third layout, with none of a
+    /// table's rules, and is refused.
+    fn object<D: Deserializer<'de>>(deserializer: D) -> Result<Self::Check, D::Error>;
+    /// A check's row, read as the check whose object maps each column to the row's
+    /// value there.
+    fn row<A: SeqAccess<'de>>(cells: &mut Cells<'_, A>) -> Result<Self::Check, A::Error>;
 }
 
 /// Every check kept.
@@ -152,46 +151,50 @@ struct Keep;
 
 impl<'de> Take<'de> for Keep {
     type Checks = Vec<Box<CheckResult>>;
+    type Check = CheckResult;
 
-    fn empty(&self, hint: Option<usize>) -> Self::Checks {
+    fn empty(hint: Option<usize>) -> Self::Checks {
         // A hint is what the file claims: it sizes nothing beyond a bound.
         Vec::with_capacity(hint.unwrap_or(0).min(4096))
     }
 
-    fn next_object<A: SeqAccess<'de>>(
-        &self,
-        list: &mut A,
-        checks: &mut Self::Checks,
-    ) -> Result<bool, A::Error> {
-        Ok(list
-            .next_element_seed(Object)?
-            .map(|check| checks.push(Box::new(check)))
-            .is_some())
+    fn add(checks: &mut Self::Checks, check: CheckResult) {
+        checks.push(Box::new(check));
     }
 
-    fn next_row<A: SeqAccess<'de>>(
-        &self,
-        rows: &mut A,
-        columns: &Columns,
-        checks: &mut Self::Checks,
-    ) -> Result<bool, A::Error> {
-        Ok(rows
-            .next_element_seed(Row { columns })?
-            .map(|check| checks.push(Box::new(check)))
-            .is_some())
+    fn object<D: Deserializer<'de>>(deserializer: D) -> Result<CheckResult, D::Error> {
+        CheckResult::deserialize(AsMap(deserializer))
+    }
+
+    fn row<A: SeqAccess<'de>>(cells: &mut Cells<'_, A>) -> Result<CheckResult, A::Error> {
+        CheckResult::deserialize(de::value::MapAccessDeserializer::new(cells))
     }
 }
 
-/// One check of a list, read as its object only: a list of its values in the fields'
-/// order, which a derived reader would also take, is a third layout, with none of a
-/// table's rules, and is refused.
-struct Object;
+/// Only how many checks there are.
+struct Count;
 
-impl<'de> DeserializeSeed<'de> for Object {
-    type Value = CheckResult;
+impl<'de> Take<'de> for Count {
+    type Checks = CountedChecks;
+    type Check = ();
 
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<CheckResult, D::Error> {
-        CheckResult::deserialize(AsMap(deserializer))
+    fn empty(_: Option<usize>) -> CountedChecks {
+        CountedChecks(0)
+    }
+
+    fn add(checks: &mut CountedChecks, (): ()) {
+        checks.0 += 1;
+    }
+
+    fn object<D: Deserializer<'de>>(deserializer: D) -> Result<(), D::Error> {
+        deserializer.deserialize_map(IgnoredAny).map(|_| ())
+    }
+
+    fn row<A: SeqAccess<'de>>(cells: &mut Cells<'_, A>) -> Result<(), A::Error> {
+        while cells.next_key::<IgnoredAny>()?.is_some() {
+            cells.next_value::<IgnoredAny>()?;
+        }
+        Ok(())
     }
 }
 
@@ -212,40 +215,8 @@ impl<'de, D: Deserializer<'de>> Deserializer<'de> for AsMap<D> {
     }
 }
 
-/// Only how many checks there are. A counted row is still held to its columns' number.
-struct Count;
-
-impl<'de> Take<'de> for Count {
-    type Checks = CountedChecks;
-
-    fn empty(&self, _: Option<usize>) -> CountedChecks {
-        CountedChecks(0)
-    }
-
-    fn next_object<A: SeqAccess<'de>>(
-        &self,
-        list: &mut A,
-        checks: &mut CountedChecks,
-    ) -> Result<bool, A::Error> {
-        let more = list.next_element_seed(CountedObject)?.is_some();
-        checks.0 += usize::from(more);
-        Ok(more)
-    }
-
-    fn next_row<A: SeqAccess<'de>>(
-        &self,
-        rows: &mut A,
-        columns: &Columns,
-        checks: &mut CountedChecks,
-    ) -> Result<bool, A::Error> {
-        let more = rows.next_element_seed(CountedRow { columns })?.is_some();
-        checks.0 += usize::from(more);
-        Ok(more)
-    }
-}
-
 /// The reader of a result's `checks`, in either layout.
-struct Checks<T>(T);
+struct Checks<T>(PhantomData<T>);
 
 impl<'de, T: Take<'de>> Visitor<'de> for Checks<T> {
     type Value = T::Checks;
@@ -255,8 +226,10 @@ impl<'de, T: Take<'de>> Visitor<'de> for Checks<T> {
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut list: A) -> Result<T::Checks, A::Error> {
-        let mut checks = self.0.empty(list.size_hint());
-        while self.0.next_object(&mut list, &mut checks)? {}
+        let mut checks = T::empty(list.size_hint());
+        while let Some(check) = list.next_element_seed(Object::<T>(PhantomData))? {
+            T::add(&mut checks, check);
+        }
         Ok(checks)
     }
 
@@ -278,8 +251,8 @@ impl<'de, T: Take<'de>> Visitor<'de> for Checks<T> {
             Some(TableKey::Columns) => return Err(de::Error::duplicate_field(COLUMNS)),
             None => return Err(de::Error::missing_field(ROWS)),
         }
-        let checks = table.next_value_seed(Rows {
-            take: self.0,
+        let checks = table.next_value_seed(Rows::<T> {
+            take: PhantomData,
             columns: &columns,
         })?;
         match table.next_key::<TableKey>()? {
@@ -356,9 +329,9 @@ impl<'de> Deserialize<'de> for Columns {
     }
 }
 
-/// A table's `rows`, each read by the columns into what `take` makes of it.
+/// A table's `rows`, each read by the columns into what `T` makes of it.
 struct Rows<'c, T> {
-    take: T,
+    take: PhantomData<T>,
     columns: &'c Columns,
 }
 
@@ -378,86 +351,60 @@ impl<'de, T: Take<'de>> Visitor<'de> for Rows<'_, T> {
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut rows: A) -> Result<T::Checks, A::Error> {
-        let mut checks = self.take.empty(rows.size_hint());
-        while self.take.next_row(&mut rows, self.columns, &mut checks)? {}
+        let mut checks = T::empty(rows.size_hint());
+        let row = || Row::<T> {
+            take: PhantomData,
+            columns: self.columns,
+        };
+        while let Some(check) = rows.next_element_seed(row())? {
+            T::add(&mut checks, check);
+        }
         Ok(checks)
     }
 }
 
-/// One row, read as the check whose object maps each column to the row's value there.
-struct Row<'c> {
+/// A check of a list, read by `T` as its object.
+struct Object<T>(PhantomData<T>);
+
+impl<'de, T: Take<'de>> DeserializeSeed<'de> for Object<T> {
+    type Value = T::Check;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<T::Check, D::Error> {
+        T::object(deserializer)
+    }
+}
+
+/// One row, read by `T` through its columns.
+struct Row<'c, T> {
+    take: PhantomData<T>,
     columns: &'c Columns,
 }
 
-impl<'de> DeserializeSeed<'de> for Row<'_> {
-    type Value = CheckResult;
+impl<'de, T: Take<'de>> DeserializeSeed<'de> for Row<'_, T> {
+    type Value = T::Check;
 
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<CheckResult, D::Error> {
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<T::Check, D::Error> {
         deserializer.deserialize_seq(self)
     }
 }
 
-impl<'de> Visitor<'de> for Row<'_> {
-    type Value = CheckResult;
+impl<'de, T: Take<'de>> Visitor<'de> for Row<'_, T> {
+    type Value = T::Check;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("a check's row: a list of its fields' values")
     }
 
-    fn visit_seq<A: SeqAccess<'de>>(self, values: A) -> Result<CheckResult, A::Error> {
+    fn visit_seq<A: SeqAccess<'de>>(self, values: A) -> Result<T::Check, A::Error> {
         let mut cells = Cells {
             columns: &self.columns.0,
             at: 0,
             values,
         };
-        let check = CheckResult::deserialize(de::value::MapAccessDeserializer::new(&mut cells))?;
-        // The check's reader stops at the last column: the row must end there too.
+        let check = T::row(&mut cells)?;
+        // A check's reader stops at the last column: the row must end there too.
         cells.end()?;
         Ok(check)
-    }
-}
-
-/// A check of a list counted, passed over: an object, as [`Object`] reads it.
-struct CountedObject;
-
-impl<'de> DeserializeSeed<'de> for CountedObject {
-    type Value = ();
-
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
-        deserializer.deserialize_map(IgnoredAny).map(|_| ())
-    }
-}
-
-/// A row counted, its values passed over: as many as there are columns.
-struct CountedRow<'c> {
-    columns: &'c Columns,
-}
-
-impl<'de> DeserializeSeed<'de> for CountedRow<'_> {
-    type Value = ();
-
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
-        deserializer.deserialize_seq(self)
-    }
-}
-
-impl<'de> Visitor<'de> for CountedRow<'_> {
-    type Value = ();
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a check's row: a list of its fields' values")
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, values: A) -> Result<(), A::Error> {
-        let mut cells = Cells {
-            columns: &self.columns.0,
-            at: 0,
-            values,
-        };
-        while cells.next_key::<IgnoredAny>()?.is_some() {
-            cells.next_value::<IgnoredAny>()?;
-        }
-        cells.end()
     }
 }
 
