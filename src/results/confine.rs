@@ -12,6 +12,7 @@
 use std::collections::HashMap;
 use std::ffi::{OsStr, OsString};
 use std::path::{Component, Path, PathBuf};
+use std::sync::Arc;
 
 /// What a folder listing says an entry is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -31,11 +32,21 @@ pub struct Confined {
     /// for `dir` itself); `None` when the folder could not be listed. The names are an
     /// artifact's, so they are hashed with the standard library's keyed hash: names
     /// made to collide cannot make a listing slow.
-    listings: HashMap<PathBuf, Option<HashMap<OsString, Entry>>>,
+    listings: HashMap<PathBuf, Option<Arc<Listing>>>,
     /// The key of the folder being looked in, rebuilt for each path in one buffer: a
     /// matrix's thousands of logs are looked up with no allocation each.
     at: PathBuf,
+    /// The text before the last `/` of the last path whose every folder was a plain
+    /// one listed, and that folder's key: the next path with the same text before its
+    /// last `/` is in the same folder (the same text is the same components), and
+    /// only its name is looked up.
+    last: Option<(String, Arc<Listing>)>,
+    /// The listing the last name was found in by [`Confined::listed`].
+    found_in: Option<Arc<Listing>>,
 }
+
+/// A folder's entries by name.
+type Listing = HashMap<OsString, Entry>;
 
 impl Confined {
     /// The folder `dir`.
@@ -45,6 +56,8 @@ impl Confined {
             canonical: std::fs::canonicalize(dir).ok(),
             listings: HashMap::new(),
             at: PathBuf::new(),
+            last: None,
+            found_in: None,
         }
     }
 
@@ -56,6 +69,16 @@ impl Confined {
     /// Whether `relative` (a log path as a result file names it) is a plain relative
     /// path that resolves to something inside the folder.
     pub fn contains(&mut self, relative: &str) -> bool {
+        // A result's logs are mostly in one folder: the next log of the last one's
+        // folder is a plain file of its listing, or is looked at whole.
+        if let Some((folder, name)) = relative.rsplit_once('/')
+            && plain_name(name)
+            && let Some((last, listing)) = &self.last
+            && last == folder
+            && listing.get(OsStr::new(name)) == Some(&Entry::File)
+        {
+            return true;
+        }
         let path = Path::new(relative);
         let plain = !relative.is_empty()
             && path
@@ -64,7 +87,18 @@ impl Confined {
         if !plain || self.canonical.is_none() {
             return false;
         }
-        match self.listed(path) {
+        let listed = self.listed(path);
+        if listed == Some(true)
+            && let Some((folder, name)) = relative.rsplit_once('/')
+            && plain_name(name)
+            && self.last.as_ref().is_none_or(|(last, _)| last != folder)
+            && let Some(listing) = self.found_in.take()
+        {
+            // The folder `listed` found the name in, every folder on its way plain:
+            // the same text before a name is the same folder.
+            self.last = Some((folder.to_owned(), listing));
+        }
+        match listed {
             Some(inside) => inside,
             None => self.resolves_inside(path),
         }
@@ -100,12 +134,16 @@ impl Confined {
     /// What the listing of `folder` (relative to the root) says `name` is.
     fn entry(&mut self, folder: &Path, name: &OsStr) -> Option<Entry> {
         // Looked up before any key is made: a matrix's logs are a few folders' files.
-        if let Some(listing) = self.listings.get(folder) {
-            return listing.as_ref()?.get(name).copied();
-        }
-        let listing = list(&self.dir.join(folder));
-        let entry = listing.as_ref().and_then(|l| l.get(name).copied());
-        self.listings.insert(folder.to_path_buf(), listing);
+        let listing = match self.listings.get(folder) {
+            Some(listing) => listing.clone(),
+            None => {
+                let listing = list(&self.dir.join(folder)).map(Arc::new);
+                self.listings.insert(folder.to_path_buf(), listing.clone());
+                listing
+            }
+        }?;
+        let entry = listing.get(name).copied();
+        self.found_in = Some(listing);
         entry
     }
 
@@ -117,8 +155,14 @@ impl Confined {
     }
 }
 
+/// A name that is one plain component wherever it stands after a `/`: not empty, not
+/// `.` or `..`, and holding no other separator (`\\` is one on Windows).
+fn plain_name(name: &str) -> bool {
+    !matches!(name, "" | "." | "..") && !name.contains('\\')
+}
+
 /// A folder's entries with their types as the listing gives them (no `stat` per entry).
-fn list(folder: &Path) -> Option<HashMap<OsString, Entry>> {
+fn list(folder: &Path) -> Option<Listing> {
     let entries = std::fs::read_dir(folder).ok()?;
     let mut listing = HashMap::new();
     for entry in entries {
@@ -177,5 +221,43 @@ mod tests {
             assert!(confined.contains("up/art/inner/y.log"), "out and back in");
         }
         assert!(!Confined::new(&tmp.path().join("nowhere")).contains("x.log"));
+    }
+
+    /// After a plain file, the next name of the same folder is looked up in its
+    /// listing alone; anything but a plain file there is answered the whole way.
+    #[test]
+    fn the_folder_of_the_last_log_answers_only_for_its_plain_files() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().join("art");
+        std::fs::create_dir_all(root.join("logs/a/sub")).unwrap();
+        std::fs::write(root.join("logs/a/x.log"), "x").unwrap();
+        std::fs::write(root.join("logs/a/y.log"), "y").unwrap();
+        std::fs::write(tmp.path().join("secret.txt"), "s").unwrap();
+        #[cfg(unix)]
+        std::os::unix::fs::symlink(tmp.path().join("secret.txt"), root.join("logs/a/out.log"))
+            .unwrap();
+        let mut confined = Confined::new(&root);
+        assert!(confined.contains("logs/a/x.log"));
+        assert!(confined.last.as_ref().is_some_and(|(f, _)| f == "logs/a"));
+        assert!(confined.contains("logs/a/y.log"));
+        for outside in [
+            "logs/a/..",
+            "logs/a/missing.log",
+            "logs/a/../../../secret.txt",
+        ] {
+            assert!(!confined.contains(outside), "{outside}");
+        }
+        for folder in ["logs/a/.", "logs/a/", "logs/a/sub"] {
+            assert!(
+                confined.contains(folder),
+                "a folder inside, resolved whole: {folder}"
+            );
+        }
+        #[cfg(unix)]
+        assert!(!confined.contains("logs/a/out.log"), "a link leading out");
+        // Written after the folder was listed: found the exact way.
+        std::fs::write(root.join("logs/a/z.log"), "z").unwrap();
+        assert!(confined.contains("logs/a/z.log"));
+        assert!(confined.contains("logs/a/x.log"));
     }
 }
