@@ -378,3 +378,34 @@ fn malformed_facts_are_unknown_never_an_error() {
         "{here}"
     );
 }
+
+/// The machine's facts written as a bare list of their values, in the fields' order (a
+/// layout serde's derived reader takes for a struct, and nothing writes): unknown, as
+/// any other malformed facts are, never read as the machine they list.
+#[test]
+fn facts_given_as_a_list_of_their_values_are_unknown() {
+    let project = Project::new(&format!(
+        "version: 1\nenvironments:\n  - {{ name: here, detect: {{ os: {HERE} }} }}\nchecks:\n  - {{ id: hello, run: \"true\" }}\n"
+    ));
+    project.run_env("here", "results/here");
+    let path = "results/here/verify-matrix-here.json";
+    let mut result = project.json(path);
+    let facts = result["runner"].clone();
+    result["runner"] = serde_json::json!([facts["os"], facts["arch"], facts["hostname"]]);
+    project.write(path, &result.to_string());
+    let out = project
+        .std_cmd()
+        .args(["merge", "--out", "report.json", "results"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(3), "{out:?}");
+    let report = project.json("report.json");
+    assert_ne!(report["verdict"], "VERIFIED", "{report}");
+    assert!(
+        report["places"][0]["mismatch"]
+            .as_str()
+            .unwrap()
+            .ends_with("; the results' machine is an unknown OS"),
+        "{report}"
+    );
+}

@@ -329,3 +329,81 @@ fn a_row_naming_another_environment_is_a_contradiction() {
         "{report}"
     );
 }
+
+/// A record inside a check (its test counts, its shards' facts) given as a bare list of
+/// its values, the layout serde's derived readers take besides an object: refused in a
+/// table's row and in a list of objects alike, naming the place (exit 4, no report).
+#[test]
+fn a_record_given_as_a_list_of_its_values_is_refused_at_any_depth() {
+    type Edit = fn(&mut Value);
+    let cases: [(&str, Edit, &str); 3] = [
+        (
+            "test counts as a list, in a row",
+            |r| {
+                let at = column(&r["checks"], "test_counts");
+                r["checks"]["rows"][0][at] = json!([5, 0, 0, "libtest", 0, 0]);
+            },
+            "at `checks.rows[0][15]`",
+        ),
+        (
+            "the shards' facts as a list, in a row",
+            |r| {
+                let at = column(&r["checks"], "sharded");
+                r["checks"]["rows"][1][at] = json!([null, null, [], [], 0]);
+            },
+            "at `checks.rows[1][27]`",
+        ),
+        (
+            "test counts as a list, in a list of objects",
+            |r| {
+                common::checks_as_objects(r);
+                r["checks"][0]["test_counts"] = json!([5, 0, 0, "libtest", 0, 0]);
+            },
+            "at `checks[0].test_counts`",
+        ),
+    ];
+    for (what, edit, says) in cases {
+        let project = ran();
+        let mut raw = project.raw_json(FILE);
+        edit(&mut raw);
+        project.write(FILE, &raw.to_string());
+        let (code, stderr) = merge(&project, "out");
+        assert_eq!(code, 4, "{what}: {stderr}");
+        assert!(
+            stderr.contains(says) && stderr.contains("invalid type: sequence"),
+            "{what}: {stderr}"
+        );
+        assert!(
+            stderr.contains("verify-matrix-lin.json"),
+            "{what}: {stderr}"
+        );
+        assert!(
+            !project.path().join("report.json").exists(),
+            "{what}: a report was written"
+        );
+    }
+}
+
+/// A report (§3) is read the same way: a record in a row given as a list of its values
+/// is refused where the report is read (`render`), naming the place.
+#[test]
+fn a_reports_record_given_as_a_list_of_its_values_is_refused() {
+    let project = ran();
+    let (code, stderr) = merge(&project, "out");
+    assert_eq!(code, 1, "{stderr}");
+    let mut report = project.raw_json("report.json");
+    report["rows"][0]["detail"]["test_counts"] = json!([5, 0, 0, "libtest", 0, 0]);
+    project.write("edited.json", &report.to_string());
+    let out = project
+        .std_cmd()
+        .args(["render", "edited.json"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(4), "{stderr}");
+    assert!(
+        stderr.contains("edited.json")
+            && stderr.contains("at `rows[0].detail.test_counts`: invalid type: sequence"),
+        "{stderr}"
+    );
+}

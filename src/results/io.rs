@@ -265,11 +265,12 @@ impl Probe {
         check_version(path, self.format_version.as_ref(), accepted)?;
         // The plain parse is the fast one; only a document that fails it is parsed
         // again, tracking where, for the message.
-        serde_json::from_slice(bytes).or_else(|_| {
-            let mut de = serde_json::Deserializer::from_slice(bytes);
-            serde_path_to_error::deserialize(&mut de).map_err(|e| ResultFileError::Invalid {
+        // Every record from an object (`objects`): a bare list of a record's values is
+        // refused at any depth.
+        super::objects::from_slice(bytes).or_else(|_| {
+            super::objects::from_slice_at(bytes).map_err(|e| ResultFileError::Invalid {
                 path: path.to_path_buf(),
-                message: format!("at `{}`: {}", e.path(), e.inner()),
+                message: e.to_string(),
             })
         })
     }
@@ -340,7 +341,7 @@ impl Report {
         let fast = super::stream::read_report(open()?, threads);
         let read = match fast {
             Some(report) => Ok(report),
-            None => serde_json::from_reader(open()?),
+            None => super::objects::from_reader(open()?),
         };
         let mut report: Report = match read {
             Ok(report) => report,
@@ -361,13 +362,10 @@ impl Report {
                     });
                 }
                 check_version(path, probe.format_version.as_ref(), &accepted)?;
-                let mut de = serde_json::Deserializer::from_reader(open()?);
-                return Err(
-                    match serde_path_to_error::deserialize::<_, Report>(&mut de) {
-                        Err(e) => invalid(format!("at `{}`: {}", e.path(), e.inner())),
-                        Ok(_) => invalid("changed while it was read".to_owned()),
-                    },
-                );
+                return Err(match super::objects::from_reader_at::<Report>(open()?) {
+                    Err(e) => invalid(e.to_string()),
+                    Ok(_) => invalid("changed while it was read".to_owned()),
+                });
             }
         };
         check_version(

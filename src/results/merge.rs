@@ -14,6 +14,7 @@ use crate::manifest::{self, Manifest, ManifestError};
 use super::confine::Confined;
 use super::io::{Probe, ResultFileError, read_bounded};
 use super::journal;
+use super::objects;
 use super::schema::{CountedChecks, ItemResult, PartialResult, PartialResultOf, READ_VERSIONS};
 use compact_str::CompactString;
 
@@ -325,7 +326,7 @@ fn named_as_shard(file: &Path) -> bool {
 /// (not a shard, another version, malformed, or with a journal to replay), which the
 /// whole reading then sorts out and words.
 fn held_facts(file: &Path, report_dir: &Path, bytes: &[u8]) -> Option<PartialResult> {
-    let facts: PartialResultOf<CountedChecks> = serde_json::from_slice(bytes).ok()?;
+    let facts: PartialResultOf<CountedChecks> = objects::from_slice(bytes).ok()?;
     // A GitLab job's result is read whole: its job's status is checked against whether
     // every check passed.
     if !READ_VERSIONS.contains(&facts.format_version)
@@ -388,7 +389,7 @@ fn read_one(file: &Path, report_dir: &Path, reading: Reading) -> Result<OneRead,
         };
         return Ok((Some(loaded), notes, None));
     }
-    let mut result = match serde_json::from_slice::<PartialResult>(&bytes) {
+    let mut result = match objects::from_slice::<PartialResult>(&bytes) {
         // The common case, in one pass: a partial result of the version this build writes.
         Ok(result) if READ_VERSIONS.contains(&result.format_version) => result,
         // Anything else is probed first, for the right note or error.

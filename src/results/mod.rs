@@ -11,6 +11,7 @@ pub mod jobs;
 pub mod journal;
 pub mod logs;
 pub mod merge;
+pub(crate) mod objects;
 pub mod quarantine;
 pub mod report;
 pub mod schema;

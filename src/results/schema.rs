@@ -192,7 +192,9 @@ fn empty_if_null<'de, D: serde::Deserializer<'de>, T: Deserialize<'de>>(
 /// A result's `runner`, or unknown facts when it is not one.
 fn facts_or_unknown<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Runner, D::Error> {
     let value = serde_json::Value::deserialize(deserializer)?;
-    Ok(serde_json::from_value(value).unwrap_or_default())
+    // Facts given as anything but objects (a bare list of a record's values) are
+    // malformed too.
+    Ok(Runner::deserialize(super::objects::Objects(value)).unwrap_or_default())
 }
 
 /// What a GitHub Actions runner says of itself (its `RUNNER_*` and image variables).

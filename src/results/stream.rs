@@ -58,7 +58,7 @@ pub(crate) fn read_report(input: impl Read, threads: usize) -> Option<Report> {
         let mut chunks: Vec<(usize, Option<Vec<Row>>)> = parsed.iter().collect();
         let others = others?;
         chunks.sort_by_key(|(index, _)| *index);
-        let mut report: Report = serde_json::from_slice(&others).ok()?;
+        let mut report: Report = super::objects::from_slice(&others).ok()?;
         let total = chunks
             .iter()
             .map(|(_, rows)| rows.as_ref().map_or(0, Vec::len))
@@ -75,7 +75,7 @@ fn parse_batch(batch: &Batch) -> Option<Vec<Row>> {
     let mut rows = Vec::with_capacity(batch.ends.len());
     let mut start = 0;
     for &end in &batch.ends {
-        rows.push(serde_json::from_slice(&batch.bytes[start..end]).ok()?);
+        rows.push(super::objects::from_slice(&batch.bytes[start..end]).ok()?);
         start = end;
     }
     Some(rows)
