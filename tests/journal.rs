@@ -146,6 +146,20 @@ fn a_line_cut_short_is_passed_over_and_a_forged_one_refused() {
         .assert()
         .code(4)
         .stderr(predicate::str::contains("line 3"));
+
+    // A line whose record inside is a bare list of its values: refused like the rest.
+    let mut listed: Value = serde_json::from_str(journal.lines().next().unwrap()).unwrap();
+    listed["test_counts"] = serde_json::json!([1, 0, 0, "libtest", 0, 0]);
+    project.write(JOURNAL, &format!("{listed}\n"));
+    project
+        .cmd()
+        .args(["merge", RESULTS])
+        .assert()
+        .code(4)
+        .stderr(
+            predicate::str::contains("line 1")
+                .and(predicate::str::contains("invalid type: sequence")),
+        );
 }
 
 /// A run of 10,000 checks finishes with every one of them in its result file and every

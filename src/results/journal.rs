@@ -99,7 +99,7 @@ pub fn replay(result_path: &Path, partial: &mut PartialResult) -> Result<usize, 
             break;
         }
         let result: CheckResult =
-            serde_json::from_slice(line).map_err(|e| invalid(index + 1, e.to_string()))?;
+            super::objects::from_slice(line).map_err(|e| invalid(index + 1, e.to_string()))?;
         if result.environment != partial.environment {
             return Err(invalid(
                 index + 1,
