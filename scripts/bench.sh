@@ -299,11 +299,14 @@ for f in glob.glob({sys.argv[1] + '/*/verify-matrix-*.json'!r}):
     with open(f) as fh:
         json.load(fh)""")
 PY
+# The interpreter itself, not a version manager's shim (pyenv's costs more than the
+# parse): the baseline is Python reading the files, nothing else.
+python=$(python3 -c 'import sys; print(sys.executable)')
 # From this folder (the project's own), so the data set's manifest is named.
 floor_merge=("$bin" -q merge --manifest "$work/wide/verify-matrix.yml" --out "$work/wide/report.json" --format markdown "$work/wide/artifacts")
 judged "${floor_merge[@]}"
 hyperfine $runs -N -i --export-json "$work/floor.json" --export-markdown "$work/floor.md" \
-    -n "python3 json.load of the $envs files (the floor: parsing them)" "python3 $work/jsonload.py" \
+    -n "python3 json.load of the $envs files (the floor: parsing them)" "$python $work/jsonload.py" \
     -n "merge + render markdown" "${floor_merge[*]}" >/dev/null
 cat "$work/floor.md"
 ratio "$work/floor.json" "merge + render / json.load" " (budget 1.0)"
