@@ -190,6 +190,18 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for Wrap<V> {
         self.0.visit_bool(v)
     }
 
+    fn visit_i8<E: serde::de::Error>(self, v: i8) -> Result<V::Value, E> {
+        self.0.visit_i8(v)
+    }
+
+    fn visit_i16<E: serde::de::Error>(self, v: i16) -> Result<V::Value, E> {
+        self.0.visit_i16(v)
+    }
+
+    fn visit_i32<E: serde::de::Error>(self, v: i32) -> Result<V::Value, E> {
+        self.0.visit_i32(v)
+    }
+
     fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<V::Value, E> {
         self.0.visit_i64(v)
     }
@@ -198,12 +210,28 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for Wrap<V> {
         self.0.visit_i128(v)
     }
 
+    fn visit_u8<E: serde::de::Error>(self, v: u8) -> Result<V::Value, E> {
+        self.0.visit_u8(v)
+    }
+
+    fn visit_u16<E: serde::de::Error>(self, v: u16) -> Result<V::Value, E> {
+        self.0.visit_u16(v)
+    }
+
+    fn visit_u32<E: serde::de::Error>(self, v: u32) -> Result<V::Value, E> {
+        self.0.visit_u32(v)
+    }
+
     fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<V::Value, E> {
         self.0.visit_u64(v)
     }
 
     fn visit_u128<E: serde::de::Error>(self, v: u128) -> Result<V::Value, E> {
         self.0.visit_u128(v)
+    }
+
+    fn visit_f32<E: serde::de::Error>(self, v: f32) -> Result<V::Value, E> {
+        self.0.visit_f32(v)
     }
 
     fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<V::Value, E> {
