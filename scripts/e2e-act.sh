@@ -139,10 +139,14 @@ JSON
     status=0
     (
         cd "${E2E_REPO:-$work/repo}"
+        # One job at a time: act 0.2.89 reads its local-repository cache from two jobs
+        # at once without a lock, which can end it (Go's fatal "concurrent map read and
+        # map write") whatever the workflow does.
         PATH=$path_without_tool act "$event" \
             -W "${E2E_WORKFLOW:-.github/workflows/ci.yml}" -j "${E2E_JOB:-verify-report}" \
             -e "$work/event.json" \
             -P ubuntu-latest=-self-hosted \
+            --concurrent-jobs 1 \
             --local-repository "actions/checkout@v5=$stand/checkout" \
             --local-repository "dtolnay/rust-toolchain@stable=$stand/rust-toolchain" \
             --local-repository "actions/upload-artifact@v6=$stand/upload-artifact" \
