@@ -41,8 +41,6 @@ pub struct Confined {
     /// last `/` is in the same folder (the same text is the same components), and
     /// only its name is looked up.
     last: Option<(String, Arc<Listing>)>,
-    /// The listing the last name was found in by [`Confined::listed`].
-    found_in: Option<Arc<Listing>>,
 }
 
 /// A folder's entries by name.
@@ -57,7 +55,6 @@ impl Confined {
             listings: HashMap::new(),
             at: PathBuf::new(),
             last: None,
-            found_in: None,
         }
     }
 
@@ -87,26 +84,24 @@ impl Confined {
         if !plain || self.canonical.is_none() {
             return false;
         }
-        let listed = self.listed(path);
-        if listed == Some(true)
-            && let Some((folder, name)) = relative.rsplit_once('/')
+        let Some(listing) = self.listed(path) else {
+            return self.resolves_inside(path);
+        };
+        if let Some((folder, name)) = relative.rsplit_once('/')
             && plain_name(name)
             && self.last.as_ref().is_none_or(|(last, _)| last != folder)
-            && let Some(listing) = self.found_in.take()
         {
             // The folder `listed` found the name in, every folder on its way plain:
             // the same text before a name is the same folder.
             self.last = Some((folder.to_owned(), listing));
         }
-        match listed {
-            Some(inside) => inside,
-            None => self.resolves_inside(path),
-        }
+        true
     }
 
-    /// The answer from listings alone: `Some(true)` for a plain file reached through
-    /// plain folders, `None` when only an exact resolution can tell.
-    fn listed(&mut self, path: &Path) -> Option<bool> {
+    /// The listing of the folder holding `path` when `path` is a plain file reached
+    /// through plain folders (inside by construction); `None` when only an exact
+    /// resolution can tell.
+    fn listed(&mut self, path: &Path) -> Option<Arc<Listing>> {
         let mut at = std::mem::take(&mut self.at);
         at.clear();
         let mut names = path.components().filter_map(|c| match c {
@@ -115,36 +110,32 @@ impl Confined {
         });
         let mut name = names.next()?;
         let answer = loop {
-            let Some(entry) = self.entry(&at, name) else {
+            let Some(listing) = self.listing(&at) else {
                 break None;
             };
-            match names.next() {
-                None => break (entry == Entry::File).then_some(true),
-                Some(_) if entry != Entry::Folder => break None,
-                Some(next) => {
+            match (listing.get(name), names.next()) {
+                (Some(Entry::File), None) => break Some(listing),
+                (Some(Entry::Folder), Some(next)) => {
                     at.push(name);
                     name = next;
                 }
+                _ => break None,
             }
         };
         self.at = at;
         answer
     }
 
-    /// What the listing of `folder` (relative to the root) says `name` is.
-    fn entry(&mut self, folder: &Path, name: &OsStr) -> Option<Entry> {
+    /// The listing of `folder` (relative to the root), read the first time it is asked
+    /// for; `None` when it could not be listed.
+    fn listing(&mut self, folder: &Path) -> Option<Arc<Listing>> {
         // Looked up before any key is made: a matrix's logs are a few folders' files.
-        let listing = match self.listings.get(folder) {
-            Some(listing) => listing.clone(),
-            None => {
-                let listing = list(&self.dir.join(folder)).map(Arc::new);
-                self.listings.insert(folder.to_path_buf(), listing.clone());
-                listing
-            }
-        }?;
-        let entry = listing.get(name).copied();
-        self.found_in = Some(listing);
-        entry
+        if let Some(listing) = self.listings.get(folder) {
+            return listing.clone();
+        }
+        let listing = list(&self.dir.join(folder)).map(Arc::new);
+        self.listings.insert(folder.to_path_buf(), listing.clone());
+        listing
     }
 
     /// The exact answer: the path resolved, links followed, and compared with the root.
