@@ -179,6 +179,17 @@ impl<'de, D: Deserializer<'de>> Deserializer<'de> for Objects<D> {
     }
 }
 
+/// A visitor's method for a value it is handed as it is: passed on as it came.
+macro_rules! visit {
+    ($($method:ident: $type:ty),* $(,)?) => {
+        $(
+            fn $method<E: serde::de::Error>(self, v: $type) -> Result<V::Value, E> {
+                self.0.$method(v)
+            }
+        )*
+    };
+}
+
 impl<'de, V: Visitor<'de>> Visitor<'de> for Wrap<V> {
     type Value = V::Value;
 
@@ -186,85 +197,28 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for Wrap<V> {
         self.0.expecting(f)
     }
 
-    fn visit_bool<E: serde::de::Error>(self, v: bool) -> Result<V::Value, E> {
-        self.0.visit_bool(v)
-    }
-
-    fn visit_i8<E: serde::de::Error>(self, v: i8) -> Result<V::Value, E> {
-        self.0.visit_i8(v)
-    }
-
-    fn visit_i16<E: serde::de::Error>(self, v: i16) -> Result<V::Value, E> {
-        self.0.visit_i16(v)
-    }
-
-    fn visit_i32<E: serde::de::Error>(self, v: i32) -> Result<V::Value, E> {
-        self.0.visit_i32(v)
-    }
-
-    fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<V::Value, E> {
-        self.0.visit_i64(v)
-    }
-
-    fn visit_i128<E: serde::de::Error>(self, v: i128) -> Result<V::Value, E> {
-        self.0.visit_i128(v)
-    }
-
-    fn visit_u8<E: serde::de::Error>(self, v: u8) -> Result<V::Value, E> {
-        self.0.visit_u8(v)
-    }
-
-    fn visit_u16<E: serde::de::Error>(self, v: u16) -> Result<V::Value, E> {
-        self.0.visit_u16(v)
-    }
-
-    fn visit_u32<E: serde::de::Error>(self, v: u32) -> Result<V::Value, E> {
-        self.0.visit_u32(v)
-    }
-
-    fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<V::Value, E> {
-        self.0.visit_u64(v)
-    }
-
-    fn visit_u128<E: serde::de::Error>(self, v: u128) -> Result<V::Value, E> {
-        self.0.visit_u128(v)
-    }
-
-    fn visit_f32<E: serde::de::Error>(self, v: f32) -> Result<V::Value, E> {
-        self.0.visit_f32(v)
-    }
-
-    fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<V::Value, E> {
-        self.0.visit_f64(v)
-    }
-
-    fn visit_char<E: serde::de::Error>(self, v: char) -> Result<V::Value, E> {
-        self.0.visit_char(v)
-    }
-
-    fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<V::Value, E> {
-        self.0.visit_str(v)
-    }
-
-    fn visit_borrowed_str<E: serde::de::Error>(self, v: &'de str) -> Result<V::Value, E> {
-        self.0.visit_borrowed_str(v)
-    }
-
-    fn visit_string<E: serde::de::Error>(self, v: String) -> Result<V::Value, E> {
-        self.0.visit_string(v)
-    }
-
-    fn visit_bytes<E: serde::de::Error>(self, v: &[u8]) -> Result<V::Value, E> {
-        self.0.visit_bytes(v)
-    }
-
-    fn visit_borrowed_bytes<E: serde::de::Error>(self, v: &'de [u8]) -> Result<V::Value, E> {
-        self.0.visit_borrowed_bytes(v)
-    }
-
-    fn visit_byte_buf<E: serde::de::Error>(self, v: Vec<u8>) -> Result<V::Value, E> {
-        self.0.visit_byte_buf(v)
-    }
+    visit!(
+        visit_bool: bool,
+        visit_i8: i8,
+        visit_i16: i16,
+        visit_i32: i32,
+        visit_i64: i64,
+        visit_i128: i128,
+        visit_u8: u8,
+        visit_u16: u16,
+        visit_u32: u32,
+        visit_u64: u64,
+        visit_u128: u128,
+        visit_f32: f32,
+        visit_f64: f64,
+        visit_char: char,
+        visit_str: &str,
+        visit_borrowed_str: &'de str,
+        visit_string: String,
+        visit_bytes: &[u8],
+        visit_borrowed_bytes: &'de [u8],
+        visit_byte_buf: Vec<u8>,
+    );
 
     fn visit_none<E: serde::de::Error>(self) -> Result<V::Value, E> {
         self.0.visit_none()
