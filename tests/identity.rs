@@ -29,6 +29,17 @@ fn run(project: &Project, args: &[&str]) -> (i32, String, String) {
     )
 }
 
+/// `merge --out report.json results`, which must end NOT VERIFIED (exit 3): the report.
+fn not_verified(project: &Project) -> serde_json::Value {
+    let out = project
+        .std_cmd()
+        .args(["merge", "--out", "report.json", "results"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(3), "{out:?}");
+    project.json("report.json")
+}
+
 const THREE: &str = "version: 1
 environments:
   - { name: linux,   runs-on: ubuntu-latest }
@@ -189,13 +200,7 @@ fn merge_never_takes_results_that_claim_another_machine() {
         "results/there/verify-matrix-there.json",
         &claimed.to_string(),
     );
-    let out = project
-        .std_cmd()
-        .args(["merge", "--out", "report.json", "results"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(3), "{out:?}");
-    let report = project.json("report.json");
+    let report = not_verified(&project);
     assert_eq!(report["verdict"], "NOT_VERIFIED");
     let reasons: Vec<&str> = report["reasons"]
         .as_array()
@@ -361,13 +366,7 @@ fn malformed_facts_are_unknown_never_an_error() {
         result["runner"] = runner;
         project.write(&path, &result.to_string());
     }
-    let out = project
-        .std_cmd()
-        .args(["merge", "--out", "report.json", "results"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(3), "{out:?}");
-    let report = project.json("report.json");
+    let report = not_verified(&project);
     assert_eq!(report["environments_tested"], serde_json::json!(["v"]));
     let here = &report["places"][0];
     assert!(
@@ -393,13 +392,7 @@ fn facts_given_as_a_list_of_their_values_are_unknown() {
     let facts = result["runner"].clone();
     result["runner"] = serde_json::json!([facts["os"], facts["arch"], facts["hostname"]]);
     project.write(path, &result.to_string());
-    let out = project
-        .std_cmd()
-        .args(["merge", "--out", "report.json", "results"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(3), "{out:?}");
-    let report = project.json("report.json");
+    let report = not_verified(&project);
     assert_ne!(report["verdict"], "VERIFIED", "{report}");
     assert!(
         report["places"][0]["mismatch"]

@@ -124,7 +124,8 @@ fn a_line_cut_short_is_passed_over_and_a_forged_one_refused() {
 
     // A line for a check the result file does not wait for, and a line that is not a
     // result, are refused with the journal's name and the line.
-    let mut first: Value = serde_json::from_str(journal.lines().next().unwrap()).unwrap();
+    let first_line = || serde_json::from_str::<Value>(journal.lines().next().unwrap()).unwrap();
+    let mut first = first_line();
     first["command_id"] = "invented".into();
     project.write(JOURNAL, &format!("{journal}{first}\n"));
     project
@@ -148,7 +149,7 @@ fn a_line_cut_short_is_passed_over_and_a_forged_one_refused() {
         .stderr(predicate::str::contains("line 3"));
 
     // A line whose record inside is a bare list of its values: refused like the rest.
-    let mut listed: Value = serde_json::from_str(journal.lines().next().unwrap()).unwrap();
+    let mut listed = first_line();
     listed["test_counts"] = serde_json::json!([1, 0, 0, "libtest", 0, 0]);
     project.write(JOURNAL, &format!("{listed}\n"));
     project

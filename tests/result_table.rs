@@ -47,11 +47,32 @@ fn merge(project: &Project, from: &str) -> (i32, String) {
     (out.status.code().unwrap(), stderr)
 }
 
+/// The raw result `relative`, edited by `edit`, written back.
+fn edit_result(project: &Project, relative: &str, edit: impl FnOnce(&mut Value)) {
+    let mut raw = project.raw_json(relative);
+    edit(&mut raw);
+    project.write(relative, &raw.to_string());
+}
+
 /// The raw table of `relative`, edited by `edit`, written back.
 fn edit_table(project: &Project, relative: &str, edit: impl FnOnce(&mut Value)) {
-    let mut raw = project.raw_json(relative);
-    edit(&mut raw["checks"]);
-    project.write(relative, &raw.to_string());
+    edit_result(project, relative, |raw| edit(&mut raw["checks"]));
+}
+
+/// `merge` of `out` refused: exit 4 naming lin's result file, no report written; its
+/// stderr, for what else it must say.
+fn refused(project: &Project, what: &str) -> String {
+    let (code, stderr) = merge(project, "out");
+    assert_eq!(code, 4, "{what}: {stderr}");
+    assert!(
+        stderr.contains("verify-matrix-lin.json"),
+        "{what}: names no file: {stderr}"
+    );
+    assert!(
+        !project.path().join("report.json").exists(),
+        "{what}: a report was written"
+    );
+    stderr
 }
 
 /// The index of `column` in a table.
@@ -193,16 +214,11 @@ fn a_table_edited_out_of_shape_is_refused_with_its_place() {
     for (what, edit, says) in cases {
         let project = ran();
         edit_table(&project, FILE, edit);
-        let (code, stderr) = merge(&project, "out");
-        assert_eq!(code, 4, "{what}: {stderr}");
+        let stderr = refused(&project, what);
         assert!(stderr.contains(says), "{what}: {stderr}");
         assert!(
-            stderr.contains("verify-matrix-lin.json") && stderr.contains(" line "),
-            "{what}: names no file and place: {stderr}"
-        );
-        assert!(
-            !project.path().join("report.json").exists(),
-            "{what}: a report was written"
+            stderr.contains(" line "),
+            "{what}: names no place: {stderr}"
         );
     }
 }
@@ -364,22 +380,11 @@ fn a_record_given_as_a_list_of_its_values_is_refused_at_any_depth() {
     ];
     for (what, edit, says) in cases {
         let project = ran();
-        let mut raw = project.raw_json(FILE);
-        edit(&mut raw);
-        project.write(FILE, &raw.to_string());
-        let (code, stderr) = merge(&project, "out");
-        assert_eq!(code, 4, "{what}: {stderr}");
+        edit_result(&project, FILE, edit);
+        let stderr = refused(&project, what);
         assert!(
             stderr.contains(says) && stderr.contains("invalid type: sequence"),
             "{what}: {stderr}"
-        );
-        assert!(
-            stderr.contains("verify-matrix-lin.json"),
-            "{what}: {stderr}"
-        );
-        assert!(
-            !project.path().join("report.json").exists(),
-            "{what}: a report was written"
         );
     }
 }
