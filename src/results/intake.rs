@@ -159,11 +159,31 @@ impl<'a> Intake<'a> {
 
     /// Each check of `result` re-derived: the contradictions found.
     fn rederive(&mut self, result: &mut PartialResult) -> Vec<(CompactString, String)> {
-        let mut contradictions = rederive_result(self.manifest, &self.checks, result);
         if let Some(otherwise) = &mut self.otherwise {
+            otherwise.remember(&result.environment);
+        }
+        self.rederive_prepared(result)
+    }
+
+    /// [`Intake::rederive`], for an environment [`Intake::prepare`] was given (any other
+    /// is worked out again for each result).
+    fn rederive_prepared(&self, result: &mut PartialResult) -> Vec<(CompactString, String)> {
+        let mut contradictions = rederive_result(self.manifest, &self.checks, result);
+        if let Some(otherwise) = &self.otherwise {
             otherwise.mark(result, &mut contradictions);
         }
         contradictions
+    }
+
+    /// Works out once, for each of `environments`, what re-deriving a result of it
+    /// needs: then results of them are admitted on every core
+    /// ([`Intake::read_prepared`]).
+    pub(super) fn prepare<'e>(&mut self, environments: impl IntoIterator<Item = &'e str>) {
+        if let Some(otherwise) = &mut self.otherwise {
+            for env in environments {
+                otherwise.remember(env);
+            }
+        }
     }
 
     /// The checks of a result `merge` held as its facts ([`Held`](super::merge::Held)),
@@ -176,29 +196,40 @@ impl<'a> Intake<'a> {
         }
     }
 
-    /// [`Intake::read_held`] of each of `all`, their files read on every core.
-    pub(super) fn read_all_held(&mut self, all: &mut [Checked]) {
-        let reads = super::merge::in_parallel(all, |one| {
-            one.result
-                .held
-                .is_some()
-                .then(|| super::merge::reread(&one.result))
-        });
-        for (one, read) in all.iter_mut().zip(reads) {
-            if let Some(read) = read {
-                self.admit_held(one, read);
-            }
+    /// [`Intake::read_held`] from any thread, for a result of an environment
+    /// [`Intake::prepare`] was given: what its reading noted goes to `read.notes`, and
+    /// why its file does not read as it did to `read.errors`, for [`Intake::absorb`].
+    pub(super) fn read_prepared(&self, one: &mut Checked, read: &mut HeldReading) {
+        if one.result.held.is_some() {
+            let again = super::merge::reread(&one.result);
+            self.admit_held_in(one, again, read);
         }
     }
 
+    /// What [`Intake::read_prepared`] noted and found, kept as if read here, in the
+    /// order it is given.
+    pub(super) fn absorb(&mut self, read: HeldReading) {
+        self.notes.extend(read.notes);
+        self.errors.extend(read.errors);
+    }
+
     /// A held result's checks as read again (or why they could not be), admitted.
-    fn admit_held(&mut self, one: &mut Checked, read: Reread) {
-        match read {
+    fn admit_held(&mut self, one: &mut Checked, again: Reread) {
+        if let Some(otherwise) = &mut self.otherwise {
+            otherwise.remember(&one.result.environment);
+        }
+        let mut read = HeldReading::default();
+        self.admit_held_in(one, again, &mut read);
+        self.absorb(read);
+    }
+
+    fn admit_held_in(&self, one: &mut Checked, again: Reread, read: &mut HeldReading) {
+        match again {
             Ok((result, notes)) => {
-                self.notes.extend(notes);
+                read.notes.extend(notes);
                 one.result.checks = result.checks;
                 one.result.held = None;
-                let contradictions = self.rederive(&mut one.result);
+                let contradictions = self.rederive_prepared(&mut one.result);
                 one.contradictions.extend(contradictions);
             }
             Err(error) => {
@@ -206,10 +237,18 @@ impl<'a> Intake<'a> {
                 // unopposed): the error the file is, and the result not taken besides.
                 one.result.held = None;
                 one.place.mismatch.get_or_insert(error.to_string());
-                self.errors.push(error);
+                read.errors.push(error);
             }
         }
     }
+}
+
+/// What reading held results again on another thread noted, and the files that did not
+/// read as they first did ([`Intake::read_prepared`]).
+#[derive(Default)]
+pub(super) struct HeldReading {
+    notes: Vec<String>,
+    errors: Vec<super::merge::MergeError>,
 }
 
 /// Re-derives every check of `result` that `manifest` defines; the contradictions found.
@@ -371,39 +410,45 @@ impl<'a> RunsOtherwise<'a> {
         }
     }
 
-    /// The checks of the manifest judged by that run otherwise in `env`.
-    fn differing(&mut self, env: &str) -> &rustc_hash::FxHashSet<CompactString> {
+    /// [`RunsOtherwise::work_out`] for `env`, kept (once per environment).
+    fn remember(&mut self, env: &str) {
         if !self.by_env.contains_key(env) {
-            let mut differ = rustc_hash::FxHashSet::default();
-            let (ours_env, theirs_env) =
-                (self.manifest.environment(env), self.ran_by.environment(env));
-            for check in &self.manifest.checks {
-                let id = check.id.as_str();
-                let ours = ours_env
-                    .zip(self.ours.get(id))
-                    .and_then(|(e, raw)| what_runs(self.manifest, raw, check, e));
-                let theirs = theirs_env
-                    .zip(self.theirs.get(id))
-                    .zip(self.their_checks.get(id))
-                    .and_then(|((e, raw), theirs)| what_runs(self.ran_by, raw, theirs, e));
-                if ours.is_none() || ours != theirs {
-                    differ.insert(CompactString::from(id));
-                }
-            }
+            let differ = self.work_out(env);
             self.by_env.insert(env.to_owned(), differ);
         }
-        &self.by_env[env]
+    }
+
+    /// The checks of the manifest judged by that run otherwise in `env`, worked out.
+    fn work_out(&self, env: &str) -> rustc_hash::FxHashSet<CompactString> {
+        let mut differ = rustc_hash::FxHashSet::default();
+        let (ours_env, theirs_env) = (self.manifest.environment(env), self.ran_by.environment(env));
+        for check in &self.manifest.checks {
+            let id = check.id.as_str();
+            let ours = ours_env
+                .zip(self.ours.get(id))
+                .and_then(|(e, raw)| what_runs(self.manifest, raw, check, e));
+            let theirs = theirs_env
+                .zip(self.theirs.get(id))
+                .zip(self.their_checks.get(id))
+                .and_then(|((e, raw), theirs)| what_runs(self.ran_by, raw, theirs, e));
+            if ours.is_none() || ours != theirs {
+                differ.insert(CompactString::from(id));
+            }
+        }
+        differ
     }
 
     /// Marks each check of `result` that runs otherwise as a contradiction: it ran what
     /// the results' manifest defines, which is no evidence for the manifest judged by.
-    fn mark(
-        &mut self,
-        result: &mut PartialResult,
-        contradictions: &mut Vec<(CompactString, String)>,
-    ) {
-        let env = result.environment.clone();
-        let differing = self.differing(&env);
+    fn mark(&self, result: &mut PartialResult, contradictions: &mut Vec<(CompactString, String)>) {
+        let worked_out;
+        let differing = match self.by_env.get(result.environment.as_str()) {
+            Some(differing) => differing,
+            None => {
+                worked_out = self.work_out(&result.environment);
+                &worked_out
+            }
+        };
         for claimed in &mut result.checks {
             if !differing.contains(&claimed.command_id) {
                 continue;

@@ -504,6 +504,27 @@ pub(super) fn in_parallel<T: Sync, R: Send>(items: &[T], work: impl Fn(&T) -> R 
     answers.into_iter().map(|(_, r)| r).collect()
 }
 
+/// [`in_parallel`] of `items` each given to `work` whole (moved, not lent).
+pub(super) fn in_parallel_owned<T: Send, R: Send>(
+    items: Vec<T>,
+    work: impl Fn(T) -> R + Sync,
+) -> Vec<R> {
+    let slots: Vec<std::sync::Mutex<Option<T>>> = items
+        .into_iter()
+        .map(|item| std::sync::Mutex::new(Some(item)))
+        .collect();
+    // Each slot is handed to one thread once, so each is taken once, and full.
+    in_parallel(&slots, |slot| {
+        slot.lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .take()
+            .map(&work)
+    })
+    .into_iter()
+    .flatten()
+    .collect()
+}
+
 /// A re-run ("Re-run failed jobs") is a later attempt of the same workflow run: per
 /// environment, only the files of its latest `source.run_attempt` count (between files
 /// without an attempt, as local runs write, the last `finished_at`), and the earlier

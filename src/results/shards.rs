@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use compact_str::CompactString;
 use rustc_hash::FxHashMap;
 
-use super::intake::{Checked, Intake};
+use super::intake::{Checked, HeldReading, Intake};
 use super::report::Place;
 use super::schema::{
     CheckResult, OVERLAP_SHOWN, Outcome, PartialResult, Shard, ShardPart, Sharded, Status,
@@ -48,34 +48,46 @@ pub(super) fn combine(
         return out;
     }
     // Why each shard of an environment was not taken, to name it where it is missing.
-    let mut not_taken: FxHashMap<(String, u32), String> = FxHashMap::default();
+    let mut not_taken: FxHashMap<String, NotTaken> = FxHashMap::default();
     for one in &out {
         if let (Some(shard), Some(why)) = (one.result().shard, &one.place().mismatch) {
             not_taken
-                .entry((one.result().environment.clone(), shard.index))
+                .entry(one.result().environment.clone())
+                .or_default()
+                .entry(shard.index)
                 .or_insert_with(|| why.clone());
         }
     }
-    // The held shards' files are read again a few environments at a time, on every
-    // core: memory for a few environments' shards, never all of them.
-    let mut legs = legs.into_iter().peekable();
-    let batch = 4 * std::thread::available_parallelism().map_or(1, usize::from);
-    while legs.peek().is_some() {
-        let mut group: Vec<(String, usize)> = Vec::with_capacity(batch);
-        let mut shards: Vec<Checked> = Vec::new();
-        for (name, legs) in legs.by_ref().take(batch) {
-            group.push((name, legs.len()));
-            shards.extend(legs);
+    // Each environment's held shards read again, admitted and combined on every core,
+    // one environment to a thread at a time: memory for a few environments' shards,
+    // never all of them.
+    intake.prepare(legs.keys().map(String::as_str));
+    let legs: Vec<(String, Vec<Checked>, NotTaken)> = legs
+        .into_iter()
+        .map(|(name, shards)| {
+            let why = not_taken.remove(&name).unwrap_or_default();
+            (name, shards, why)
+        })
+        .collect();
+    let shared: &Intake<'_> = intake;
+    let combined = super::merge::in_parallel_owned(legs, |(name, mut shards, mut not_taken)| {
+        let mut read = HeldReading::default();
+        for one in &mut shards {
+            shared.read_prepared(one, &mut read);
         }
-        intake.read_all_held(&mut shards);
-        let mut shards = shards.into_iter();
-        for (name, count) in group {
-            let legs: Vec<Checked> = shards.by_ref().take(count).collect();
-            combine_env(manifest, &name, legs, &mut not_taken, &mut out);
-        }
+        let mut out = Vec::new();
+        combine_env(manifest, &name, shards, &mut not_taken, &mut out);
+        (out, read)
+    });
+    for (combined, read) in combined {
+        intake.absorb(read);
+        out.extend(combined);
     }
     out
 }
+
+/// Why each shard of one environment (by its index) was not taken.
+type NotTaken = FxHashMap<u32, String>;
 
 /// The shards of environment `name` (each read and admitted) made one result, pushed
 /// onto `out` with those not taken.
@@ -83,7 +95,7 @@ fn combine_env(
     manifest: &Manifest,
     name: &str,
     shards: Vec<Checked>,
-    not_taken: &mut FxHashMap<(String, u32), String>,
+    not_taken: &mut NotTaken,
     out: &mut Vec<Checked>,
 ) {
     let Some(env) = manifest.environment(name) else {
@@ -93,9 +105,7 @@ fn combine_env(
     let mut contradicted: Vec<(CompactString, String)> = Vec::new();
     for one in shards {
         if let (Some(shard), Some(why)) = (one.result().shard, &one.place().mismatch) {
-            not_taken
-                .entry((name.to_owned(), shard.index))
-                .or_insert_with(|| why.clone());
+            not_taken.entry(shard.index).or_insert_with(|| why.clone());
             out.push(one);
             continue;
         }
@@ -168,7 +178,7 @@ struct Combining<'a> {
     by_index: BTreeMap<u32, Vec<Leg>>,
     /// Shards that claim another split than the manifest's, and why they are not used.
     wrong: Vec<(u32, String)>,
-    not_taken: &'a FxHashMap<(String, u32), String>,
+    not_taken: &'a NotTaken,
     place: Place,
 }
 
@@ -177,7 +187,7 @@ impl<'a> Combining<'a> {
         manifest: &'a Manifest,
         env: &'a Environment,
         shards: Vec<(PartialResult, Place)>,
-        not_taken: &'a FxHashMap<(String, u32), String>,
+        not_taken: &'a NotTaken,
     ) -> Combining<'a> {
         let legs = manifest.legs(env);
         let mut by_index: BTreeMap<u32, Vec<Leg>> = BTreeMap::new();
@@ -283,7 +293,7 @@ impl<'a> Combining<'a> {
             index: k,
             count: self.legs,
         };
-        if let Some(why) = self.not_taken.get(&(env.to_string(), k)) {
+        if let Some(why) = self.not_taken.get(&k) {
             return format!("shard {shard} of {env}: its results were not taken: {why}");
         }
         if let Some((_, why)) = self.wrong.iter().find(|(i, _)| *i == k) {
