@@ -376,7 +376,7 @@ pub(crate) fn serialize_rows<S: serde::Serializer>(
 }
 
 /// Rows serialized per chunk.
-const ROWS_PER_CHUNK: usize = 4096;
+const ROWS_PER_CHUNK: usize = 1024;
 
 /// Writes `report` as compact JSON to `out`, its rows serialized on `threads` threads.
 pub(crate) fn write_report(
@@ -411,21 +411,10 @@ fn write_report_in(
         .ok_or_else(|| std::io::Error::other("the report has no rows key"))?
         + ROWS.len();
     out.write_all(&head[..at])?;
+    // Each round of chunks is serialized on `threads` threads while the round before
+    // it is written: two rounds held at most.
     let mut first = true;
-    for round in report.rows.chunks(rows_per_chunk * threads) {
-        let parts: Vec<std::io::Result<Vec<u8>>> = std::thread::scope(|scope| {
-            let mut chunks = round.chunks(rows_per_chunk);
-            let mine = chunks.next().unwrap_or_default();
-            let others: Vec<_> = chunks
-                .map(|rows| scope.spawn(move || rows_text(rows)))
-                .collect();
-            let mut parts = vec![rows_text(mine)];
-            parts.extend(others.into_iter().map(|h| {
-                h.join()
-                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-            }));
-            parts
-        });
+    let mut write = |parts: Vec<std::io::Result<Vec<u8>>>| -> std::io::Result<()> {
         for part in parts {
             if !first {
                 out.write_all(b",")?;
@@ -433,8 +422,43 @@ fn write_report_in(
             first = false;
             out.write_all(&part?)?;
         }
-    }
+        Ok(())
+    };
+    std::thread::scope(|scope| {
+        let mut ahead = None;
+        for round in report.rows.chunks(rows_per_chunk * threads) {
+            let next = scope.spawn(move || round_text(round, rows_per_chunk));
+            if let Some(before) = ahead.replace(next) {
+                write(joined(before))?;
+            }
+        }
+        match ahead {
+            Some(last) => write(joined(last)),
+            None => Ok(()),
+        }
+    })?;
     out.write_all(&head[at..])
+}
+
+/// What a thread gave, its panic passed on.
+fn joined<T>(handle: std::thread::ScopedJoinHandle<'_, T>) -> T {
+    handle
+        .join()
+        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+}
+
+/// Each chunk of `round` (`rows_per_chunk` rows), serialized on a thread of its own.
+fn round_text(round: &[Row], rows_per_chunk: usize) -> Vec<std::io::Result<Vec<u8>>> {
+    std::thread::scope(|scope| {
+        let mut chunks = round.chunks(rows_per_chunk);
+        let mine = chunks.next().unwrap_or_default();
+        let others: Vec<_> = chunks
+            .map(|rows| scope.spawn(move || rows_text(rows)))
+            .collect();
+        let mut parts = vec![rows_text(mine)];
+        parts.extend(others.into_iter().map(joined));
+        parts
+    })
 }
 
 /// `rows`, comma-separated.
