@@ -143,31 +143,25 @@ impl<'a> Intake<'a> {
     /// ([`Intake::read_held`]).
     pub(super) fn admit(&mut self, partials: Vec<PartialResult>, jobs: &Jobs) -> Vec<Checked> {
         let places = super::identity::places(self.manifest, &partials, jobs);
-        partials
-            .into_iter()
-            .zip(places)
-            .map(|(mut result, place)| {
-                let contradictions = self.rederive(&mut result);
-                Checked {
-                    result,
-                    place,
-                    contradictions,
-                }
-            })
-            .collect()
+        self.prepare(partials.iter().map(|p| p.environment.as_str()));
+        // Re-derived on every core: at GitHub's largest matrices, a quarter of a
+        // million checks.
+        let this: &Intake<'a> = self;
+        let pairs: Vec<(PartialResult, Place)> = partials.into_iter().zip(places).collect();
+        super::merge::in_parallel_owned(pairs, |(mut result, place)| {
+            let contradictions = this.rederive(&mut result);
+            Checked {
+                result,
+                place,
+                contradictions,
+            }
+        })
     }
 
-    /// Each check of `result` re-derived: the contradictions found.
-    fn rederive(&mut self, result: &mut PartialResult) -> Vec<(CompactString, String)> {
-        if let Some(otherwise) = &mut self.otherwise {
-            otherwise.remember(&result.environment);
-        }
-        self.rederive_prepared(result)
-    }
-
-    /// [`Intake::rederive`], for an environment [`Intake::prepare`] was given (any other
-    /// is worked out again for each result).
-    fn rederive_prepared(&self, result: &mut PartialResult) -> Vec<(CompactString, String)> {
+    /// Each check of `result` re-derived: the contradictions found. What its
+    /// environment needs is worked out again for each result unless
+    /// [`Intake::prepare`] was given it.
+    fn rederive(&self, result: &mut PartialResult) -> Vec<(CompactString, String)> {
         let mut contradictions = rederive_result(self.manifest, &self.checks, result);
         if let Some(otherwise) = &self.otherwise {
             otherwise.mark(result, &mut contradictions);
@@ -229,7 +223,7 @@ impl<'a> Intake<'a> {
                 read.notes.extend(notes);
                 one.result.checks = result.checks;
                 one.result.held = None;
-                let contradictions = self.rederive_prepared(&mut one.result);
+                let contradictions = self.rederive(&mut one.result);
                 one.contradictions.extend(contradictions);
             }
             Err(error) => {
