@@ -22,8 +22,9 @@ use crate::plan;
 /// as they were. Shards whose results were not taken stay as they are (not taken), so
 /// their environment's reason is kept. What a shard's claims contradicted stays with
 /// the one result, said with its shard. A shard `merge` held as its facts has its
-/// checks read (and admitted by `intake`) only when its environment is combined, so
-/// one environment's shards are held whole at a time.
+/// checks read (and admitted by `intake`) only when its environment is combined, on
+/// whichever core takes that environment, so one environment's shards are held whole
+/// at a time on each core.
 pub(super) fn combine(
     manifest: &Manifest,
     checked: Vec<Checked>,
