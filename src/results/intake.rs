@@ -110,10 +110,6 @@ pub fn admit(
     checked
 }
 
-/// A held result read again with its checks, and the notes their reading gave; or why
-/// its file does not read as it did.
-type Reread = Result<(PartialResult, Vec<String>), super::merge::MergeError>;
-
 /// The intake, kept while results are admitted: the manifest judged by, its checks by
 /// id, and what the results' manifest runs otherwise.
 pub(super) struct Intake<'a> {
@@ -185,8 +181,10 @@ impl<'a> Intake<'a> {
     /// of the merge ([`Intake::errors`]), and the result is not taken.
     pub(super) fn read_held(&mut self, one: &mut Checked) {
         if one.result.held.is_some() {
-            let read = super::merge::reread(&one.result);
-            self.admit_held(one, read);
+            self.prepare([one.result.environment.as_str()]);
+            let mut read = HeldReading::default();
+            self.read_prepared(one, &mut read);
+            self.absorb(read);
         }
     }
 
@@ -194,31 +192,10 @@ impl<'a> Intake<'a> {
     /// [`Intake::prepare`] was given: what its reading noted goes to `read.notes`, and
     /// why its file does not read as it did to `read.errors`, for [`Intake::absorb`].
     pub(super) fn read_prepared(&self, one: &mut Checked, read: &mut HeldReading) {
-        if one.result.held.is_some() {
-            let again = super::merge::reread(&one.result);
-            self.admit_held_in(one, again, read);
+        if one.result.held.is_none() {
+            return;
         }
-    }
-
-    /// What [`Intake::read_prepared`] noted and found, kept as if read here, in the
-    /// order it is given.
-    pub(super) fn absorb(&mut self, read: HeldReading) {
-        self.notes.extend(read.notes);
-        self.errors.extend(read.errors);
-    }
-
-    /// A held result's checks as read again (or why they could not be), admitted.
-    fn admit_held(&mut self, one: &mut Checked, again: Reread) {
-        if let Some(otherwise) = &mut self.otherwise {
-            otherwise.remember(&one.result.environment);
-        }
-        let mut read = HeldReading::default();
-        self.admit_held_in(one, again, &mut read);
-        self.absorb(read);
-    }
-
-    fn admit_held_in(&self, one: &mut Checked, again: Reread, read: &mut HeldReading) {
-        match again {
+        match super::merge::reread(&one.result) {
             Ok((result, notes)) => {
                 read.notes.extend(notes);
                 one.result.checks = result.checks;
@@ -234,6 +211,13 @@ impl<'a> Intake<'a> {
                 read.errors.push(error);
             }
         }
+    }
+
+    /// What [`Intake::read_prepared`] noted and found, kept as if read here, in the
+    /// order it is given.
+    pub(super) fn absorb(&mut self, read: HeldReading) {
+        self.notes.extend(read.notes);
+        self.errors.extend(read.errors);
     }
 }
 
