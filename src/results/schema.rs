@@ -620,7 +620,82 @@ pub struct ShardPart {
     pub duration_ms: u64,
     pub tests_executed: Option<u64>,
     pub summary: CompactString,
-    pub log_path: Option<CompactString>,
+    pub log_path: Option<PartLog>,
+}
+
+/// A shard's log path in a merged report: the folder (everything to its last `/`),
+/// shared by every part of the shard whose logs it holds, and the name. A check split
+/// four ways at GitHub's largest matrix has a million parts; each path whole is too long
+/// to be held inline, its folder alone is the same for each of a shard's checks. Read
+/// and written as the one string it is.
+#[derive(Debug, Clone)]
+pub struct PartLog {
+    folder: Option<std::sync::Arc<str>>,
+    name: CompactString,
+}
+
+impl PartLog {
+    /// `path`, its folder shared with `last` when they are the same text, and
+    /// `last` made this one's folder.
+    pub fn new(path: &str, last: &mut Option<std::sync::Arc<str>>) -> PartLog {
+        let Some(at) = path.rfind('/') else {
+            return PartLog {
+                folder: None,
+                name: path.into(),
+            };
+        };
+        let (folder, name) = path.split_at(at + 1);
+        let folder = match last {
+            Some(same) if **same == *folder => same.clone(),
+            _ => last.insert(folder.into()).clone(),
+        };
+        PartLog {
+            folder: Some(folder),
+            name: name.into(),
+        }
+    }
+
+    /// Its two pieces, in order.
+    fn pieces(&self) -> [&str; 2] {
+        [self.folder.as_deref().unwrap_or(""), self.name.as_str()]
+    }
+}
+
+impl std::fmt::Display for PartLog {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.pieces()
+            .iter()
+            .try_for_each(|piece| f.write_str(piece))
+    }
+}
+
+impl PartialEq for PartLog {
+    /// The same path, however it is split.
+    fn eq(&self, other: &PartLog) -> bool {
+        fn bytes(log: &PartLog) -> impl Iterator<Item = u8> + '_ {
+            let [folder, name] = log.pieces();
+            folder.bytes().chain(name.bytes())
+        }
+        let len = |log: &PartLog| log.pieces().iter().map(|p| p.len()).sum::<usize>();
+        len(self) == len(other) && bytes(self).eq(bytes(other))
+    }
+}
+
+impl Eq for PartLog {}
+
+impl Serialize for PartLog {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for PartLog {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<PartLog, D::Error> {
+        Ok(PartLog {
+            folder: None,
+            name: CompactString::deserialize(deserializer)?,
+        })
+    }
 }
 
 impl CheckResult {
@@ -804,5 +879,42 @@ mod tests {
             serde_json::to_string(&Outcome::RunTimeout).unwrap(),
             "\"run_timeout\""
         );
+    }
+    #[test]
+    fn a_parts_log_path_is_one_string_its_folder_shared_with_the_last_one_s() {
+        let mut last = None;
+        let one = PartLog::new("e1@1of4/logs/e1@1of4/unit.log", &mut last);
+        let two = PartLog::new("e1@1of4/logs/e1@1of4/lint.log", &mut last);
+        let (a, b) = (one.folder.as_ref().unwrap(), two.folder.as_ref().unwrap());
+        assert!(
+            std::sync::Arc::ptr_eq(a, b),
+            "one folder for a shard's logs"
+        );
+        let elsewhere = PartLog::new("e1@1of4/other/lint.log", &mut last);
+        assert_eq!(elsewhere.to_string(), "e1@1of4/other/lint.log");
+        assert_eq!(last.as_deref(), Some("e1@1of4/other/"));
+        let bare = PartLog::new("unit.log", &mut last);
+        assert_eq!(
+            (bare.folder.as_deref(), bare.name.as_str()),
+            (None, "unit.log")
+        );
+        // Written as the path, escaped as any string; read back as the same path.
+        let hostile = PartLog::new("a\"b/c\nd.log", &mut last);
+        let json = serde_json::to_string(&vec![one.clone(), hostile.clone()]).unwrap();
+        assert_eq!(json, r#"["e1@1of4/logs/e1@1of4/unit.log","a\"b/c\nd.log"]"#);
+        let read: Vec<PartLog> = serde_json::from_str(&json).unwrap();
+        assert_eq!(read, vec![one.clone(), hostile]);
+        assert_ne!(read[0], two);
+        // The same text split elsewhere is the same path; a prefix of it is not.
+        let other_split = PartLog {
+            folder: Some("e1@1of4/logs/".into()),
+            name: "e1@1of4/unit.log".into(),
+        };
+        assert_eq!(other_split, one);
+        let shorter = PartLog {
+            folder: one.folder.clone(),
+            name: "unit.lo".into(),
+        };
+        assert_ne!(shorter, one);
     }
 }

@@ -5,6 +5,7 @@
 //! missing, named; a shard reported twice is a conflict.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use compact_str::CompactString;
 use rustc_hash::FxHashMap;
@@ -12,7 +13,7 @@ use rustc_hash::FxHashMap;
 use super::intake::{Checked, HeldReading, Intake};
 use super::report::Place;
 use super::schema::{
-    CheckResult, OVERLAP_SHOWN, Outcome, PartialResult, Shard, ShardPart, Sharded, Status,
+    CheckResult, OVERLAP_SHOWN, Outcome, PartLog, PartialResult, Shard, ShardPart, Sharded, Status,
     TestCounts, test_label,
 };
 use crate::manifest::{Check, Environment, Gate, Manifest};
@@ -181,6 +182,8 @@ struct Combining<'a> {
     wrong: Vec<(u32, String)>,
     not_taken: &'a NotTaken,
     place: Place,
+    /// The folder of the last log of each shard (by its index) a part was made of.
+    folders: Vec<Option<Arc<str>>>,
 }
 
 impl<'a> Combining<'a> {
@@ -219,6 +222,7 @@ impl<'a> Combining<'a> {
             by_index,
             wrong,
             not_taken,
+            folders: vec![None; legs as usize + 1],
             place: place.unwrap_or_else(|| Place {
                 environment: env.name.to_string(),
                 declared: None,
@@ -389,7 +393,7 @@ impl<'a> Combining<'a> {
             result.sharded = None;
             return Some(result);
         }
-        union(check, &mut result, &found, tests);
+        union(check, &mut result, &found, tests, &mut self.folders);
         if !missing.is_empty() {
             let failed = matches!(result.status, Status::Fail | Status::Error);
             if !failed {
@@ -465,6 +469,7 @@ fn union(
     result: &mut CheckResult,
     found: &[(Shard, &CheckResult)],
     tests: Vec<Option<Box<super::schema::TestReport>>>,
+    folders: &mut [Option<Arc<str>>],
 ) {
     let worst = found
         .iter()
@@ -617,6 +622,9 @@ fn union(
         }
     }
     for (shard, r) in found {
+        // Each shard's logs are mostly in one folder: its parts share it.
+        let mut spare = None;
+        let last = folders.get_mut(shard.index as usize).unwrap_or(&mut spare);
         sharded.parts.push(ShardPart {
             shard: *shard,
             status: r.status,
@@ -624,7 +632,7 @@ fn union(
             duration_ms: r.duration_ms,
             tests_executed: r.tests_executed,
             summary: r.summary.clone(),
-            log_path: r.log_path.clone(),
+            log_path: r.log_path.as_deref().map(|path| PartLog::new(path, last)),
         });
     }
     if sharded.overlap_count > 0 && !check.shards_may_overlap && result.status == Status::Pass {
