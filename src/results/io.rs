@@ -9,7 +9,7 @@ use serde::de::DeserializeOwned;
 use super::report::{MissingKind, REPORT_FORMAT_VERSION, Report};
 use super::schema::READ_VERSIONS;
 use super::verdict::{FAILED_TO_RUN, NO_RESULT_IN, NO_RESULTS, failed_to_run_prefix};
-use crate::untrusted::read_at_most;
+use crate::untrusted::read_at_most_sized;
 
 /// Partial result files (and journals) larger than this are refused rather than loaded:
 /// they come from artifacts, one environment each.
@@ -150,10 +150,10 @@ fn read_at_most_bytes(path: &Path, limit: u64) -> Result<Vec<u8>, ResultFileErro
         path: path.to_path_buf(),
         source,
     };
-    size_within(path, limit)?;
+    let size = size_within(path, limit)?;
     // The size may lie (a FIFO, a device, a file still growing): read no further.
     let file = std::fs::File::open(path).map_err(read_err)?;
-    read_at_most(file, limit)
+    read_at_most_sized(file, limit, size)
         .map_err(read_err)?
         .ok_or_else(|| ResultFileError::Unbounded {
             path: path.to_path_buf(),

@@ -21,8 +21,22 @@ pub use redact::{MASK, Redactor, is_secret_name};
 /// about their size (a FIFO, `/dev/zero`, a file still growing) cannot make it read
 /// further.
 pub fn read_at_most(reader: impl std::io::Read, limit: u64) -> std::io::Result<Option<Vec<u8>>> {
+    read_at_most_sized(reader, limit, 0)
+}
+
+/// [`read_at_most`], room made first for the `size` bytes the reader is said to hold
+/// (a file's length; at most `limit` is believed): one buffer read into in large
+/// reads, not one grown from nothing and copied each time it doubles.
+pub fn read_at_most_sized(
+    reader: impl std::io::Read,
+    limit: u64,
+    size: u64,
+) -> std::io::Result<Option<Vec<u8>>> {
     use std::io::Read as _;
-    let mut bytes = Vec::new();
+    // One byte past the size: a reader holding what it said reads once more, into
+    // the room it has, and ends.
+    let room = usize::try_from(size.min(limit).saturating_add(1)).unwrap_or(0);
+    let mut bytes = Vec::with_capacity(room);
     reader
         .take(limit.saturating_add(1))
         .read_to_end(&mut bytes)?;
@@ -44,13 +58,14 @@ pub fn read_regular(path: &std::path::Path, limit: u64) -> std::io::Result<Optio
     }
     let file = options.open(path)?;
     // What was opened, not what the path named a moment before.
-    if !file.metadata()?.is_file() {
+    let meta = file.metadata()?;
+    if !meta.is_file() {
         return Err(std::io::Error::new(
             std::io::ErrorKind::InvalidInput,
             "not a regular file",
         ));
     }
-    read_at_most(file, limit)
+    read_at_most_sized(file, limit, meta.len())
 }
 
 /// `text` cut to at most `max` bytes, at a character boundary, marked `…` when cut.
@@ -139,6 +154,24 @@ impl Quoter {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_said_size_makes_room_and_never_moves_the_limit() {
+        let text = b"0123456789";
+        // The size told true, short or long: the same bytes; past the limit, none.
+        for size in [0, 3, 10, 11, 1 << 40, u64::MAX] {
+            let read = read_at_most_sized(&text[..], 10, size).unwrap();
+            assert_eq!(read.as_deref(), Some(&text[..]), "size {size}");
+            assert_eq!(read_at_most_sized(&text[..], 9, size).unwrap(), None);
+        }
+        // A size past the limit makes room for the limit only.
+        let read = read_at_most_sized(std::io::repeat(b'x'), 64, u64::MAX).unwrap();
+        assert_eq!(read, None);
+        let room = read_at_most_sized(&text[..4], 64, 1 << 40)
+            .unwrap()
+            .unwrap();
+        assert!(room.capacity() <= 65, "room for {} bytes", room.capacity());
+    }
 
     #[test]
     fn cutting_keeps_whole_characters_within_the_limit() {
