@@ -569,8 +569,9 @@ pub struct Sharded {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub slice: Option<Shard>,
     /// With `split: timing`: how the tests were split (every shard must agree).
+    /// Boxed: a merged report's million parts have none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub split: Option<SplitFacts>,
+    pub split: Option<Box<SplitFacts>>,
     /// In a merged report: each shard's part, in shard order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub parts: Vec<ShardPart>,

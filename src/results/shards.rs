@@ -411,7 +411,7 @@ impl<'a> Combining<'a> {
 fn split_disagreement(check: &Check, found: &[(Shard, &CheckResult)]) -> Option<String> {
     let facts: Vec<(Shard, Option<&super::schema::SplitFacts>)> = found
         .iter()
-        .map(|(shard, r)| (*shard, r.sharded.as_ref().and_then(|s| s.split.as_ref())))
+        .map(|(shard, r)| (*shard, r.sharded.as_ref().and_then(|s| s.split.as_deref())))
         .collect();
     let timing = check.split == Some(crate::manifest::Split::Timing);
     let Some(&(first_shard, Some(first))) = facts.iter().find(|(_, f)| f.is_some()) else {

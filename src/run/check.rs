@@ -194,7 +194,7 @@ impl CheckJob {
         let with_facts = |mut result: CheckResult| {
             let sharded = result.sharded.get_or_insert_with(Default::default);
             sharded.slice = Some(slice);
-            sharded.split = Some(share.facts.clone());
+            sharded.split = Some(Box::new(share.facts.clone()));
             result
         };
         if share.ids.is_empty() {
