@@ -569,7 +569,8 @@ pub struct Sharded {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub slice: Option<Shard>,
     /// With `split: timing`: how the tests were split (every shard must agree).
-    /// Boxed: a merged report's million parts have none.
+    /// Boxed: a merged pair's `sharded` (256,000 of them at GitHub's largest matrix)
+    /// has none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub split: Option<Box<SplitFacts>>,
     /// In a merged report: each shard's part, in shard order.
@@ -881,6 +882,7 @@ mod tests {
             "\"run_timeout\""
         );
     }
+
     #[test]
     fn a_parts_log_path_is_one_string_its_folder_shared_with_the_last_one_s() {
         let mut last = None;
