@@ -6,12 +6,14 @@
 //! ```
 //!
 //! The inputs are generated at start-up into a temporary folder: manifests of 10 and
-//! 1,000 checks, a 50 MB `cargo test` log, and the partial results of 100 environments ×
+//! 1,000 checks, a 50 MB `cargo test` log, 16 MiB of a check's output of two kinds (for
+//! the redacting writer alone), and the partial results of 100 environments ×
 //! 200 checks (one real `run` of the binary, copied under 100 environment names, as
 //! `scripts/bench.sh` does for the whole-process figure).
 
 use std::fmt::Write as _;
 use std::hint::black_box;
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -22,6 +24,8 @@ use cargo_verify_matrix::plan;
 use cargo_verify_matrix::render::{Budget, Format, RenderOptions, render};
 use cargo_verify_matrix::results::{PartialResult, Report, merge};
 use cargo_verify_matrix::run::effect;
+use cargo_verify_matrix::untrusted::Redactor;
+use cargo_verify_matrix::untrusted::redacting::{Masks, RedactingWriter};
 
 /// A manifest of `checks` checks over three environments, in the shapes users write:
 /// plain commands, test gates, per-environment restrictions, variables.
@@ -271,11 +275,99 @@ fn merge_render_benches(c: &mut Criterion) {
     group.finish();
 }
 
+/// `bytes` of a check's output of each kind the output path is measured with
+/// (`scripts/bench-output.sh`): base64 lines of 100 columns (no marker a redactor
+/// looks for, bar chance), and test results with a token shape's marker in every line.
+fn output_kinds(bytes: usize) -> [(&'static str, Vec<u8>); 2] {
+    const BASE64: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    // xorshift64: the same pseudo-random text in every run.
+    let mut state = 0x9E37_79B9_7F4A_7C15_u64;
+    let mut base64 = Vec::with_capacity(bytes);
+    while base64.len() < bytes {
+        for _ in 0..100 {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            base64.push(BASE64[(state % 64) as usize]);
+        }
+        base64.push(b'\n');
+    }
+    base64.truncate(bytes);
+    let line = b"test tests::parse_ok ... ok (ghp_1234 is not a token) 0.01s\n";
+    let results: Vec<u8> = line.iter().copied().cycle().take(bytes).collect();
+    [("base64 lines", base64), ("test-result lines", results)]
+}
+
+/// `count` secret values of 40 letters and digits, as `*_TOKEN` variables hold them.
+fn secrets(count: usize) -> Redactor {
+    let mut state = 0x2545_F491_4F6C_DD1D_u64 ^ count as u64;
+    Redactor::from_vars((0..count).map(|i| {
+        let value: String = (0..40)
+            .map(|_| {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                char::from(
+                    b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+                        [(state % 62) as usize],
+                )
+            })
+            .collect();
+        (format!("BENCH_{i}_TOKEN"), value)
+    }))
+}
+
+/// The writer between a check and its log, alone: its output in the reads the tool
+/// makes of the pipe (256 KiB), redacted into nothing.
+fn redacting_writer_benches(c: &mut Criterion) {
+    let bytes = 16 * 1024 * 1024;
+    let mut group = c.benchmark_group("redacting writer");
+    group.throughput(Throughput::Bytes(bytes as u64));
+    group.sample_size(10);
+    for (kind, text) in output_kinds(bytes) {
+        for count in [0, 40, 1000] {
+            let masks = Masks::new(secrets(count));
+            let mut written = 0u64;
+            let mut w = RedactingWriter::new(CountingSink(&mut written), masks.clone());
+            for block in text.chunks(256 * 1024) {
+                w.write_all(block).expect("writing to a sink");
+            }
+            w.finish().expect("finishing");
+            assert_eq!(written, bytes as u64, "nothing in {kind} is masked");
+            group.bench_function(format!("{kind}, {count} secrets"), |b| {
+                b.iter(|| {
+                    let mut w = RedactingWriter::new(std::io::sink(), masks.clone());
+                    for block in black_box(&text).chunks(256 * 1024) {
+                        w.write_all(block).expect("writing to a sink");
+                    }
+                    w.finish().expect("finishing")
+                })
+            });
+        }
+    }
+    group.finish();
+}
+
+/// A sink that counts what it is given.
+struct CountingSink<'a>(&'a mut u64);
+
+impl std::io::Write for CountingSink<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        *self.0 += buf.len() as u64;
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
 criterion_group!(
     benches,
     manifest_benches,
     plan_benches,
     effectiveness_benches,
+    redacting_writer_benches,
     merge_render_benches
 );
 criterion_main!(benches);

@@ -9,6 +9,10 @@ use aho_corasick::{AhoCorasick, MatchKind};
 use memchr::memmem;
 use regex::Regex;
 
+mod markers;
+
+use markers::MARKERS;
+
 /// What replaces a secret.
 pub const MASK: &str = "***";
 
@@ -59,68 +63,6 @@ static SHAPES: LazyLock<Regex> = LazyLock::new(|| {
         r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----(?s:.*?)(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|\z)",
     ];
     Regex::new(&shapes.join("|")).expect("valid token shapes")
-});
-
-/// Literals one of which every token shape contains, in the case the shape has them
-/// (of the two words the shapes match in any case, four letters in every case): text
-/// with none of them skips the shapes' regular expression. One regular expression of literals (searched
-/// by their bytes, vectorised) is many times faster than an automaton over every byte.
-static SHAPE_MARKERS: LazyLock<Regex> = LazyLock::new(|| {
-    let exact = [
-        "ghp_",
-        "gho_",
-        "ghu_",
-        "ghs_",
-        "ghr_",
-        "github_pat_",
-        "npm_",
-        "pypi-",
-        "eyJ",
-        "k_test_",
-        "glpat-",
-        "glcbt-",
-        "glptt-",
-        "gldt-",
-        "glrt-",
-        "glft-",
-        "glimt-",
-        "gloas-",
-        "gloat-",
-        "glagent-",
-        "glffct-",
-        "glsoat-",
-        "xox",
-        "AIza",
-        "_live_",
-        "AKIA",
-        "ASIA",
-        "://",
-        "PRIVATE KEY",
-    ];
-    // `secret` and `authorization` in any case, by four letters of each in every case:
-    // literals all, so the search stays vectorised (a case-insensitive group in the
-    // expression turns it into an automaton over every byte, 20 times slower).
-    let any_case = ["cret", "riza"].iter().flat_map(|word| {
-        (0..1u32 << word.len()).map(move |upper| {
-            word.chars()
-                .enumerate()
-                .map(|(i, c)| {
-                    if upper & (1 << i) != 0 {
-                        c.to_ascii_uppercase()
-                    } else {
-                        c
-                    }
-                })
-                .collect::<String>()
-        })
-    });
-    let words: Vec<String> = exact
-        .iter()
-        .map(|w| (*w).to_owned())
-        .chain(any_case)
-        .map(|w| regex::escape(&w))
-        .collect();
-    Regex::new(&words.join("|")).expect("valid markers")
 });
 
 /// The end of a private key block whose start a tail cut off.
@@ -522,11 +464,25 @@ impl Redactor {
         self.values.is_empty()
     }
 
+    /// Whether `text` is certain to be left as it is: no known value, no marker of a
+    /// token shape, an `::add-mask::` or a private key where its shape could match, and
+    /// none of the manifest's own patterns to try. One search for the values, one for
+    /// everything else.
+    pub fn leaves(&self, text: &str) -> bool {
+        self.patterns.is_empty()
+            && !self.search().is_some_and(|search| search.is_match(text))
+            && !MARKERS.may_mask(text.as_bytes())
+    }
+
     /// `text` with every known value, every value masked by an `::add-mask::` line of
     /// the text itself, and every token shape replaced by [`MASK`].
     pub fn redact<'a>(&self, text: &'a str) -> Cow<'a, str> {
         let mut out = match self.search() {
             Some(search) if search.is_match(text) => Cow::Owned(self.mask_values(text)),
+            _ if self.patterns.is_empty() && !MARKERS.may_mask(text.as_bytes()) => {
+                // Nothing else could change it (the searches below are each a pass).
+                return Cow::Borrowed(text);
+            }
             _ => Cow::Borrowed(text),
         };
         // GitHub masks these whatever their length; a single character would mask
@@ -555,7 +511,7 @@ impl Redactor {
             // A tail that starts inside a private key: everything up to its end.
             out = Cow::Owned(format!("{MASK}{}", &out[end.end()..]));
         }
-        if SHAPE_MARKERS.is_match(&out) && SHAPES.is_match(&out) {
+        if MARKERS.may_mask(out.as_bytes()) && SHAPES.is_match(&out) {
             out = Cow::Owned(mask_shapes(&out));
         }
         for pattern in &self.patterns {
@@ -1001,5 +957,178 @@ mod tests {
     fn text_without_secrets_is_borrowed() {
         let r = Redactor::from_vars([("TOKEN", "abcdefgh")]);
         assert!(matches!(r.redact("nothing here"), Cow::Borrowed(_)));
+    }
+
+    /// The one pass that lets most text through untouched is a necessary condition of
+    /// every token shape: over generated text made of the shapes' pieces (markers,
+    /// runs of their classes of every length around what each needs, the characters
+    /// that end them, Unicode that folds to ASCII), wherever a shape matches, the pass
+    /// says the text may be masked.
+    #[test]
+    fn text_the_markers_pass_lets_through_holds_no_token_shape() {
+        let pieces: &[&str] = &[
+            "ghp_",
+            "gho_",
+            "ghu_",
+            "ghs_",
+            "ghr_",
+            "gh",
+            "p_",
+            "github_pat_",
+            "npm_",
+            "pypi-",
+            "pypi-AgEIcHlwaS5vcmc",
+            "glpat-",
+            "gldt-",
+            "glagent-",
+            "glsoat-",
+            "xoxb-",
+            "xox",
+            "xoxr-",
+            "AIza",
+            "sk_live_",
+            "rk_test_",
+            "k_live_",
+            "_live_",
+            "eyJ",
+            ".eyJ",
+            ".",
+            "AKIA",
+            "ASIA",
+            "aws_secret_access_key=",
+            "AWS_SECRET_ACCESS_KEY: ",
+            "AwsSecretAccessKey='",
+            "AWSSECRETACCESSKEY = \"",
+            "aws",
+            "_",
+            "Se",
+            "secret",
+            "CrEt",
+            "access",
+            "key",
+            "KEY",
+            "=",
+            ":",
+            "\"",
+            "'",
+            " ",
+            "\n",
+            "\t",
+            "\u{b}",
+            "@",
+            "/",
+            "://",
+            "https://",
+            "://user:pw@",
+            "://u:p@",
+            "://a/b:c@",
+            "://a b:c@",
+            "://a\u{b}:c@",
+            "://ſ:K@",
+            "://:p@",
+            "://u:@",
+            "user",
+            "pw",
+            "Authorization: Bearer ",
+            "authorization=token ",
+            "AUTHORIZATION:basic\t",
+            "AuThOrIzAtIoN :  BEARER ",
+            "autho",
+            "riza",
+            "tion",
+            "Bearer ",
+            "-----BEGIN RSA PRIVATE KEY-----",
+            "-----BEGIN ",
+            "PRIVATE KEY",
+            "-----",
+            "-----END PRIVATE KEY-----",
+            "::add-mask::",
+            "ſ",
+            "K",
+            "é",
+            "\u{85}",
+            "\u{2028}",
+            "-",
+            "A",
+            "z",
+            "0",
+            "9",
+            "eyJ0123456789",
+            ".eyJabcdefghij",
+            "eyJhbGciOiJIUzI1NiJ9.eyJ",
+        ];
+        // The classes the shapes' runs are made of, and one wider.
+        let classes: &[&[u8]] = &[
+            b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789",
+            b"ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789",
+            b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-",
+            b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-",
+            b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789/+=",
+            b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-./+=",
+        ];
+        let mut state = 0x243F_6A88_85A3_08D3_u64;
+        let mut next = |n: usize| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state % n as u64) as usize
+        };
+        let (mut matched, mut let_through) = (0, 0);
+        for _ in 0..60_000 {
+            let mut text = String::new();
+            for _ in 0..1 + next(6) {
+                if next(2) == 0 {
+                    text.push_str(pieces[next(pieces.len())]);
+                } else {
+                    // A run of a shape's class, of a length about what a shape needs.
+                    let class = classes[next(classes.len())];
+                    let len = [1, 8, 9, 10, 15, 16, 19, 20, 29, 30, 35, 40][next(12)];
+                    for _ in 0..len {
+                        text.push(char::from(class[next(class.len())]));
+                    }
+                }
+            }
+            if SHAPES.is_match(&text) {
+                matched += 1;
+                assert!(MARKERS.may_mask(text.as_bytes()), "{text:?}");
+            } else if !MARKERS.may_mask(text.as_bytes()) {
+                let_through += 1;
+            }
+        }
+        // The longest credential the URL's shape takes: 256 characters of four bytes,
+        // either side of the `:`.
+        let wide = "\u{1d49c}".repeat(256);
+        let longest = format!("x://{wide}:{wide}@host");
+        assert!(SHAPES.is_match(&longest) && MARKERS.may_mask(longest.as_bytes()));
+        // Both kinds of text were made, many of each.
+        assert!(
+            matched > 3_000 && let_through > 10_000,
+            "{matched} {let_through}"
+        );
+    }
+
+    #[test]
+    fn markers_where_no_shape_can_match_let_the_text_through() {
+        let r = Redactor::default();
+        for text in [
+            "test tests::parse_ok ... ok (ghp_1234 is not a token) 0.01s\n",
+            "Downloading https://files.pythonhosted.org/packages/ab/x.whl (123 kB)\n",
+            "a secret of the trade, sk_live_test, AKIA in name only\n",
+            "xoxo-hugs, eyJhbGciOiJIUzI1NiJ9 alone, pypi-package, PRIVATE KEY notes\n",
+        ] {
+            assert!(r.leaves(text), "{text}");
+            assert!(matches!(r.redact(text), Cow::Borrowed(_)), "{text}");
+        }
+        for text in [
+            "::add-mask::abc\n",
+            "-----END RSA PRIVATE KEY-----\n",
+            "see https://user:pw@host/\n",
+        ] {
+            assert!(!r.leaves(text), "{text}");
+        }
+        // The manifest's own patterns are tried on every text.
+        let mut r = Redactor::default();
+        r.add_pattern(Regex::new("session=[0-9a-f]{8}").unwrap());
+        assert!(!r.leaves("nothing here"));
     }
 }

@@ -47,6 +47,14 @@ impl Masks {
         }
     }
 
+    /// Whether `text` is certain to be left as it is (see [`Redactor::leaves`]).
+    pub fn leaves(&self, text: &str) -> bool {
+        match self.0.read() {
+            Ok(r) => r.leaves(text),
+            Err(poisoned) => poisoned.into_inner().leaves(text),
+        }
+    }
+
     /// The redactor as it is now (for the results written after a check).
     pub fn snapshot(&self) -> Redactor {
         match self.0.read() {
@@ -138,6 +146,10 @@ impl<W: Write> RedactingWriter<W> {
                     return Some(());
                 }
             }
+        }
+        if !changed && self.masks.leaves(text) {
+            // No value, declaration, key or token shape: most output, told in one pass.
+            return None;
         }
         let bytes = text.as_bytes();
         if memchr::memmem::find(bytes, b"::add-mask::").is_some() {
