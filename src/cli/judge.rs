@@ -47,6 +47,7 @@ pub(crate) fn merged(
     report_dir: &Path,
     format: Format,
 ) -> Result<(Report, Contracts), Error> {
+    crate::results::io::hand_back_large_buffers();
     let judged = unbaselined(settings, trust, paths, report_dir, format)?;
     let (mut report, manifest) = (judged.report, judged.manifest);
     apply_baseline(settings, &mut report, &manifest, judged.baseline)?;

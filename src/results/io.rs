@@ -122,6 +122,24 @@ fn write_file(
     Ok(())
 }
 
+/// Has every buffer of 128 KiB or more the process frees handed back to the system,
+/// for a process about to read many result files (`merge`, `report`).
+///
+/// glibc's allocator takes such a buffer from the system and hands it back when freed,
+/// but each time it does, it raises the size from which it does so to the buffer's own
+/// (up to 32 MiB). After the first result file, each file's buffer is carved from the
+/// heap instead, between the merge's own records, and the space left when it is freed
+/// stays the process's: measured, a tenth of the memory of a merge of 1,024 shards'
+/// files (395 → 360 MB peak). Elsewhere (other systems, other C libraries) nothing.
+pub fn hand_back_large_buffers() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: `mallopt` only sets a tunable of the allocator (under the allocator's own
+    // lock); any value is valid.
+    unsafe {
+        nix::libc::mallopt(nix::libc::M_MMAP_THRESHOLD, 128 * 1024);
+    }
+}
+
 /// Reads a whole file of at most [`MAX_RESULT_BYTES`]; a bigger one is refused unread.
 pub fn read_bounded(path: &Path) -> Result<Vec<u8>, ResultFileError> {
     read_at_most_bytes(path, MAX_RESULT_BYTES)
@@ -435,5 +453,21 @@ impl Report {
         self.reasons = reasons;
         self.failed_to_run |= failed_to_run;
         self.format_version = REPORT_FORMAT_VERSION;
+    }
+}
+
+#[cfg(all(test, target_os = "linux", target_env = "gnu"))]
+mod tests {
+    /// A buffer of 200 KiB, taken after one of 4 MiB was freed, comes from the system
+    /// (whose pages are handed out whole: more room than asked for), not from the heap.
+    #[test]
+    fn large_buffers_are_handed_back_however_large_the_last_one_was() {
+        super::hand_back_large_buffers();
+        drop(std::hint::black_box(vec![1u8; 4 << 20]));
+        let asked = 200 << 10;
+        let buffer = std::hint::black_box(vec![1u8; asked]);
+        // SAFETY: the pointer is the start of a live allocation made by `malloc`.
+        let room = unsafe { nix::libc::malloc_usable_size(buffer.as_ptr() as *mut _) };
+        assert!(room >= asked + 4096 - 16, "{room}: taken from the heap");
     }
 }
