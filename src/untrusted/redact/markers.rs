@@ -180,8 +180,9 @@ impl Markers {
     fn new() -> Markers {
         let (words, needs): (Vec<String>, Vec<Needs>) = markers().into_iter().unzip();
         // Past 64 words the vectorised search declines by default, guessing its
-        // checks would cost too much; measured on base64 text and on logs with a
-        // marker in every line, it is faster than the automaton at this count.
+        // checks would cost too much. Measured with as many words, it was faster than
+        // the automaton over logs with a marker in every line (8 against 13 ms for 16
+        // MiB) and as fast over base64 text.
         let packed = aho_corasick::packed::Config::new()
             .match_kind(aho_corasick::packed::MatchKind::LeftmostFirst)
             .heuristic_pattern_limits(false)
@@ -269,7 +270,8 @@ mod tests {
                 assert!(a == b || !b.starts_with(a.as_str()), "{a} begins {b}");
             }
         }
-        // Each of the markers is found, alone, with what it needs.
+        // Four bytes or more each: the vectorised search's fingerprints are as long as
+        // its shortest word, and shorter ones are found by chance in random text.
         assert!(words.iter().all(|w| w.len() >= 4), "{words:?}");
     }
 }
