@@ -280,15 +280,11 @@ fn merge_render_benches(c: &mut Criterion) {
 /// looks for, bar chance), and test results with a token shape's marker in every line.
 fn output_kinds(bytes: usize) -> [(&'static str, Vec<u8>); 2] {
     const BASE64: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    // xorshift64: the same pseudo-random text in every run.
     let mut state = 0x9E37_79B9_7F4A_7C15_u64;
     let mut base64 = Vec::with_capacity(bytes);
     while base64.len() < bytes {
         for _ in 0..100 {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            base64.push(BASE64[(state % 64) as usize]);
+            base64.push(BASE64[(xorshift(&mut state) % 64) as usize]);
         }
         base64.push(b'\n');
     }
@@ -298,18 +294,23 @@ fn output_kinds(bytes: usize) -> [(&'static str, Vec<u8>); 2] {
     [("base64 lines", base64), ("test-result lines", results)]
 }
 
+/// The next number of xorshift64: the same pseudo-random text in every run.
+fn xorshift(state: &mut u64) -> u64 {
+    *state ^= *state << 13;
+    *state ^= *state >> 7;
+    *state ^= *state << 17;
+    *state
+}
+
 /// `count` secret values of 40 letters and digits, as `*_TOKEN` variables hold them.
 fn secrets(count: usize) -> Redactor {
     let mut state = 0x2545_F491_4F6C_DD1D_u64 ^ count as u64;
     Redactor::from_vars((0..count).map(|i| {
         let value: String = (0..40)
             .map(|_| {
-                state ^= state << 13;
-                state ^= state >> 7;
-                state ^= state << 17;
                 char::from(
                     b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
-                        [(state % 62) as usize],
+                        [(xorshift(&mut state) % 62) as usize],
                 )
             })
             .collect();

@@ -658,6 +658,17 @@ mod tests {
         }
     }
 
+    /// Numbers below the one asked for, the same from one run to the next (xorshift64
+    /// from `seed`).
+    fn below(mut seed: u64) -> impl FnMut(usize) -> usize {
+        move |n| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n as u64) as usize
+        }
+    }
+
     /// The prints, and each key searched for on its own, find what the automaton finds,
     /// from every position: the same leftmost key, the longest of those beginning
     /// there. Keys of a small alphabet (many share their first bytes, and many begin
@@ -665,13 +676,7 @@ mod tests {
     /// and of their pieces.
     #[test]
     fn prints_find_what_the_automaton_finds() {
-        let mut state = 0x2545_F491_4F6C_DD1Du64;
-        let mut next = move |below: usize| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            (state % below as u64) as usize
-        };
+        let mut next = below(0x2545_F491_4F6C_DD1D);
         let alphabet: Vec<char> = "abAB0é-".chars().collect();
         for round in 0..400 {
             let mut keys: Vec<String> = Vec::new();
@@ -1066,13 +1071,7 @@ mod tests {
             b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789/+=",
             b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-./+=",
         ];
-        let mut state = 0x243F_6A88_85A3_08D3_u64;
-        let mut next = |n: usize| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            (state % n as u64) as usize
-        };
+        let mut next = below(0x243F_6A88_85A3_08D3);
         let (mut matched, mut let_through) = (0, 0);
         for _ in 0..60_000 {
             let mut text = String::new();
