@@ -145,9 +145,12 @@ export VERIFY_MATRIX_JEST
 
 # mdBook, for the book's build and link check (tests/book.rs): its own build, once.
 if [[ "$("$MDBOOK_DIR/bin/mdbook" --version 2>/dev/null)" != "mdbook v$MDBOOK_VERSION" ]]; then
+    # Built under target/ (not in the system's temporary folder, which may be small),
+    # and the build removed once the program is installed.
     cargo install --quiet --locked --version "$MDBOOK_VERSION" --root "$MDBOOK_DIR" \
-        --no-default-features --features search mdbook \
+        --target-dir "$MDBOOK_DIR/build" --no-default-features --features search mdbook \
         || { echo "error: cannot install mdbook $MDBOOK_VERSION" >&2; exit 1; }
+    rm -rf "$MDBOOK_DIR/build"
 fi
 PATH="$PWD/$MDBOOK_DIR/bin:$PATH"
 export PATH

@@ -10,8 +10,10 @@ use memchr::memmem;
 use regex::Regex;
 
 mod markers;
+mod open;
 
 use markers::MARKERS;
+use open::{Openings, Seeds};
 
 /// What replaces a secret.
 pub const MASK: &str = "***";
@@ -33,37 +35,71 @@ pub const SECRET_NAME_PARTS: &[&str] = &[
 
 /// Token shapes recognised whatever variable (if any) they came from; the part matched
 /// by a group named `s…` (or the whole match) is masked.
-static SHAPES: LazyLock<Regex> = LazyLock::new(|| {
-    let shapes = [
-        // GitHub: personal, OAuth, user-to-server, server-to-server and refresh tokens.
-        r"gh[pousr]_[A-Za-z0-9]{20,255}",
-        r"github_pat_[A-Za-z0-9_]{20,255}",
-        // npm (`npm_` + 36), PyPI (`pypi-` + a macaroon, whose first bytes are always
-        // `AgEIcHlwaS5vcmc`: "pypi.org"), GitLab, Slack, Google API keys, Stripe secret
-        // and restricted keys (live and test).
-        r"npm_[A-Za-z0-9]{30,}",
-        r"pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{40,}",
-        // GitLab's tokens: personal, project and group access (`glpat-`), CI/CD job
-        // (`glcbt-`), pipeline trigger, deploy, runner, feed, incoming mail, OAuth
-        // application secrets and access, agent, feature flag client, SCIM.
-        r"gl(?:pat|cbt|ptt|dt|rt|ft|imt|oas|oat|agent|ffct|soat)-[A-Za-z0-9_.-]{20,}",
-        r"xox[abposr]-[A-Za-z0-9-]{10,}",
-        r"AIza[0-9A-Za-z_-]{35}",
-        r"[sr]k_(?:live|test)_[0-9A-Za-z]{16,}",
-        // JSON Web Tokens: a base64url header and payload (both JSON objects, `eyJ`), and
-        // a signature.
-        r"\beyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}",
-        // AWS access key ids, and secret keys where they are named.
-        r"\b(?:AKIA|ASIA)[A-Z0-9]{16}\b",
-        r#"(?i:aws_?secret_?access_?key)["']?\s*[:=]\s*["']?(?P<s1>[A-Za-z0-9/+=]{40})"#,
-        // Credentials in URLs, and authorization headers.
-        r"://[^/\s:@]{1,256}:(?P<s2>[^/\s@]{1,256})@",
-        r"(?i:authorization)\s*[:=]\s*(?i:bearer|token|basic)\s+(?P<s3>[A-Za-z0-9._~+/=-]{8,})",
-        // Private key blocks, also when the tail cut one end off.
-        r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----(?s:.*?)(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|\z)",
-    ];
-    Regex::new(&shapes.join("|")).expect("valid token shapes")
+static SHAPES: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(&SHAPE_PATTERNS.join("|")).expect("valid token shapes"));
+
+/// The token shapes, one expression each, the private key block last.
+const SHAPE_PATTERNS: &[&str] = &[
+    // GitHub: personal, OAuth, user-to-server, server-to-server and refresh tokens.
+    r"gh[pousr]_[A-Za-z0-9]{20,255}",
+    r"github_pat_[A-Za-z0-9_]{20,255}",
+    // npm (`npm_` + 36), PyPI (`pypi-` + a macaroon, whose first bytes are always
+    // `AgEIcHlwaS5vcmc`: "pypi.org"), GitLab, Slack, Google API keys, Stripe secret
+    // and restricted keys (live and test).
+    r"npm_[A-Za-z0-9]{30,}",
+    r"pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{40,}",
+    // GitLab's tokens: personal, project and group access (`glpat-`), CI/CD job
+    // (`glcbt-`), pipeline trigger, deploy, runner, feed, incoming mail, OAuth
+    // application secrets and access, agent, feature flag client, SCIM.
+    r"gl(?:pat|cbt|ptt|dt|rt|ft|imt|oas|oat|agent|ffct|soat)-[A-Za-z0-9_.-]{20,}",
+    r"xox[abposr]-[A-Za-z0-9-]{10,}",
+    r"AIza[0-9A-Za-z_-]{35}",
+    r"[sr]k_(?:live|test)_[0-9A-Za-z]{16,}",
+    // JSON Web Tokens: a base64url header and payload (both JSON objects, `eyJ`), and
+    // a signature.
+    r"\beyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}",
+    // AWS access key ids, and secret keys where they are named.
+    r"\b(?:AKIA|ASIA)[A-Z0-9]{16}\b",
+    r#"(?i:aws_?secret_?access_?key)["']?\s*[:=]\s*["']?(?P<s1>[A-Za-z0-9/+=]{40})"#,
+    // Credentials in URLs, and authorization headers.
+    r"://[^/\s:@]{1,256}:(?P<s2>[^/\s@]{1,256})@",
+    r"(?i:authorization)\s*[:=]\s*(?i:bearer|token|basic)\s+(?P<s3>[A-Za-z0-9._~+/=-]{8,})",
+    // Private key blocks, also when the tail cut one end off.
+    r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----(?s:.*?)(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|\z)",
+];
+
+/// What may be under way at the end of a text that goes on: each token shape (without
+/// its word boundaries, which only narrow it), a private key's first and last lines
+/// (its body is followed by the redacting writer itself), and `::add-mask::` lines.
+static OPENINGS: LazyLock<Openings> = LazyLock::new(|| {
+    let (block, shapes) = SHAPE_PATTERNS.split_last().expect("shapes");
+    debug_assert!(block.starts_with("-----BEGIN "));
+    let mut patterns: Vec<String> = shapes.iter().map(|p| p.replace(r"\b", "")).collect();
+    patterns.extend(
+        [
+            r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----",
+            r"-----END [A-Z0-9 ]*PRIVATE KEY-----",
+            r"::add-mask::[^\r\n]*",
+        ]
+        .map(String::from),
+    );
+    let patterns: Vec<&str> = patterns.iter().map(String::as_str).collect();
+    Openings::new(&patterns).expect("the token shapes make a DFA")
 });
+
+/// The literals a thread of [`OPENINGS`] is started near: every shape has one of them
+/// within [`REACH`] bytes of its start (`cret` of `aws_secret`, `riza` of
+/// `authorization`, `k_live_` of `sk_live_`; the others at it).
+static OPENING_WORDS: LazyLock<[memmem::Finder<'static>; 2]> = LazyLock::new(|| {
+    [
+        memmem::Finder::new("eyJ"),
+        memmem::Finder::new("-----BEGIN "),
+    ]
+});
+
+/// How far before one of its literals a token shape may begin (`aws_secret`'s `cret`,
+/// with `s` written `ſ`, is eight bytes in).
+const REACH: usize = 16;
 
 /// The end of a private key block whose start a tail cut off.
 static KEY_END: LazyLock<Regex> =
@@ -81,6 +117,14 @@ static KEY_END_MARK: LazyLock<memmem::Finder<'static>> =
     LazyLock::new(|| memmem::Finder::new("-----END "));
 static KEY_BEGIN_MARK: LazyLock<memmem::Finder<'static>> =
     LazyLock::new(|| memmem::Finder::new("-----BEGIN "));
+
+/// How many bytes at the end of a text [`Redactor::open_from`] may not see as the
+/// start of something under way: a value's key, or a shape's literal and what comes
+/// before it.
+pub const OPEN_UNSEEN: usize = KEY_BYTES;
+
+// A shape's literal (at most 12 bytes) within its reach of the start, in that tail.
+const _: () = assert!(REACH + 12 <= OPEN_UNSEEN);
 
 /// How much of each secret the search looks for: a secret longer than this is found by
 /// its first bytes and then compared whole, so the search's size (and its building)
@@ -331,6 +375,9 @@ pub struct Redactor {
     search: std::sync::OnceLock<Option<Search>>,
     /// The manifest's own patterns (`redact: { patterns: [...] }`).
     patterns: Vec<Regex>,
+    /// The same, as a DFA of their matches' prefixes (see [`Redactor::open_from`]),
+    /// built the first time it is needed; `None` when they make none small enough.
+    pattern_openings: std::sync::OnceLock<Option<std::sync::Arc<Openings>>>,
 }
 
 impl Redactor {
@@ -371,6 +418,7 @@ impl Redactor {
     /// matches the empty string).
     pub fn add_pattern(&mut self, pattern: Regex) {
         self.patterns.push(pattern);
+        self.pattern_openings = std::sync::OnceLock::new();
     }
 
     fn add_value(&mut self, value: &str, min_chars: usize) {
@@ -472,6 +520,82 @@ impl Redactor {
         self.patterns.is_empty()
             && !self.search().is_some_and(|search| search.is_match(text))
             && !MARKERS.may_mask(text.as_bytes())
+    }
+
+    /// The earliest position of `text` from which something this redactor masks may
+    /// still be under way at its end, were the text to go on: a known value that
+    /// `text` ends inside, a token shape, an `::add-mask::` line, a private key's first
+    /// or last line, or a match of the manifest's patterns. `None` when nothing is.
+    ///
+    /// Each is seen once its start is in `text`, a value once its first [`KEY_BYTES`]
+    /// are, a shape once the literal it is found by is (within [`REACH`] bytes of its
+    /// start): what begins in the last [`OPEN_UNSEEN`] bytes may be missed. A text cut
+    /// before both that tail and the position returned, where nothing already whole
+    /// crosses the cut, has nothing masked under way across it, however it goes on.
+    /// Patterns too large for a DFA count as under way from the start.
+    pub fn open_from(&self, text: &[u8]) -> Option<usize> {
+        let mut seeds: Vec<usize> = MARKERS
+            .occurrences(text)
+            .chain(OPENING_WORDS.iter().flat_map(|word| word.find_iter(text)))
+            .flat_map(|at| at.saturating_sub(REACH)..=at)
+            .collect();
+        seeds.sort_unstable();
+        seeds.dedup();
+        // (No literal, no shape: the DFA is not even built.)
+        let shapes = (!seeds.is_empty())
+            .then(|| OPENINGS.earliest(text, Seeds::At(&seeds)))
+            .flatten();
+        let patterns = if self.patterns.is_empty() {
+            None
+        } else {
+            match self.pattern_openings() {
+                Some(openings) => openings.earliest(text, Seeds::Every),
+                None => Some(0),
+            }
+        };
+        [shapes, patterns, self.value_open_from(text)]
+            .into_iter()
+            .flatten()
+            .min()
+    }
+
+    /// The manifest's patterns' DFA, built the first time it is needed.
+    fn pattern_openings(&self) -> Option<&Openings> {
+        self.pattern_openings
+            .get_or_init(|| {
+                let patterns: Vec<&str> = self.patterns.iter().map(Regex::as_str).collect();
+                Openings::new(&patterns).map(std::sync::Arc::new)
+            })
+            .as_deref()
+    }
+
+    /// The earliest position where a known value begins whose first bytes `text` ends
+    /// with (its key whole, the rest still to come).
+    fn value_open_from(&self, text: &[u8]) -> Option<usize> {
+        let search = self.search()?;
+        let longest = self.values.iter().map(String::len).max()?;
+        // Only a value that begins within its length of the end can be under way there.
+        let mut offset = text.len().saturating_sub(longest);
+        while offset < text.len() && (text[offset] & 0xC0) == 0x80 {
+            offset += 1;
+        }
+        for chunk in text[offset..].utf8_chunks() {
+            let valid = chunk.valid();
+            let mut from = 0;
+            while let Some((start, _, key)) = search.find(valid, from) {
+                let rest = &text[offset + start..];
+                let under_way = search.by_key[key].iter().any(|&i| {
+                    let value = self.values[i].as_bytes();
+                    value.len() > rest.len() && value.starts_with(rest)
+                });
+                if under_way {
+                    return Some(offset + start);
+                }
+                from = start + 1;
+            }
+            offset += valid.len() + chunk.invalid().len();
+        }
+        None
     }
 
     /// `text` with every known value, every value masked by an `::add-mask::` line of
@@ -1090,6 +1214,7 @@ mod tests {
             if SHAPES.is_match(&text) {
                 matched += 1;
                 assert!(MARKERS.may_mask(text.as_bytes()), "{text:?}");
+                shapes_cut_inside_are_open(&text);
             } else if !MARKERS.may_mask(text.as_bytes()) {
                 let_through += 1;
             }
@@ -1104,6 +1229,84 @@ mod tests {
             matched > 3_000 && let_through > 10_000,
             "{matched} {let_through}"
         );
+    }
+
+    /// Each shape that matches in `text`, cut inside past the bytes the openings may
+    /// not see, is open from its start or before (a private key's block from the end
+    /// of its first line on is the writer's to follow).
+    fn shapes_cut_inside_are_open(text: &str) {
+        let r = Redactor::default();
+        for found in SHAPES.find_iter(text) {
+            let first = found.start() + REACH + 12;
+            let header = found.as_str().starts_with("-----BEGIN ");
+            // Its first cut, its middle, its last byte.
+            let cuts = [first, (first + found.end()) / 2, found.end() - 1];
+            for cut in cuts
+                .into_iter()
+                .filter(|&cut| cut >= first && cut < found.end())
+            {
+                if header
+                    && memmem::find(&text.as_bytes()[found.start()..cut], b"KEY-----").is_some()
+                {
+                    // The first line whole: the block's body is the writer's.
+                    break;
+                }
+                let open = r.open_from(&text.as_bytes()[..cut]);
+                assert!(
+                    open.is_some_and(|at| at <= found.start()),
+                    "{text:?} cut at {cut}: {open:?}, the shape from {}",
+                    found.start()
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn what_is_under_way_at_the_end_is_open_from_its_start() {
+        // A value that does not begin again inside itself.
+        let long = (0..60).map(|i| i.to_string()).collect::<Vec<_>>().join("-");
+        let mut r = Redactor::from_vars([("LONG_TOKEN", long.as_str())]);
+        let quiet = "x".repeat(1000);
+        assert_eq!(r.open_from(quiet.as_bytes()), None);
+        // A value the text ends inside, once its key is there.
+        for cut in [KEY_BYTES, KEY_BYTES + 1, long.len() - 1] {
+            let text = format!("{quiet}{}", &long[..cut]);
+            assert_eq!(r.open_from(text.as_bytes()), Some(1000), "{cut}");
+        }
+        // Whole, it is not under way.
+        assert_eq!(r.open_from(format!("{quiet}{long}").as_bytes()), None);
+        // Shapes that go on without end, and long runs inside one.
+        for open in [
+            format!("npm_{}", "A1".repeat(50_000)),
+            format!("eyJ{}", "b".repeat(50_000)),
+            format!("aws_secret_access_key{}", " ".repeat(50_000)),
+            format!("Authorization:{}", "\t".repeat(50_000)),
+            format!("-----BEGIN {}", "RSA ".repeat(20_000)),
+            format!("::add-mask::{}", "v".repeat(50_000)),
+            "://user:pass".to_owned(),
+        ] {
+            let text = format!("{quiet}{open}");
+            assert_eq!(
+                r.open_from(text.as_bytes()),
+                Some(1000),
+                "{}",
+                &open[..open.len().min(20)]
+            );
+        }
+        // Over once a byte ends them.
+        for over in [
+            "npm_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA,",
+            "eyJabc ",
+            "https://a/b",
+        ] {
+            let text = format!("{quiet}{over}");
+            assert_eq!(r.open_from(text.as_bytes()), None, "{over}");
+        }
+        // The manifest's own patterns, from wherever they may begin.
+        r.add_pattern(Regex::new("session=[0-9a-f]+").unwrap());
+        let text = format!("{quiet}session=0123abc");
+        assert_eq!(r.open_from(text.as_bytes()), Some(1000));
+        assert_eq!(r.open_from(format!("{text};").as_bytes()), None);
     }
 
     #[test]

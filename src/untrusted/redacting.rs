@@ -3,13 +3,17 @@
 //!
 //! Streaming, in bounded memory: text is redacted a block of whole lines at a time (a
 //! secret split across two reads is still whole by then), and the end of a line is
-//! waited for up to [`MAX_LINE`] bytes. Everything that is not a secret is written byte
-//! for byte (bytes that are not UTF-8 included); a secret reads `***`.
+//! waited for up to [`MAX_LINE`] bytes. A longer line is written in parts, each cut
+//! where nothing masked crosses the cut (see [`RedactingWriter::write`]); one that
+//! gives no such cut in [`MAX_HELD`] bytes is masked from there to its end. Everything
+//! that is not a secret is written byte for byte (bytes that are not UTF-8 included); a
+//! secret reads `***`.
 //!
 //! - `::add-mask::VALUE` printed by a check masks VALUE from then on, in every check of
 //!   the run ([`Masks`] is shared by the run), as GitHub does in its console;
 //! - a private key block is masked through to its end, however many blocks it spans.
 
+use std::borrow::Cow;
 use std::io::{self, Write};
 use std::sync::{Arc, LazyLock, RwLock};
 
@@ -17,7 +21,7 @@ use regex::Regex;
 
 use super::redact::{MASK, Redactor};
 
-/// The longest line waited for: a longer one is redacted as it is.
+/// The longest line waited for whole: a longer one is cut into parts.
 pub const MAX_LINE: usize = 1024 * 1024;
 
 /// `::add-mask::VALUE` at the start of a line's text (after any prefix a tool adds).
@@ -40,10 +44,19 @@ impl Masks {
     }
 
     /// `text` redacted with what is known now (borrowed when nothing was masked).
-    pub fn redact<'a>(&self, text: &'a str) -> std::borrow::Cow<'a, str> {
+    pub fn redact<'a>(&self, text: &'a str) -> Cow<'a, str> {
         match self.0.read() {
             Ok(r) => r.redact(text),
             Err(poisoned) => poisoned.into_inner().redact(text),
+        }
+    }
+
+    /// Where something masked may be under way at the end of `text` (see
+    /// [`Redactor::open_from`]).
+    pub fn open_from(&self, text: &[u8]) -> Option<usize> {
+        match self.0.read() {
+            Ok(r) => r.open_from(text),
+            Err(poisoned) => poisoned.into_inner().open_from(text),
         }
     }
 
@@ -80,6 +93,10 @@ pub struct RedactingWriter<W: Write> {
     pending: Vec<u8>,
     /// Inside a private key block that an earlier block began.
     in_key: bool,
+    /// How long `pending` grows before a cut is tried again (after one failed).
+    next_cut: usize,
+    /// The rest of an over-long line is masked: no cut of it was safe.
+    masking_line: bool,
 }
 
 impl<W: Write> RedactingWriter<W> {
@@ -89,6 +106,8 @@ impl<W: Write> RedactingWriter<W> {
             masks,
             pending: Vec::with_capacity(64 * 1024),
             in_key: false,
+            next_cut: 0,
+            masking_line: false,
         }
     }
 
@@ -100,41 +119,57 @@ impl<W: Write> RedactingWriter<W> {
         Ok(self.inner)
     }
 
-    /// Redacts `block` (whole lines, or a line past [`MAX_LINE`]) and writes it: as it
-    /// is when nothing in it is a secret (most output), without a copy.
+    /// Redacts `block` (whole lines, or the part of a line before a cut) and writes it:
+    /// as it is when nothing in it is a secret (most output), without a copy.
     fn emit(&mut self, block: &[u8]) -> io::Result<()> {
+        let mut in_key = self.in_key;
+        let out = self.render(block, &mut in_key, true);
+        self.in_key = in_key;
+        self.inner.write_all(&out)
+    }
+
+    /// `block` redacted, from inside a private key or not (`in_key`, updated to where
+    /// the block ends); `declare`: values of its `::add-mask::` lines are added to the
+    /// run's masks.
+    fn render<'b>(&self, block: &'b [u8], in_key: &mut bool, declare: bool) -> Cow<'b, [u8]> {
         if block.is_empty() {
-            return Ok(());
+            return Cow::Borrowed(block);
         }
         if let Ok(text) = std::str::from_utf8(block) {
             let mut out = Vec::new();
-            return match self.text(text, &mut out) {
-                None => self.inner.write_all(block),
-                Some(()) => self.inner.write_all(&out),
+            return match self.text(text, &mut out, in_key, declare) {
+                None => Cow::Borrowed(block),
+                Some(()) => Cow::Owned(out),
             };
         }
         let mut out = Vec::with_capacity(block.len());
         for chunk in block.utf8_chunks() {
             let text = chunk.valid();
-            if !text.is_empty() && self.text(text, &mut out).is_none() {
+            if !text.is_empty() && self.text(text, &mut out, in_key, declare).is_none() {
                 out.extend_from_slice(text.as_bytes());
             }
             // Bytes that are not UTF-8 hold no secret a redactor knows: kept as they are.
             out.extend_from_slice(chunk.invalid());
         }
-        self.inner.write_all(&out)
+        Cow::Owned(out)
     }
 
     /// Redacts `text` into `out`; `None` (and nothing in `out`) when it is to be
     /// written as it is.
-    fn text(&mut self, mut text: &str, out: &mut Vec<u8>) -> Option<()> {
+    fn text(
+        &self,
+        mut text: &str,
+        out: &mut Vec<u8>,
+        in_key: &mut bool,
+        declare: bool,
+    ) -> Option<()> {
         let mut changed = false;
-        if self.in_key {
+        if *in_key {
             // The rest of a private key an earlier block began: masked to its end.
             changed = true;
             match KEY_END.find(text) {
                 Some(end) => {
-                    self.in_key = false;
+                    *in_key = false;
                     out.extend_from_slice(MASK.as_bytes());
                     text = &text[end.end()..];
                 }
@@ -152,7 +187,7 @@ impl<W: Write> RedactingWriter<W> {
             return None;
         }
         let bytes = text.as_bytes();
-        if memchr::memmem::find(bytes, b"::add-mask::").is_some() {
+        if declare && memchr::memmem::find(bytes, b"::add-mask::").is_some() {
             for caps in ADD_MASK.captures_iter(text) {
                 if let Some(value) = caps.get(1) {
                     self.masks.declare(value.as_str());
@@ -164,26 +199,165 @@ impl<W: Write> RedactingWriter<W> {
             && let Some(begin) = KEY_BEGIN.find_iter(text).last()
             && !KEY_END.is_match(&text[begin.end()..])
         {
-            self.in_key = true;
+            *in_key = true;
         }
         match self.masks.redact(text) {
-            std::borrow::Cow::Borrowed(_) if !changed => None,
+            Cow::Borrowed(_) if !changed => None,
             redacted => {
                 out.extend_from_slice(redacted.as_bytes());
                 Some(())
             }
         }
     }
+
+    /// Writes part of a line that has grown past [`MAX_LINE`] without ending, cut where
+    /// nothing masked crosses the cut: not inside anything already whole in what is
+    /// held (the two parts redact to what the whole does), before anything that may
+    /// still be under way at its end ([`Masks::open_from`]), and [`CUT_CONTEXT`] bytes
+    /// or more before that end. Where no such cut is found, more of the line is
+    /// waited for; past [`MAX_HELD`], the rest of the line is masked.
+    fn cut_long_line(&mut self) -> io::Result<()> {
+        let held = std::mem::take(&mut self.pending);
+        // Values the line has declared so far are masked from now on, in both parts.
+        self.declare_ended(&held);
+        let mut first = held.len() - CUT_CONTEXT;
+        if let Some(open) = self.masks.open_from(&held) {
+            first = first.min(open);
+        }
+        let mut tried = Vec::new();
+        for at in [
+            first,
+            first.saturating_sub(CUT_CONTEXT),
+            first.saturating_sub(4 * CUT_CONTEXT),
+            first / 2,
+        ] {
+            let at = char_start(&held, at);
+            if at == 0 || tried.contains(&at) {
+                continue;
+            }
+            tried.push(at);
+            if self.cut_holds(&held, at) {
+                self.emit(&held[..at])?;
+                self.pending = held;
+                self.pending.drain(..at);
+                self.next_cut = 0;
+                return Ok(());
+            }
+        }
+        if held.len() < MAX_HELD {
+            self.next_cut = held.len() + 4 * CUT_CONTEXT;
+            self.pending = held;
+            return Ok(());
+        }
+        // No safe cut in all that is held: the line is masked from here to its end, its
+        // declarations kept (their values are masked from now on).
+        let mut in_key = self.in_key;
+        let _ = self.render(&held, &mut in_key, true);
+        self.in_key = in_key;
+        self.inner.write_all(MASK.as_bytes())?;
+        self.masking_line = true;
+        self.pending = held;
+        self.pending.clear();
+        self.next_cut = 0;
+        Ok(())
+    }
+
+    /// Whether `held` redacts, cut at `at`, to what it redacts to whole (its private
+    /// keys followed across the cut as across lines).
+    fn cut_holds(&self, held: &[u8], at: usize) -> bool {
+        if !self.in_key && self.quiet(held) {
+            // Nothing masked in the whole: nothing in either part (the markers' pass
+            // only loses what a part cuts off).
+            return true;
+        }
+        let mut whole_key = self.in_key;
+        let whole = self.render(held, &mut whole_key, false);
+        let mut parts_key = self.in_key;
+        let before = self.render(&held[..at], &mut parts_key, false);
+        let after = self.render(&held[at..], &mut parts_key, false);
+        whole_key == parts_key
+            && whole.len() == before.len() + after.len()
+            && whole.starts_with(&before)
+            && whole.ends_with(&after)
+    }
+
+    /// Declares the values of the `::add-mask::` lines of `held` that have ended (the
+    /// last one may still be going on).
+    fn declare_ended(&self, held: &[u8]) {
+        if memchr::memmem::find(held, b"::add-mask::").is_none() {
+            return;
+        }
+        let mut offset = 0;
+        for chunk in held.utf8_chunks() {
+            let text = chunk.valid();
+            for caps in ADD_MASK.captures_iter(text) {
+                if let Some(value) = caps.get(1)
+                    && offset + value.end() < held.len()
+                {
+                    self.masks.declare(value.as_str());
+                }
+            }
+            offset += text.len() + chunk.invalid().len();
+        }
+    }
+
+    /// Whether nothing in `bytes` is masked (told by one pass).
+    fn quiet(&self, bytes: &[u8]) -> bool {
+        bytes
+            .utf8_chunks()
+            .all(|chunk| chunk.valid().is_empty() || self.masks.leaves(chunk.valid()))
+    }
+}
+
+/// How many bytes of an over-long line's end are kept back at a cut, for the next.
+pub const CUT_CONTEXT: usize = 64 * 1024;
+
+/// The most of one line held back in search of a safe cut: past it, the rest of the
+/// line is masked.
+pub const MAX_HELD: usize = 4 * MAX_LINE;
+
+// What the redactor may not see under way at the end of a text is in the context kept.
+const _: () = assert!(super::redact::OPEN_UNSEEN < CUT_CONTEXT && CUT_CONTEXT < MAX_LINE);
+
+/// `at`, moved back to the start of the character it is inside.
+fn char_start(bytes: &[u8], mut at: usize) -> usize {
+    for _ in 0..3 {
+        if at == 0 || at >= bytes.len() || bytes[at] & 0xC0 != 0x80 {
+            break;
+        }
+        at -= 1;
+    }
+    at
 }
 
 impl<W: Write> Write for RedactingWriter<W> {
+    /// Takes all of `buf`: its whole lines are written, redacted; the rest waits for its
+    /// line's end. A line past [`MAX_LINE`] is cut: before [`CUT_CONTEXT`] bytes of its
+    /// end and before anything masked that may still be under way there, at a place
+    /// where its two parts redact to what it does whole. Where no such place is, more
+    /// of it is waited for, up to [`MAX_HELD`] bytes, past which the rest of the line
+    /// reads `***`: what cannot be cut safely is masked, never written in two halves
+    /// that each look harmless.
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let written = buf.len();
+        let mut buf = buf;
+        if self.masking_line {
+            // The rest of a line no cut could be made in: dropped to its end.
+            match memchr::memchr(b'\n', buf) {
+                None => return Ok(written),
+                Some(end) => {
+                    self.masking_line = false;
+                    buf = &buf[end..];
+                }
+            }
+        }
         // `pending` never holds a line's end: only what came now is searched for one.
         match memchr::memrchr(b'\n', buf) {
             // Most reads: their whole lines go out at once, the rest waits.
             Some(last) if self.pending.is_empty() => {
                 self.emit(&buf[..=last])?;
                 self.pending.extend_from_slice(&buf[last + 1..]);
+                self.next_cut = 0;
             }
             Some(last) => {
                 self.pending.extend_from_slice(&buf[..=last]);
@@ -192,16 +366,14 @@ impl<W: Write> Write for RedactingWriter<W> {
                 self.pending = block;
                 self.pending.clear();
                 self.pending.extend_from_slice(&buf[last + 1..]);
+                self.next_cut = 0;
             }
             None => self.pending.extend_from_slice(buf),
         }
-        if self.pending.len() > MAX_LINE {
-            let pending = std::mem::take(&mut self.pending);
-            self.emit(&pending)?;
-            self.pending = pending;
-            self.pending.clear();
+        if self.pending.len() > MAX_LINE && self.pending.len() >= self.next_cut {
+            self.cut_long_line()?;
         }
-        Ok(buf.len())
+        Ok(written)
     }
 
     fn flush(&mut self) -> io::Result<()> {
@@ -271,6 +443,140 @@ mod tests {
             text.starts_with("key:\n") && text.ends_with("after\n"),
             "{text}"
         );
+    }
+
+    /// `text` through a writer in reads of `read` bytes; what the writer held back
+    /// never passed `bound` plus a read.
+    fn in_reads(masks: &Masks, text: &[u8], read: usize, bound: usize) -> Vec<u8> {
+        let mut w = RedactingWriter::new(Vec::new(), masks.clone());
+        for piece in text.chunks(read) {
+            w.write_all(piece).unwrap();
+            assert!(w.pending.len() <= bound + read, "{}", w.pending.len());
+        }
+        w.finish().unwrap()
+    }
+
+    /// The reads the tests below are cut in: a pipe's page, its default size, the
+    /// tool's own read, and one past a line's limit (not a power of two).
+    const READS: [usize; 4] = [4096, 64 * 1024, 256 * 1024, MAX_LINE + 4099];
+
+    /// Where the first cut of an over-long line may fall, and either side of it.
+    fn near_cuts(read: usize) -> Vec<usize> {
+        vec![
+            MAX_LINE - CUT_CONTEXT - 7,
+            MAX_LINE - CUT_CONTEXT + 3,
+            MAX_LINE - 20,
+            MAX_LINE + 1,
+            MAX_LINE + read - 10,
+            2 * MAX_LINE - CUT_CONTEXT - 2,
+        ]
+    }
+
+    fn longest_run(text: &[u8], of: impl Fn(u8) -> bool) -> usize {
+        text.split(|&b| !of(b)).map(<[u8]>::len).max().unwrap_or(0)
+    }
+
+    #[test]
+    fn a_private_key_across_the_cut_of_an_over_long_line_is_masked() {
+        let masks = Masks::default();
+        for read in READS {
+            for lead in near_cuts(read) {
+                let mut text = vec![b'z'; lead];
+                text.extend_from_slice(b"-----BEGIN RSA PRIVATE KEY-----");
+                text.extend(std::iter::repeat_n(b'A', 2 * MAX_LINE));
+                text.extend_from_slice(b"\n-----END RSA PRIVATE KEY-----\nafter\n");
+                let out = in_reads(&masks, &text, read, MAX_HELD);
+                assert!(!out.contains(&b'A'), "read {read}, lead {lead}");
+                assert!(out.ends_with(b"***\nafter\n"), "read {read}, lead {lead}");
+                assert_eq!(longest_run(&out, |b| b == b'z'), lead, "{read} {lead}");
+            }
+        }
+    }
+
+    /// Whatever is masked, put across where an over-long line is cut, is masked as it is
+    /// in the whole line, in every size of read: values short and longer than the
+    /// context kept, tokens whose shape goes on without end (past the context too),
+    /// shapes with long runs of spaces inside, a credential in an address, a value
+    /// declared on the line itself.
+    #[test]
+    fn what_straddles_the_cut_of_an_over_long_line_is_masked_as_in_the_whole_line() {
+        let long_value: String = (0..100_000)
+            .map(|i| char::from(b'a' + (i % 23) as u8))
+            .collect();
+        let masks = Masks::new(Redactor::from_vars([
+            ("NPM_TOKEN", "s3cr3t-npm-value"),
+            ("LONG_SECRET", long_value.as_str()),
+        ]));
+        let alnum = |n: usize| -> String { (0..n).map(|i| char::from(b"Ab3xQ9"[i % 6])).collect() };
+        let spaces = " ".repeat(100_000);
+        let items = [
+            "s3cr3t-npm-value".to_owned(),
+            long_value.clone(),
+            format!("ghp_{}", alnum(36)),
+            format!("npm_{}", alnum(150_000)),
+            format!("eyJ{}.eyJ{}.{}", alnum(90_000), alnum(12), alnum(20)),
+            format!("aws_secret_access_key{spaces}= {}", alnum(40)),
+            format!("Authorization:{spaces}Bearer {}", alnum(30)),
+            "https://user:pa55word@example.com/x".to_owned(),
+            "::add-mask::d3clared-value\r and d3clared-value again".to_owned(),
+        ];
+        for (n, item) in items.iter().enumerate() {
+            for read in [4096, MAX_LINE + 4099] {
+                for lead in near_cuts(read).into_iter().step_by(n % 2 + 1) {
+                    let mut line = ".".repeat(lead);
+                    line.push_str(item);
+                    line.push_str(&" tail,".repeat(40_000));
+                    line.push('\n');
+                    let whole = Masks::new(masks.snapshot()).redact(&line).into_owned();
+                    let masks = Masks::new(masks.snapshot());
+                    let out = in_reads(&masks, line.as_bytes(), read, MAX_HELD);
+                    assert!(
+                        out == whole.as_bytes(),
+                        "item {n}, read {read}, lead {lead}: {} bytes, {} whole",
+                        out.len(),
+                        whole.len()
+                    );
+                    assert!(
+                        whole.len() + 90_000 < line.len() || n != 1,
+                        "item {n} masked"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn an_over_long_line_with_no_safe_cut_is_masked_to_its_end() {
+        let masks = Masks::default();
+        for read in READS {
+            // A token's shape that goes on past all that is held.
+            let mut text = b"before ".to_vec();
+            text.extend_from_slice(b"npm_");
+            text.extend((0..MAX_HELD + MAX_LINE).map(|i| b"Ab3"[i % 3]));
+            text.extend_from_slice(b"\nafter npm_\n");
+            let out = in_reads(&masks, &text, read, MAX_HELD);
+            assert_eq!(out, b"before ***\nafter npm_\n", "read {read}");
+        }
+    }
+
+    #[test]
+    fn over_long_lines_with_nothing_to_mask_pass_byte_for_byte_in_bounded_memory() {
+        let masks = Masks::new(Redactor::from_vars([("API_TOKEN", "abcdef123")]));
+        let zeros = vec![0u8; 5 * MAX_LINE + 17];
+        let text: Vec<u8> = (0..5 * MAX_LINE + 17)
+            .map(|i| {
+                "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/é".as_bytes()
+                    [i % 66]
+            })
+            .collect();
+        for read in READS {
+            for text in [&zeros, &text] {
+                assert!(
+                    in_reads(&masks, text, read, MAX_LINE) == *text,
+                    "read {read}"
+                );
+            }
+        }
     }
 
     #[test]

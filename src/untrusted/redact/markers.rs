@@ -205,6 +205,17 @@ impl Markers {
         }
     }
 
+    /// Where each marker, and `://`, begins in `text`, whatever is around it.
+    pub(super) fn occurrences<'t>(&'t self, text: &'t [u8]) -> impl Iterator<Item = usize> + 't {
+        let mut from = 0;
+        std::iter::from_fn(move || {
+            let (start, _, _) = self.words.find(text, from)?;
+            from = start + 1;
+            Some(start)
+        })
+        .chain(self.url.find_iter(text))
+    }
+
     /// Whether a token shape, `::add-mask::` or a private key's end could be in
     /// `text`: `false` only where none is.
     pub(super) fn may_mask(&self, text: &[u8]) -> bool {
