@@ -19,7 +19,7 @@ use std::sync::{Arc, LazyLock, RwLock};
 
 use regex::Regex;
 
-use super::redact::{MASK, Redactor};
+use super::redact::{MASK, Redactor, Survey};
 
 /// The longest line waited for whole: a longer one is cut into parts.
 pub const MAX_LINE: usize = 1024 * 1024;
@@ -51,12 +51,12 @@ impl Masks {
         }
     }
 
-    /// Where something masked may be under way at the end of `text` (see
-    /// [`Redactor::open_from`]).
-    pub fn open_from(&self, text: &[u8]) -> Option<usize> {
+    /// Whether nothing in `text` is masked, and where something masked may be under
+    /// way at its end (see [`Redactor::survey`]).
+    pub fn survey(&self, text: &[u8]) -> Survey {
         match self.0.read() {
-            Ok(r) => r.open_from(text),
-            Err(poisoned) => poisoned.into_inner().open_from(text),
+            Ok(r) => r.survey(text),
+            Err(poisoned) => poisoned.into_inner().survey(text),
         }
     }
 
@@ -213,15 +213,20 @@ impl<W: Write> RedactingWriter<W> {
     /// Writes part of a line that has grown past [`MAX_LINE`] without ending, cut where
     /// nothing masked crosses the cut: not inside anything already whole in what is
     /// held (the two parts redact to what the whole does), before anything that may
-    /// still be under way at its end ([`Masks::open_from`]), and [`CUT_CONTEXT`] bytes
+    /// still be under way at its end ([`Masks::survey`]), and [`CUT_CONTEXT`] bytes
     /// or more before that end. Where no such cut is found, more of the line is
     /// waited for; past [`MAX_HELD`], the rest of the line is masked.
     fn cut_long_line(&mut self) -> io::Result<()> {
         let held = std::mem::take(&mut self.pending);
-        // Values the line has declared so far are masked from now on, in both parts.
-        self.declare_ended(&held);
+        let survey = self.masks.survey(&held);
+        // Nothing in it to mask (most over-long lines): either part is written as it is.
+        let quiet = !self.in_key && survey.leaves;
+        if !quiet {
+            // Values the line has declared so far are masked from now on, in both parts.
+            self.declare_ended(&held);
+        }
         let mut first = held.len() - CUT_CONTEXT;
-        if let Some(open) = self.masks.open_from(&held) {
+        if let Some(open) = survey.open {
             first = first.min(open);
         }
         let mut tried = Vec::new();
@@ -236,13 +241,19 @@ impl<W: Write> RedactingWriter<W> {
                 continue;
             }
             tried.push(at);
-            if self.cut_holds(&held, at) {
+            if quiet {
+                // A part holds no marker or value the whole does not (it only loses
+                // what the cut cuts off): as it is.
+                self.inner.write_all(&held[..at])?;
+            } else if self.cut_holds(&held, at) {
                 self.emit(&held[..at])?;
-                self.pending = held;
-                self.pending.drain(..at);
-                self.next_cut = 0;
-                return Ok(());
+            } else {
+                continue;
             }
+            self.pending = held;
+            self.pending.drain(..at);
+            self.next_cut = 0;
+            return Ok(());
         }
         if held.len() < MAX_HELD {
             self.next_cut = held.len() + 4 * CUT_CONTEXT;
@@ -265,11 +276,6 @@ impl<W: Write> RedactingWriter<W> {
     /// Whether `held` redacts, cut at `at`, to what it redacts to whole (its private
     /// keys followed across the cut as across lines).
     fn cut_holds(&self, held: &[u8], at: usize) -> bool {
-        if !self.in_key && self.quiet(held) {
-            // Nothing masked in the whole: nothing in either part (the markers' pass
-            // only loses what a part cuts off).
-            return true;
-        }
         let mut whole_key = self.in_key;
         let whole = self.render(held, &mut whole_key, false);
         let mut parts_key = self.in_key;
@@ -299,13 +305,6 @@ impl<W: Write> RedactingWriter<W> {
             }
             offset += text.len() + chunk.invalid().len();
         }
-    }
-
-    /// Whether nothing in `bytes` is masked (told by one pass).
-    fn quiet(&self, bytes: &[u8]) -> bool {
-        bytes
-            .utf8_chunks()
-            .all(|chunk| chunk.valid().is_empty() || self.masks.leaves(chunk.valid()))
     }
 }
 

@@ -205,15 +205,21 @@ impl Markers {
         }
     }
 
-    /// Where each marker, and `://`, begins in `text`, whatever is around it.
-    pub(super) fn occurrences<'t>(&'t self, text: &'t [u8]) -> impl Iterator<Item = usize> + 't {
+    /// What [`Markers::may_mask`] says of `text`, and where each marker and `://`
+    /// begins in it, whatever is around it: one pass for both.
+    pub(super) fn survey(&self, text: &[u8]) -> (bool, Vec<usize>) {
+        let (mut may_mask, mut found) = (false, Vec::new());
         let mut from = 0;
-        std::iter::from_fn(move || {
-            let (start, _, _) = self.words.find(text, from)?;
+        while let Some((start, end, word)) = self.words.find(text, from) {
+            may_mask = may_mask || self.needs[word].met(text, start, end);
+            found.push(start);
             from = start + 1;
-            Some(start)
-        })
-        .chain(self.url.find_iter(text))
+        }
+        for at in self.url.find_iter(text) {
+            may_mask = may_mask || Needs::UrlCredential.met(text, at, at + 3);
+            found.push(at);
+        }
+        (may_mask, found)
     }
 
     /// Whether a token shape, `::add-mask::` or a private key's end could be in
