@@ -180,6 +180,45 @@ fn a_secret_split_across_two_writes_is_caught() {
     );
 }
 
+/// Lines past the 1 MiB a line is waited for, with a private key's first line and a
+/// secret value across where the writer first cuts them: neither reaches a file of the
+/// results or the console, and the text around them does. (Written in pieces cut at
+/// 1 MiB, the key's body and the value were in the log.)
+#[test]
+fn secrets_across_the_cut_of_an_over_long_line_are_caught() {
+    // Each printed in two writes a pause apart, the first taking the line past 1 MiB.
+    let project = Project::new(&manifest_with(concat!(
+        "  - { id: long, run: \"",
+        "head -c 1048570 /dev/zero | tr '\\\\0' z; printf -- '-----BEGIN RSA PRI'; sleep 0.3; ",
+        "printf 'VATE KEY-----'; head -c 2097152 /dev/zero | tr '\\\\0' Q; ",
+        "printf '\\\\n-----END RSA PRIVATE KEY-----\\\\nafter\\\\n'; ",
+        "head -c 1048570 /dev/zero | tr '\\\\0' y; printf 'npm=%s' ${NPM_TOKEN:0:9}; sleep 0.3; ",
+        "printf '%s end\\\\n' ${NPM_TOKEN:9}",
+        "\" }\n",
+    )));
+    let out = project
+        .std_cmd()
+        .args(["run", "--out", "results"])
+        .env("NPM_TOKEN", NPM)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let console = String::from_utf8_lossy(&out.stdout);
+    holds_none(
+        &project.path().join("results"),
+        &[("stdout", &console)],
+        &[NPM, "QQQQQQQQ"],
+    );
+    let log = project.read("results/logs/local/long.log");
+    assert!(log.starts_with(&"z".repeat(1_048_570)), "{}", &log[..100]);
+    assert!(log.contains("***\nafter\n"), "{}", &log[log.len() - 200..]);
+    assert!(
+        log.ends_with("npm=*** end\n"),
+        "{}",
+        &log[log.len() - 100..]
+    );
+}
+
 /// A runner report's failure message holding a secret: masked in the result.
 #[test]
 fn a_junit_failure_message_is_masked_in_the_result() {
