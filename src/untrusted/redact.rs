@@ -539,9 +539,9 @@ impl Redactor {
     /// `text` ends inside, a token shape, an `::add-mask::` line, a private key's first
     /// or last line, or a match of the manifest's patterns. `None` when nothing is.
     ///
-    /// Each is seen once its start is in `text`, a value once its first [`KEY_BYTES`]
-    /// are, a shape once the literal it is found by is (within [`REACH`] bytes of its
-    /// start): what begins in the last [`OPEN_UNSEEN`] bytes may be missed. A text cut
+    /// Each is seen once its start is in `text`, a value once its first 64 bytes are,
+    /// a shape once the literal it is found by is (within 16 bytes of its start): what
+    /// begins in the last [`OPEN_UNSEEN`] bytes may be missed. A text cut
     /// before both that tail and the position returned, where nothing already whole
     /// crosses the cut, has nothing masked under way across it, however it goes on.
     /// Patterns too large for a DFA count as under way from the start.
