@@ -379,6 +379,9 @@ pub struct Redactor {
     values: Vec<String>,
     /// The same, to tell a value already known at once (a run may declare thousands).
     known: rustc_hash::FxHashSet<String>,
+    /// The values (by index) known only by their start: each is masked with the rest of
+    /// its line.
+    open_ended: rustc_hash::FxHashSet<usize>,
     /// All of `values` as one search, the longest match first, so that a secret
     /// containing another is masked whole: built once, when first searched with (not
     /// once per value added, which grows with the square of the secrets).
@@ -429,6 +432,19 @@ impl Redactor {
     pub fn add_pattern(&mut self, pattern: Regex) {
         self.patterns.push(pattern);
         self.pattern_openings = std::sync::OnceLock::new();
+    }
+
+    /// Adds the start of a value a check declared, whose line went on past what could
+    /// be held: wherever it is found, it is masked with the rest of its line.
+    pub fn add_declared_start(&mut self, value: &str) {
+        let value = value.trim();
+        if value.chars().count() < 2 || value.contains(['\r', '\n']) {
+            return;
+        }
+        self.add_value(value, 2);
+        if let Some(at) = self.values.iter().position(|v| v == value) {
+            self.open_ended.insert(at);
+        }
     }
 
     fn add_value(&mut self, value: &str, min_chars: usize) {
@@ -498,11 +514,22 @@ impl Redactor {
                 break;
             };
             let rest = &text[start..];
-            let end = search.by_key[key]
+            let end = match search.by_key[key]
                 .iter()
-                .map(|&i| self.values[i].as_str())
-                .find(|secret| rest.starts_with(secret))
-                .map_or(key_end, |secret| start + secret.len());
+                .find(|&&i| rest.starts_with(self.values[i].as_str()))
+            {
+                None => key_end,
+                Some(&i) => {
+                    let end = start + self.values[i].len();
+                    if self.open_ended.contains(&i) {
+                        // Known by its start alone: masked to the end of its line.
+                        memchr::memchr2(b'\r', b'\n', &text.as_bytes()[end..])
+                            .map_or(text.len(), |at| end + at)
+                    } else {
+                        end
+                    }
+                }
+            };
             out.push_str(&text[copied..start]);
             out.push_str(MASK);
             copied = end;

@@ -83,6 +83,16 @@ impl Masks {
         };
         r.add_declared(value);
     }
+
+    /// Declares the start of a value whose line went on past what could be held (see
+    /// [`Redactor::add_declared_start`]).
+    fn declare_start(&self, value: &str) {
+        let mut r = match self.0.write() {
+            Ok(r) => r,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        r.add_declared_start(value);
+    }
 }
 
 /// A writer that redacts what it is given before `inner` gets it.
@@ -97,6 +107,9 @@ pub struct RedactingWriter<W: Write> {
     next_cut: usize,
     /// The rest of an over-long line is masked: no cut of it was safe.
     masking_line: bool,
+    /// What of that rest is still to be looked through for declarations and keys (the
+    /// last [`CUT_CONTEXT`] bytes of what was, so that none is missed across reads).
+    masked: Vec<u8>,
 }
 
 impl<W: Write> RedactingWriter<W> {
@@ -108,6 +121,7 @@ impl<W: Write> RedactingWriter<W> {
             in_key: false,
             next_cut: 0,
             masking_line: false,
+            masked: Vec::new(),
         }
     }
 
@@ -148,8 +162,11 @@ impl<W: Write> RedactingWriter<W> {
             if !text.is_empty() && self.text(text, &mut out, in_key, declare).is_none() {
                 out.extend_from_slice(text.as_bytes());
             }
-            // Bytes that are not UTF-8 hold no secret a redactor knows: kept as they are.
-            out.extend_from_slice(chunk.invalid());
+            // Bytes that are not UTF-8 hold no secret a redactor knows: kept as they are,
+            // but inside a private key (masked with it).
+            if !*in_key {
+                out.extend_from_slice(chunk.invalid());
+            }
         }
         Cow::Owned(out)
     }
@@ -223,7 +240,7 @@ impl<W: Write> RedactingWriter<W> {
         let quiet = !self.in_key && survey.leaves;
         if !quiet {
             // Values the line has declared so far are masked from now on, in both parts.
-            self.declare_ended(&held);
+            self.declare_in(&held, Unended::Wait);
         }
         let mut first = held.len() - CUT_CONTEXT;
         if let Some(open) = survey.open {
@@ -260,17 +277,37 @@ impl<W: Write> RedactingWriter<W> {
             self.pending = held;
             return Ok(());
         }
-        // No safe cut in all that is held: the line is masked from here to its end, its
-        // declarations kept (their values are masked from now on).
-        let mut in_key = self.in_key;
-        let _ = self.render(&held, &mut in_key, true);
-        self.in_key = in_key;
+        // No safe cut in all that is held: the line is masked from here to its end. What
+        // is masked is still looked through: its declarations are kept (their values are
+        // masked from now on), and a private key it begins is masked on the next lines.
         self.inner.write_all(MASK.as_bytes())?;
         self.masking_line = true;
-        self.pending = held;
+        self.masked = held;
+        self.look_through_masked(false);
         self.pending.clear();
         self.next_cut = 0;
         Ok(())
+    }
+
+    /// Declares the values of the `::add-mask::` lines in what is being masked, and
+    /// follows the private keys it begins and ends; keeps its last [`CUT_CONTEXT`]
+    /// bytes unless the line has `ended`.
+    fn look_through_masked(&mut self, ended: bool) {
+        let unended = if ended {
+            Unended::Whole
+        } else {
+            Unended::Start
+        };
+        self.declare_in(&self.masked, unended);
+        let mut in_key = self.in_key;
+        let _ = self.render(&self.masked, &mut in_key, false);
+        self.in_key = in_key;
+        if ended {
+            self.masked = Vec::new();
+        } else {
+            let keep = self.masked.len().saturating_sub(CUT_CONTEXT);
+            self.masked.drain(..keep);
+        }
     }
 
     /// Whether `held` redacts, cut at `at`, to what it redacts to whole (its private
@@ -287,9 +324,9 @@ impl<W: Write> RedactingWriter<W> {
             && whole.ends_with(&after)
     }
 
-    /// Declares the values of the `::add-mask::` lines of `held` that have ended (the
-    /// last one may still be going on).
-    fn declare_ended(&self, held: &[u8]) {
+    /// Declares the values of the `::add-mask::` lines of `held`, part of a line that
+    /// goes on: those that have ended, and the last as `unended` says.
+    fn declare_in(&self, held: &[u8], unended: Unended) {
         if memchr::memmem::find(held, b"::add-mask::").is_none() {
             return;
         }
@@ -297,15 +334,29 @@ impl<W: Write> RedactingWriter<W> {
         for chunk in held.utf8_chunks() {
             let text = chunk.valid();
             for caps in ADD_MASK.captures_iter(text) {
-                if let Some(value) = caps.get(1)
-                    && offset + value.end() < held.len()
-                {
-                    self.masks.declare(value.as_str());
+                let Some(value) = caps.get(1) else { continue };
+                match unended {
+                    _ if offset + value.end() < held.len() => self.masks.declare(value.as_str()),
+                    Unended::Wait => {}
+                    Unended::Whole => self.masks.declare(value.as_str()),
+                    Unended::Start => self.masks.declare_start(value.as_str()),
                 }
             }
             offset += text.len() + chunk.invalid().len();
         }
     }
+}
+
+/// What is declared of an `::add-mask::` value that runs to the end of what is held.
+#[derive(Clone, Copy)]
+enum Unended {
+    /// Nothing yet: it will be whole in a later part.
+    Wait,
+    /// The value: its line ends there.
+    Whole,
+    /// Its start, masked with the rest of its line wherever it is found: its line went
+    /// on past what could be held.
+    Start,
 }
 
 /// How many bytes of an over-long line's end are kept back at a cut, for the next.
@@ -341,8 +392,14 @@ impl<W: Write> Write for RedactingWriter<W> {
         let written = buf.len();
         let mut buf = buf;
         if self.masking_line {
-            // The rest of a line no cut could be made in: dropped to its end.
-            match memchr::memchr(b'\n', buf) {
+            // The rest of a line no cut could be made in: not written, looked through.
+            let end = memchr::memchr(b'\n', buf);
+            self.masked
+                .extend_from_slice(&buf[..end.unwrap_or(buf.len())]);
+            if end.is_some() || self.masked.len() >= MAX_HELD {
+                self.look_through_masked(end.is_some());
+            }
+            match end {
                 None => return Ok(written),
                 Some(end) => {
                     self.masking_line = false;
@@ -555,6 +612,75 @@ mod tests {
             text.extend_from_slice(b"\nafter npm_\n");
             let out = in_reads(&masks, &text, read, MAX_HELD);
             assert_eq!(out, b"before ***\nafter npm_\n", "read {read}");
+        }
+    }
+
+    /// The part of a line masked to its end is not written, but it is read: a value it
+    /// declares is masked from then on, and a private key it begins is masked on the
+    /// lines after it. (Dropped unread, both reached the log.)
+    #[test]
+    fn what_a_masked_line_declares_or_begins_is_masked_after_it() {
+        for read in READS {
+            let masks = Masks::default();
+            let mut w = RedactingWriter::new(Vec::new(), masks.clone());
+            let mut first = b"npm_".to_vec();
+            first.extend(std::iter::repeat_n(b'A', MAX_HELD + MAX_LINE));
+            first.extend_from_slice(
+                b" ::add-mask::hunter2-DECLARED\r -----BEGIN RSA PRIVATE KEY-----\n",
+            );
+            for piece in first.chunks(read) {
+                w.write_all(piece).unwrap();
+            }
+            w.write_all(b"MIIEpAIBAAKCAQEAqXk\nsecond+line/of/the/key\n")
+                .unwrap();
+            w.write_all(b"-----END RSA PRIVATE KEY-----\nlater: hunter2-DECLARED\n")
+                .unwrap();
+            let out = String::from_utf8(w.finish().unwrap()).unwrap();
+            // (The masked line's end is the key's first line's: `***` twice.)
+            assert_eq!(out, "******\n***\n***\nlater: ***\n", "read {read}");
+        }
+    }
+
+    /// A declared value longer than all that is held is known by its start, and masked
+    /// with the rest of its line wherever it is printed: none of it is written.
+    #[test]
+    fn a_declared_value_longer_than_what_is_held_is_masked_whole_later() {
+        let mut next = 0x9E37_79B9_7F4A_7C15u64;
+        let value: Vec<u8> = (0..MAX_HELD + MAX_LINE)
+            .map(|_| {
+                next ^= next << 13;
+                next ^= next >> 7;
+                next ^= next << 17;
+                b"abcdefghijklmnopqrstuvwxyz0123456789"[(next % 36) as usize]
+            })
+            .collect();
+        for (first, second) in [(4096, 256 * 1024), (64 * 1024, 64 * 1024)] {
+            let masks = Masks::default();
+            let mut w = RedactingWriter::new(Vec::new(), masks.clone());
+            let line = [b"::add-mask::".as_slice(), &value, b"\n"].concat();
+            for piece in line.chunks(first) {
+                w.write_all(piece).unwrap();
+            }
+            let line = [b"print: ".as_slice(), &value, b" and after\n"].concat();
+            for piece in line.chunks(second) {
+                w.write_all(piece).unwrap();
+            }
+            let out = w.finish().unwrap();
+            assert!(out.len() < 100, "{first} {second}: {} bytes", out.len());
+            assert!(!out.windows(8).any(|w| value.starts_with(w)), "{out:?}");
+        }
+    }
+
+    #[test]
+    fn bytes_that_are_not_utf8_inside_a_private_key_are_masked_with_it() {
+        let masks = Masks::default();
+        let mut text = b"-----BEGIN RSA PRIVATE KEY-----\nMIIE".to_vec();
+        text.extend(0x80..=0xbf_u8);
+        text.extend_from_slice(b"\n-----END RSA PRIVATE KEY-----\nafter \xff\n");
+        for read in [7, 40, text.len()] {
+            let out = in_reads(&masks, &text, read, MAX_LINE);
+            assert!(!out.iter().any(|b| (0x80..=0xbf).contains(b)), "{out:?}");
+            assert!(out.ends_with(b"after \xff\n"), "{out:?}");
         }
     }
 
