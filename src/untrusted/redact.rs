@@ -500,15 +500,14 @@ impl Redactor {
             .as_ref()
     }
 
-    /// `text` with every known value replaced by [`MASK`]: each key found is the whole
-    /// secret it begins when the rest follows (the longest such), else the key alone
-    /// (a secret's first bytes are masked however it goes on).
-    fn mask_values(&self, text: &str) -> String {
+    /// Where the known values are in `text`, added to `spans`: each key found is the
+    /// whole secret it begins when the rest follows (the longest such), else the key
+    /// alone (a secret's first bytes are masked however it goes on).
+    fn value_spans(&self, text: &str, spans: &mut Vec<(usize, usize)>) {
         let Some(search) = self.search() else {
-            return text.to_owned();
+            return;
         };
-        let mut out = String::with_capacity(text.len());
-        let (mut copied, mut from) = (0, 0);
+        let mut from = 0;
         while from < text.len() {
             let Some((start, key_end, key)) = search.find(text, from) else {
                 break;
@@ -530,13 +529,9 @@ impl Redactor {
                     }
                 }
             };
-            out.push_str(&text[copied..start]);
-            out.push_str(MASK);
-            copied = end;
+            spans.push((start, end));
             from = end;
         }
-        out.push_str(&text[copied..]);
-        out
     }
 
     /// How many secret values are known.
@@ -652,14 +647,32 @@ impl Redactor {
     /// `text` with every known value, every value masked by an `::add-mask::` line of
     /// the text itself, and every token shape replaced by [`MASK`].
     pub fn redact<'a>(&self, text: &'a str) -> Cow<'a, str> {
-        let mut out = match self.search() {
-            Some(search) if search.is_match(text.as_bytes()) => Cow::Owned(self.mask_values(text)),
-            _ if self.patterns.is_empty() && !MARKERS.may_mask(text.as_bytes()) => {
-                // Nothing else could change it (the searches below are each a pass).
-                return Cow::Borrowed(text);
-            }
-            _ => Cow::Borrowed(text),
+        let values = self
+            .search()
+            .is_some_and(|search| search.is_match(text.as_bytes()));
+        let others = !self.patterns.is_empty() || MARKERS.may_mask(text.as_bytes());
+        if !values && !others {
+            // Nothing could change it (the searches below are each a pass).
+            return Cow::Borrowed(text);
+        }
+        // Everything found in the text as it is, masked at once: what one search finds
+        // is not hidden from another by the first one's mask (a value that is a word of
+        // a key's first line, or an authorization's scheme; a token whose characters
+        // run into a key's first line).
+        let mut spans = Vec::new();
+        if values {
+            self.value_spans(text, &mut spans);
+        }
+        if others {
+            self.other_spans(text, &mut spans);
+        }
+        let mut out = if spans.is_empty() {
+            Cow::Borrowed(text)
+        } else {
+            Cow::Owned(mask_spans(text, &mut spans))
         };
+        // Then each again over what is left, where masking made a shape whole (a
+        // credential in an address whose password held a known value).
         // GitHub masks these whatever their length; a single character would mask
         // everything. Longest first, so that a value containing another goes whole.
         let declared = if ADD_MASK_MARK.find(text.as_bytes()).is_some() {
@@ -707,6 +720,76 @@ pub struct Survey {
     pub open: Option<usize>,
 }
 
+impl Redactor {
+    /// Where the declared values, private keys, token shapes and the manifest's
+    /// patterns are in `text` as it is, added to `spans`.
+    fn other_spans(&self, text: &str, spans: &mut Vec<(usize, usize)>) {
+        let bytes = text.as_bytes();
+        if ADD_MASK_MARK.find(bytes).is_some() {
+            for caps in ADD_MASK.captures_iter(text) {
+                let Some(value) = caps.get(1).map(|m| m.as_str().trim()) else {
+                    continue;
+                };
+                if value.chars().count() >= 2 {
+                    spans.extend(
+                        memmem::find_iter(bytes, value.as_bytes()).map(|at| (at, at + value.len())),
+                    );
+                }
+            }
+        }
+        if KEY_END_MARK.find(bytes).is_some()
+            && let Some(end) = KEY_END.find(text)
+            && KEY_BEGIN_MARK.find(&bytes[..end.start()]).is_none()
+        {
+            // A tail that starts inside a private key: everything up to its end.
+            spans.push((0, end.end()));
+        }
+        if memmem::find(bytes, b"PRIVATE KEY-----").is_some() {
+            spans.extend(KEY_BLOCK.find_iter(text).map(|m| (m.start(), m.end())));
+        }
+        if MARKERS.may_mask(bytes) {
+            spans.extend(shape_secrets(text));
+        }
+        for pattern in &self.patterns {
+            spans.extend(pattern.find_iter(text).map(|m| (m.start(), m.end())));
+        }
+    }
+}
+
+/// `text` with each of `spans` (in any order) replaced by [`MASK`]; spans that
+/// overlap are masked as one.
+fn mask_spans(text: &str, spans: &mut [(usize, usize)]) -> String {
+    spans.sort_unstable();
+    let mut out = String::with_capacity(text.len());
+    let mut copied = 0;
+    let mut mask = |out: &mut String, (start, end): (usize, usize)| {
+        out.push_str(&text[copied..start]);
+        out.push_str(MASK);
+        copied = end;
+    };
+    let mut open: Option<(usize, usize)> = None;
+    for &(start, end) in spans.iter().filter(|(start, end)| start < end) {
+        match &mut open {
+            Some((_, open_end)) if start < *open_end => *open_end = (*open_end).max(end),
+            _ => {
+                if let Some(span) = open.replace((start, end)) {
+                    mask(&mut out, span);
+                }
+            }
+        }
+    }
+    if let Some(span) = open {
+        mask(&mut out, span);
+    }
+    out.push_str(&text[copied..]);
+    out
+}
+
+/// A private key block, found on its own (in [`SHAPES`], a token whose characters run
+/// into its first line would hide it).
+static KEY_BLOCK: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(SHAPE_PATTERNS.last().expect("shapes")).expect("valid key block"));
+
 /// Whether a variable named `name` holds a secret, by its name.
 pub fn is_secret_name(name: &str) -> bool {
     let upper = name.to_ascii_uppercase();
@@ -715,23 +798,20 @@ pub fn is_secret_name(name: &str) -> bool {
 
 /// Replaces each token shape (or its secret part) with [`MASK`].
 fn mask_shapes(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut last = 0;
-    for caps in SHAPES.captures_iter(text) {
+    mask_spans(text, &mut shape_secrets(text).collect::<Vec<_>>())
+}
+
+/// Where each token shape's secret is in `text`: the part matched by its group named
+/// `s…`, or the whole match (the rest of it, e.g. the `@` of a URL, is kept).
+fn shape_secrets(text: &str) -> impl Iterator<Item = (usize, usize)> + '_ {
+    SHAPES.captures_iter(text).map(|caps| {
         let whole = caps.get(0).expect("group 0");
         let secret = ["s1", "s2", "s3"]
             .iter()
             .find_map(|name| caps.name(name))
             .unwrap_or(whole);
-        out.push_str(&text[last..secret.start()]);
-        out.push_str(MASK);
-        last = secret.end();
-        // The rest of the whole match (e.g. the `@` of a URL) is kept.
-        out.push_str(&text[last..whole.end()]);
-        last = whole.end();
-    }
-    out.push_str(&text[last..]);
-    out
+        (secret.start(), secret.end())
+    })
 }
 
 #[cfg(test)]
@@ -1370,6 +1450,48 @@ mod tests {
         let text = format!("{quiet}session=0123abc");
         assert_eq!(r.open_from(text.as_bytes()), Some(1000));
         assert_eq!(r.open_from(format!("{text};").as_bytes()), None);
+    }
+
+    /// What one search masks hides nothing from another: each looks at the text as it
+    /// is. (Masked one after the other, each of these was written in clear.)
+    #[test]
+    fn what_one_search_masks_hides_nothing_from_another() {
+        let key = "-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEAqXk\nsecond/line\n\
+                   -----END RSA PRIVATE KEY-----";
+        // A token whose characters run into a key's first line.
+        for lead in [
+            "Authorization: Bearer ",
+            "xoxb-1234567890",
+            "eyJabcdefghijk.eyJabcdefghijk.",
+        ] {
+            let out = Redactor::default()
+                .redact(&format!("{lead}{key}\nafter"))
+                .into_owned();
+            assert!(
+                !out.contains("MIIE") && !out.contains("second/line"),
+                "{out}"
+            );
+            assert!(out.ends_with("***\nafter"), "{out}");
+        }
+        // A known value that is a word of a key's first line.
+        let r = Redactor::from_vars([("SSH_KEY_TYPE", "OPENSSH")]);
+        let out = r.redact(
+            "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXk\n\
+             -----END OPENSSH PRIVATE KEY-----\nOPENSSH\n",
+        );
+        assert_eq!(out, "***\n***\n");
+        // A known value that is an authorization's scheme.
+        let r = Redactor::from_vars([("TOKEN_TYPE", "Bearer")]);
+        assert_eq!(
+            r.redact("Authorization: Bearer abcdefgh12345"),
+            "Authorization: *** ***"
+        );
+        // A declared value that holds a known one.
+        let r = Redactor::from_vars([("API_TOKEN", "s3cr3tvalue")]);
+        assert_eq!(
+            r.redact("::add-mask::pre-s3cr3tvalue-post\nprint pre-s3cr3tvalue-post\n"),
+            "::add-mask::***\nprint ***\n"
+        );
     }
 
     #[test]
