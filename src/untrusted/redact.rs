@@ -671,6 +671,11 @@ impl Redactor {
         } else {
             Cow::Owned(mask_spans(text, &mut spans))
         };
+        if !values && self.patterns.is_empty() && ADD_MASK_MARK.find(text.as_bytes()).is_none() {
+            // Only shapes and keys were found: searched once, as they always were (a log
+            // with a credential in every line pays for one search, not two).
+            return out;
+        }
         // Then each again over what is left, where masking made a shape whole (a
         // credential in an address whose password held a known value).
         // GitHub masks these whatever their length; a single character would mask
