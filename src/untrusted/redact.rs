@@ -97,9 +97,9 @@ static OPENINGS: LazyLock<Openings> = LazyLock::new(|| {
     Openings::new(&patterns).expect("the token shapes make a DFA")
 });
 
-/// The literals a thread of [`OPENINGS`] is started near: every shape has one of them
-/// within [`REACH`] bytes of its start (`cret` of `aws_secret`, `riza` of
-/// `authorization`, `k_live_` of `sk_live_`; the others at it).
+/// The literals a thread of [`OPENINGS`] is started near, besides the markers: every
+/// shape has one of them within [`REACH`] bytes of its start (`cret` of `aws_secret`,
+/// `riza` of `authorization`, `k_live_` of `sk_live_`; the others at it).
 static OPENING_WORDS: LazyLock<[memmem::Finder<'static>; 2]> = LazyLock::new(|| {
     [
         memmem::Finder::new("eyJ"),
