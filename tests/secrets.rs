@@ -51,6 +51,16 @@ fn holds_none(dir: &Path, texts: &[(&str, &str)], secrets: &[&str]) {
     }
 }
 
+/// `run --out results` in `project`, with `NPM_TOKEN` (a secret by its name) set.
+fn run_with_npm_token(project: &Project) -> std::process::Output {
+    project
+        .std_cmd()
+        .args(["run", "--out", "results"])
+        .env("NPM_TOKEN", NPM)
+        .output()
+        .unwrap()
+}
+
 #[test]
 fn the_issues_leaky_checks_leave_nothing_in_the_results_folder() {
     let project = Project::new(&manifest_with(concat!(
@@ -167,12 +177,7 @@ fn a_secret_split_across_two_writes_is_caught() {
     let project = Project::new(&manifest_with(
         "  - { id: split, run: \"printf 'tok=npm-s3cr3t-'; sleep 0.3; printf 'token-1234 end\\\\n' >&2\" }\n",
     ));
-    let out = project
-        .std_cmd()
-        .args(["run", "--out", "results"])
-        .env("NPM_TOKEN", NPM)
-        .output()
-        .unwrap();
+    let out = run_with_npm_token(&project);
     assert_eq!(out.status.code(), Some(0), "{out:?}");
     assert_eq!(
         project.read("results/logs/local/split.log"),
@@ -196,12 +201,7 @@ fn secrets_across_the_cut_of_an_over_long_line_are_caught() {
         "printf '%s end\\\\n' ${NPM_TOKEN:9}",
         "\" }\n",
     )));
-    let out = project
-        .std_cmd()
-        .args(["run", "--out", "results"])
-        .env("NPM_TOKEN", NPM)
-        .output()
-        .unwrap();
+    let out = run_with_npm_token(&project);
     assert_eq!(out.status.code(), Some(0), "{out:?}");
     let console = String::from_utf8_lossy(&out.stdout);
     holds_none(
@@ -233,12 +233,7 @@ fn a_junit_failure_message_is_masked_in_the_result() {
             "<testsuite name=\"s\"><testcase classname=\"t\" name=\"a\"/><testcase classname=\"t\" name=\"b\"><failure message=\"auth with {NPM} failed\">{NPM}</failure></testcase></testsuite>"
         ),
     );
-    let out = project
-        .std_cmd()
-        .args(["run", "--out", "results"])
-        .env("NPM_TOKEN", NPM)
-        .output()
-        .unwrap();
+    let out = run_with_npm_token(&project);
     assert_eq!(out.status.code(), Some(1), "{out:?}");
     let result = project.json("results/verify-matrix-local.json");
     let case = &result["checks"][0]["tests"]["cases"][1];
