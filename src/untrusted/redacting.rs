@@ -246,6 +246,8 @@ impl<W: Write> RedactingWriter<W> {
         if let Some(open) = survey.open {
             first = first.min(open);
         }
+        // The whole redacted (the same for every cut tried), when first needed.
+        let mut whole = None;
         let mut tried = Vec::new();
         for at in [
             first,
@@ -262,8 +264,16 @@ impl<W: Write> RedactingWriter<W> {
                 // A part holds no marker or value the whole does not (it only loses
                 // what the cut cuts off): as it is.
                 self.inner.write_all(&held[..at])?;
-            } else if self.cut_holds(&held, at) {
-                self.emit(&held[..at])?;
+            } else if let Some((before, in_key)) = self.cut_holds(
+                &held,
+                at,
+                whole.get_or_insert_with(|| {
+                    let mut in_key = self.in_key;
+                    (self.render(&held, &mut in_key, false), in_key)
+                }),
+            ) {
+                self.inner.write_all(&before)?;
+                self.in_key = in_key;
             } else {
                 continue;
             }
@@ -312,16 +322,25 @@ impl<W: Write> RedactingWriter<W> {
 
     /// Whether `held` redacts, cut at `at`, to what it redacts to whole (its private
     /// keys followed across the cut as across lines).
-    fn cut_holds(&self, held: &[u8], at: usize) -> bool {
-        let mut whole_key = self.in_key;
-        let whole = self.render(held, &mut whole_key, false);
-        let mut parts_key = self.in_key;
-        let before = self.render(&held[..at], &mut parts_key, false);
+    /// `whole` is `held` redacted, and whether it ends inside a private key. Where the
+    /// cut holds, the part before it redacted and whether that ends inside a key: what
+    /// to write (its declarations were made before).
+    fn cut_holds<'h>(
+        &self,
+        held: &'h [u8],
+        at: usize,
+        whole: &(Cow<'_, [u8]>, bool),
+    ) -> Option<(Cow<'h, [u8]>, bool)> {
+        let (whole, whole_key) = whole;
+        let mut before_key = self.in_key;
+        let before = self.render(&held[..at], &mut before_key, false);
+        let mut parts_key = before_key;
         let after = self.render(&held[at..], &mut parts_key, false);
-        whole_key == parts_key
+        (*whole_key == parts_key
             && whole.len() == before.len() + after.len()
             && whole.starts_with(&before)
-            && whole.ends_with(&after)
+            && whole.ends_with(&after))
+        .then_some((before, before_key))
     }
 
     /// Declares the values of the `::add-mask::` lines of `held`, part of a line that
