@@ -1499,6 +1499,19 @@ mod tests {
         );
     }
 
+    /// A manifest's pattern too large for a DFA cannot say where it may be under way:
+    /// the text counts as open from its start (an over-long line is held whole, and
+    /// masked past what is held), never as closed.
+    #[test]
+    fn patterns_too_large_for_a_dfa_hold_the_text_open_from_its_start() {
+        // (Its DFA has a state for each of the last 20 letters: 2^20 of them.)
+        let large = r"[ab]*a[ab]{20}";
+        assert!(Openings::new(&[large]).is_none());
+        let mut r = Redactor::default();
+        r.add_pattern(Regex::new(large).unwrap());
+        assert_eq!(r.open_from(b"nothing like it here"), Some(0));
+    }
+
     #[test]
     fn markers_where_no_shape_can_match_let_the_text_through() {
         let r = Redactor::default();
