@@ -33,16 +33,22 @@ pub const SECRET_NAME_PARTS: &[&str] = &[
     "PRIVATE",
 ];
 
-/// Token shapes recognised whatever variable (if any) they came from; the part matched
-/// by a group named `s…` (or the whole match) is masked.
-static SHAPES: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(&SHAPE_PATTERNS.join("|")).expect("valid token shapes"));
+/// A private key block's first (`BEGIN`) or last (`END`) line, as an expression:
+/// `-----BEGIN RSA PRIVATE KEY-----`, `-----END PGP PRIVATE KEY BLOCK-----`.
+macro_rules! key_line {
+    ($edge:literal) => {
+        concat!("-----", $edge, r" [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----")
+    };
+}
 
-/// The token shapes, one expression each, the private key block last.
+/// Token shapes recognised whatever variable (if any) they came from, one expression
+/// each, the private key block last; the part matched by a group named `s…` (or the
+/// whole match) is masked.
 const SHAPE_PATTERNS: &[&str] = &[
     // GitHub: personal, OAuth, user-to-server, server-to-server and refresh tokens.
-    r"gh[pousr]_[A-Za-z0-9]{20,255}",
-    r"github_pat_[A-Za-z0-9_]{20,255}",
+    // (Up to 255 characters, GitHub says; a longer run is masked whole.)
+    r"gh[pousr]_[A-Za-z0-9]{20,}",
+    r"github_pat_[A-Za-z0-9_]{20,}",
     // npm (`npm_` + 36), PyPI (`pypi-` + a macaroon, whose first bytes are always
     // `AgEIcHlwaS5vcmc`: "pypi.org"), GitLab, Slack, Google API keys, Stripe secret
     // and restricted keys (live and test).
@@ -57,15 +63,23 @@ const SHAPE_PATTERNS: &[&str] = &[
     r"[sr]k_(?:live|test)_[0-9A-Za-z]{16,}",
     // JSON Web Tokens: a base64url header and payload (both JSON objects, `eyJ`), and
     // a signature.
-    r"\beyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}",
+    // (Word boundaries are ASCII ones: a letter of another script beside a token
+    // does not make it part of a word.)
+    r"(?-u:\b)eyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}",
     // AWS access key ids, and secret keys where they are named.
-    r"\b(?:AKIA|ASIA)[A-Z0-9]{16}\b",
+    r"(?-u:\b)(?:AKIA|ASIA)[A-Z0-9]{16}(?-u:\b)",
     r#"(?i:aws_?secret_?access_?key)["']?\s*[:=]\s*["']?(?P<s1>[A-Za-z0-9/+=]{40})"#,
-    // Credentials in URLs, and authorization headers.
-    r"://[^/\s:@]{1,256}:(?P<s2>[^/\s@]{1,256})@",
-    r"(?i:authorization)\s*[:=]\s*(?i:bearer|token|basic)\s+(?P<s3>[A-Za-z0-9._~+/=-]{8,})",
-    // Private key blocks, also when the tail cut one end off.
-    r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----(?s:.*?)(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|\z)",
+    // Credentials in URLs (the user name may be empty, the password may hold `@`: the
+    // last `@` before the host ends it), and authorization headers (in JSON too).
+    r"://[^/\s:@]{0,256}:(?P<s2>[^/\s]{1,256})@",
+    r#"(?i:authorization)["']?\s*[:=]\s*["']?(?i:bearer|token|basic)\s+(?P<s3>[A-Za-z0-9._~+/=-]{8,})"#,
+    // Private key blocks (OpenPGP's too), also when the tail cut one end off.
+    concat!(
+        key_line!("BEGIN"),
+        r"(?s:.*?)(?:",
+        key_line!("END"),
+        r"|\z)"
+    ),
 ];
 
 /// What may be under way at the end of a text that goes on: each token shape (without
@@ -87,8 +101,8 @@ static OPENINGS: LazyLock<Openings> = LazyLock::new(|| {
         .collect();
     patterns.extend(
         [
-            r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----",
-            r"-----END [A-Z0-9 ]*PRIVATE KEY-----",
+            key_line!("BEGIN"),
+            key_line!("END"),
             r"::add-mask::[^\r\n]*",
         ]
         .map(String::from),
@@ -112,8 +126,23 @@ static OPENING_WORDS: LazyLock<[memmem::Finder<'static>; 2]> = LazyLock::new(|| 
 const REACH: usize = 16;
 
 /// The end of a private key block whose start a tail cut off.
-static KEY_END: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"-----END [A-Z0-9 ]*PRIVATE KEY-----").expect("valid regex"));
+pub(super) static KEY_END: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(key_line!("END")).expect("valid regex"));
+
+/// The first line of a private key block.
+pub(super) static KEY_BEGIN: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(key_line!("BEGIN")).expect("valid regex"));
+
+/// Whether `text` may hold a private key's first or last line: it holds the end of
+/// one (`PRIVATE KEY-----`, or OpenPGP's `PRIVATE KEY BLOCK-----`).
+pub(super) fn may_hold_key_line(text: &[u8]) -> bool {
+    memmem::find_iter(text, b"PRIVATE KEY").any(|at| ends_key_line(&text[at + 11..]))
+}
+
+/// Whether `rest`, which follows `PRIVATE KEY`, ends a key's line there.
+fn ends_key_line(rest: &[u8]) -> bool {
+    rest.starts_with(b"-----") || rest.starts_with(b" BLOCK-----")
+}
 
 /// `::add-mask::VALUE` lines: GitHub's way for a step to mark a value as a secret.
 static ADD_MASK: LazyLock<Regex> =
@@ -125,8 +154,6 @@ static ADD_MASK_MARK: LazyLock<memmem::Finder<'static>> =
     LazyLock::new(|| memmem::Finder::new("::add-mask::"));
 static KEY_END_MARK: LazyLock<memmem::Finder<'static>> =
     LazyLock::new(|| memmem::Finder::new("-----END "));
-static KEY_BEGIN_MARK: LazyLock<memmem::Finder<'static>> =
-    LazyLock::new(|| memmem::Finder::new("-----BEGIN "));
 
 /// How many bytes at the end of a text [`Redactor::open_from`] may not see as the
 /// start of something under way: a value's key, or a shape's literal and what comes
@@ -502,7 +529,9 @@ impl Redactor {
 
     /// Where the known values are in `text`, added to `spans`: each key found is the
     /// whole secret it begins when the rest follows (the longest such), else the key
-    /// alone (a secret's first bytes are masked however it goes on).
+    /// alone (a secret's first bytes are masked however it goes on). Values that
+    /// overlap are each found, but for one that begins more than [`KEY_BYTES`] before
+    /// the end of one found before it.
     fn value_spans(&self, text: &str, spans: &mut Vec<(usize, usize)>) {
         let Some(search) = self.search() else {
             return;
@@ -530,7 +559,13 @@ impl Redactor {
                 }
             };
             spans.push((start, end));
-            from = end;
+            // Values that overlap it are masked with it: the search goes on from the
+            // next byte, or a key's length before its end when that is later (text
+            // made of one value over and over costs that much a byte, no more).
+            from = (start + 1).max(end.saturating_sub(KEY_BYTES));
+            while !text.is_char_boundary(from) {
+                from += 1;
+            }
         }
     }
 
@@ -647,10 +682,9 @@ impl Redactor {
     /// `text` with every known value, every value masked by an `::add-mask::` line of
     /// the text itself, and every token shape replaced by [`MASK`].
     pub fn redact<'a>(&self, text: &'a str) -> Cow<'a, str> {
-        let values = self
-            .search()
-            .is_some_and(|search| search.is_match(text.as_bytes()));
-        let others = !self.patterns.is_empty() || MARKERS.may_mask(text.as_bytes());
+        let bytes = text.as_bytes();
+        let values = self.search().is_some_and(|search| search.is_match(bytes));
+        let others = !self.patterns.is_empty() || MARKERS.may_mask(bytes);
         if !values && !others {
             // Nothing could change it (the searches below are each a pass).
             return Cow::Borrowed(text);
@@ -664,55 +698,30 @@ impl Redactor {
             self.value_spans(text, &mut spans);
         }
         if others {
+            declared_spans(text, &mut spans);
+        }
+        let known = spans.len();
+        if others {
             self.other_spans(text, &mut spans);
         }
-        let mut out = if spans.is_empty() {
+        if known > 0 {
+            // Then everything else again, in the text with the values alone masked:
+            // masking one can make a shape whole (an address's password that held a
+            // value and a `/`), and what that finds is masked in the text as printed.
+            let mut values = spans[..known].to_vec();
+            let (masked, map) = mask_spans(text, &mut values);
+            let mut more = Vec::new();
+            if MARKERS.may_mask(masked.as_bytes()) {
+                declared_spans(&masked, &mut more);
+            }
+            self.other_spans(&masked, &mut more);
+            spans.extend(more.into_iter().map(|span| map.to_raw(span)));
+        }
+        if spans.is_empty() {
             Cow::Borrowed(text)
         } else {
-            Cow::Owned(mask_spans(text, &mut spans))
-        };
-        if !values && self.patterns.is_empty() && ADD_MASK_MARK.find(text.as_bytes()).is_none() {
-            // Only shapes and keys were found: searched once, as they always were (a log
-            // with a credential in every line pays for one search, not two).
-            return out;
+            Cow::Owned(mask_spans(text, &mut spans).0)
         }
-        // Then each again over what is left, where masking made a shape whole (a
-        // credential in an address whose password held a known value).
-        // GitHub masks these whatever their length; a single character would mask
-        // everything. Longest first, so that a value containing another goes whole.
-        let declared = if ADD_MASK_MARK.find(text.as_bytes()).is_some() {
-            ADD_MASK.captures_iter(text).collect()
-        } else {
-            Vec::new()
-        };
-        let mut masked: Vec<&str> = declared
-            .iter()
-            .filter_map(|c| c.get(1))
-            .map(|m| m.as_str().trim())
-            .filter(|v| v.chars().count() >= 2)
-            .collect();
-        masked.sort_by_key(|v| std::cmp::Reverse(v.len()));
-        for value in masked {
-            if memmem::find(out.as_bytes(), value.as_bytes()).is_some() {
-                out = Cow::Owned(out.replace(value, MASK));
-            }
-        }
-        if KEY_END_MARK.find(out.as_bytes()).is_some()
-            && let Some(end) = KEY_END.find(&out)
-            && KEY_BEGIN_MARK.find(out[..end.start()].as_bytes()).is_none()
-        {
-            // A tail that starts inside a private key: everything up to its end.
-            out = Cow::Owned(format!("{MASK}{}", &out[end.end()..]));
-        }
-        if MARKERS.may_mask(out.as_bytes()) && SHAPES.is_match(&out) {
-            out = Cow::Owned(mask_shapes(&out));
-        }
-        for pattern in &self.patterns {
-            if pattern.is_match(&out) {
-                out = Cow::Owned(pattern.replace_all(&out, MASK).into_owned());
-            }
-        }
-        out
     }
 }
 
@@ -726,31 +735,16 @@ pub struct Survey {
 }
 
 impl Redactor {
-    /// Where the declared values, private keys, token shapes and the manifest's
-    /// patterns are in `text` as it is, added to `spans`.
+    /// Where the private keys, token shapes and the manifest's patterns are in
+    /// `text` as it is, added to `spans`.
     fn other_spans(&self, text: &str, spans: &mut Vec<(usize, usize)>) {
         let bytes = text.as_bytes();
-        if ADD_MASK_MARK.find(bytes).is_some() {
-            for caps in ADD_MASK.captures_iter(text) {
-                let Some(value) = caps.get(1).map(|m| m.as_str().trim()) else {
-                    continue;
-                };
-                if value.chars().count() >= 2 {
-                    spans.extend(
-                        memmem::find_iter(bytes, value.as_bytes()).map(|at| (at, at + value.len())),
-                    );
-                }
-            }
-        }
         if KEY_END_MARK.find(bytes).is_some()
             && let Some(end) = KEY_END.find(text)
-            && KEY_BEGIN_MARK.find(&bytes[..end.start()]).is_none()
+            && !KEY_BEGIN.is_match(&text[..end.start()])
         {
             // A tail that starts inside a private key: everything up to its end.
             spans.push((0, end.end()));
-        }
-        if memmem::find(bytes, b"PRIVATE KEY-----").is_some() {
-            spans.extend(KEY_BLOCK.find_iter(text).map(|m| (m.start(), m.end())));
         }
         if MARKERS.may_mask(bytes) {
             spans.extend(shape_secrets(text));
@@ -761,14 +755,77 @@ impl Redactor {
     }
 }
 
-/// `text` with each of `spans` (in any order) replaced by [`MASK`]; spans that
-/// overlap are masked as one.
-fn mask_spans(text: &str, spans: &mut [(usize, usize)]) -> String {
+/// Where the values declared by the `::add-mask::` lines of `text` are in it, added to
+/// `spans` (GitHub masks these whatever their length; a single character would mask
+/// everything, so at least two).
+fn declared_spans(text: &str, spans: &mut Vec<(usize, usize)>) {
+    if ADD_MASK_MARK.find(text.as_bytes()).is_none() {
+        return;
+    }
+    for caps in ADD_MASK.captures_iter(text) {
+        let Some(value) = caps.get(1).map(|m| m.as_str().trim()) else {
+            continue;
+        };
+        if value.chars().count() >= 2 {
+            spans.extend(overlapping(text, value));
+        }
+    }
+}
+
+/// Where `value` is in `text`, occurrences that overlap included, but for one that
+/// begins more than [`KEY_BYTES`] before the end of the one before (text made of one
+/// value over and over costs that much a byte, no more).
+fn overlapping<'t>(text: &'t str, value: &'t str) -> impl Iterator<Item = (usize, usize)> + 't {
+    let finder = memmem::Finder::new(value.as_bytes());
+    let mut from = 0;
+    std::iter::from_fn(move || {
+        let at = from + finder.find(text.as_bytes().get(from..)?)?;
+        let end = at + value.len();
+        from = (at + 1).max(end.saturating_sub(KEY_BYTES));
+        while !text.is_char_boundary(from) {
+            from += 1;
+        }
+        Some((at, end))
+    })
+}
+
+/// Where the masks of a masked text are: each one's start in it, and the part of the
+/// text as printed that it replaced.
+struct MaskMap(Vec<(usize, usize, usize)>);
+
+impl MaskMap {
+    /// The part of the text as printed that `start..end` of the masked text shows: a
+    /// mask it begins or ends inside is taken whole.
+    fn to_raw(&self, (start, end): (usize, usize)) -> (usize, usize) {
+        let len = MASK.len();
+        // `at` after the last of the first `masks` masks (or inside it).
+        let raw = |at: usize, masks: usize, inside: fn((usize, usize)) -> usize| match masks
+            .checked_sub(1)
+            .map(|i| self.0[i])
+        {
+            None => at,
+            Some((mask, _, raw_end)) if at >= mask + len => raw_end + (at - mask - len),
+            Some((_, raw_start, raw_end)) => inside((raw_start, raw_end)),
+        };
+        let before_start = self.0.partition_point(|&(mask, ..)| mask <= start);
+        let before_end = self.0.partition_point(|&(mask, ..)| mask < end);
+        (
+            raw(start, before_start, |(raw_start, _)| raw_start),
+            raw(end, before_end, |(_, raw_end)| raw_end),
+        )
+    }
+}
+
+/// `text` with each of `spans` (in any order) replaced by [`MASK`], and where each mask
+/// is; spans that overlap are masked as one.
+fn mask_spans(text: &str, spans: &mut [(usize, usize)]) -> (String, MaskMap) {
     spans.sort_unstable();
     let mut out = String::with_capacity(text.len());
+    let mut map = Vec::new();
     let mut copied = 0;
     let mut mask = |out: &mut String, (start, end): (usize, usize)| {
         out.push_str(&text[copied..start]);
+        map.push((out.len(), start, end));
         out.push_str(MASK);
         copied = end;
     };
@@ -787,13 +844,8 @@ fn mask_spans(text: &str, spans: &mut [(usize, usize)]) -> String {
         mask(&mut out, span);
     }
     out.push_str(&text[copied..]);
-    out
+    (out, MaskMap(map))
 }
-
-/// A private key block, found on its own (in [`SHAPES`], a token whose characters run
-/// into its first line would hide it).
-static KEY_BLOCK: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(SHAPE_PATTERNS.last().expect("shapes")).expect("valid key block"));
 
 /// Whether a variable named `name` holds a secret, by its name.
 pub fn is_secret_name(name: &str) -> bool {
@@ -801,27 +853,57 @@ pub fn is_secret_name(name: &str) -> bool {
     SECRET_NAME_PARTS.iter().any(|part| upper.contains(part))
 }
 
-/// Replaces each token shape (or its secret part) with [`MASK`].
-fn mask_shapes(text: &str) -> String {
-    mask_spans(text, &mut shape_secrets(text).collect::<Vec<_>>())
-}
+/// Each token shape's own expression (the private key block last): searched one by
+/// one, so that a shape is found wherever it is, also inside another's match.
+static EACH_SHAPE: LazyLock<Vec<Regex>> = LazyLock::new(|| {
+    SHAPE_PATTERNS
+        .iter()
+        .map(|p| Regex::new(p).expect("valid token shape"))
+        .collect()
+});
+
+/// How far back inside a shape's match its next search begins: a token glued to the
+/// one before (the same shape twice, `ghp_…ghp_…`) begins inside the match before when
+/// that match ran into its first characters. A search goes on from the byte after the
+/// match's start, or this many bytes before its end when that is later, so a run of
+/// matches costs a pass and this much per match, never the square of a run.
+const SHAPE_OVERLAP: usize = 256;
 
 /// Where each token shape's secret is in `text`: the part matched by its group named
-/// `s…`, or the whole match (the rest of it, e.g. the `@` of a URL, is kept).
-fn shape_secrets(text: &str) -> impl Iterator<Item = (usize, usize)> + '_ {
-    SHAPES.captures_iter(text).map(|caps| {
-        let whole = caps.get(0).expect("group 0");
-        let secret = ["s1", "s2", "s3"]
-            .iter()
-            .find_map(|name| caps.name(name))
-            .unwrap_or(whole);
-        (secret.start(), secret.end())
-    })
+/// `s…`, or the whole match (the rest of it, e.g. the `@` of a URL, is kept). Each
+/// shape is searched on its own, and each search goes on from inside the match before
+/// ([`SHAPE_OVERLAP`]): a token in an address's user name, two tokens glued together,
+/// a token running into `Authorization`, are each found.
+fn shape_secrets(text: &str) -> Vec<(usize, usize)> {
+    let mut spans = Vec::new();
+    for shape in EACH_SHAPE.iter() {
+        let mut from = 0;
+        while from < text.len() {
+            let Some(caps) = shape.captures_at(text, from) else {
+                break;
+            };
+            let whole = caps.get(0).expect("group 0");
+            let secret = ["s1", "s2", "s3"]
+                .iter()
+                .find_map(|name| caps.name(name))
+                .unwrap_or(whole);
+            spans.push((secret.start(), secret.end()));
+            from = (whole.start() + 1).max(whole.end().saturating_sub(SHAPE_OVERLAP));
+            while !text.is_char_boundary(from) {
+                from += 1;
+            }
+        }
+    }
+    spans
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every token shape, as one expression.
+    static SHAPES: LazyLock<Regex> =
+        LazyLock::new(|| Regex::new(&SHAPE_PATTERNS.join("|")).expect("valid token shapes"));
 
     #[test]
     fn secret_looking_variables_are_masked() {
@@ -850,9 +932,10 @@ mod tests {
         // Each whole, the one present (they share their first 64 bytes).
         assert_eq!(r.redact(&format!("a {long} b")), "a *** b");
         assert_eq!(r.redact(&format!("a {other} b")), "a *** b");
-        // A secret's first bytes alone are masked too, however it goes on.
+        // A secret's first bytes alone are masked too, however it goes on (here they
+        // begin at each of the first seven `k`s).
         let start = format!("{}{}", "k".repeat(64), "kkkkkk-not-it");
-        assert_eq!(r.redact(&format!("a {start}")), "a ***kkkkkk-not-it");
+        assert_eq!(r.redact(&format!("a {start}")), "a ***-not-it");
         // The short secret they begin with, on its own.
         assert_eq!(r.redact("x kkkkkkkk y"), "x *** y");
         // A key's bytes cut at a character's end.
@@ -901,6 +984,64 @@ mod tests {
             ("MIIEabc\n-----END PRIVATE KEY-----\nafter".to_owned(), "***\nafter".to_owned()),
         ] {
             assert_eq!(r.redact(&text), want, "{text}");
+        }
+    }
+
+    /// The forms credentials take in real logs beyond the plainest: each is masked.
+    #[test]
+    fn credentials_in_their_real_forms_are_masked() {
+        let r = Redactor::default();
+        for (text, want) in [
+            // A password holding `@` (not percent-encoded), an empty user name.
+            (
+                "postgres://app:p@ss@db:5432/x",
+                "postgres://app:***@db:5432/x",
+            ),
+            ("redis://:hunter22@cache:6379", "redis://:***@cache:6379"),
+            // An authorization header in JSON, or quoted.
+            (
+                r#"{"Authorization": "Bearer abcdefgh12345"}"#,
+                r#"{"Authorization": "Bearer ***"}"#,
+            ),
+            (
+                "'authorization': 'token abcdefgh12345'",
+                "'authorization': 'token ***'",
+            ),
+            // An OpenPGP private key, armoured.
+            (
+                "a\n-----BEGIN PGP PRIVATE KEY BLOCK-----\n\nlQOYBF\n=Ab12\n\
+                 -----END PGP PRIVATE KEY BLOCK-----\nz",
+                "a\n***\nz",
+            ),
+            ("x\n-----BEGIN PGP PRIVATE KEY BLOCK-----\nlQOYBF", "x\n***"),
+            (
+                "lQOYBF\n-----END PGP PRIVATE KEY BLOCK-----\nafter",
+                "***\nafter",
+            ),
+            // A key's tail, after a certificate whole in the same text.
+            (
+                "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n\
+                 MIIEtail\n-----END RSA PRIVATE KEY-----\nafter",
+                "***\nafter",
+            ),
+            // Word boundaries are ASCII: a letter of another script after an access
+            // key id, or before a token, does not make it part of a word.
+            ("AKIAIOSFODNN7EXAMPLEé", "***é"),
+            (
+                "éeyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.c2lnbmF0dXJlMTIz",
+                "é***",
+            ),
+        ] {
+            assert_eq!(r.redact(text), want, "{text}");
+        }
+        // Still not credentials: a port, a path with `@`, an address without one.
+        for text in [
+            "https://registry.npmjs.org:443/@types/node",
+            "ssh://git@github.com:org/repo.git",
+            "http://[::1]:8080/x",
+            "xAKIAIOSFODNN7EXAMPLE",
+        ] {
+            assert_eq!(r.redact(text), text);
         }
     }
 
@@ -1060,7 +1201,7 @@ mod tests {
         let start = format!("{}{}", "k".repeat(64), "kkkkkk-not-it");
         for (text, masked) in [
             (format!("a {long} b"), "a *** b".to_owned()),
-            (format!("a {start}"), "a ***kkkkkk-not-it".to_owned()),
+            (format!("a {start}"), "a ***-not-it".to_owned()),
             ("x abcdefghij y abcdef".into(), "x *** y ***".into()),
             ("Zq0042x9Kp7Lm2VbZq0099x9Kp7Lm2Vb".into(), "******".into()),
             ("tail Zq0042x9Kp7Lm2V".into(), "tail Zq0042x9Kp7Lm2V".into()),
@@ -1315,9 +1456,12 @@ mod tests {
             "tion",
             "Bearer ",
             "-----BEGIN RSA PRIVATE KEY-----",
+            "-----BEGIN PGP PRIVATE KEY BLOCK-----",
             "-----BEGIN ",
             "PRIVATE KEY",
+            " BLOCK",
             "-----",
+            "-----END PGP PRIVATE KEY BLOCK-----",
             "-----END PRIVATE KEY-----",
             "::add-mask::",
             "ſ",
@@ -1393,9 +1537,7 @@ mod tests {
                 .into_iter()
                 .filter(|&cut| cut >= first && cut < found.end())
             {
-                if header
-                    && memmem::find(&text.as_bytes()[found.start()..cut], b"KEY-----").is_some()
-                {
+                if header && may_hold_key_line(&text.as_bytes()[found.start()..cut]) {
                     // The first line whole: the block's body is the writer's.
                     break;
                 }
@@ -1496,7 +1638,96 @@ mod tests {
         assert_eq!(
             r.redact("::add-mask::pre-s3cr3tvalue-post\nprint pre-s3cr3tvalue-post\n"),
             "::add-mask::***\nprint ***\n"
+        ); // A pattern's mask does not hide an address that a value's mask makes whole
+        // (its password held the value and a `/`).
+        let mut r = Redactor::from_vars([("DB_PASSWORD", "/s3cr3tvalue/")]);
+        r.add_pattern(Regex::new(r"@[a-z.]+\.internal").unwrap());
+        assert_eq!(
+            r.redact("postgres://admin:xx/s3cr3tvalue/yyPASSWORDTAIL@db.corp.internal/app"),
+            "postgres://admin:******/app"
         );
+    }
+
+    /// A span of a text with some parts masked is the part of the text as printed it
+    /// shows, a mask it begins or ends inside taken whole.
+    #[test]
+    fn spans_of_a_masked_text_map_back_to_the_text_as_printed() {
+        let text = "aa SECRET bb LONGERSECRET cc";
+        let (masked, map) = mask_spans(text, &mut [(3, 9), (13, 25)]);
+        assert_eq!(masked, "aa *** bb *** cc");
+        for ((start, end), raw) in [
+            ((0, 2), "aa"),
+            ((3, 6), "SECRET"),
+            ((4, 5), "SECRET"),
+            ((7, 9), "bb"),
+            ((1, 8), "a SECRET b"),
+            ((5, 12), "SECRET bb LONGERSECRET"),
+            ((10, 13), "LONGERSECRET"),
+            ((14, 16), "cc"),
+            ((0, 16), text),
+        ] {
+            let (a, b) = map.to_raw((start, end));
+            assert_eq!(&text[a..b], raw, "{:?}", &masked[start..end]);
+        }
+    }
+
+    /// Tokens that touch, or sit inside another shape, are each found: every shape is
+    /// searched on its own, and a search goes on from inside the match before.
+    #[test]
+    fn tokens_that_touch_or_nest_are_each_masked() {
+        let ghp = format!("ghp_{}", "a1B2c3D4e5".repeat(3) + "f6G7h8");
+        let ghp2 = format!("ghp_{}", "ZYXWVUTSRQPONMLKJIHGFEDCBA9876543210");
+        let npm = format!("npm_{}", "k".repeat(33));
+        let aws = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY";
+        for (text, want) in [
+            // The same shape twice, glued.
+            (format!("x {ghp}{ghp2} y"), "x *** y".to_owned()),
+            // A token as an address's user name.
+            (
+                format!("https://{ghp}:x-oauth-basic@github.com/o/r"),
+                "https://***:***@github.com/o/r".to_owned(),
+            ),
+            // A token whose characters run into the next shape's first word.
+            (
+                "sk_live_abcdefghijklmnopAuthorization: Bearer SECRETTOKEN123".to_owned(),
+                "***: Bearer ***".to_owned(),
+            ),
+            (
+                "xoxb-1234567890-Authorization: Bearer SECRETTOKEN123".to_owned(),
+                "***: Bearer ***".to_owned(),
+            ),
+            (
+                format!("{npm}aws_secret_access_key={aws}"),
+                "***_secret_access_key=***".to_owned(),
+            ),
+            // A longer run of a token's characters than any real token: masked whole.
+            (format!("{ghp}{}", "q".repeat(300)), "***".to_owned()),
+        ] {
+            assert_eq!(Redactor::default().redact(&text), want, "{text}");
+        }
+        // With a known value inside the first token (it broke the token's run in the
+        // text as masked, before every search looked at the text as printed).
+        let r = Redactor::from_vars([("API_TOKEN", "klmnopqr")]);
+        let glued =
+            "ghp_abcdefghijklmnopqrstuvwxyz0123456789ghp_ZYXWVUTSRQPONMLKJIHGFEDCBA9876543210";
+        assert_eq!(r.redact(glued), "***");
+        let r = Redactor::from_vars([("API_TOKEN", "abcdefghijklmnop")]);
+        assert_eq!(
+            r.redact("sk_live_abcdefghijklmnopAuthorization: Bearer SECRETTOKEN123"),
+            "***: Bearer ***"
+        );
+    }
+
+    /// Known values that overlap in the text are masked together, whichever begins
+    /// first; so is a declared value that overlaps itself.
+    #[test]
+    fn overlapping_values_are_masked_together() {
+        let r = Redactor::from_vars([("API_TOKEN", "abcdefgh"), ("DB_PASSWORD", "ghijklmnopqrst")]);
+        assert_eq!(r.redact("x abcdefghijklmnopqrst y"), "x *** y");
+        assert_eq!(r.redact("x ghijklmnopqrst abcdefgh y"), "x *** *** y");
+        let mut r = Redactor::default();
+        r.add_declared("abab-abab");
+        assert_eq!(r.redact("x abab-abab-abab y"), "x *** y");
     }
 
     /// A manifest's pattern too large for a DFA cannot say where it may be under way:

@@ -19,7 +19,7 @@ use std::sync::{Arc, LazyLock, RwLock};
 
 use regex::Regex;
 
-use super::redact::{MASK, Redactor, Survey};
+use super::redact::{KEY_BEGIN, KEY_END, MASK, Redactor, Survey, may_hold_key_line};
 
 /// The longest line waited for whole: a longer one is cut into parts.
 pub const MAX_LINE: usize = 1024 * 1024;
@@ -27,12 +27,6 @@ pub const MAX_LINE: usize = 1024 * 1024;
 /// `::add-mask::VALUE` at the start of a line's text (after any prefix a tool adds).
 static ADD_MASK: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"::add-mask::([^\r\n]*)").expect("valid regex"));
-
-static KEY_BEGIN: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----").expect("valid regex"));
-
-static KEY_END: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"-----END [A-Z0-9 ]*PRIVATE KEY-----").expect("valid regex"));
 
 /// The secrets of a run: its redactor, to which each check's `::add-mask::` lines add.
 #[derive(Debug, Clone, Default)]
@@ -212,7 +206,7 @@ impl<W: Write> RedactingWriter<W> {
             }
         }
         // A key that begins here and does not end here goes on in the next block.
-        if memchr::memmem::find(bytes, b"PRIVATE KEY-----").is_some()
+        if may_hold_key_line(bytes)
             && let Some(begin) = KEY_BEGIN.find_iter(text).last()
             && !KEY_END.is_match(&text[begin.end()..])
         {
@@ -500,24 +494,27 @@ mod tests {
 
     #[test]
     fn a_private_key_is_masked_through_to_its_end_across_writes() {
-        let masks = Masks::default();
-        let out = through(
-            &masks,
-            &[
-                b"key:\n-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA\n",
-                b"line two of the key\n",
-                b"-----END RSA PRIVATE KEY-----\nafter\n",
-            ],
-        );
-        let text = String::from_utf8(out).unwrap();
-        assert!(
-            !text.contains("MIIE") && !text.contains("line two"),
-            "{text}"
-        );
-        assert!(
-            text.starts_with("key:\n") && text.ends_with("after\n"),
-            "{text}"
-        );
+        // (OpenPGP's armour names its lines `PRIVATE KEY BLOCK`.)
+        for kind in ["RSA PRIVATE KEY", "PGP PRIVATE KEY BLOCK"] {
+            let masks = Masks::default();
+            let out = through(
+                &masks,
+                &[
+                    format!("key:\n-----BEGIN {kind}-----\nMIIEpAIBAAKCAQEA\n").as_bytes(),
+                    b"line two of the key\n",
+                    format!("-----END {kind}-----\nafter\n").as_bytes(),
+                ],
+            );
+            let text = String::from_utf8(out).unwrap();
+            assert!(
+                !text.contains("MIIE") && !text.contains("line two"),
+                "{text}"
+            );
+            assert!(
+                text.starts_with("key:\n") && text.ends_with("after\n"),
+                "{text}"
+            );
+        }
     }
 
     /// `text` through a writer in reads of `read` bytes; what the writer held back

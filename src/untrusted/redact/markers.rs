@@ -34,6 +34,9 @@ enum Needs {
     /// A credential in a URL (`://user:password@`): an `@` after the marker before any
     /// `/` or space, within the length the shape allows.
     UrlCredential,
+    /// A private key's first or last line: `-----` after `PRIVATE KEY`, or OpenPGP's
+    /// ` BLOCK-----`.
+    KeyLine,
     /// Nothing to look at: the marker alone sends the text to the whole redactor.
     Always,
 }
@@ -115,7 +118,7 @@ fn markers() -> Vec<(String, Needs)> {
         (".eyJ", Jwt),
         ("AKIA", Run(Class::UpperDigit, 16)),
         ("ASIA", Run(Class::UpperDigit, 16)),
-        ("PRIVATE KEY", Then("-----")),
+        ("PRIVATE KEY", KeyLine),
         ("::add-mask::", Always),
         ("-----END ", Always),
     ]
@@ -270,6 +273,7 @@ impl Needs {
                     .find(|&&b| b == b'@' || b == b'/' || b.is_ascii_whitespace() || b == 0x0b)
                     .is_some_and(|&b| b == b'@')
             }
+            Needs::KeyLine => super::ends_key_line(&text[end..]),
             Needs::Always => true,
         }
     }
