@@ -85,8 +85,8 @@ const SHAPE_PATTERNS: &[&str] = &[
 /// What may be under way at the end of a text that goes on: each token shape (without
 /// its word boundaries, and its long runs without their upper bound, which only narrow
 /// it: the DFA is a twentieth of the size, built in a twentieth of the time), a private
-/// key's first and last lines (its body is followed by the redacting writer itself),
-/// and `::add-mask::` lines.
+/// key's first and last lines (its body is followed by the redacting writer itself).
+/// (`::add-mask::` lines are told apart without it: see [`Redactor::survey`].)
 static OPENINGS: LazyLock<Openings> = LazyLock::new(|| {
     let (block, shapes) = SHAPE_PATTERNS.split_last().expect("shapes");
     debug_assert!(block.starts_with("-----BEGIN "));
@@ -99,14 +99,7 @@ static OPENINGS: LazyLock<Openings> = LazyLock::new(|| {
                 .into_owned()
         })
         .collect();
-    patterns.extend(
-        [
-            key_line!("BEGIN"),
-            key_line!("END"),
-            r"::add-mask::[^\r\n]*",
-        ]
-        .map(String::from),
-    );
+    patterns.extend([key_line!("BEGIN"), key_line!("END")].map(String::from));
     let patterns: Vec<&str> = patterns.iter().map(String::as_str).collect();
     Openings::new(&patterns).expect("the token shapes make a DFA")
 });
@@ -144,9 +137,21 @@ fn ends_key_line(rest: &[u8]) -> bool {
     rest.starts_with(b"-----") || rest.starts_with(b" BLOCK-----")
 }
 
-/// `::add-mask::VALUE` lines: GitHub's way for a step to mark a value as a secret.
-static ADD_MASK: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"(?m)::add-mask::([^\r\n]*)").expect("valid regex"));
+/// Where the values that `::add-mask::VALUE` commands of `text` declare are (GitHub's
+/// way for a step to mark a value as a secret): each the rest of its line after the
+/// command, to `\r` or `\n`, and whether its line ends in `text`. A command inside
+/// another's value declares too (more is masked, never less).
+pub(super) fn declarations(
+    text: &[u8],
+) -> impl Iterator<Item = (std::ops::Range<usize>, bool)> + '_ {
+    ADD_MASK_MARK.find_iter(text).map(|at| {
+        let start = at + "::add-mask::".len();
+        match memchr::memchr2(b'\r', b'\n', &text[start..]) {
+            Some(len) => (start..start + len, true),
+            None => (start..text.len(), false),
+        }
+    })
+}
 
 /// The literals the checks above begin with, searched for before any regular expression
 /// (text is mostly free of them; `str::contains` is several times slower).
@@ -402,10 +407,12 @@ fn key_of(value: &str) -> &str {
 /// Replaces secrets in text with [`MASK`].
 #[derive(Debug, Clone, Default)]
 pub struct Redactor {
-    /// Known secret values.
-    values: Vec<String>,
+    /// Known secret values, each held once (shared with `known`, and with every copy
+    /// of the redactor: a run may declare values of megabytes, and each check's
+    /// results are redacted with a copy).
+    values: Vec<std::sync::Arc<str>>,
     /// The same, to tell a value already known at once (a run may declare thousands).
-    known: rustc_hash::FxHashSet<String>,
+    known: rustc_hash::FxHashSet<std::sync::Arc<str>>,
     /// The values (by index) known only by their start: each is masked with the rest of
     /// its line.
     open_ended: rustc_hash::FxHashSet<usize>,
@@ -469,17 +476,19 @@ impl Redactor {
             return;
         }
         self.add_value(value, 2);
-        if let Some(at) = self.values.iter().position(|v| v == value) {
+        if let Some(at) = self.values.iter().position(|v| &**v == value) {
             self.open_ended.insert(at);
         }
     }
 
     fn add_value(&mut self, value: &str, min_chars: usize) {
         let value = value.trim();
-        if value.chars().count() < min_chars || !self.known.insert(value.to_owned()) {
+        if value.chars().count() < min_chars || self.known.contains(value) {
             return;
         }
-        self.values.push(value.to_owned());
+        let value: std::sync::Arc<str> = value.into();
+        self.known.insert(value.clone());
+        self.values.push(value);
         self.search = std::sync::OnceLock::new();
     }
 
@@ -544,7 +553,7 @@ impl Redactor {
             let rest = &text[start..];
             let end = match search.by_key[key]
                 .iter()
-                .find(|&&i| rest.starts_with(self.values[i].as_str()))
+                .find(|&&i| rest.starts_with(&*self.values[i]))
             {
                 None => key_end,
                 Some(&i) => {
@@ -621,6 +630,15 @@ impl Redactor {
             .collect();
         seeds.sort_unstable();
         seeds.dedup();
+        // A declaration whose line has not ended is open from its command, told
+        // without the DFA (which would step through the whole value); nothing that
+        // begins after it can be open from earlier.
+        let declared = declarations(text)
+            .find(|(_, ended)| !ended)
+            .map(|(value, _)| value.start - "::add-mask::".len());
+        if let Some(declared) = declared {
+            seeds.retain(|&seed| seed < declared);
+        }
         // (No literal, no shape: the DFA is not even built.)
         let shapes = (!seeds.is_empty())
             .then(|| OPENINGS.earliest(text, Seeds::At(&seeds)))
@@ -633,7 +651,7 @@ impl Redactor {
                 None => Some(0),
             }
         };
-        let open = [shapes, patterns, self.value_open_from(text)]
+        let open = [shapes, patterns, declared, self.value_open_from(text)]
             .into_iter()
             .flatten()
             .min();
@@ -654,7 +672,7 @@ impl Redactor {
     /// with (its key whole, the rest still to come).
     fn value_open_from(&self, text: &[u8]) -> Option<usize> {
         let search = self.search()?;
-        let longest = self.values.iter().map(String::len).max()?;
+        let longest = self.values.iter().map(|v| v.len()).max()?;
         // Only a value that begins within its length of the end can be under way there.
         let mut offset = text.len().saturating_sub(longest);
         while offset < text.len() && (text[offset] & 0xC0) == 0x80 {
@@ -759,13 +777,8 @@ impl Redactor {
 /// `spans` (GitHub masks these whatever their length; a single character would mask
 /// everything, so at least two).
 fn declared_spans(text: &str, spans: &mut Vec<(usize, usize)>) {
-    if ADD_MASK_MARK.find(text.as_bytes()).is_none() {
-        return;
-    }
-    for caps in ADD_MASK.captures_iter(text) {
-        let Some(value) = caps.get(1).map(|m| m.as_str().trim()) else {
-            continue;
-        };
+    for (value, _) in declarations(text.as_bytes()) {
+        let value = text[value].trim();
         if value.chars().count() >= 2 {
             spans.extend(overlapping(text, value));
         }

@@ -15,18 +15,12 @@
 
 use std::borrow::Cow;
 use std::io::{self, Write};
-use std::sync::{Arc, LazyLock, RwLock};
+use std::sync::{Arc, RwLock};
 
-use regex::Regex;
-
-use super::redact::{KEY_BEGIN, KEY_END, MASK, Redactor, Survey, may_hold_key_line};
+use super::redact::{KEY_BEGIN, KEY_END, MASK, Redactor, Survey, declarations, may_hold_key_line};
 
 /// The longest line waited for whole: a longer one is cut into parts.
 pub const MAX_LINE: usize = 1024 * 1024;
-
-/// `::add-mask::VALUE` at the start of a line's text (after any prefix a tool adds).
-static ADD_MASK: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"::add-mask::([^\r\n]*)").expect("valid regex"));
 
 /// The secrets of a run: its redactor, to which each check's `::add-mask::` lines add.
 #[derive(Debug, Clone, Default)]
@@ -150,10 +144,15 @@ impl<W: Write> RedactingWriter<W> {
                 Some(()) => Cow::Owned(out),
             };
         }
+        // Values declared across bytes that are not UTF-8 are declared part by part,
+        // before any part is redacted.
+        if declare {
+            self.declare_in(block, Unended::Whole);
+        }
         let mut out = Vec::with_capacity(block.len());
         for chunk in block.utf8_chunks() {
             let text = chunk.valid();
-            if !text.is_empty() && self.text(text, &mut out, in_key, declare).is_none() {
+            if !text.is_empty() && self.text(text, &mut out, in_key, false).is_none() {
                 out.extend_from_slice(text.as_bytes());
             }
             // Bytes that are not UTF-8 hold no secret a redactor knows: kept as they are,
@@ -198,11 +197,9 @@ impl<W: Write> RedactingWriter<W> {
             return None;
         }
         let bytes = text.as_bytes();
-        if declare && memchr::memmem::find(bytes, b"::add-mask::").is_some() {
-            for caps in ADD_MASK.captures_iter(text) {
-                if let Some(value) = caps.get(1) {
-                    self.masks.declare(value.as_str());
-                }
+        if declare {
+            for (value, _) in declarations(bytes) {
+                self.masks.declare(&text[value]);
             }
         }
         // A key that begins here and does not end here goes on in the next block.
@@ -340,22 +337,23 @@ impl<W: Write> RedactingWriter<W> {
     /// Declares the values of the `::add-mask::` lines of `held`, part of a line that
     /// goes on: those that have ended, and the last as `unended` says.
     fn declare_in(&self, held: &[u8], unended: Unended) {
-        if memchr::memmem::find(held, b"::add-mask::").is_none() {
-            return;
-        }
-        let mut offset = 0;
-        for chunk in held.utf8_chunks() {
-            let text = chunk.valid();
-            for caps in ADD_MASK.captures_iter(text) {
-                let Some(value) = caps.get(1) else { continue };
+        for (value, ended) in declarations(held) {
+            let unended = if ended { Unended::Whole } else { unended };
+            if matches!(unended, Unended::Wait) {
+                continue;
+            }
+            // A value holding bytes that are not UTF-8: each part between them is
+            // declared (text is redacted in its UTF-8 parts), the last one by its start
+            // where its line goes on past what is held.
+            let mut parts = held[value].utf8_chunks().peekable();
+            while let Some(part) = parts.next() {
                 match unended {
-                    _ if offset + value.end() < held.len() => self.masks.declare(value.as_str()),
-                    Unended::Wait => {}
-                    Unended::Whole => self.masks.declare(value.as_str()),
-                    Unended::Start => self.masks.declare_start(value.as_str()),
+                    Unended::Start if parts.peek().is_none() => {
+                        self.masks.declare_start(part.valid())
+                    }
+                    _ => self.masks.declare(part.valid()),
                 }
             }
-            offset += text.len() + chunk.invalid().len();
         }
     }
 }
@@ -481,6 +479,33 @@ mod tests {
         );
         // Another check of the same run.
         assert_eq!(through(&masks, &[b"later x9y8z7\n"]), b"later ***\n");
+    }
+
+    /// A declared value holding a byte that is not UTF-8 is masked on both sides of
+    /// it, in a block and in an over-long line.
+    #[test]
+    fn a_declared_value_across_bytes_that_are_not_utf8_is_masked_in_its_parts() {
+        let masks = Masks::default();
+        assert_eq!(
+            through(
+                &masks,
+                &[
+                    b"::add-mask::abcdef\xffsecret-tail\n",
+                    b"later secret-tail\n"
+                ]
+            ),
+            b"::add-mask::***\xff***\nlater ***\n"
+        );
+        let masks = Masks::default();
+        let mut long = b"::add-mask::abcdef\xffsecret-tail\r".to_vec();
+        long.resize(3 * MAX_LINE, b'x');
+        long.extend_from_slice(b"\nlater abcdef and secret-tail\n");
+        let out = in_reads(&masks, &long, 64 * 1024, MAX_HELD);
+        assert!(
+            out.ends_with(b"\nlater *** and ***\n"),
+            "{:?}",
+            &out[out.len() - 40..]
+        );
     }
 
     #[test]
