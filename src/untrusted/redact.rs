@@ -593,11 +593,24 @@ impl Redactor {
     /// none of the manifest's own patterns to try. One search for the values, one for
     /// everything else.
     pub fn leaves(&self, text: &str) -> bool {
-        self.patterns.is_empty()
+        self.look(text).leaves
+    }
+
+    /// What [`Redactor::leaves`] says of `text`, with what its markers' pass found,
+    /// for [`Redactor::redact_looked`] not to make that pass again.
+    pub fn look(&self, text: &str) -> Look {
+        if !self.patterns.is_empty() {
+            return Look::UNSEEN;
+        }
+        let may_mask = MARKERS.may_mask(text.as_bytes());
+        let leaves = !may_mask
             && !self
                 .search()
-                .is_some_and(|search| search.is_match(text.as_bytes()))
-            && !MARKERS.may_mask(text.as_bytes())
+                .is_some_and(|search| search.is_match(text.as_bytes()));
+        Look {
+            leaves,
+            may_mask: Some(may_mask),
+        }
     }
 
     /// The earliest position of `text` from which something this redactor masks may
@@ -700,9 +713,16 @@ impl Redactor {
     /// `text` with every known value, every value masked by an `::add-mask::` line of
     /// the text itself, and every token shape replaced by [`MASK`].
     pub fn redact<'a>(&self, text: &'a str) -> Cow<'a, str> {
+        self.redact_looked(text, Look::UNSEEN)
+    }
+
+    /// [`Redactor::redact`], of a text [`Redactor::look`] has looked at (values may
+    /// have been added since: they are searched for afresh).
+    pub fn redact_looked<'a>(&self, text: &'a str, look: Look) -> Cow<'a, str> {
         let bytes = text.as_bytes();
         let values = self.search().is_some_and(|search| search.is_match(bytes));
-        let others = !self.patterns.is_empty() || MARKERS.may_mask(bytes);
+        let others =
+            !self.patterns.is_empty() || look.may_mask.unwrap_or_else(|| MARKERS.may_mask(bytes));
         if !values && !others {
             // Nothing could change it (the searches below are each a pass).
             return Cow::Borrowed(text);
@@ -741,6 +761,23 @@ impl Redactor {
             Cow::Owned(mask_spans(text, &mut spans).0)
         }
     }
+}
+
+/// What [`Redactor::look`] tells of a text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Look {
+    /// Nothing in it is masked.
+    pub leaves: bool,
+    /// What the markers' pass said, where it was made.
+    may_mask: Option<bool>,
+}
+
+impl Look {
+    /// Nothing looked at.
+    const UNSEEN: Look = Look {
+        leaves: false,
+        may_mask: None,
+    };
 }
 
 /// What one pass over a text says of it (see [`Redactor::survey`]).

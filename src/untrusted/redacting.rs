@@ -17,7 +17,9 @@ use std::borrow::Cow;
 use std::io::{self, Write};
 use std::sync::{Arc, RwLock};
 
-use super::redact::{KEY_BEGIN, KEY_END, MASK, Redactor, Survey, declarations, may_hold_key_line};
+use super::redact::{
+    KEY_BEGIN, KEY_END, Look, MASK, Redactor, Survey, declarations, may_hold_key_line,
+};
 
 /// The longest line waited for whole: a longer one is cut into parts.
 pub const MAX_LINE: usize = 1024 * 1024;
@@ -48,11 +50,19 @@ impl Masks {
         }
     }
 
-    /// Whether `text` is certain to be left as it is (see [`Redactor::leaves`]).
-    pub fn leaves(&self, text: &str) -> bool {
+    /// Whether `text` is certain to be left as it is (see [`Redactor::look`]).
+    fn look(&self, text: &str) -> Look {
         match self.0.read() {
-            Ok(r) => r.leaves(text),
-            Err(poisoned) => poisoned.into_inner().leaves(text),
+            Ok(r) => r.look(text),
+            Err(poisoned) => poisoned.into_inner().look(text),
+        }
+    }
+
+    /// [`Masks::redact`] of a text [`Masks::look`] looked at.
+    fn redact_looked<'a>(&self, text: &'a str, look: Look) -> Cow<'a, str> {
+        match self.0.read() {
+            Ok(r) => r.redact_looked(text, look),
+            Err(poisoned) => poisoned.into_inner().redact_looked(text, look),
         }
     }
 
@@ -192,7 +202,8 @@ impl<W: Write> RedactingWriter<W> {
                 }
             }
         }
-        if !changed && self.masks.leaves(text) {
+        let look = self.masks.look(text);
+        if !changed && look.leaves {
             // No value, declaration, key or token shape: most output, told in one pass.
             return None;
         }
@@ -209,7 +220,7 @@ impl<W: Write> RedactingWriter<W> {
         {
             *in_key = true;
         }
-        match self.masks.redact(text) {
+        match self.masks.redact_looked(text, look) {
             Cow::Borrowed(_) if !changed => None,
             redacted => {
                 out.extend_from_slice(redacted.as_bytes());
