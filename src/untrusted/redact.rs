@@ -551,10 +551,10 @@ impl Redactor {
                 break;
             };
             let rest = &text[start..];
-            let end = match search.by_key[key]
+            let whole = search.by_key[key]
                 .iter()
-                .find(|&&i| rest.starts_with(&*self.values[i]))
-            {
+                .find(|&&i| rest.starts_with(&*self.values[i]));
+            let end = match whole {
                 None => key_end,
                 Some(&i) => {
                     let end = start + self.values[i].len();
@@ -567,11 +567,17 @@ impl Redactor {
                     }
                 }
             };
-            spans.push((start, end));
-            // Values that overlap it are masked with it: the search goes on from the
-            // next byte, or a key's length before its end when that is later (text
-            // made of one value over and over costs that much a byte, no more).
-            from = (start + 1).max(end.saturating_sub(KEY_BYTES));
+            push_coalesced(spans, (start, end));
+            // Values that overlap a whole one are masked with it: the search goes on
+            // from the next byte, or a key's length before its end when that is later
+            // (text made of one value over and over costs that much a byte, no more).
+            // After a key alone (the first bytes of values, the rest not there), from
+            // its end: text that is one key over and over is not compared with every
+            // value of that key at every byte.
+            from = match whole {
+                Some(_) => (start + 1).max(end.saturating_sub(KEY_BYTES)),
+                None => key_end,
+            };
             while !text.is_char_boundary(from) {
                 from += 1;
             }
@@ -747,13 +753,14 @@ impl Redactor {
             // masking one can make a shape whole (an address's password that held a
             // value and a `/`), and what that finds is masked in the text as printed.
             let mut values = spans[..known].to_vec();
-            let (masked, map) = mask_spans(text, &mut values);
-            let mut more = Vec::new();
-            if MARKERS.may_mask(masked.as_bytes()) {
-                declared_spans(&masked, &mut more);
-            }
-            self.other_spans(&masked, &mut more);
-            spans.extend(more.into_iter().map(|span| map.to_raw(span)));
+            self.search_masked(text, &mut values, &mut spans);
+        }
+        if known > 0 || !self.patterns.is_empty() {
+            // And in the text with everything found masked: a mask can make a word's
+            // edge (an access key id whose letters ran on into a token), or join an
+            // address's password around a key or a pattern's match.
+            let mut found = spans.clone();
+            self.search_masked(text, &mut found, &mut spans);
         }
         if spans.is_empty() {
             Cow::Borrowed(text)
@@ -790,6 +797,21 @@ pub struct Survey {
 }
 
 impl Redactor {
+    /// Searches `text` with `masks` masked for declared values, private keys, token
+    /// shapes and patterns, and adds where they are in `text` as printed to `spans`.
+    fn search_masked(
+        &self,
+        text: &str,
+        masks: &mut [(usize, usize)],
+        spans: &mut Vec<(usize, usize)>,
+    ) {
+        let (masked, map) = mask_spans(text, masks);
+        let mut more = Vec::new();
+        declared_spans(&masked, &mut more);
+        self.other_spans(&masked, &mut more);
+        spans.extend(more.into_iter().map(|span| map.to_raw(span)));
+    }
+
     /// Where the private keys, token shapes and the manifest's patterns are in
     /// `text` as it is, added to `spans`.
     fn other_spans(&self, text: &str, spans: &mut Vec<(usize, usize)>) {
@@ -814,10 +836,16 @@ impl Redactor {
 /// `spans` (GitHub masks these whatever their length; a single character would mask
 /// everything, so at least two).
 fn declared_spans(text: &str, spans: &mut Vec<(usize, usize)>) {
-    for (value, _) in declarations(text.as_bytes()) {
-        let value = text[value].trim();
-        if value.chars().count() >= 2 {
-            spans.extend(overlapping(text, value));
+    // Each value once, however many times it is declared.
+    let mut values: Vec<&str> = declarations(text.as_bytes())
+        .map(|(value, _)| text[value].trim())
+        .filter(|value| value.chars().count() >= 2)
+        .collect();
+    values.sort_unstable();
+    values.dedup();
+    for value in values {
+        for span in overlapping(text, value) {
+            push_coalesced(spans, span);
         }
     }
 }
@@ -837,6 +865,17 @@ fn overlapping<'t>(text: &'t str, value: &'t str) -> impl Iterator<Item = (usize
         }
         Some((at, end))
     })
+}
+
+/// Adds `span` to `spans`, or widens the last one where `span` overlaps it (masked as
+/// one either way: a run of overlapping finds takes one entry, not one a byte).
+fn push_coalesced(spans: &mut Vec<(usize, usize)>, (start, end): (usize, usize)) {
+    match spans.last_mut() {
+        Some((last_start, last_end)) if *last_start <= start && start < *last_end => {
+            *last_end = (*last_end).max(end);
+        }
+        _ => spans.push((start, end)),
+    }
 }
 
 /// Where the masks of a masked text are: each one's start in it, and the part of the
@@ -982,10 +1021,10 @@ mod tests {
         // Each whole, the one present (they share their first 64 bytes).
         assert_eq!(r.redact(&format!("a {long} b")), "a *** b");
         assert_eq!(r.redact(&format!("a {other} b")), "a *** b");
-        // A secret's first bytes alone are masked too, however it goes on (here they
-        // begin at each of the first seven `k`s).
+        // A secret's first bytes alone are masked too, however it goes on (the search
+        // goes on from their end).
         let start = format!("{}{}", "k".repeat(64), "kkkkkk-not-it");
-        assert_eq!(r.redact(&format!("a {start}")), "a ***-not-it");
+        assert_eq!(r.redact(&format!("a {start}")), "a ***kkkkkk-not-it");
         // The short secret they begin with, on its own.
         assert_eq!(r.redact("x kkkkkkkk y"), "x *** y");
         // A key's bytes cut at a character's end.
@@ -1251,7 +1290,7 @@ mod tests {
         let start = format!("{}{}", "k".repeat(64), "kkkkkk-not-it");
         for (text, masked) in [
             (format!("a {long} b"), "a *** b".to_owned()),
-            (format!("a {start}"), "a ***-not-it".to_owned()),
+            (format!("a {start}"), "a ***kkkkkk-not-it".to_owned()),
             ("x abcdefghij y abcdef".into(), "x *** y ***".into()),
             ("Zq0042x9Kp7Lm2VbZq0099x9Kp7Lm2Vb".into(), "******".into()),
             ("tail Zq0042x9Kp7Lm2V".into(), "tail Zq0042x9Kp7Lm2V".into()),
@@ -1766,6 +1805,66 @@ mod tests {
             r.redact("sk_live_abcdefghijklmnopAuthorization: Bearer SECRETTOKEN123"),
             "***: Bearer ***"
         );
+    }
+
+    /// What a mask makes whole is searched for again: a word's edge after a token, an
+    /// address's password joined around a key or a pattern's match, a key's tail after
+    /// a key. (Each of these was found by the redactor two builds before, which
+    /// searched the text again with everything masked.)
+    #[test]
+    fn what_masks_make_whole_is_masked_too() {
+        let aws = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY";
+        let jwt = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.c2lnbmF0dXJlMTIz";
+        let r = Redactor::from_vars([("API_TOKEN", "s3cr3tvalue")]);
+        for (text, want) in [
+            (
+                "s3cr3tvalue\nAKIAIOSFODNN7EXAMPLEnpm_abcdefghijklmnopqrstuvwxyz0123456789"
+                    .to_owned(),
+                "***\n******",
+            ),
+            (
+                "s3cr3tvalue AIzaSyA1234567890abcdefghijklmnopqrstuvAKIAIOSFODNN7EXAMPLE"
+                    .to_owned(),
+                "*** ******",
+            ),
+            (
+                format!("s3cr3tvalue aws_secret_access_key={aws}{jwt}"),
+                "*** aws_secret_access_key=******",
+            ),
+            (
+                format!("s3cr3tvalue https://u:PWHEADaws_secret_access_key={aws}PWTAIL@host/x"),
+                "*** https://u:***@host/x",
+            ),
+            (
+                "s3cr3tvalue\n-----BEGIN RSA PRIVATE KEY-----\nAAA\n-----END RSA PRIVATE KEY-----\n\
+                 tailOfSecondKey\n-----END RSA PRIVATE KEY-----\nafter"
+                    .to_owned(),
+                // (A tail is masked from the text's start.)
+                "***\nafter",
+            ),
+        ] {
+            assert_eq!(r.redact(&text), want, "{text}");
+        }
+        let mut r = Redactor::default();
+        r.add_pattern(Regex::new(r"vault:v1:[A-Za-z0-9+/=]+").unwrap());
+        assert_eq!(
+            r.redact("https://app:PWHEADvault:v1:abc/def==PWTAIL@db/x"),
+            "https://app:***@db/x"
+        );
+    }
+
+    /// A run of overlapping finds is one span, not one a byte.
+    #[test]
+    fn overlapping_finds_are_one_span() {
+        let r = Redactor::from_vars([("API_TOKEN", "aaaaaaaa")]);
+        let text = "a".repeat(100_000);
+        let mut spans = Vec::new();
+        r.value_spans(&text, &mut spans);
+        assert_eq!(spans, [(0, text.len())]);
+        let text = format!("::add-mask::abab\n{}", "ab".repeat(50_000));
+        let mut spans = Vec::new();
+        declared_spans(&text, &mut spans);
+        assert_eq!(spans, [(12, 16), (17, text.len())]);
     }
 
     /// Known values that overlap in the text are masked together, whichever begins
