@@ -748,18 +748,18 @@ impl Redactor {
         if others {
             self.other_spans(text, &mut spans);
         }
-        if known > 0 {
-            // Then everything else again, in the text with the values alone masked:
-            // masking one can make a shape whole (an address's password that held a
-            // value and a `/`), and what that finds is masked in the text as printed.
-            let mut values = spans[..known].to_vec();
-            self.search_masked(text, &mut values, &mut spans);
-        }
         if known > 0 || !self.patterns.is_empty() {
-            // And in the text with everything found masked: a mask can make a word's
-            // edge (an access key id whose letters ran on into a token), or join an
-            // address's password around a key or a pattern's match.
+            // Then everything else again, in the text with everything found masked,
+            // and what that finds masked in the text as printed: a mask can make a
+            // shape whole (an address's password that held a value and a `/`, or a key;
+            // an access key id whose letters ran on into a token, given its word's edge).
             let mut found = spans.clone();
+            if known > 0 && !self.patterns.is_empty() {
+                // A pattern's match can take what a shape needs (an address's `@`):
+                // also with the values alone masked.
+                let mut values = spans[..known].to_vec();
+                self.search_masked(text, &mut values, &mut spans);
+            }
             self.search_masked(text, &mut found, &mut spans);
         }
         if spans.is_empty() {
