@@ -540,7 +540,7 @@ impl Redactor {
     /// whole secret it begins when the rest follows (the longest such), else the key
     /// alone (a secret's first bytes are masked however it goes on). Values that
     /// overlap are each found, but for one that begins more than [`KEY_BYTES`] before
-    /// the end of one found before it.
+    /// the end of a whole value found before it, or inside a key found alone.
     fn value_spans(&self, text: &str, spans: &mut Vec<(usize, usize)>) {
         let Some(search) = self.search() else {
             return;
@@ -748,7 +748,7 @@ impl Redactor {
         if others {
             self.other_spans(text, &mut spans);
         }
-        if known > 0 || !self.patterns.is_empty() {
+        if known > 0 || (!self.patterns.is_empty() && !spans.is_empty()) {
             // Then everything else again, in the text with everything found masked,
             // and what that finds masked in the text as printed: a mask can make a
             // shape whole (an address's password that held a value and a `/`, or a key;
