@@ -72,7 +72,8 @@ const SHAPE_PATTERNS: &[&str] = &[
     // Credentials in URLs (the user name may be empty, the password may hold `@`: the
     // last `@` before the host ends it), and authorization headers (in JSON too).
     r"://[^/\s:@]{0,256}:(?P<s2>[^/\s]{1,256})@",
-    r#"(?i:authorization)["']?\s*[:=]\s*["']?(?i:bearer|token|basic)\s+(?P<s3>[A-Za-z0-9._~+/=-]{8,})"#,
+    // (`:` or `=`, `=>` of a Ruby hash, `,` of a call; quoted, escaped quotes too.)
+    r#"(?i:authorization)\\?["']?\s*(?:=>|[:=,])\s*\\?["']?(?i:bearer|token|basic)\s+(?P<s3>[A-Za-z0-9._~+/=-]{8,})"#,
     // Private key blocks (OpenPGP's too), also when the tail cut one end off.
     concat!(
         key_line!("BEGIN"),
@@ -1095,6 +1096,19 @@ mod tests {
             (
                 "'authorization': 'token abcdefgh12345'",
                 "'authorization': 'token ***'",
+            ),
+            // In JSON inside a string, a Ruby hash, a call's arguments.
+            (
+                r#"{"headers": "{\"Authorization\": \"Bearer abcdefgh12345\"}"}"#,
+                r#"{"headers": "{\"Authorization\": \"Bearer ***\"}"}"#,
+            ),
+            (
+                "'Authorization' => 'Bearer abcdefgh12345'",
+                "'Authorization' => 'Bearer ***'",
+            ),
+            (
+                r#"req.Header.Set("Authorization", "Bearer abcdefgh12345")"#,
+                r#"req.Header.Set("Authorization", "Bearer ***")"#,
             ),
             // An OpenPGP private key, armoured.
             (
