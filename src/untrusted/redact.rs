@@ -754,14 +754,17 @@ impl Redactor {
             // and what that finds masked in the text as printed: a mask can make a
             // shape whole (an address's password that held a value and a `/`, or a key;
             // an access key id whose letters ran on into a token, given its word's edge).
-            let mut found = spans.clone();
-            if known > 0 && !self.patterns.is_empty() {
-                // A pattern's match can take what a shape needs (an address's `@`):
-                // also with the values alone masked.
+            let mut found = (spans.len() > known).then(|| spans.clone());
+            if known > 0 {
+                // With the values alone masked: another mask can take what a shape
+                // needs (a pattern's match an address's `@`, a token the start of a JSON
+                // Web Token that a value's mask gave its word's edge).
                 let mut values = spans[..known].to_vec();
                 self.search_masked(text, &mut values, &mut spans);
             }
-            self.search_masked(text, &mut found, &mut spans);
+            if let Some(found) = &mut found {
+                self.search_masked(text, found, &mut spans);
+            }
         }
         if spans.is_empty() {
             Cow::Borrowed(text)
@@ -817,12 +820,14 @@ impl Redactor {
     /// `text` as it is, added to `spans`.
     fn other_spans(&self, text: &str, spans: &mut Vec<(usize, usize)>) {
         let bytes = text.as_bytes();
-        if KEY_END_MARK.find(bytes).is_some()
-            && let Some(end) = KEY_END.find(text)
-            && !KEY_BEGIN.is_match(&text[..end.start()])
-        {
-            // A tail that starts inside a private key: everything up to its end.
-            spans.push((0, end.end()));
+        if KEY_END_MARK.find(bytes).is_some() {
+            // A tail that starts inside a private key: everything up to its end, the
+            // last key's last line before any key's first line (a tail can end more
+            // than one kind of block's last line).
+            let first_begin = KEY_BEGIN.find(text).map_or(text.len(), |m| m.start());
+            if let Some(end) = KEY_END.find_iter(&text[..first_begin]).last() {
+                spans.push((0, end.end()));
+            }
         }
         if MARKERS.may_mask(bytes) {
             spans.extend(shape_secrets(text));
@@ -1859,6 +1864,22 @@ mod tests {
         ] {
             assert_eq!(r.redact(&text), want, "{text}");
         }
+        // A token running on into a JSON Web Token's first letters, where a value's
+        // mask gives the token its word's edge.
+        let r = Redactor::from_vars([("A_TOKEN", "sk_live_AAAAAAAAAAAAAAAA")]);
+        assert_eq!(
+            r.redact(
+                "xoxb-BBBBBBBBBBsk_live_AAAAAAAAAAAAAAAAeyJhhhhhhhhhh.eyJPAYLOADSECRET.SIGNATURESECRET"
+            ),
+            "***"
+        );
+        // A key's tail that ends more than one kind of block's last line.
+        assert_eq!(
+            Redactor::default().redact(
+                "-----END PGP PRIVATE KEY BLOCK-----SECRETBODY12\n-----END RSA PRIVATE KEY-----\nafter"
+            ),
+            "***\nafter"
+        );
         let mut r = Redactor::default();
         r.add_pattern(Regex::new(r"vault:v1:[A-Za-z0-9+/=]+").unwrap());
         assert_eq!(

@@ -338,11 +338,16 @@ impl<W: Write> RedactingWriter<W> {
         let before = self.render(&held[..at], &mut before_key, false);
         let mut parts_key = before_key;
         let after = self.render(&held[at..], &mut parts_key, false);
-        (*whole_key == parts_key
-            && whole.len() == before.len() + after.len()
+        let same = whole.len() == before.len() + after.len()
             && whole.starts_with(&before)
-            && whole.ends_with(&after))
-        .then_some((before, before_key))
+            && whole.ends_with(&after);
+        // Masks that meet are one where the whole is (overlapping finds) and two in the
+        // parts: what is shown is the same.
+        let shown_the_same = || {
+            let parts = [before.as_ref(), after.as_ref()].concat();
+            masks_as_one(whole) == masks_as_one(&parts)
+        };
+        (*whole_key == parts_key && (same || shown_the_same())).then_some((before, before_key))
     }
 
     /// Declares the values of the `::add-mask::` lines of `held`, part of a line that
@@ -390,6 +395,25 @@ pub const MAX_HELD: usize = 4 * MAX_LINE;
 
 // What the redactor may not see under way at the end of a text is in the context kept.
 const _: () = assert!(super::redact::OPEN_UNSEEN < CUT_CONTEXT && CUT_CONTEXT < MAX_LINE);
+
+/// `text` with each run of masks that meet (`******`) written as one.
+fn masks_as_one(text: &[u8]) -> Cow<'_, [u8]> {
+    let twice = [MASK.as_bytes(), MASK.as_bytes()].concat();
+    if memchr::memmem::find(text, &twice).is_none() {
+        return Cow::Borrowed(text);
+    }
+    let mut out = Vec::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = memchr::memmem::find(rest, MASK.as_bytes()) {
+        out.extend_from_slice(&rest[..at + MASK.len()]);
+        rest = &rest[at + MASK.len()..];
+        while rest.starts_with(MASK.as_bytes()) {
+            rest = &rest[MASK.len()..];
+        }
+    }
+    out.extend_from_slice(rest);
+    Cow::Owned(out)
+}
 
 /// `at`, moved back to the start of the character it is inside.
 fn char_start(bytes: &[u8], mut at: usize) -> usize {
