@@ -285,7 +285,9 @@ impl<W: Write> RedactingWriter<W> {
             return Ok(());
         }
         if held.len() < MAX_HELD {
-            self.next_cut = held.len() + 4 * CUT_CONTEXT;
+            // Tried again when half as much again is held (a line with no safe cut, one
+            // masked run of tokens, is redacted whole a few times, not once a read).
+            self.next_cut = (held.len() + (held.len() / 2).max(4 * CUT_CONTEXT)).min(MAX_HELD);
             self.pending = held;
             return Ok(());
         }
