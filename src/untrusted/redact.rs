@@ -982,7 +982,7 @@ fn shape_secrets(text: &str) -> Vec<(usize, usize)> {
                 .iter()
                 .find_map(|name| caps.name(name))
                 .unwrap_or(whole);
-            spans.push((secret.start(), secret.end()));
+            push_coalesced(&mut spans, (secret.start(), secret.end()));
             from = (whole.start() + 1).max(whole.end().saturating_sub(SHAPE_OVERLAP));
             while !text.is_char_boundary(from) {
                 from += 1;
