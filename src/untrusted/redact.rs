@@ -130,7 +130,8 @@ pub(super) static KEY_BEGIN: LazyLock<Regex> =
 /// Whether `text` may hold a private key's first or last line: it holds the end of
 /// one (`PRIVATE KEY-----`, or OpenPGP's `PRIVATE KEY BLOCK-----`).
 pub(super) fn may_hold_key_line(text: &[u8]) -> bool {
-    memmem::find_iter(text, b"PRIVATE KEY").any(|at| ends_key_line(&text[at + 11..]))
+    memmem::find_iter(text, b"PRIVATE KEY")
+        .any(|at| ends_key_line(&text[at + "PRIVATE KEY".len()..]))
 }
 
 /// Whether `rest`, which follows `PRIVATE KEY`, ends a key's line there.
@@ -575,13 +576,13 @@ impl Redactor {
             // After a key alone (the first bytes of values, the rest not there), from
             // its end: text that is one key over and over is not compared with every
             // value of that key at every byte.
-            from = match whole {
-                Some(_) => (start + 1).max(end.saturating_sub(KEY_BYTES)),
-                None => key_end,
-            };
-            while !text.is_char_boundary(from) {
-                from += 1;
-            }
+            from = char_from(
+                text,
+                match whole {
+                    Some(_) => (start + 1).max(end.saturating_sub(KEY_BYTES)),
+                    None => key_end,
+                },
+            );
         }
     }
 
@@ -865,12 +866,18 @@ fn overlapping<'t>(text: &'t str, value: &'t str) -> impl Iterator<Item = (usize
     std::iter::from_fn(move || {
         let at = from + finder.find(text.as_bytes().get(from..)?)?;
         let end = at + value.len();
-        from = (at + 1).max(end.saturating_sub(KEY_BYTES));
-        while !text.is_char_boundary(from) {
-            from += 1;
-        }
+        from = char_from(text, (at + 1).max(end.saturating_sub(KEY_BYTES)));
         Some((at, end))
     })
+}
+
+/// `at`, moved on to the start of the next character of `text` when it is inside one
+/// (where a search goes on from).
+fn char_from(text: &str, mut at: usize) -> usize {
+    while !text.is_char_boundary(at) {
+        at += 1;
+    }
+    at
 }
 
 /// Adds `span` to `spans`, or widens the last one where `span` overlaps it (masked as
@@ -983,10 +990,10 @@ fn shape_secrets(text: &str) -> Vec<(usize, usize)> {
                 .find_map(|name| caps.name(name))
                 .unwrap_or(whole);
             push_coalesced(&mut spans, (secret.start(), secret.end()));
-            from = (whole.start() + 1).max(whole.end().saturating_sub(SHAPE_OVERLAP));
-            while !text.is_char_boundary(from) {
-                from += 1;
-            }
+            from = char_from(
+                text,
+                (whole.start() + 1).max(whole.end().saturating_sub(SHAPE_OVERLAP)),
+            );
         }
     }
     spans
