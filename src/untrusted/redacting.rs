@@ -15,7 +15,7 @@
 
 use std::borrow::Cow;
 use std::io::{self, Write};
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use super::redact::{
     KEY_BEGIN, KEY_END, Look, MASK, Redactor, Survey, declarations, may_hold_key_line,
@@ -33,63 +33,55 @@ impl Masks {
         Masks(Arc::new(RwLock::new(redactor)))
     }
 
+    /// The redactor, to read (a writer that panicked while holding it left nothing
+    /// half-done: values are added whole).
+    fn read(&self) -> RwLockReadGuard<'_, Redactor> {
+        self.0
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// The redactor, to add to.
+    fn write(&self) -> RwLockWriteGuard<'_, Redactor> {
+        self.0
+            .write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
     /// `text` redacted with what is known now (borrowed when nothing was masked).
     pub fn redact<'a>(&self, text: &'a str) -> Cow<'a, str> {
-        match self.0.read() {
-            Ok(r) => r.redact(text),
-            Err(poisoned) => poisoned.into_inner().redact(text),
-        }
+        self.read().redact(text)
     }
 
     /// Whether nothing in `text` is masked, and where something masked may be under
     /// way at its end (see [`Redactor::survey`]).
     pub fn survey(&self, text: &[u8]) -> Survey {
-        match self.0.read() {
-            Ok(r) => r.survey(text),
-            Err(poisoned) => poisoned.into_inner().survey(text),
-        }
+        self.read().survey(text)
     }
 
     /// Whether `text` is certain to be left as it is (see [`Redactor::look`]).
     fn look(&self, text: &str) -> Look {
-        match self.0.read() {
-            Ok(r) => r.look(text),
-            Err(poisoned) => poisoned.into_inner().look(text),
-        }
+        self.read().look(text)
     }
 
     /// [`Masks::redact`] of a text [`Masks::look`] looked at.
     fn redact_looked<'a>(&self, text: &'a str, look: Look) -> Cow<'a, str> {
-        match self.0.read() {
-            Ok(r) => r.redact_looked(text, look),
-            Err(poisoned) => poisoned.into_inner().redact_looked(text, look),
-        }
+        self.read().redact_looked(text, look)
     }
 
     /// The redactor as it is now (for the results written after a check).
     pub fn snapshot(&self) -> Redactor {
-        match self.0.read() {
-            Ok(r) => r.clone(),
-            Err(poisoned) => poisoned.into_inner().clone(),
-        }
+        self.read().clone()
     }
 
     fn declare(&self, value: &str) {
-        let mut r = match self.0.write() {
-            Ok(r) => r,
-            Err(poisoned) => poisoned.into_inner(),
-        };
-        r.add_declared(value);
+        self.write().add_declared(value);
     }
 
     /// Declares the start of a value whose line went on past what could be held (see
     /// [`Redactor::add_declared_start`]).
     fn declare_start(&self, value: &str) {
-        let mut r = match self.0.write() {
-            Ok(r) => r,
-            Err(poisoned) => poisoned.into_inner(),
-        };
-        r.add_declared_start(value);
+        self.write().add_declared_start(value);
     }
 }
 
