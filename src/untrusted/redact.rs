@@ -292,12 +292,28 @@ const SHARED_PRINT: usize = 4;
 /// itself over base64 lines, 256 MiB); the table of bits stays in them, and a position
 /// costs a multiplication and one bit. Every key is at least [`PRINT_BYTES`] long (a
 /// shorter one goes to the automaton, with all the others).
+///
+/// Most positions are not looked at (Wu and Manber's skip): the text is read in
+/// windows of the shortest key's first bytes (at most [`WINDOW_BYTES`]), and the last
+/// [`GRAM_BYTES`] of a window say how far on the next window that could end a key's
+/// first bytes ends: nowhere in a key's window, and the window moves on by its length
+/// less a gram's. Only a window ending as some key's window does has its start looked
+/// at as above. Text that is made of the keys' pieces is looked at everywhere, as
+/// before the skip: the cost per byte is never more than a table read higher.
 #[derive(Debug, Clone)]
 struct Prints {
     /// One bit per slot, set where a key's print falls.
     bits: Vec<u64>,
     /// How far a print's product is shifted to give its slot.
     shift: u32,
+    /// How many of each key's first bytes a window is: the shortest key's length, at
+    /// most [`WINDOW_BYTES`].
+    window: usize,
+    /// By the slot of a window's last [`GRAM_BYTES`]: how far the window may move on
+    /// (0 where a key's window ends so).
+    skips: Vec<u8>,
+    /// How far a gram's product is shifted to give its slot among `skips`.
+    skip_shift: u32,
     /// The keys of each print, longest first.
     by_print: rustc_hash::FxHashMap<u64, Vec<usize>>,
     keys: Vec<Box<str>>,
@@ -315,9 +331,25 @@ impl Prints {
             .next_power_of_two()
             .trailing_zeros()
             .clamp(12, 23);
+        let window = keys
+            .iter()
+            .map(|k| k.len())
+            .min()
+            .unwrap_or(PRINT_BYTES)
+            .min(WINDOW_BYTES);
+        // About eight slots for each gram of the keys' windows, so that most grams of
+        // the text not in a window find their slot unset.
+        let grams = keys.len().max(1) * (window + 1 - GRAM_BYTES);
+        let skip_log2 = (grams * 8)
+            .next_power_of_two()
+            .trailing_zeros()
+            .clamp(12, 22);
         let mut prints = Prints {
             bits: vec![0; (1 << log2) / 64],
             shift: 64 - log2,
+            window,
+            skips: vec![(window + 1 - GRAM_BYTES) as u8; 1 << skip_log2],
+            skip_shift: 64 - skip_log2,
             by_print: rustc_hash::FxHashMap::default(),
             keys: keys.iter().map(|k| Box::from(*k)).collect(),
         };
@@ -326,6 +358,13 @@ impl Prints {
             let slot = prints.slot(print);
             prints.bits[slot / 64] |= 1 << (slot % 64);
             prints.by_print.entry(print).or_default().push(i);
+            // The gram ending `end` bytes into the key's window lets a window ending
+            // there move on only as far as the key's window ends.
+            for end in GRAM_BYTES..=window {
+                let gram = gram_of(&key.as_bytes()[end - GRAM_BYTES..end]);
+                let slot = prints.skip_slot(gram);
+                prints.skips[slot] = prints.skips[slot].min((window - end) as u8);
+            }
         }
         for same in prints.by_print.values_mut() {
             // Keys that begin alike (a thousand tokens of one header) are compared one
@@ -344,24 +383,33 @@ impl Prints {
         (print.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> self.shift) as usize
     }
 
+    #[inline(always)]
+    fn skip_slot(&self, gram: u32) -> usize {
+        (u64::from(gram).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> self.skip_shift) as usize
+    }
+
     /// The leftmost position from `from` where a key begins, and the longest key that
     /// begins there.
+    ///
+    /// A window is never moved past the end of a key's window in the text: where the
+    /// last gram lies inside it, that gram's skip is at most the bytes between it and
+    /// the key window's end; where it begins before it, the window ends fewer than a
+    /// gram's bytes into the key's, and no skip is longer than a window less a gram.
     fn find(&self, text: &[u8], from: usize) -> Option<(usize, usize)> {
-        const LOW: u64 = u64::MAX >> (64 - 8 * PRINT_BYTES);
-        let mut at = from;
-        // Eight bytes read at once while they are there; the last positions one by one.
-        while at + 8 <= text.len() {
-            let print = u64::from_le_bytes(text[at..at + 8].try_into().ok()?) & LOW;
-            if let Some(key) = self.key_at(text, at, print) {
-                return Some((at, key));
+        let window = self.window;
+        // The end of the window looked at: its start is `end - window`.
+        let mut end = from.checked_add(window)?;
+        while end <= text.len() {
+            let skip = self.skips[self.skip_slot(gram_of(&text[end - GRAM_BYTES..end]))];
+            if skip > 0 {
+                end += usize::from(skip);
+                continue;
             }
-            at += 1;
-        }
-        while at + PRINT_BYTES <= text.len() {
+            let at = end - window;
             if let Some(key) = self.key_at(text, at, print_of(&text[at..at + PRINT_BYTES])) {
                 return Some((at, key));
             }
-            at += 1;
+            end += 1;
         }
         None
     }
@@ -392,6 +440,18 @@ fn print_of(bytes: &[u8]) -> u64 {
     let mut wide = [0; 8];
     wide[..PRINT_BYTES].copy_from_slice(bytes);
     u64::from_le_bytes(wide)
+}
+
+/// How many bytes of a window's end say how far it may move on.
+const GRAM_BYTES: usize = 4;
+
+/// The most of a key's first bytes a window holds: longer windows move on further,
+/// and give each key more grams to set.
+const WINDOW_BYTES: usize = 16;
+
+/// The number [`GRAM_BYTES`] bytes are, read little-endian.
+fn gram_of(bytes: &[u8]) -> u32 {
+    u32::from_le_bytes(bytes.try_into().unwrap_or_default())
 }
 
 /// A secret's key: its first [`KEY_BYTES`], cut at a character's end.
@@ -1204,6 +1264,9 @@ mod tests {
         let mut next = below(0x2545_F491_4F6C_DD1D);
         let alphabet: Vec<char> = "abAB0é-".chars().collect();
         for round in 0..400 {
+            // Half the rounds have keys of a print's length and more; the others keys
+            // longer, whose windows skip further.
+            let least = if round % 2 == 0 { 6 } else { 6 + next(24) };
             let mut keys: Vec<String> = Vec::new();
             while keys.len() < 65 + next(60) {
                 let key: String = match keys.len() {
@@ -1211,10 +1274,12 @@ mod tests {
                     n if n > 0 && next(4) == 0 => {
                         let other = keys[next(n)].clone();
                         let cut = other.char_indices().nth(6).map_or(other.len(), |(i, _)| i);
-                        let tail: String = (0..next(4)).map(|_| alphabet[next(7)]).collect();
+                        let tail: String = (0..least - 6 + next(4))
+                            .map(|_| alphabet[next(7)])
+                            .collect();
                         format!("{}{tail}", &other[..cut])
                     }
-                    _ => (0..6 + next(8)).map(|_| alphabet[next(7)]).collect(),
+                    _ => (0..least + next(8)).map(|_| alphabet[next(7)]).collect(),
                 };
                 let alike = keys
                     .iter()
