@@ -143,7 +143,9 @@ echo
 echo "## a check printing $bytes bytes of log lines, a token-shaped word in each: peak RSS and throughput"
 # Text a test run prints: short lines, each with a near miss for the redactor's rules
 # ("ghp_1234" is too short to be a token), so every line is scanned where a marker is.
-# Written once; the check and its baseline both cat it.
+# Written once; the check and its baseline both print it with `head -c`, which reads
+# and writes it as a process prints (into a file, `cat` has the kernel copy it with
+# copy_file_range, no byte passing through a process: no check prints so).
 yes 'test tests::parse_ok ... ok (ghp_1234 is not a token) 0.01s' | head -c "$bytes" >"$work/lines.txt" || true
 [ "$(stat -c %s "$work/lines.txt")" = "$bytes" ] || { echo "error: lines.txt is short" >&2; exit 1; }
 cat >"$work/loud/lines.yml" <<YAML
@@ -151,7 +153,7 @@ version: 1
 environments: [{name: bench}]
 checks:
   - id: lines
-    run: cat $work/lines.txt
+    run: head -c $bytes $work/lines.txt
     timeout: 10m
 YAML
 ( cd "$work/loud" && /usr/bin/time -v "$bin" -q run --manifest lines.yml --out lines >/dev/null 2>"$work/time.txt" ) || { cat "$work/time.txt"; exit 1; }
@@ -160,7 +162,7 @@ echo "peak RSS of cargo-verify-matrix: $((rss_kb / 1024)) MiB ($rss_kb KiB)"
 cmp -s "$work/lines.txt" "$work/loud/lines/logs/bench/lines.log" \
     || { echo "error: the log is not the output byte for byte" >&2; exit 1; }
 hyperfine $runs -N --export-json "$work/lines.json" --export-markdown "$work/lines.md" \
-    -n "cmd > file" "bash --noprofile --norc -eo pipefail -c 'cat $work/lines.txt > $work/direct.log'" \
+    -n "cmd > file" "bash --noprofile --norc -eo pipefail -c 'head -c $bytes $work/lines.txt > $work/direct.log'" \
     -n "cargo-verify-matrix run" "$bin -q run --manifest $work/loud/lines.yml --out $work/loud/lines" >/dev/null
 cat "$work/lines.md"
 IFS=$'\t' read -r -a row < <(against "$work/lines.json" 0.9 throughput)
