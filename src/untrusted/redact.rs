@@ -338,12 +338,13 @@ impl Prints {
             .unwrap_or(PRINT_BYTES)
             .min(WINDOW_BYTES);
         // About eight slots for each gram of the keys' windows, so that most grams of
-        // the text not in a window find their slot unset.
+        // the text not in a window find their slot unset; at most a MiB (past ten
+        // thousand keys, the skips shorten, and the search looks at more positions).
         let grams = keys.len().max(1) * (window + 1 - GRAM_BYTES);
         let skip_log2 = (grams * 8)
             .next_power_of_two()
             .trailing_zeros()
-            .clamp(12, 22);
+            .clamp(12, 20);
         let mut prints = Prints {
             bits: vec![0; (1 << log2) / 64],
             shift: 64 - log2,
