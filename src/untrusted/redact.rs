@@ -1345,6 +1345,45 @@ mod tests {
         assert!(Prints::new(&refs[..4]).is_some());
     }
 
+    /// With keys enough to fill the skips' table (its slots shared by many grams, the
+    /// skips shortened), the prints still find what the automaton finds: 20,000 keys
+    /// of 40 letters and digits, as secret-named variables hold them, in text of
+    /// their letters, whole keys and the first bytes of keys.
+    #[test]
+    fn prints_with_a_full_table_find_what_the_automaton_finds() {
+        let mut next = below(0x9E37_79B9_7F4A_7C15);
+        let alphabet = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+        let keys: Vec<String> = (0..20_000)
+            .map(|_| (0..40).map(|_| char::from(alphabet[next(62)])).collect())
+            .collect();
+        let refs: Vec<&str> = keys.iter().map(String::as_str).collect();
+        let prints = Prints::new(&refs).expect("random keys seldom begin alike");
+        assert_eq!(prints.skips.len(), 1 << 20, "the table at its largest");
+        let automaton = AhoCorasick::builder()
+            .match_kind(MatchKind::LeftmostLongest)
+            .build(&refs)
+            .unwrap();
+        let mut text = String::new();
+        while text.len() < 200_000 {
+            match next(8) {
+                0 => text.push_str(&keys[next(keys.len())]),
+                1 => text.push_str(&keys[next(keys.len())][..1 + next(39)]),
+                _ => text.push(char::from(alphabet[next(62)])),
+            }
+        }
+        let (mut from, mut found) = (0, 0);
+        loop {
+            let expected = automaton
+                .find(aho_corasick::Input::new(&text).range(from..))
+                .map(|m| (m.start(), m.pattern().as_usize()));
+            assert_eq!(prints.find(text.as_bytes(), from), expected, "from {from}");
+            let Some((at, _)) = expected else { break };
+            found += 1;
+            from = at + 1;
+        }
+        assert!(found > 1_000, "{found} keys found");
+    }
+
     /// Past the vectorised search's keys, the prints search, and a secret is masked as
     /// the automaton masked it: whole where it all follows, its first bytes where they
     /// alone do, the longer of two that begin alike.
