@@ -381,12 +381,12 @@ impl Prints {
 
     #[inline(always)]
     fn slot(&self, print: u64) -> usize {
-        (print.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> self.shift) as usize
+        slot_of(print, self.shift)
     }
 
     #[inline(always)]
     fn skip_slot(&self, gram: u32) -> usize {
-        (u64::from(gram).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> self.skip_shift) as usize
+        slot_of(u64::from(gram), self.skip_shift)
     }
 
     /// The leftmost position from `from` where a key begins, and the longest key that
@@ -441,6 +441,14 @@ fn print_of(bytes: &[u8]) -> u64 {
     let mut wide = [0; 8];
     wide[..PRINT_BYTES].copy_from_slice(bytes);
     u64::from_le_bytes(wide)
+}
+
+/// The slot of `value` in a table of `2^(64 - shift)` slots: its top bits once it is
+/// multiplied by 2^64 over the golden ratio (Fibonacci hashing), so that values alike
+/// in their low bytes fall far apart.
+#[inline(always)]
+fn slot_of(value: u64, shift: u32) -> usize {
+    (value.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> shift) as usize
 }
 
 /// How many bytes of a window's end say how far it may move on.
