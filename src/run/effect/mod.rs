@@ -59,7 +59,9 @@ pub fn assess_file_from(gate: Gate, path: &Path, offset: u64) -> Assessment {
 /// or the blocks the writer puts in it as they are written ([`BlockReader`]).
 pub fn assess_reader(gate: Gate, reader: impl BufRead) -> Assessment {
     let mut scan = Scan::new(gate);
-    for_each_line(reader, unread_lines, |line| scan.raw_line(line));
+    for_each_line(reader, unread_lines, Some(&TRIGGER), |line, words| {
+        scan.raw_line(line, words)
+    });
     scan.finish()
 }
 
@@ -155,12 +157,21 @@ const MAX_LINE: usize = 64 * 1024;
 /// Calls `f` with each line of `reader` (without its newline), each cut to
 /// [`MAX_LINE`] bytes, holding no more than one such line at a time; the whole lines
 /// that `unread` says begin what is read next (at a line's start) are passed over.
+///
+/// With `trigger`, a line without escapes read where it is in the buffer comes with the
+/// bits of the trigger words its bytes hold ([`Trigger::words_in`]: one vectorised
+/// search over the buffer, not a walk of every byte of every line); other lines come
+/// with `None`.
 fn for_each_line(
     mut reader: impl BufRead,
     unread: impl Fn(&[u8]) -> usize,
-    mut f: impl FnMut(&[u8]),
+    trigger: Option<&Trigger>,
+    mut f: impl FnMut(&[u8], Option<u32>),
 ) {
     let mut line = Vec::with_capacity(1024);
+    // Where the log's bytes are (the offset of the buffer's first), and what the last
+    // search for the trigger words found.
+    let (mut at, mut ahead) = (0u64, Ahead::default());
     // Where most lines are read (a log of test results), looking for lines to pass
     // over costs more than it saves: after a few lines in a row that are read, it
     // waits a while before it looks again.
@@ -180,6 +191,7 @@ fn for_each_line(
                 if passed > 0 {
                     read_in_a_row = 0;
                     reader.consume(passed);
+                    at += passed as u64;
                     continue;
                 }
                 read_in_a_row += 1;
@@ -191,8 +203,14 @@ fn for_each_line(
         let (part, used, ended) = match memchr::memchr(b'\n', buf) {
             // A whole line in the buffer: read where it is, without a copy.
             Some(i) if line.is_empty() => {
-                f(&buf[..i.min(MAX_LINE)]);
+                // A line with an escape is looked at without it: its bytes' words
+                // are not what it is read with.
+                let words = trigger
+                    .filter(|_| i <= MAX_LINE && memchr::memchr(ESCAPE, &buf[..i]).is_none())
+                    .map(|trigger| trigger.words_in(buf, i, at, &mut ahead));
+                f(&buf[..i.min(MAX_LINE)], words);
                 reader.consume(i + 1);
+                at += i as u64 + 1;
                 continue;
             }
             Some(i) => (&buf[..i], i + 1, true),
@@ -201,14 +219,26 @@ fn for_each_line(
         let room = MAX_LINE.saturating_sub(line.len());
         line.extend_from_slice(&part[..part.len().min(room)]);
         reader.consume(used);
+        at += used as u64;
         if ended {
-            f(&line);
+            f(&line, None);
             line.clear();
         }
     }
     if !line.is_empty() {
-        f(&line);
+        f(&line, None);
     }
+}
+
+/// What a search of a buffer for the next trigger word found, kept for the lines after
+/// the one it was made for, by the log's offsets (a byte at an offset is the same
+/// whichever buffer holds it): no word begins from `from` to `next`, or, with no
+/// `next`, to `to` (a word ending by `to`).
+#[derive(Default)]
+struct Ahead {
+    from: u64,
+    next: Option<u64>,
+    to: u64,
 }
 
 /// Judges a gate from log text already in memory.
@@ -417,12 +447,22 @@ static TRIGGER: LazyLock<Trigger> = LazyLock::new(|| {
         longest: gate.iter().map(String::len).max().unwrap_or(1),
         lines: aho_corasick::packed::Searcher::new(gate),
         line_starts,
-        words: aho_corasick::AhoCorasick::new(words).expect("valid patterns"),
-        owners,
-        first_bytes: starts
-            .iter()
-            .filter_map(|(s, _)| s.bytes().next())
+        next_word: aho_corasick::packed::Searcher::new(words.iter()),
+        by_first: (0..=u8::MAX)
+            .map(|b| {
+                words
+                    .iter()
+                    .zip(&owners)
+                    .filter(|(w, _)| w.as_bytes()[0] == b)
+                    .map(|(w, o)| (*w, *o))
+                    .collect()
+            })
             .collect(),
+        words: aho_corasick::AhoCorasick::new(&words).expect("valid patterns"),
+        owners,
+        first_bytes: std::array::from_fn(|b| {
+            starts.iter().any(|(s, _)| s.as_bytes()[0] == b as u8)
+        }),
         starts,
     }
 });
@@ -458,11 +498,16 @@ struct Trigger {
     line_starts: Vec<String>,
     words: aho_corasick::AhoCorasick,
     owners: Vec<u32>,
+    /// The same words, for the vectorised search of a buffer of lines for where the
+    /// next one begins ([`Trigger::words_in`]).
+    next_word: Option<aho_corasick::packed::Searcher>,
+    /// Per first byte, the words beginning with it and their owners' bits.
+    by_first: Vec<Vec<(&'static str, u32)>>,
     /// The words lines begin with (also behind Maven's level), each with its owner's
     /// bit.
     starts: Vec<(String, u32)>,
-    /// The first bytes of `starts`: most lines begin with none.
-    first_bytes: Vec<u8>,
+    /// The first bytes of `starts`, marked: most lines begin with none.
+    first_bytes: [bool; 256],
 }
 
 /// The level Maven prefixes every line with, removed before a line is read.
@@ -473,18 +518,96 @@ impl Trigger {
     /// one of its own words (every line it reads holds one; tests compare with offering
     /// every line). `line` holds no escape: a line with one is looked at as it is read,
     /// without them (an escape inside a word would hide it).
+    #[cfg(test)]
     fn owners_of(&self, line: &[u8]) -> u32 {
-        let begins = match line.first() {
-            Some(first) if self.first_bytes.contains(first) => self
+        self.begins(line) | self.words_of(line)
+    }
+
+    /// The bits of the words `line` begins with ([`Parser::starts`]).
+    fn begins(&self, line: &[u8]) -> u32 {
+        match line.first() {
+            Some(&first) if self.first_bytes[usize::from(first)] => self
                 .starts
                 .iter()
                 .filter(|(start, _)| line.starts_with(start.as_bytes()))
                 .fold(0, |bits, (_, owner)| bits | owner),
             _ => 0,
-        };
+        }
+    }
+
+    /// The bits of the trigger words `line` holds, each byte walked.
+    fn words_of(&self, line: &[u8]) -> u32 {
         self.words
             .find_overlapping_iter(line)
-            .fold(begins, |bits, m| bits | self.owners[m.pattern().as_usize()])
+            .fold(0, |bits, m| bits | self.owners[m.pattern().as_usize()])
+    }
+
+    /// The bits of the trigger words `line` holds, found by the vectorised search
+    /// ([`Trigger::words_in`]), which looks at no fewer than a few dozen bytes: the
+    /// line is followed by line ends for it while it looks, then given back as it was.
+    fn words_padded(&self, line: &mut String) -> u32 {
+        const PADDING: &str = "\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n";
+        let end = line.len();
+        line.push_str(PADDING);
+        let words = self.words_in(line.as_bytes(), end, 0, &mut Ahead::default());
+        line.truncate(end);
+        words
+    }
+
+    /// The bits of the trigger words held by the line `buf[..end]` (whose newline is at
+    /// `end`), `buf` being the log's bytes from offset `at`: what [`Trigger::words_of`]
+    /// gives, found by the vectorised search for the next place a word begins, which
+    /// runs on past the line and is kept in `ahead` for the lines after it. In most
+    /// lines no word begins, or one does; each place one does is looked at for every
+    /// word beginning with its byte.
+    fn words_in(&self, buf: &[u8], end: usize, at: u64, ahead: &mut Ahead) -> u32 {
+        let Some(search) = &self.next_word else {
+            return self.words_of(&buf[..end]);
+        };
+        let mut bits = 0;
+        let mut from = 0;
+        while let Some(start) = self.next_word_from(search, buf, from, end, at, ahead) {
+            bits |= self.by_first[usize::from(buf[start])]
+                .iter()
+                .filter(|(word, _)| buf[start..end].starts_with(word.as_bytes()))
+                .fold(0, |bits, (_, owner)| bits | owner);
+            from = start + 1;
+        }
+        bits
+    }
+
+    /// Where the first word beginning at or after `buf[from]` and before `buf[end]`
+    /// begins, a line's newline being at `end`. What `ahead` knows is used; otherwise
+    /// the rest of the buffer is searched and `ahead` told what was found. A word
+    /// beginning before `end` ends by it (no word holds a newline), so a search that
+    /// ran to or past `end` saw it whole.
+    fn next_word_from(
+        &self,
+        search: &aho_corasick::packed::Searcher,
+        buf: &[u8],
+        from: usize,
+        end: usize,
+        at: u64,
+        ahead: &mut Ahead,
+    ) -> Option<usize> {
+        let (from_at, end_at) = (at + from as u64, at + end as u64);
+        let known = ahead.from <= from_at
+            && match ahead.next {
+                Some(next) => next >= from_at,
+                None => ahead.to >= end_at,
+            };
+        if !known {
+            let found = search.find_in(buf, aho_corasick::Span::from(from..buf.len()));
+            *ahead = Ahead {
+                from: from_at,
+                next: found.map(|m| at + m.start() as u64),
+                to: at + buf.len() as u64,
+            };
+        }
+        ahead
+            .next
+            .filter(|&next| next < end_at)
+            .map(|next| (next - at) as usize)
     }
 }
 
@@ -523,7 +646,8 @@ impl Scan {
 
     /// A line straight from the log: most lines mention nothing a summary is made of,
     /// and one pass of a multi-word search over the bytes skips them.
-    fn raw_line(&mut self, raw: &[u8]) {
+    /// `words`: the bits of the trigger words in `raw`'s bytes, when they are known.
+    fn raw_line(&mut self, raw: &[u8], words: Option<u32>) {
         for &i in &self.raw_readers {
             match self.parsers[i].raw(raw) {
                 Raw::Pass => continue,
@@ -545,39 +669,42 @@ impl Scan {
             let mut stripped = std::mem::take(&mut self.stripped);
             stripped.clear();
             strip_ansi_into(&text, &mut stripped);
-            self.offer(&stripped);
+            let words = TRIGGER.words_padded(&mut stripped);
+            self.offer(&stripped, Some(words));
             self.stripped = stripped;
         } else {
-            self.offer(&text);
+            // A line without escapes holds the words its bytes do (the lossy reading
+            // only makes other characters of bytes that are not ASCII).
+            self.offer(&text, words);
         }
     }
 
-    /// Offers a line without escapes to the parsers whose words it holds.
-    fn offer(&mut self, text: &str) {
+    /// Offers a line without escapes to the parsers whose words it holds (`words`,
+    /// when they are known).
+    fn offer(&mut self, text: &str, words: Option<u32>) {
         let owners = if self.untriggered {
             u32::MAX
         } else {
-            TRIGGER.owners_of(text.as_bytes())
+            let line = text.as_bytes();
+            TRIGGER.begins(line) | words.unwrap_or_else(|| TRIGGER.words_of(line))
         };
         if owners != 0 {
             self.line_for(text, owners);
         }
     }
 
+    /// Reads a line, offered to every parser.
     fn line(&mut self, raw: &str) {
-        self.line_for(raw, u32::MAX);
+        if raw.contains('\u{1b}') {
+            self.line_for(&strip_ansi(raw), u32::MAX);
+        } else {
+            self.line_for(raw, u32::MAX);
+        }
     }
 
-    /// Reads a line, offered to the parsers whose bits are in `owners` (and to the
-    /// nothing-to-run markers when theirs is).
-    fn line_for(&mut self, raw: &str, owners: u32) {
-        let stripped;
-        let line = if raw.contains('\u{1b}') {
-            stripped = strip_ansi(raw);
-            stripped.as_str()
-        } else {
-            raw
-        };
+    /// Reads a line without escapes, offered to the parsers whose bits are in `owners`
+    /// (and to the nothing-to-run markers when theirs is).
+    fn line_for(&mut self, line: &str, owners: u32) {
         let line = line.trim_end_matches(['\n', '\r']);
         // Maven prefixes every line with its level.
         let line = MAVEN_LEVELS
@@ -591,21 +718,23 @@ impl Scan {
         {
             found.nothing = Some((*marker).to_owned());
         }
-        let offered = |i: &usize| owners & (1 << i) != 0;
-        for (_, parser) in self
-            .parsers
-            .iter_mut()
-            .enumerate()
-            .filter(|(i, _)| offered(i))
-        {
+        // The parsers offered the line, in their order: its owners' bits, lowest first.
+        let offered = owners & !NOTHING_BIT;
+        let each = || {
+            std::iter::successors(Some(offered), |bits| Some(bits & bits.wrapping_sub(1)))
+                .take_while(|&bits| bits != 0)
+                .map(|bits| bits.trailing_zeros() as usize)
+        };
+        for i in each() {
+            let Some(parser) = self.parsers.get_mut(i) else {
+                break;
+            };
             parser.observe(line, found);
         }
-        for (_, parser) in self
-            .parsers
-            .iter_mut()
-            .enumerate()
-            .filter(|(i, _)| offered(i))
-        {
+        for i in each() {
+            let Some(parser) = self.parsers.get_mut(i) else {
+                break;
+            };
             if parser.line(line, found) {
                 // Each parser's own words cover what it reads (the trigger is made of them).
                 #[cfg(test)]

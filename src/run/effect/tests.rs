@@ -73,7 +73,8 @@ fn lines_are_cut_and_the_last_needs_no_newline() {
         for_each_line(
             std::io::BufReader::with_capacity(capacity, text.as_bytes()),
             |_| 0,
-            |l| seen.push(l.len()),
+            None,
+            |l, _| seen.push(l.len()),
         );
         assert_eq!(seen, [5, MAX_LINE, 3], "{capacity}");
     }
@@ -90,7 +91,8 @@ fn lines_nobody_reads_are_passed_over_whole() {
         for_each_line(
             std::io::BufReader::with_capacity(capacity, text.as_bytes()),
             unread_lines,
-            |l| seen.push(String::from_utf8_lossy(l).into_owned()),
+            Some(&TRIGGER),
+            |l, _| seen.push(String::from_utf8_lossy(l).into_owned()),
         );
         assert!(
             seen.contains(&"test result: ok. 1 passed".to_owned())
@@ -233,7 +235,9 @@ fn assert_triggered_reads_as_every_line(bytes: &[u8], what: &str) {
         } else {
             unread_lines
         };
-        for_each_line(reader, unread, |line| scan.raw_line(line));
+        for_each_line(reader, unread, Some(&TRIGGER), |line, words| {
+            scan.raw_line(line, words)
+        });
         scan.finish()
     };
     let every = read(true, 64 * 1024);
@@ -350,5 +354,92 @@ fn count_items_reads_lists() {
             (1, "skipped".into()),
             (1, "todo".into())
         ]
+    );
+}
+
+/// Pieces of log text made of the trigger words: each word, its halves, and what
+/// lines are made of besides.
+fn word_pieces() -> Vec<String> {
+    let mut pieces: Vec<String> = ["\n", " ", "x", "-", "\r\n", "é"]
+        .map(str::to_owned)
+        .to_vec();
+    for word in TRIGGER.by_first.iter().flatten().map(|(word, _)| *word) {
+        let half = word.len() / 2;
+        pieces.extend([
+            word.to_owned(),
+            word[..half].to_owned(),
+            word[half..].to_owned(),
+        ]);
+    }
+    pieces
+}
+
+proptest::proptest! {
+    /// The words a line read where it is in the buffer is said to hold (found by the
+    /// search for the next word, kept from line to line) are those a walk of its bytes
+    /// finds, in buffers of any size and with the lines nobody reads passed over.
+    #[test]
+    fn the_words_found_ahead_are_the_words_walked(
+        picks in proptest::collection::vec(0..10_000usize, 0..300),
+        capacity in proptest::sample::select(vec![5usize, 40, 300, 64 * 1024]),
+        passing in proptest::bool::ANY,
+    ) {
+        let pieces = word_pieces();
+        let text: String = picks.iter().map(|&i| pieces[i % pieces.len()].as_str()).collect();
+        let reader = std::io::BufReader::with_capacity(capacity, text.as_bytes());
+        let unread = |buf: &[u8]| if passing { unread_lines(buf) } else { 0 };
+        let mut lines = Vec::new();
+        for_each_line(reader, unread, Some(&TRIGGER), |line, words| {
+            lines.push((line.to_vec(), words));
+        });
+        for (line, words) in &lines {
+            // A line looked at on its own (as one without its escapes is) too.
+            let mut alone = String::from_utf8_lossy(line).into_owned();
+            let before = alone.clone();
+            proptest::prop_assert_eq!(TRIGGER.words_padded(&mut alone), TRIGGER.words_of(line));
+            proptest::prop_assert_eq!(&alone, &before);
+            if let Some(words) = words {
+                proptest::prop_assert_eq!(
+                    *words,
+                    TRIGGER.words_of(line),
+                    "{:?}",
+                    String::from_utf8_lossy(line)
+                );
+            }
+        }
+        // Where every line is in one buffer, each ended one is read where it is.
+        if capacity == 64 * 1024 && !passing {
+            let ended = lines.len() - usize::from(!text.is_empty() && !text.ends_with('\n'));
+            proptest::prop_assert!(lines[..ended].iter().all(|(_, words)| words.is_some()));
+        }
+    }
+}
+
+/// What a search for the next word found is used for the lines after where it began
+/// only, and for a line past where it ended only when it found a word before that.
+#[test]
+fn a_search_ahead_is_used_only_where_it_looked() {
+    let search = TRIGGER.next_word.as_ref().unwrap();
+    let buf = b"Tests 1\nx\nmore Tests\n";
+    let mut ahead = Ahead::default();
+    // From the second line: nothing there, nor from there on in the first 10 bytes.
+    assert_eq!(
+        TRIGGER.next_word_from(search, &buf[..10], 8, 9, 0, &mut ahead),
+        None
+    );
+    // Behind it, the first line's word is found.
+    assert_eq!(
+        TRIGGER.next_word_from(search, buf, 0, 7, 0, &mut ahead),
+        Some(0)
+    );
+    // Past where a search ended without a word, the buffer is searched again.
+    let mut ahead = Ahead::default();
+    assert_eq!(
+        TRIGGER.next_word_from(search, &buf[..10], 8, 9, 0, &mut ahead),
+        None
+    );
+    assert_eq!(
+        TRIGGER.next_word_from(search, buf, 10, 20, 0, &mut ahead),
+        Some(15)
     );
 }
