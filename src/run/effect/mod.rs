@@ -158,20 +158,22 @@ const MAX_LINE: usize = 64 * 1024;
 /// [`MAX_LINE`] bytes, holding no more than one such line at a time; the whole lines
 /// that `unread` says begin what is read next (at a line's start) are passed over.
 ///
-/// With `trigger`, a line without escapes read where it is in the buffer comes with the
-/// bits of the trigger words its bytes hold ([`Trigger::words_in`]: one vectorised
-/// search over the buffer, not a walk of every byte of every line); other lines come
-/// with `None`.
+/// With `trigger`, a line read where it is in the buffer comes with its trigger words
+/// ([`Words`]): those its bytes hold, or, for a line with escapes, the line without them
+/// and the words that holds. Each is found by one vectorised search over many lines
+/// ([`Trigger::words_in`]), not by a walk of every byte of every line; other lines come
+/// with [`Words::Unknown`].
 fn for_each_line(
     mut reader: impl BufRead,
     unread: impl Fn(&[u8]) -> usize,
     trigger: Option<&Trigger>,
-    mut f: impl FnMut(&[u8], Option<u32>),
+    mut f: impl FnMut(&[u8], Words<'_>),
 ) {
     let mut line = Vec::with_capacity(1024);
     // Where the log's bytes are (the offset of the buffer's first), and what the last
     // search for the trigger words found.
     let (mut at, mut ahead) = (0u64, Ahead::default());
+    let mut stripped = StrippedRun::default();
     // Where most lines are read (a log of test results), looking for lines to pass
     // over costs more than it saves: after a few lines in a row that are read, it
     // waits a while before it looks again.
@@ -203,11 +205,22 @@ fn for_each_line(
         let (part, used, ended) = match memchr::memchr(b'\n', buf) {
             // A whole line in the buffer: read where it is, without a copy.
             Some(i) if line.is_empty() => {
-                // A line with an escape is looked at without it: its bytes' words
-                // are not what it is read with.
-                let words = trigger
-                    .filter(|_| i <= MAX_LINE && memchr::memchr(ESCAPE, &buf[..i]).is_none())
-                    .map(|trigger| trigger.words_in(buf, i, at, &mut ahead));
+                let words = match trigger {
+                    // A line with an escape is looked at without it: its bytes' words
+                    // are not what it is read with.
+                    Some(trigger) if i <= MAX_LINE && stripped.seek(at) => {
+                        stripped.take(at, trigger)
+                    }
+                    Some(trigger) if i <= MAX_LINE => {
+                        if memchr::memchr(ESCAPE, &buf[..i]).is_none() {
+                            Words::Held(trigger.words_in(buf, i, at, &mut ahead))
+                        } else {
+                            stripped.fill(buf, at, trigger);
+                            stripped.take(at, trigger)
+                        }
+                    }
+                    _ => Words::Unknown,
+                };
                 f(&buf[..i.min(MAX_LINE)], words);
                 reader.consume(i + 1);
                 at += i as u64 + 1;
@@ -221,12 +234,109 @@ fn for_each_line(
         reader.consume(used);
         at += used as u64;
         if ended {
-            f(&line, None);
+            f(&line, Words::Unknown);
             line.clear();
         }
     }
     if !line.is_empty() {
-        f(&line, None);
+        f(&line, Words::Unknown);
+    }
+}
+
+/// What is known of a line's trigger words as it is read.
+#[derive(Debug, Clone, Copy)]
+enum Words<'a> {
+    /// Nothing: the line is searched on its own.
+    Unknown,
+    /// The bits of the words its bytes hold (a line without escapes).
+    Held(u32),
+    /// The line without its escapes (its text read as UTF-8, lossily) and the bits of
+    /// the words that holds.
+    Stripped(&'a str, u32),
+}
+
+/// The most text, and the most lines, a run of lines without their escapes holds at
+/// once (past its first line).
+const STRIPPED_RUN: usize = 256 * 1024;
+const STRIPPED_LINES: usize = 4096;
+
+/// A run of lines with escapes, one after another without them (each followed by its
+/// newline), searched for trigger words as one text: where every line is coloured, one
+/// search covers many lines, as it does for lines without escapes.
+#[derive(Default)]
+struct StrippedRun {
+    text: String,
+    /// Each line's offset in the log, and where it is in `text`.
+    lines: Vec<(u64, usize, usize)>,
+    /// The next line to be read.
+    next: usize,
+    /// What the last search of `text` found (offsets in `text`).
+    ahead: Ahead,
+}
+
+impl StrippedRun {
+    /// Whether the line at offset `at` of the log is the next one this run holds (lines
+    /// before it, passed over, are let go).
+    fn seek(&mut self, at: u64) -> bool {
+        while self
+            .lines
+            .get(self.next)
+            .is_some_and(|&(line, ..)| line < at)
+        {
+            self.next += 1;
+        }
+        self.lines
+            .get(self.next)
+            .is_some_and(|&(line, ..)| line == at)
+    }
+
+    /// Holds the run of whole lines with escapes `buf` (the log from offset `at`) begins
+    /// with, each without its escapes.
+    fn fill(&mut self, buf: &[u8], at: u64, trigger: &Trigger) {
+        self.text.clear();
+        self.lines.clear();
+        (self.next, self.ahead) = (0, Ahead::default());
+        let mut start = 0;
+        while let Some(end) = memchr::memchr(b'\n', &buf[start..]).map(|i| start + i) {
+            let raw = &buf[start..end];
+            if end - start > MAX_LINE
+                || memchr::memchr(ESCAPE, raw).is_none()
+                || (!self.lines.is_empty()
+                    && (self.text.len() >= STRIPPED_RUN || self.lines.len() >= STRIPPED_LINES))
+            {
+                break;
+            }
+            let from = self.text.len();
+            // Most lines are UTF-8: checked at its speed before the lossy reading.
+            match std::str::from_utf8(raw) {
+                Ok(text) => strip_ansi_into(text, &mut self.text),
+                Err(_) => strip_ansi_into(&String::from_utf8_lossy(raw), &mut self.text),
+            }
+            self.lines.push((at + start as u64, from, self.text.len()));
+            self.text.push('\n');
+            start = end + 1;
+        }
+        // The vectorised search looks at no fewer than a few dozen bytes: line ends
+        // after a short run.
+        let shortest = trigger.next_word.as_ref().map_or(0, |s| s.minimum_len());
+        while self.text.len() < shortest {
+            self.text.push('\n');
+        }
+    }
+
+    /// The line at offset `at` ([`StrippedRun::seek`] found it), without its escapes,
+    /// and its words.
+    fn take(&mut self, at: u64, trigger: &Trigger) -> Words<'_> {
+        let Some(&(line, from, to)) = self.lines.get(self.next) else {
+            return Words::Unknown;
+        };
+        if line != at {
+            return Words::Unknown;
+        }
+        self.next += 1;
+        let text = &self.text.as_bytes()[from..];
+        let words = trigger.words_in(text, to - from, from as u64, &mut self.ahead);
+        Words::Stripped(&self.text[from..to], words)
     }
 }
 
@@ -646,8 +756,8 @@ impl Scan {
 
     /// A line straight from the log: most lines mention nothing a summary is made of,
     /// and one pass of a multi-word search over the bytes skips them.
-    /// `words`: the bits of the trigger words in `raw`'s bytes, when they are known.
-    fn raw_line(&mut self, raw: &[u8], words: Option<u32>) {
+    /// `words`: what is known of its trigger words.
+    fn raw_line(&mut self, raw: &[u8], words: Words<'_>) {
         for &i in &self.raw_readers {
             match self.parsers[i].raw(raw) {
                 Raw::Pass => continue,
@@ -657,6 +767,10 @@ impl Scan {
                     return;
                 }
             }
+        }
+        if let Words::Stripped(text, words) = words {
+            self.offer(text, Some(words));
+            return;
         }
         // Most lines are UTF-8: checked at its speed before the lossy reading.
         let text = match std::str::from_utf8(raw) {
@@ -675,6 +789,10 @@ impl Scan {
         } else {
             // A line without escapes holds the words its bytes do (the lossy reading
             // only makes other characters of bytes that are not ASCII).
+            let words = match words {
+                Words::Held(words) => Some(words),
+                _ => None,
+            };
             self.offer(&text, words);
         }
     }

@@ -357,60 +357,106 @@ fn count_items_reads_lists() {
     );
 }
 
-/// Pieces of log text made of the trigger words: each word, its halves, and what
-/// lines are made of besides.
-fn word_pieces() -> Vec<String> {
-    let mut pieces: Vec<String> = ["\n", " ", "x", "-", "\r\n", "é"]
-        .map(str::to_owned)
-        .to_vec();
-    for word in TRIGGER.by_first.iter().flatten().map(|(word, _)| *word) {
+/// Pieces of log text made of the trigger words: each word, its halves, escapes (whole
+/// and cut), a byte that is not UTF-8, and what lines are made of besides.
+fn word_pieces() -> Vec<Vec<u8>> {
+    let mut pieces: Vec<Vec<u8>> = [
+        &b"\n"[..],
+        b" ",
+        b"x",
+        b"-",
+        b"\r\n",
+        "é".as_bytes(),
+        b"\xff",
+        b"\x1b[32m",
+        b"\x1b[0m",
+        b"\x1b[",
+        b"\x1b(",
+        b"\x1b",
+    ]
+    .map(<[u8]>::to_vec)
+    .to_vec();
+    for word in TRIGGER
+        .by_first
+        .iter()
+        .flatten()
+        .map(|(word, _)| word.as_bytes())
+    {
         let half = word.len() / 2;
-        pieces.extend([
-            word.to_owned(),
-            word[..half].to_owned(),
-            word[half..].to_owned(),
-        ]);
+        pieces.extend([word.to_vec(), word[..half].to_vec(), word[half..].to_vec()]);
     }
     pieces
+}
+
+/// What [`for_each_line`] said of a line's words, owned.
+#[derive(Debug)]
+enum Known {
+    Unknown,
+    Held(u32),
+    Stripped(String, u32),
 }
 
 proptest::proptest! {
     /// The words a line read where it is in the buffer is said to hold (found by the
     /// search for the next word, kept from line to line) are those a walk of its bytes
-    /// finds, in buffers of any size and with the lines nobody reads passed over.
+    /// finds; a line with escapes comes without them, as the scan strips it, with the
+    /// words a walk of that finds. In buffers of any size, and with the lines nobody
+    /// reads passed over.
     #[test]
     fn the_words_found_ahead_are_the_words_walked(
         picks in proptest::collection::vec(0..10_000usize, 0..300),
         capacity in proptest::sample::select(vec![5usize, 40, 300, 64 * 1024]),
         passing in proptest::bool::ANY,
+        (newlines, escapes) in (0..4usize, 0..4usize),
     ) {
-        let pieces = word_pieces();
-        let text: String = picks.iter().map(|&i| pieces[i % pieces.len()].as_str()).collect();
-        let reader = std::io::BufReader::with_capacity(capacity, text.as_bytes());
+        // Line ends and escapes as often as the case asks: long lines or short ones,
+        // coloured runs of them or none.
+        let mut pieces = word_pieces();
+        let words = pieces.len();
+        pieces.extend(std::iter::repeat_n(b"\n".to_vec(), words * newlines / 4));
+        pieces.extend(std::iter::repeat_n(b"\x1b[1m".to_vec(), words * escapes / 4));
+        let text: Vec<u8> = picks.iter().flat_map(|&i| pieces[i % pieces.len()].clone()).collect();
+        let reader = std::io::BufReader::with_capacity(capacity, &text[..]);
         let unread = |buf: &[u8]| if passing { unread_lines(buf) } else { 0 };
         let mut lines = Vec::new();
         for_each_line(reader, unread, Some(&TRIGGER), |line, words| {
-            lines.push((line.to_vec(), words));
+            let known = match words {
+                Words::Unknown => Known::Unknown,
+                Words::Held(bits) => Known::Held(bits),
+                Words::Stripped(text, bits) => Known::Stripped(text.to_owned(), bits),
+            };
+            lines.push((line.to_vec(), known));
         });
-        for (line, words) in &lines {
+        for (line, known) in &lines {
+            let shown = String::from_utf8_lossy(line);
             // A line looked at on its own (as one without its escapes is) too.
-            let mut alone = String::from_utf8_lossy(line).into_owned();
-            let before = alone.clone();
+            let mut alone = shown.clone().into_owned();
             proptest::prop_assert_eq!(TRIGGER.words_padded(&mut alone), TRIGGER.words_of(line));
-            proptest::prop_assert_eq!(&alone, &before);
-            if let Some(words) = words {
-                proptest::prop_assert_eq!(
-                    *words,
-                    TRIGGER.words_of(line),
-                    "{:?}",
-                    String::from_utf8_lossy(line)
-                );
+            proptest::prop_assert_eq!(&alone, &shown);
+            match known {
+                Known::Unknown => {}
+                Known::Held(bits) => {
+                    proptest::prop_assert!(!line.contains(&ESCAPE), "{:?}", shown);
+                    proptest::prop_assert_eq!(*bits, TRIGGER.words_of(line), "{:?}", shown);
+                }
+                Known::Stripped(stripped, bits) => {
+                    proptest::prop_assert!(line.contains(&ESCAPE), "{:?}", shown);
+                    proptest::prop_assert_eq!(stripped, &strip_ansi(&shown), "{:?}", shown);
+                    proptest::prop_assert_eq!(
+                        *bits,
+                        TRIGGER.words_of(stripped.as_bytes()),
+                        "{:?}",
+                        shown
+                    );
+                }
             }
         }
         // Where every line is in one buffer, each ended one is read where it is.
         if capacity == 64 * 1024 && !passing {
-            let ended = lines.len() - usize::from(!text.is_empty() && !text.ends_with('\n'));
-            proptest::prop_assert!(lines[..ended].iter().all(|(_, words)| words.is_some()));
+            let ended = lines.len() - usize::from(!text.is_empty() && !text.ends_with(b"\n"));
+            proptest::prop_assert!(
+                lines[..ended].iter().all(|(_, known)| !matches!(known, Known::Unknown))
+            );
         }
     }
 }
