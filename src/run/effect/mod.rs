@@ -768,15 +768,30 @@ impl Scan {
                 }
             }
         }
-        if let Words::Stripped(text, words) = words {
-            self.offer(text, Some(words));
-            return;
-        }
         // Most lines are UTF-8: checked at its speed before the lossy reading.
-        let text = match std::str::from_utf8(raw) {
+        let text_of = |raw| match std::str::from_utf8(raw) {
             Ok(text) => std::borrow::Cow::Borrowed(text),
             Err(_) => String::from_utf8_lossy(raw),
         };
+        match words {
+            Words::Stripped(text, words) => return self.offer(text, Some(words)),
+            // A line without escapes holds the words its bytes do, and begins as they
+            // do (the lossy reading only makes other characters of bytes that are not
+            // ASCII): a line no parser reads is let go before its text is made.
+            Words::Held(words) => {
+                let owners = if self.untriggered {
+                    u32::MAX
+                } else {
+                    TRIGGER.begins(raw) | words
+                };
+                if owners != 0 {
+                    self.line_for(&text_of(raw), owners);
+                }
+                return;
+            }
+            Words::Unknown => {}
+        }
+        let text = text_of(raw);
         if memchr::memchr(ESCAPE, raw).is_some() {
             // Looked at as the parsers read it, without its escapes, removed once into
             // a buffer kept from line to line.
@@ -787,13 +802,7 @@ impl Scan {
             self.offer(&stripped, Some(words));
             self.stripped = stripped;
         } else {
-            // A line without escapes holds the words its bytes do (the lossy reading
-            // only makes other characters of bytes that are not ASCII).
-            let words = match words {
-                Words::Held(words) => Some(words),
-                _ => None,
-            };
-            self.offer(&text, words);
+            self.offer(&text, None);
         }
     }
 
