@@ -299,7 +299,8 @@ const SHARED_PRINT: usize = 4;
 /// first bytes ends: nowhere in a key's window, and the window moves on by its length
 /// less a gram's. Only a window ending as some key's window does has its start looked
 /// at as above. Text that is made of the keys' pieces is looked at everywhere, as
-/// before the skip: the cost per byte is never more than a table read higher.
+/// before the skip: each position then costs one gram read, multiplied and looked up
+/// in the skips' table, more than it did.
 #[derive(Debug, Clone)]
 struct Prints {
     /// One bit per slot, set where a key's print falls.
