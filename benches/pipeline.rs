@@ -129,22 +129,75 @@ fn write_test_log(path: &Path, target: usize) -> (u64, u64) {
     (text.len() as u64, passed)
 }
 
+/// A 50 MB `go test -v` log: every line read by the scan (a test's start and its
+/// result, a package's line after each thousand).
+fn write_go_verbose_log(path: &Path, target: usize) -> (u64, u64) {
+    let mut text = String::with_capacity(target + 4096);
+    let mut passed = 0;
+    while text.len() < target {
+        passed += 1;
+        writeln!(
+            text,
+            "=== RUN   TestParse/case_{passed}\n    --- PASS: TestParse/case_{passed} (0.00s)"
+        )
+        .unwrap();
+        if passed % 1000 == 0 {
+            writeln!(text, "ok  \texample.com/pkg{passed}\t0.123s").unwrap();
+        }
+    }
+    std::fs::write(path, &text).expect("writing the log");
+    (text.len() as u64, passed)
+}
+
+/// A 50 MB `cargo test` log coloured as a terminal shows it: an escape in every line,
+/// each line looked at without them.
+fn write_coloured_log(path: &Path, target: usize) -> (u64, u64) {
+    let mut text = String::with_capacity(target + 4096);
+    let mut passed = 0;
+    while text.len() < target {
+        writeln!(text, "\nrunning 200 tests").unwrap();
+        for t in 0..200 {
+            writeln!(
+                text,
+                "test module_{passed}::case_{t}::does_what_it_says ... \x1b[32mok\x1b[0m"
+            )
+            .unwrap();
+        }
+        writeln!(
+            text,
+            "\ntest result: \x1b[32mok\x1b[0m. 200 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.42s\n"
+        )
+        .unwrap();
+        passed += 200;
+    }
+    std::fs::write(path, &text).expect("writing the log");
+    (text.len() as u64, passed)
+}
+
 fn effectiveness_benches(c: &mut Criterion) {
     let dir = tempfile::tempdir().expect("a temporary folder");
-    let log = dir.path().join("tests.log");
-    let (bytes, passed) = write_test_log(&log, 50 * 1000 * 1000);
-    let first = effect::assess_file(Gate::Test, &log);
-    assert_eq!(
-        first.tests_executed,
-        Some(passed),
-        "the scan counts every test"
-    );
+    type Writer = fn(&Path, usize) -> (u64, u64);
+    let logs: [(&str, &str, Writer); 3] = [
+        ("cargo test", "tests.log", write_test_log),
+        ("go test -v", "go.log", write_go_verbose_log),
+        ("coloured cargo test", "coloured.log", write_coloured_log),
+    ];
     let mut group = c.benchmark_group("effectiveness");
-    group.throughput(Throughput::Bytes(bytes));
     group.sample_size(10);
-    group.bench_function("scan of a 50 MB cargo test log", |b| {
-        b.iter(|| effect::assess_file(Gate::Test, black_box(&log)))
-    });
+    for (what, name, write) in logs {
+        let log = dir.path().join(name);
+        let (bytes, passed) = write(&log, 50 * 1000 * 1000);
+        let first = effect::assess_file(Gate::Test, &log);
+        assert_eq!(
+            first.tests_executed,
+            Some(passed),
+            "the scan counts every test of the {what} log"
+        );
+        group.throughput(Throughput::Bytes(bytes));
+        group.bench_function(format!("scan of a 50 MB {what} log"), |b| {
+            b.iter(|| effect::assess_file(Gate::Test, black_box(&log)))
+        });
+    }
     group.finish();
 }
 

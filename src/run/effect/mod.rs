@@ -340,6 +340,12 @@ impl StrippedRun {
     }
 }
 
+/// How far past a line's end the search for the next trigger word goes on (to the next
+/// line end after it): far enough to cover many lines in one search where most lines
+/// are read, near enough that where the gate passes over most lines, the bytes it
+/// searches are seldom searched twice.
+const LOOK_AHEAD: usize = 1024;
+
 /// What a search of a buffer for the next trigger word found, kept for the lines after
 /// the one it was made for, by the log's offsets (a byte at an offset is the same
 /// whichever buffer holds it): no word begins from `from` to `next`, or, with no
@@ -688,9 +694,10 @@ impl Trigger {
 
     /// Where the first word beginning at or after `buf[from]` and before `buf[end]`
     /// begins, a line's newline being at `end`. What `ahead` knows is used; otherwise
-    /// the rest of the buffer is searched and `ahead` told what was found. A word
-    /// beginning before `end` ends by it (no word holds a newline), so a search that
-    /// ran to or past `end` saw it whole.
+    /// the buffer is searched on, to the first line end [`LOOK_AHEAD`] bytes past the
+    /// line's (or the buffer's end), and `ahead` told what was found. A word beginning
+    /// before a line end ends by it (no word holds a newline), so a search that ran to
+    /// one saw whole every word beginning before it.
     fn next_word_from(
         &self,
         search: &aho_corasick::packed::Searcher,
@@ -707,11 +714,13 @@ impl Trigger {
                 None => ahead.to >= end_at,
             };
         if !known {
-            let found = search.find_in(buf, aho_corasick::Span::from(from..buf.len()));
+            let past = (end + LOOK_AHEAD).min(buf.len());
+            let to = memchr::memchr(b'\n', &buf[past..]).map_or(buf.len(), |i| past + i);
+            let found = search.find_in(buf, aho_corasick::Span::from(from..to));
             *ahead = Ahead {
                 from: from_at,
                 next: found.map(|m| at + m.start() as u64),
-                to: at + buf.len() as u64,
+                to: at + to as u64,
             };
         }
         ahead

@@ -489,3 +489,35 @@ fn a_search_ahead_is_used_only_where_it_looked() {
         Some(15)
     );
 }
+
+/// A search that stops short of a line end can see a word whole inside a longer one it
+/// cuts (`skipped` inside `# skipped `): it stops at a line end, so that the longer one
+/// is not passed over in the line after.
+#[test]
+fn a_search_ahead_stops_at_a_line_end() {
+    // The search from the first line would stop `LOOK_AHEAD` bytes past its end: where
+    // `skipped` has ended and `# skipped ` has not.
+    let line = b"x# skipped 3";
+    let mut text = b"Tests\n".to_vec();
+    let filler = LOOK_AHEAD + 5 - 9 - 1 - text.len();
+    text.extend(std::iter::repeat_n(b'a', filler - 1));
+    text.push(b'\n');
+    text.extend_from_slice(line);
+    text.push(b'\n');
+    assert_eq!(&text[5 + LOOK_AHEAD - 9..][..10], b"# skipped ");
+    let mut last = None;
+    for_each_line(
+        &text[..],
+        |_| 0,
+        Some(&TRIGGER),
+        |l, words| {
+            if let Words::Held(bits) = words {
+                last = Some((l.to_vec(), bits));
+            }
+        },
+    );
+    let (l, bits) = last.unwrap();
+    assert_eq!(l, line);
+    assert_eq!(bits, TRIGGER.words_of(line));
+    assert_eq!(bits.count_ones(), 2, "{bits:b}");
+}
