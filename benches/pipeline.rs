@@ -92,13 +92,42 @@ fn plan_benches(c: &mut Criterion) {
     group.finish();
 }
 
+/// Writes chunks from `chunk` (which appends one to the text and says how many tests
+/// it passed) to `path` until `target` bytes: the log's size and its passed tests.
+fn write_log(path: &Path, target: usize, mut chunk: impl FnMut(&mut String) -> u64) -> (u64, u64) {
+    let mut text = String::with_capacity(target + 4096);
+    let mut passed = 0;
+    while text.len() < target {
+        passed += chunk(&mut text);
+    }
+    std::fs::write(path, &text).expect("writing the log");
+    (text.len() as u64, passed)
+}
+
+/// A `cargo test` binary's run: its 200 tests, each `ok` as `ok` reads (escapes and
+/// all), and its summary.
+fn cargo_test_run(text: &mut String, binary: usize, ok: &str) -> u64 {
+    writeln!(text, "\nrunning 200 tests").unwrap();
+    for t in 0..200 {
+        writeln!(
+            text,
+            "test module_{binary}::case_{t}::does_what_it_says ... {ok}"
+        )
+        .unwrap();
+    }
+    writeln!(
+        text,
+        "\ntest result: {ok}. 200 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.42s\n"
+    )
+    .unwrap();
+    200
+}
+
 /// A 50 MB `cargo test` log: many test binaries, each listing its tests and ending in
 /// the summary line the scan counts, with compiler noise between them.
 fn write_test_log(path: &Path, target: usize) -> (u64, u64) {
-    let mut text = String::with_capacity(target + 4096);
-    let mut passed = 0;
     let mut binaries = 0;
-    while text.len() < target {
+    write_log(path, target, |text| {
         binaries += 1;
         writeln!(
             text,
@@ -110,31 +139,15 @@ fn write_test_log(path: &Path, target: usize) -> (u64, u64) {
             "     Running unittests src/lib.rs (target/debug/deps/crate{binaries}-0123abcd)"
         )
         .unwrap();
-        writeln!(text, "\nrunning 200 tests").unwrap();
-        for t in 0..200 {
-            writeln!(
-                text,
-                "test module_{binaries}::case_{t}::does_what_it_says ... ok"
-            )
-            .unwrap();
-        }
-        writeln!(
-            text,
-            "\ntest result: ok. 200 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.42s\n"
-        )
-        .unwrap();
-        passed += 200;
-    }
-    std::fs::write(path, &text).expect("writing the log");
-    (text.len() as u64, passed)
+        cargo_test_run(text, binaries, "ok")
+    })
 }
 
 /// A 50 MB `go test -v` log: every line read by the scan (a test's start and its
 /// result, a package's line after each thousand).
 fn write_go_verbose_log(path: &Path, target: usize) -> (u64, u64) {
-    let mut text = String::with_capacity(target + 4096);
     let mut passed = 0;
-    while text.len() < target {
+    write_log(path, target, |text| {
         passed += 1;
         writeln!(
             text,
@@ -144,34 +157,18 @@ fn write_go_verbose_log(path: &Path, target: usize) -> (u64, u64) {
         if passed % 1000 == 0 {
             writeln!(text, "ok  \texample.com/pkg{passed}\t0.123s").unwrap();
         }
-    }
-    std::fs::write(path, &text).expect("writing the log");
-    (text.len() as u64, passed)
+        1
+    })
 }
 
 /// A 50 MB `cargo test` log coloured as a terminal shows it: an escape in every line,
 /// each line looked at without them.
 fn write_coloured_log(path: &Path, target: usize) -> (u64, u64) {
-    let mut text = String::with_capacity(target + 4096);
-    let mut passed = 0;
-    while text.len() < target {
-        writeln!(text, "\nrunning 200 tests").unwrap();
-        for t in 0..200 {
-            writeln!(
-                text,
-                "test module_{passed}::case_{t}::does_what_it_says ... \x1b[32mok\x1b[0m"
-            )
-            .unwrap();
-        }
-        writeln!(
-            text,
-            "\ntest result: \x1b[32mok\x1b[0m. 200 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.42s\n"
-        )
-        .unwrap();
-        passed += 200;
-    }
-    std::fs::write(path, &text).expect("writing the log");
-    (text.len() as u64, passed)
+    let mut binaries = 0;
+    write_log(path, target, |text| {
+        binaries += 1;
+        cargo_test_run(text, binaries, "\x1b[32mok\x1b[0m")
+    })
 }
 
 fn effectiveness_benches(c: &mut Criterion) {

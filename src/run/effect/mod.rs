@@ -316,12 +316,7 @@ impl StrippedRun {
             self.text.push('\n');
             start = end + 1;
         }
-        // The vectorised search looks at no fewer than a few dozen bytes: line ends
-        // after a short run.
-        let shortest = trigger.next_word.as_ref().map_or(0, |s| s.minimum_len());
-        while self.text.len() < shortest {
-            self.text.push('\n');
-        }
+        trigger.pad_for_search(&mut self.text);
     }
 
     /// The line at offset `at` ([`StrippedRun::seek`] found it), without its escapes,
@@ -662,12 +657,20 @@ impl Trigger {
     /// ([`Trigger::words_in`]), which looks at no fewer than a few dozen bytes: the
     /// line is followed by line ends for it while it looks, then given back as it was.
     fn words_padded(&self, line: &mut String) -> u32 {
-        const PADDING: &str = "\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n";
         let end = line.len();
-        line.push_str(PADDING);
+        self.pad_for_search(line);
         let words = self.words_in(line.as_bytes(), end, 0, &mut Ahead::default());
         line.truncate(end);
         words
+    }
+
+    /// Line ends after `text` up to the vectorised search's shortest haystack (below
+    /// it, the search falls back to a slower one): a line end begins no word.
+    fn pad_for_search(&self, text: &mut String) {
+        let shortest = self.next_word.as_ref().map_or(0, |s| s.minimum_len());
+        while text.len() < shortest {
+            text.push('\n');
+        }
     }
 
     /// The bits of the trigger words held by the line `buf[..end]` (whose newline is at
