@@ -9,7 +9,13 @@ pub(super) struct Jest;
 
 impl Parser for Jest {
     fn triggers(&self) -> &'static [&'static str] {
-        &["Tests"]
+        &[]
+    }
+
+    /// Its line begins with its word: `Test` is in most lines of other runners' logs
+    /// (`--- PASS: TestParse`), where a search for it anywhere would stop at each.
+    fn starts(&self) -> &'static [&'static str] {
+        &["Tests:"]
     }
 
     fn line(&mut self, line: &str, found: &mut Findings) -> bool {

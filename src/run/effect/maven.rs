@@ -16,7 +16,12 @@ pub(super) struct Maven {
 
 impl Parser for Maven {
     fn triggers(&self) -> &'static [&'static str] {
-        &["Results:", "Tests"]
+        &["Results:"]
+    }
+
+    /// Its counts' line begins with them (behind Maven's level), as Jest's does.
+    fn starts(&self) -> &'static [&'static str] {
+        &["Tests run:"]
     }
 
     fn line(&mut self, line: &str, found: &mut Findings) -> bool {

@@ -535,6 +535,12 @@ static TRIGGER: LazyLock<Trigger> = LazyLock::new(|| {
         words.push(word);
         owners.push(NOTHING_BIT);
     }
+    // A word holding another of its owner's adds nothing to the search: a line with it
+    // holds the other (`[no tests to run]`, `no tests to run`).
+    let (words, owners): (Vec<&str>, Vec<u32>) = (0..words.len())
+        .filter(|&i| !holds_another(&words, i, |j| owners[j] == owners[i]))
+        .map(|i| (words[i], owners[i]))
+        .unzip();
     // A line is read without Maven's level: its start is looked for behind one too.
     let starts: Vec<(String, u32)> = parsers
         .iter()
@@ -558,7 +564,7 @@ static TRIGGER: LazyLock<Trigger> = LazyLock::new(|| {
         longest: gate.iter().map(String::len).max().unwrap_or(1),
         lines: aho_corasick::packed::Searcher::new(gate),
         line_starts,
-        next_word: aho_corasick::packed::Searcher::new(words.iter()),
+        next_word: next_word_search(&words),
         by_first: (0..=u8::MAX)
             .map(|b| {
                 words
@@ -578,19 +584,68 @@ static TRIGGER: LazyLock<Trigger> = LazyLock::new(|| {
     }
 });
 
+/// The search for the next place a trigger word begins: for each word's first four
+/// bytes, once (the words are then compared whole, [`Trigger::by_first`]). It compares
+/// four bytes at every position before it looks closer; where it can, it sorts them
+/// into 16 groups rather than 8, and looks closer less often (on test logs, with these
+/// words, that is faster than the 8 groups' longer steps).
+fn next_word_search(words: &[&'static str]) -> Option<aho_corasick::packed::Searcher> {
+    let prefixes = word_prefixes(words);
+    aho_corasick::packed::Config::new()
+        .only_teddy_fat(Some(true))
+        .builder()
+        .extend(&prefixes)
+        .build()
+        .or_else(|| aho_corasick::packed::Searcher::new(&prefixes))
+}
+
+/// Each word's first four bytes (or fewer, in a shorter word), once.
+fn word_prefixes(words: &[&'static str]) -> Vec<&'static [u8]> {
+    let mut prefixes: Vec<&[u8]> = words
+        .iter()
+        .map(|w| &w.as_bytes()[..w.len().min(4)])
+        .collect();
+    prefixes.sort_unstable();
+    prefixes.dedup();
+    prefixes
+}
+
 /// What the search for the next line any parser reads looks for: every trigger word,
 /// every raw reader's word, and each way a line may begin after the line end before it.
 /// Each is at least four bytes long (a test says so): the search then compares four
 /// bytes at every position before it looks closer, and on common text (`test parse ...
 /// ok` in every line) it looks closer half as often as with three.
+///
+/// A word holding another is left out (`% tests passed`, `passed`): the line it is in
+/// holds the other, which the search finds in it (a word beginning with a line end is
+/// held only by another that does, or by one in the line after it). The search takes
+/// 64 words at most.
 fn gate_words(parsers: &[Box<dyn Parser>], line_starts: &[String]) -> Vec<String> {
-    parsers
+    let words: Vec<String> = parsers
         .iter()
         .flat_map(|p| p.triggers().iter().chain(p.raw_words()))
         .chain(NOTHING_MARKERS)
         .map(|w| (*w).to_owned())
         .chain(line_starts.iter().map(|s| format!("\n{s}")))
+        .collect();
+    let all: Vec<&str> = words.iter().map(String::as_str).collect();
+    (0..all.len())
+        .filter(|&i| !holds_another(&all, i, |_| true))
+        .map(|i| all[i].to_owned())
         .collect()
+}
+
+/// Whether `words[i]` holds another of the words `related` says count for it (of two
+/// that are the same, the second holds the first).
+fn holds_another(words: &[&str], i: usize, related: impl Fn(usize) -> bool) -> bool {
+    (0..words.len()).any(|j| {
+        related(j)
+            && if words[j] == words[i] {
+                j < i
+            } else {
+                words[i].contains(words[j])
+            }
+    })
 }
 
 /// The bit of the nothing-to-run markers in a line's [`Trigger::owners_of`] (the

@@ -10,7 +10,12 @@ pub(super) struct Phpunit;
 
 impl Parser for Phpunit {
     fn triggers(&self) -> &'static [&'static str] {
-        &["OK (", "Tests"]
+        &["OK ("]
+    }
+
+    /// Its counts' line begins with them, as Jest's does.
+    fn starts(&self) -> &'static [&'static str] {
+        &["Tests: "]
     }
 
     fn line(&mut self, line: &str, found: &mut Findings) -> bool {

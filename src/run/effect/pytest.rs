@@ -34,15 +34,14 @@ pub(super) struct Pytest;
 
 impl Parser for Pytest {
     fn triggers(&self) -> &'static [&'static str] {
-        // Each of pytest's words holds one (`errors` and `warnings` included).
+        // Each of pytest's words holds one (`errors`, `warnings`, `xfailed` and
+        // `xpassed` included).
         &[
             "passed",
             "failed",
             "skipped",
             "deselected",
             "error",
-            "xfailed",
-            "xpassed",
             "warning",
             "rerun",
         ]

@@ -10,7 +10,10 @@ pub(super) struct Vitest;
 
 impl Parser for Vitest {
     fn triggers(&self) -> &'static [&'static str] {
-        &["Tests"]
+        // `Tests ` without its first two letters (its line is indented): `Test` is in
+        // most lines of other runners' logs (`--- PASS: TestParse`), and the search,
+        // which compares a word's first four bytes before the rest, would stop at each.
+        &["sts "]
     }
 
     fn line(&mut self, line: &str, found: &mut Findings) -> bool {
