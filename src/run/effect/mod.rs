@@ -116,10 +116,13 @@ impl BufRead for BlockReader {
 /// costs no more than reading it.
 fn unread_lines(buf: &[u8]) -> usize {
     let trigger = &*TRIGGER;
-    if trigger
-        .line_starts
-        .iter()
-        .any(|p| buf.starts_with(p.as_bytes()))
+    if buf
+        .first()
+        .is_some_and(|&first| trigger.line_first_bytes[usize::from(first)])
+        && trigger
+            .line_starts
+            .iter()
+            .any(|p| buf.starts_with(p.as_bytes()))
     {
         return 0;
     }
@@ -202,17 +205,30 @@ fn for_each_line(
                 }
             }
         }
-        let (part, used, ended) = match memchr::memchr(b'\n', buf) {
+        // A line of the coloured run stripped already: its end is known.
+        let held = match trigger {
+            Some(_) if line.is_empty() => stripped.seek(at),
+            _ => None,
+        };
+        // The line's end, and whether an escape is before it: one search for both.
+        let (newline, escaped) = match held {
+            Some(_) => (held, true),
+            None => match memchr::memchr2(b'\n', ESCAPE, buf) {
+                Some(e) if buf[e] == ESCAPE => {
+                    (memchr::memchr(b'\n', &buf[e..]).map(|i| e + i), true)
+                }
+                found => (found, false),
+            },
+        };
+        let (part, used, ended) = match newline {
             // A whole line in the buffer: read where it is, without a copy.
             Some(i) if line.is_empty() => {
                 let words = match trigger {
                     // A line with an escape is looked at without it: its bytes' words
                     // are not what it is read with.
-                    Some(trigger) if i <= MAX_LINE && stripped.seek(at) => {
-                        stripped.take(at, trigger)
-                    }
+                    Some(trigger) if held.is_some() => stripped.take(at, trigger),
                     Some(trigger) if i <= MAX_LINE => {
-                        if memchr::memchr(ESCAPE, &buf[..i]).is_none() {
+                        if !escaped {
                             Words::Held(trigger.words_in(buf, i, at, &mut ahead))
                         } else {
                             stripped.fill(buf, at, trigger);
@@ -266,63 +282,95 @@ const STRIPPED_LINES: usize = 4096;
 #[derive(Default)]
 struct StrippedRun {
     text: String,
-    /// Each line's offset in the log, and where it is in `text`.
-    lines: Vec<(u64, usize, usize)>,
+    lines: Vec<RunLine>,
     /// The next line to be read.
     next: usize,
     /// What the last search of `text` found (offsets in `text`).
     ahead: Ahead,
 }
 
+/// A line of a [`StrippedRun`].
+#[derive(Debug, Clone, Copy)]
+struct RunLine {
+    /// Its offset in the log, and its length there (its newline not counted).
+    at: u64,
+    len: usize,
+    /// Where it is in the run's text, without its escapes.
+    from: usize,
+    to: usize,
+}
+
 impl StrippedRun {
     /// Whether the line at offset `at` of the log is the next one this run holds (lines
-    /// before it, passed over, are let go).
-    fn seek(&mut self, at: u64) -> bool {
-        while self
-            .lines
-            .get(self.next)
-            .is_some_and(|&(line, ..)| line < at)
-        {
+    /// before it, passed over, are let go): its length in the log if it is.
+    fn seek(&mut self, at: u64) -> Option<usize> {
+        while self.lines.get(self.next).is_some_and(|line| line.at < at) {
             self.next += 1;
         }
         self.lines
             .get(self.next)
-            .is_some_and(|&(line, ..)| line == at)
+            .filter(|line| line.at == at)
+            .map(|line| line.len)
     }
 
     /// Holds the run of whole lines with escapes `buf` (the log from offset `at`) begins
-    /// with, each without its escapes.
+    /// with, each without its escapes. Each line is stripped as it is searched for its
+    /// end, a byte at a time. Where the run's bytes are not all UTF-8, each of its lines
+    /// is read lossily and stripped as a line without escapes is.
     fn fill(&mut self, buf: &[u8], at: u64, trigger: &Trigger) {
-        self.text.clear();
+        let mut text = std::mem::take(&mut self.text).into_bytes();
+        let mut read = self.fill_with(buf, at, &mut text, strip_line);
+        // Whole characters only are taken out of a line: where it is UTF-8, so is what
+        // is left of it.
+        if std::str::from_utf8(&buf[..read]).is_err() {
+            read = self.fill_with(buf, at, &mut text, strip_line_lossily);
+        }
+        debug_assert!(read > 0 || self.lines.is_empty());
+        self.text = String::from_utf8(text)
+            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+        trigger.pad_for_search(&mut self.text);
+    }
+
+    /// Strips the run's lines into `text` with `strip` (see [`strip_line`]); the bytes
+    /// of `buf` the run takes.
+    fn fill_with(
+        &mut self,
+        buf: &[u8],
+        at: u64,
+        text: &mut Vec<u8>,
+        strip: fn(&[u8], &mut Vec<u8>) -> Option<usize>,
+    ) -> usize {
+        text.clear();
         self.lines.clear();
         (self.next, self.ahead) = (0, Ahead::default());
         let mut start = 0;
-        while let Some(end) = memchr::memchr(b'\n', &buf[start..]).map(|i| start + i) {
-            let raw = &buf[start..end];
-            if end - start > MAX_LINE
-                || memchr::memchr(ESCAPE, raw).is_none()
-                || (!self.lines.is_empty()
-                    && (self.text.len() >= STRIPPED_RUN || self.lines.len() >= STRIPPED_LINES))
-            {
+        while self.lines.is_empty()
+            || (text.len() < STRIPPED_RUN && self.lines.len() < STRIPPED_LINES)
+        {
+            let from = text.len();
+            let Some(len) = strip(&buf[start..], text) else {
+                text.truncate(from);
                 break;
-            }
-            let from = self.text.len();
-            // Most lines are UTF-8: checked at its speed before the lossy reading.
-            match std::str::from_utf8(raw) {
-                Ok(text) => strip_ansi_into(text, &mut self.text),
-                Err(_) => strip_ansi_into(&String::from_utf8_lossy(raw), &mut self.text),
-            }
-            self.lines.push((at + start as u64, from, self.text.len()));
-            self.text.push('\n');
-            start = end + 1;
+            };
+            self.lines.push(RunLine {
+                at: at + start as u64,
+                len,
+                from,
+                to: text.len(),
+            });
+            text.push(b'\n');
+            start += len + 1;
         }
-        trigger.pad_for_search(&mut self.text);
+        start
     }
 
     /// The line at offset `at` ([`StrippedRun::seek`] found it), without its escapes,
     /// and its words.
     fn take(&mut self, at: u64, trigger: &Trigger) -> Words<'_> {
-        let Some(&(line, from, to)) = self.lines.get(self.next) else {
+        let Some(&RunLine {
+            at: line, from, to, ..
+        }) = self.lines.get(self.next)
+        else {
             return Words::Unknown;
         };
         if line != at {
@@ -333,6 +381,72 @@ impl StrippedRun {
         let words = trigger.words_in(text, to - from, from as u64, &mut self.ahead);
         Words::Stripped(&self.text[from..to], words)
     }
+}
+
+/// Appends the line `rest` begins with to `out` without its escapes, as
+/// [`strip_ansi_into`] strips it, and gives its length: none where the line is not whole
+/// in `rest`, holds no escape, or is longer than [`MAX_LINE`] (what was appended is then
+/// to be taken back). One search finds the next escape or the line's end. Whole
+/// characters only are taken out (an escape's, where `rest` is UTF-8), and none is cut.
+fn strip_line(rest: &[u8], out: &mut Vec<u8>) -> Option<usize> {
+    let (mut at, mut escaped) = (0, false);
+    loop {
+        let i = at + memchr::memchr2(ESCAPE, b'\n', &rest[at..])?;
+        out.extend_from_slice(&rest[at..i]);
+        if rest[i] == b'\n' {
+            return (escaped && i <= MAX_LINE).then_some(i);
+        }
+        escaped = true;
+        at = escape_end(rest, i + 1);
+    }
+}
+
+/// Where the escape whose first byte is before `rest[at]` ends, as
+/// [`strip_ansi_into`]'s reading of a line's characters ends it, the line ending at the
+/// first newline (never taken in): a CSI's bytes to its final one in `@`..`~`; `(` or
+/// `)` and one more character; else one character.
+fn escape_end(rest: &[u8], at: usize) -> usize {
+    // A character: its first byte and those that go on with it.
+    let char_end = |at: usize| {
+        let more = rest[at + 1..]
+            .iter()
+            .take(3)
+            .take_while(|&&b| b & 0xc0 == 0x80)
+            .count();
+        at + 1 + more
+    };
+    match rest.get(at) {
+        None | Some(b'\n') => at,
+        Some(b'[') => {
+            let params = &rest[at + 1..];
+            match params
+                .iter()
+                .position(|&b| b == b'\n' || (b'@'..=b'~').contains(&b))
+            {
+                Some(i) if params[i] == b'\n' => at + 1 + i,
+                Some(i) => at + 2 + i,
+                None => rest.len(),
+            }
+        }
+        Some(b'(' | b')') => match rest.get(at + 1) {
+            None | Some(b'\n') => at + 1,
+            Some(_) => char_end(at + 1),
+        },
+        Some(_) => char_end(at),
+    }
+}
+
+/// [`strip_line`] for a line that may not be UTF-8: read lossily, then stripped.
+fn strip_line_lossily(rest: &[u8], out: &mut Vec<u8>) -> Option<usize> {
+    let len = memchr::memchr(b'\n', rest)?;
+    let raw = &rest[..len];
+    if len > MAX_LINE || memchr::memchr(ESCAPE, raw).is_none() {
+        return None;
+    }
+    let mut text = String::new();
+    strip_ansi_into(&String::from_utf8_lossy(raw), &mut text);
+    out.extend_from_slice(text.as_bytes());
+    Some(len)
 }
 
 /// How far past a line's end the search for the next trigger word goes on (to the next
@@ -560,6 +674,8 @@ static TRIGGER: LazyLock<Trigger> = LazyLock::new(|| {
         .chain(starts.iter().map(|(s, _)| s.clone()))
         .collect();
     let gate = gate_words(&parsers, &line_starts);
+    let line_first_bytes =
+        std::array::from_fn(|b| line_starts.iter().any(|s| s.as_bytes()[0] == b as u8));
     Trigger {
         longest: gate.iter().map(String::len).max().unwrap_or(1),
         lines: aho_corasick::packed::Searcher::new(gate),
@@ -580,6 +696,7 @@ static TRIGGER: LazyLock<Trigger> = LazyLock::new(|| {
         first_bytes: std::array::from_fn(|b| {
             starts.iter().any(|(s, _)| s.as_bytes()[0] == b as u8)
         }),
+        line_first_bytes,
         starts,
     }
 });
@@ -597,6 +714,18 @@ fn next_word_search(words: &[&'static str]) -> Option<aho_corasick::packed::Sear
         .extend(&prefixes)
         .build()
         .or_else(|| aho_corasick::packed::Searcher::new(&prefixes))
+}
+
+/// Whether `text` begins with `word`: its first four bytes compared as one number
+/// before the rest, where most words end (a call to compare bytes costs more than that
+/// comparison, made for every place the search stopped).
+fn begins_with(text: &[u8], word: &[u8]) -> bool {
+    match (text.first_chunk::<4>(), word.split_first_chunk::<4>()) {
+        (Some(head), Some((word_head, rest))) => {
+            head == word_head && (rest.is_empty() || text[4..].starts_with(rest))
+        }
+        _ => text.starts_with(word),
+    }
 }
 
 /// Each word's first four bytes (or fewer, in a shorter word), once.
@@ -674,6 +803,8 @@ struct Trigger {
     starts: Vec<(String, u32)>,
     /// The first bytes of `starts`, marked: most lines begin with none.
     first_bytes: [bool; 256],
+    /// The first bytes of `line_starts`, marked.
+    line_first_bytes: [bool; 256],
 }
 
 /// The level Maven prefixes every line with, removed before a line is read.
@@ -743,7 +874,7 @@ impl Trigger {
         while let Some(start) = self.next_word_from(search, buf, from, end, at, ahead) {
             bits |= self.by_first[usize::from(buf[start])]
                 .iter()
-                .filter(|(word, _)| buf[start..end].starts_with(word.as_bytes()))
+                .filter(|(word, _)| begins_with(&buf[start..end], word.as_bytes()))
                 .fold(0, |bits, (_, owner)| bits | owner);
             from = start + 1;
         }
@@ -753,9 +884,10 @@ impl Trigger {
     /// Where the first word beginning at or after `buf[from]` and before `buf[end]`
     /// begins, a line's newline being at `end`. What `ahead` knows is used; otherwise
     /// the buffer is searched on, to the first line end [`LOOK_AHEAD`] bytes past the
-    /// line's (or the buffer's end), and `ahead` told what was found. A word beginning
-    /// before a line end ends by it (no word holds a newline), so a search that ran to
-    /// one saw whole every word beginning before it.
+    /// line's (or the buffer's end; or the line end the last search stopped at, while
+    /// that is half as far past or more), and `ahead` told what was found. A word
+    /// beginning before a line end ends by it (no word holds a newline), so a search
+    /// that ran to one saw whole every word beginning before it.
     fn next_word_from(
         &self,
         search: &aho_corasick::packed::Searcher,
@@ -772,8 +904,15 @@ impl Trigger {
                 None => ahead.to >= end_at,
             };
         if !known {
-            let past = (end + LOOK_AHEAD).min(buf.len());
-            let to = memchr::memchr(b'\n', &buf[past..]).map_or(buf.len(), |i| past + i);
+            // The line end the last search stopped at, while it is far enough ahead (it
+            // is looked for again only every half `LOOK_AHEAD` bytes or so).
+            let kept = usize::try_from(ahead.to.saturating_sub(at))
+                .ok()
+                .filter(|&to| to >= end + LOOK_AHEAD / 2 && buf.get(to) == Some(&b'\n'));
+            let to = kept.unwrap_or_else(|| {
+                let past = (end + LOOK_AHEAD).min(buf.len());
+                memchr::memchr(b'\n', &buf[past..]).map_or(buf.len(), |i| past + i)
+            });
             let found = search.find_in(buf, aho_corasick::Span::from(from..to));
             *ahead = Ahead {
                 from: from_at,

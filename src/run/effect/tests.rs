@@ -365,7 +365,8 @@ fn count_items_reads_lists() {
 }
 
 /// Pieces of log text made of the trigger words: each word, its halves, escapes (whole
-/// and cut), a byte that is not UTF-8, and what lines are made of besides.
+/// and cut), bytes that are not UTF-8 (a character's first byte, one going on with
+/// one), and what lines are made of besides.
 fn word_pieces() -> Vec<Vec<u8>> {
     let mut pieces: Vec<Vec<u8>> = [
         &b"\n"[..],
@@ -374,11 +375,15 @@ fn word_pieces() -> Vec<Vec<u8>> {
         b"-",
         b"\r\n",
         "é".as_bytes(),
+        "ℹ".as_bytes(),
         b"\xff",
+        b"\x80",
         b"\x1b[32m",
         b"\x1b[0m",
+        b"\x1b[1;3",
         b"\x1b[",
         b"\x1b(",
+        b"\x1b)",
         b"\x1b",
     ]
     .map(<[u8]>::to_vec)
