@@ -205,9 +205,12 @@ fn for_each_line(
                 }
             }
         }
-        // A line of the coloured run stripped already: its end is known.
+        // A line of the coloured run stripped already: its end is known (and where it
+        // is, in the buffer, it is still there).
         let held = match trigger {
-            Some(_) if line.is_empty() => stripped.seek(at),
+            Some(_) if line.is_empty() => stripped
+                .seek(at)
+                .filter(|&len| buf.get(len) == Some(&b'\n')),
             _ => None,
         };
         // The line's end, and whether an escape is before it: one search for both.
@@ -319,13 +322,12 @@ impl StrippedRun {
     /// is read lossily and stripped as a line without escapes is.
     fn fill(&mut self, buf: &[u8], at: u64, trigger: &Trigger) {
         let mut text = std::mem::take(&mut self.text).into_bytes();
-        let mut read = self.fill_with(buf, at, &mut text, strip_line);
+        let read = self.fill_with(buf, at, &mut text, strip_line);
         // Whole characters only are taken out of a line: where it is UTF-8, so is what
         // is left of it.
         if std::str::from_utf8(&buf[..read]).is_err() {
-            read = self.fill_with(buf, at, &mut text, strip_line_lossily);
+            self.fill_with(buf, at, &mut text, strip_line_lossily);
         }
-        debug_assert!(read > 0 || self.lines.is_empty());
         self.text = String::from_utf8(text)
             .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
         trigger.pad_for_search(&mut self.text);
@@ -861,10 +863,10 @@ impl Trigger {
 
     /// The bits of the trigger words held by the line `buf[..end]` (whose newline is at
     /// `end`), `buf` being the log's bytes from offset `at`: what [`Trigger::words_of`]
-    /// gives, found by the vectorised search for the next place a word begins, which
-    /// runs on past the line and is kept in `ahead` for the lines after it. In most
-    /// lines no word begins, or one does; each place one does is looked at for every
-    /// word beginning with its byte.
+    /// gives, found by the vectorised search for the next place a word may begin (its
+    /// first four bytes are there), which runs on past the line and is kept in `ahead`
+    /// for the lines after it. In most lines no word begins, or one does; each place
+    /// the search stops at is looked at for every word beginning with its byte.
     fn words_in(&self, buf: &[u8], end: usize, at: u64, ahead: &mut Ahead) -> u32 {
         let Some(search) = &self.next_word else {
             return self.words_of(&buf[..end]);
@@ -881,13 +883,15 @@ impl Trigger {
         bits
     }
 
-    /// Where the first word beginning at or after `buf[from]` and before `buf[end]`
-    /// begins, a line's newline being at `end`. What `ahead` knows is used; otherwise
+    /// Where the first place a word may begin (its first four bytes, or a shorter word's
+    /// bytes, are there) at or after `buf[from]` and before `buf[end]` is, a line's
+    /// newline being at `end`: every place a word begins is one. What `ahead` knows is
+    /// used; otherwise
     /// the buffer is searched on, to the first line end [`LOOK_AHEAD`] bytes past the
     /// line's (or the buffer's end; or the line end the last search stopped at, while
     /// that is half as far past or more), and `ahead` told what was found. A word
     /// beginning before a line end ends by it (no word holds a newline), so a search
-    /// that ran to one saw whole every word beginning before it.
+    /// that ran to one saw whole the first bytes of every word beginning before it.
     fn next_word_from(
         &self,
         search: &aho_corasick::packed::Searcher,

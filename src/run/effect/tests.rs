@@ -533,3 +533,26 @@ fn a_search_ahead_stops_at_a_line_end() {
     assert_eq!(bits, TRIGGER.words_of(line));
     assert_eq!(bits.count_ones(), 2, "{bits:b}");
 }
+
+/// A run of coloured lines holds at most `STRIPPED_LINES` lines, or about
+/// `STRIPPED_RUN` bytes of text (its last line may go past them), however many follow
+/// in the buffer: the scan's memory stays flat over a log of nothing but escapes. Its
+/// lines after are read as their own run, each in its place.
+#[test]
+fn a_coloured_run_is_capped() {
+    let short = b"\x1b[1mok\x1b[0m\n".repeat(STRIPPED_LINES + 10);
+    let wide = format!("\x1b[1m{}\x1b[0m\n", "x".repeat(1000)).repeat(300);
+    for (buf, lines, line_len) in [(short, STRIPPED_LINES, 2), (wide.into_bytes(), 262, 1000)] {
+        let mut run = StrippedRun::default();
+        run.fill(&buf, 0, &TRIGGER);
+        assert_eq!(run.lines.len(), lines);
+        assert!(run.text.len() <= STRIPPED_RUN + line_len + 1);
+        let last = run.lines[lines - 1];
+        assert_eq!(last.to - last.from, line_len);
+        // The line after the run is not in it; a run from there holds it first.
+        let next = last.at + last.len as u64 + 1;
+        assert_eq!(run.seek(next), None);
+        run.fill(&buf[next as usize..], next, &TRIGGER);
+        assert_eq!(run.seek(next), Some(line_len + 8));
+    }
+}
