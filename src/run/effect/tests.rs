@@ -502,9 +502,11 @@ fn a_search_ahead_is_used_only_where_it_looked() {
     );
 }
 
-/// A search that stops short of a line end can see a word whole inside a longer one it
-/// cuts (`skipped` inside `# skipped `): it stops at a line end, so that the longer one
-/// is not passed over in the line after.
+/// A search of whole words that stopped short of a line end could see a word whole
+/// inside a longer one it cuts (`skipped` inside `# skipped `), and pass the longer one
+/// over in the line after; the search stops at a line end. (The search now looks for
+/// every word's first four bytes, and no four bytes beginning after a cut's four end
+/// before it: this case holds either way, and is kept for the line end.)
 #[test]
 fn a_search_ahead_stops_at_a_line_end() {
     // The search from the first line would stop `LOOK_AHEAD` bytes past its end: where
