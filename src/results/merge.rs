@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use crate::manifest::{self, Manifest, ManifestError};
 
 use super::confine::Confined;
-use super::io::{Probe, ResultFileError, read_bounded};
+use super::io::{Probe, ResultFileError, hand_back, read_bounded_reusing};
 use super::journal;
 use super::objects;
 use super::schema::{CountedChecks, ItemResult, PartialResult, PartialResultOf, READ_VERSIONS};
@@ -375,13 +375,26 @@ enum Reading {
 /// Reads one file: `None` (with a note) when it is not a partial result; the digest of
 /// its bytes when it is held or read again.
 fn read_one(file: &Path, report_dir: &Path, reading: Reading) -> Result<OneRead, MergeError> {
-    let mut notes = Vec::new();
     // Only a regular file is read twice (a FIFO would wait for another writer).
     let hold = reading == Reading::Holding && std::fs::metadata(file).is_ok_and(|m| m.is_file());
-    let bytes = read_bounded(file)?;
+    let bytes = read_bounded_reusing(file)?;
+    let read = read_bytes(file, &bytes, report_dir, reading, hold);
+    hand_back(bytes);
+    read
+}
+
+/// [`read_one`] of `file`, whose bytes are `bytes`; `hold`: whether it may be held.
+fn read_bytes(
+    file: &Path,
+    bytes: &[u8],
+    report_dir: &Path,
+    reading: Reading,
+    hold: bool,
+) -> Result<OneRead, MergeError> {
+    let mut notes = Vec::new();
     if hold
         && named_as_shard(file)
-        && let Some(result) = held_facts(file, report_dir, &bytes)
+        && let Some(result) = held_facts(file, report_dir, bytes)
     {
         let loaded = Loaded {
             path: file.to_path_buf(),
@@ -389,11 +402,11 @@ fn read_one(file: &Path, report_dir: &Path, reading: Reading) -> Result<OneRead,
         };
         return Ok((Some(loaded), notes, None));
     }
-    let mut result = match objects::from_slice::<PartialResult>(&bytes) {
+    let mut result = match objects::from_slice::<PartialResult>(bytes) {
         // The common case, in one pass: a partial result of the version this build writes.
         Ok(result) if READ_VERSIONS.contains(&result.format_version) => result,
         // Anything else is probed first, for the right note or error.
-        _ => match probe_partial(file, &bytes)? {
+        _ => match probe_partial(file, bytes)? {
             Some(result) => result,
             None => {
                 notes.push(format!(
@@ -407,8 +420,7 @@ fn read_one(file: &Path, report_dir: &Path, reading: Reading) -> Result<OneRead,
     // An interrupted result is never held: its journal, read beside it, could read
     // otherwise the second time.
     let hold = hold && result.shard.is_some() && !result.unfinished();
-    let digest = (hold || reading == Reading::Again).then(|| digest_of(&bytes));
-    drop(bytes);
+    let digest = (hold || reading == Reading::Again).then(|| digest_of(bytes));
     let replayed = journal::replay(file, &mut result)?;
     if replayed > 0 {
         notes.push(format!(

@@ -412,7 +412,10 @@ fn write_report_in(
         + ROWS.len();
     out.write_all(&head[..at])?;
     // Each round of chunks is serialized on `threads` threads while the round before
-    // it is written: two rounds held at most.
+    // it is written: two rounds held at most. A chunk's buffer, once written, is the
+    // next chunk's: a report's hundreds of megabytes pass through a few buffers, not
+    // each through one the allocator takes from the system and hands back.
+    let spare = Spare::default();
     let mut first = true;
     let mut write = |parts: Vec<std::io::Result<Vec<u8>>>| -> std::io::Result<()> {
         for part in parts {
@@ -420,14 +423,17 @@ fn write_report_in(
                 out.write_all(b",")?;
             }
             first = false;
-            out.write_all(&part?)?;
+            let part = part?;
+            out.write_all(&part)?;
+            spare.give(part);
         }
         Ok(())
     };
     std::thread::scope(|scope| {
         let mut ahead = None;
         for round in report.rows.chunks(rows_per_chunk * threads) {
-            let next = scope.spawn(move || round_text(round, rows_per_chunk));
+            let spare = &spare;
+            let next = scope.spawn(move || round_text(round, rows_per_chunk, spare));
             if let Some(before) = ahead.replace(next) {
                 write(joined(before))?;
             }
@@ -447,23 +453,52 @@ fn joined<T>(handle: std::thread::ScopedJoinHandle<'_, T>) -> T {
         .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
 }
 
+/// Buffers written out, for the next chunks to be serialized into.
+#[derive(Default)]
+struct Spare(std::sync::Mutex<Vec<Vec<u8>>>);
+
+impl Spare {
+    /// A buffer written out (emptied), or a new one.
+    fn take(&self) -> Vec<u8> {
+        let mut buffer = self
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .pop()
+            .unwrap_or_default();
+        buffer.clear();
+        buffer
+    }
+
+    fn give(&self, buffer: Vec<u8>) {
+        self.0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .push(buffer);
+    }
+}
+
 /// Each chunk of `round` (`rows_per_chunk` rows), serialized on a thread of its own.
-fn round_text(round: &[Row], rows_per_chunk: usize) -> Vec<std::io::Result<Vec<u8>>> {
+fn round_text(
+    round: &[Row],
+    rows_per_chunk: usize,
+    spare: &Spare,
+) -> Vec<std::io::Result<Vec<u8>>> {
     std::thread::scope(|scope| {
         let mut chunks = round.chunks(rows_per_chunk);
         let mine = chunks.next().unwrap_or_default();
         let others: Vec<_> = chunks
-            .map(|rows| scope.spawn(move || rows_text(rows)))
+            .map(|rows| scope.spawn(move || rows_text(rows, spare.take())))
             .collect();
-        let mut parts = vec![rows_text(mine)];
+        let mut parts = vec![rows_text(mine, spare.take())];
         parts.extend(others.into_iter().map(joined));
         parts
     })
 }
 
-/// `rows`, comma-separated.
-fn rows_text(rows: &[Row]) -> std::io::Result<Vec<u8>> {
-    let mut text = Vec::with_capacity(rows.len() * 640);
+/// `rows`, comma-separated, in `text` (empty).
+fn rows_text(rows: &[Row], mut text: Vec<u8>) -> std::io::Result<Vec<u8>> {
+    text.reserve(rows.len() * 640);
     for (i, row) in rows.iter().enumerate() {
         if i > 0 {
             text.push(b',');

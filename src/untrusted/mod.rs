@@ -32,11 +32,23 @@ pub fn read_at_most_sized(
     limit: u64,
     size: u64,
 ) -> std::io::Result<Option<Vec<u8>>> {
+    read_at_most_into(reader, limit, size, Vec::new())
+}
+
+/// [`read_at_most_sized`] into `bytes` (emptied first), a buffer kept from an earlier
+/// read: many files read one after the other reuse one buffer.
+pub fn read_at_most_into(
+    reader: impl std::io::Read,
+    limit: u64,
+    size: u64,
+    mut bytes: Vec<u8>,
+) -> std::io::Result<Option<Vec<u8>>> {
     use std::io::Read as _;
     // One byte past the size: a reader holding what it said reads once more, into
     // the room it has, and ends.
     let room = usize::try_from(size.min(limit).saturating_add(1)).unwrap_or(0);
-    let mut bytes = Vec::with_capacity(room);
+    bytes.clear();
+    bytes.reserve(room);
     reader
         .take(limit.saturating_add(1))
         .read_to_end(&mut bytes)?;
@@ -171,6 +183,15 @@ mod tests {
             .unwrap()
             .unwrap();
         assert!(room.capacity() <= 65, "room for {} bytes", room.capacity());
+    }
+
+    #[test]
+    fn a_buffer_read_into_again_holds_only_the_new_bytes() {
+        let earlier = b"a longer file read before this one".to_vec();
+        let read = read_at_most_into(&b"short"[..], 10, 5, earlier).unwrap();
+        assert_eq!(read.as_deref(), Some(&b"short"[..]));
+        let over = read_at_most_into(&b"0123456789x"[..], 10, 5, b"old".to_vec()).unwrap();
+        assert_eq!(over, None, "past the limit, whatever the buffer held");
     }
 
     #[test]
