@@ -8,18 +8,26 @@
 //! a path whose every component is a plain folder and whose last one is a plain file is
 //! inside by construction. Anything else (a symbolic link, a name the listing lacks, a
 //! folder that cannot be listed) is resolved the slow, exact way.
+//!
+//! The walk that finds the result files lists every folder of the artifacts already: it
+//! keeps the listings of the large ones ([`Prelisted`]), and each is taken, once, by the
+//! first result whose logs are in it. A listing is what the folder held when it was
+//! listed, as it always was: a name gone since is still taken as a plain file (its log
+//! then reads as missing), and a name the listing lacks is resolved exactly.
 
 use std::collections::HashMap;
-use std::ffi::{OsStr, OsString};
+use std::ffi::OsStr;
 use std::path::{Component, Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 /// What a folder listing says an entry is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Entry {
+pub enum Entry {
     File,
     Folder,
-    /// A symbolic link, or anything the listing cannot type: resolved exactly.
+    /// A symbolic link: resolved exactly.
+    Link,
+    /// Anything else, or what the listing cannot type: resolved exactly.
     Other,
 }
 
@@ -29,10 +37,12 @@ pub struct Confined {
     /// `dir`, canonical; `None` when it cannot be resolved (nothing is then inside).
     canonical: Option<PathBuf>,
     /// Listings of `dir` and its subfolders, by their path relative to `dir` (empty
-    /// for `dir` itself); `None` when the folder could not be listed. The names are an
+    /// for `dir` itself); `None` when the folder could not be listed. The paths are an
     /// artifact's, so they are hashed with the standard library's keyed hash: names
-    /// made to collide cannot make a listing slow.
+    /// made to collide cannot make a lookup slow.
     listings: HashMap<PathBuf, Option<Arc<Listing>>>,
+    /// Listings made as the artifacts were walked, taken rather than listed again.
+    listed: Option<Arc<Prelisted>>,
     /// The key of the folder being looked in, rebuilt for each path in one buffer: a
     /// matrix's thousands of logs are looked up with no allocation each.
     at: PathBuf,
@@ -43,16 +53,112 @@ pub struct Confined {
     last: Option<(String, Arc<Listing>)>,
 }
 
-/// A folder's entries by name.
-type Listing = HashMap<OsString, Entry>;
+/// A folder's entries, sorted by name: one buffer of names, found by a binary search
+/// (the names are an artifact's: there is no hash for them to be made to collide in).
+/// A folder of a thousand logs is some 13 KB.
+#[derive(Debug, Default)]
+pub struct Listing {
+    /// The names, one after the other, in order.
+    names: Vec<u8>,
+    /// Where each name ends in `names`.
+    ends: Vec<u32>,
+    kinds: Vec<Entry>,
+    /// Whether every entry of the folder was read (a listing that is not is never
+    /// kept for another to use).
+    whole: bool,
+}
+
+impl Listing {
+    /// What `name` is in the folder, if it is there.
+    fn get(&self, name: &OsStr) -> Option<Entry> {
+        let name = name.as_encoded_bytes();
+        let (mut low, mut high) = (0, self.ends.len());
+        while low < high {
+            let mid = low + (high - low) / 2;
+            match self.name(mid).cmp(name) {
+                std::cmp::Ordering::Less => low = mid + 1,
+                std::cmp::Ordering::Greater => high = mid,
+                std::cmp::Ordering::Equal => return self.kinds.get(mid).copied(),
+            }
+        }
+        None
+    }
+
+    fn name(&self, i: usize) -> &[u8] {
+        let start = match i.checked_sub(1) {
+            Some(before) => self.ends[before] as usize,
+            None => 0,
+        };
+        &self.names[start..self.ends[i] as usize]
+    }
+
+    /// How many entries it has.
+    pub fn len(&self) -> usize {
+        self.ends.len()
+    }
+}
+
+/// Listings of large folders made as the artifacts were walked (a folder of a result's
+/// logs, mostly), by the folder's path as the walk reached it, each taken by the one
+/// [`Confined`] that asks for it: the thousands of logs beside a result are listed once,
+/// not once to find the results and again to confine their paths.
+#[derive(Debug, Default)]
+pub struct Prelisted(Mutex<HashMap<PathBuf, Listing>>);
+
+/// The fewest entries a folder has for the walk to keep its listing: smaller ones are
+/// listed again at little cost.
+pub const PRELISTED_FROM: usize = 64;
+
+/// The most entries the walk keeps listings of, in all (some 13 MB of a thousand logs'
+/// names per thousand folders): past it, folders are listed again.
+const PRELISTED_AT_MOST: usize = 4 << 20;
+
+impl Prelisted {
+    /// Keeps `listings` (each whole, of [`PRELISTED_FROM`] entries or more) while the
+    /// total stays within [`PRELISTED_AT_MOST`] entries.
+    pub fn keep(&self, listings: impl IntoIterator<Item = (PathBuf, Listing)>) {
+        self.keep_within(listings, PRELISTED_AT_MOST);
+    }
+
+    fn keep_within(&self, listings: impl IntoIterator<Item = (PathBuf, Listing)>, at_most: usize) {
+        let mut kept = self
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut total: usize = kept.values().map(Listing::len).sum();
+        for (folder, listing) in listings {
+            if listing.whole && total + listing.len() <= at_most {
+                total += listing.len();
+                kept.insert(folder, listing);
+            }
+        }
+    }
+
+    /// The listing of `folder`, taken: the next to ask lists it again.
+    fn take(&self, folder: &Path) -> Option<Listing> {
+        self.0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .remove(folder)
+    }
+}
+
+/// One set of listings is only itself (a [`Held`](super::merge::Held) result compares
+/// equal to itself read again).
+impl PartialEq for Prelisted {
+    fn eq(&self, other: &Prelisted) -> bool {
+        std::ptr::eq(self, other)
+    }
+}
 
 impl Confined {
-    /// The folder `dir`.
-    pub fn new(dir: &Path) -> Confined {
+    /// The folder `dir`, taking the listings of `listed` rather than listing again.
+    pub fn with(dir: &Path, listed: Option<Arc<Prelisted>>) -> Confined {
         Confined {
             dir: dir.to_path_buf(),
             canonical: std::fs::canonicalize(dir).ok(),
             listings: HashMap::new(),
+            listed,
             at: PathBuf::new(),
             last: None,
         }
@@ -72,7 +178,7 @@ impl Confined {
             && plain_name(name)
             && let Some((last, listing)) = &self.last
             && last == folder
-            && listing.get(OsStr::new(name)) == Some(&Entry::File)
+            && listing.get(OsStr::new(name)) == Some(Entry::File)
         {
             return true;
         }
@@ -133,7 +239,12 @@ impl Confined {
         if let Some(listing) = self.listings.get(folder) {
             return listing.clone();
         }
-        let listing = list(&self.dir.join(folder)).map(Arc::new);
+        let path = self.dir.join(folder);
+        let listing = match self.listed.as_ref().and_then(|l| l.take(&path)) {
+            Some(walked) => Some(walked),
+            None => list(&path).filter(|l| l.whole),
+        }
+        .map(Arc::new);
         self.listings.insert(folder.to_path_buf(), listing.clone());
         listing
     }
@@ -152,18 +263,51 @@ fn plain_name(name: &str) -> bool {
     !matches!(name, "" | "." | "..") && !name.contains('\\')
 }
 
-/// A folder's entries with their types as the listing gives them (no `stat` per entry).
-fn list(folder: &Path) -> Option<Listing> {
-    let entries = std::fs::read_dir(folder).ok()?;
-    let mut listing = HashMap::new();
-    for entry in entries {
-        let entry = entry.ok()?;
+/// A folder's entries with their types as the listing gives them (no `stat` per
+/// entry); `None` when it cannot be listed. An entry that cannot be read is left out,
+/// and the listing is then not `whole`.
+pub fn list(folder: &Path) -> Option<Listing> {
+    list_each(folder, |_, _, _| {})
+}
+
+/// [`list`], each entry also given to `each` as it is read.
+pub fn list_each(
+    folder: &Path,
+    mut each: impl FnMut(&std::fs::DirEntry, &OsStr, Entry),
+) -> Option<Listing> {
+    let mut whole = true;
+    let mut entries: Vec<(std::ffi::OsString, Entry)> = Vec::new();
+    for entry in std::fs::read_dir(folder).ok()? {
+        let Ok(entry) = entry else {
+            whole = false;
+            continue;
+        };
         let kind = match entry.file_type() {
             Ok(t) if t.is_file() => Entry::File,
             Ok(t) if t.is_dir() => Entry::Folder,
+            Ok(t) if t.is_symlink() => Entry::Link,
             _ => Entry::Other,
         };
-        listing.insert(entry.file_name(), kind);
+        let name = entry.file_name();
+        each(&entry, &name, kind);
+        entries.push((name, kind));
+    }
+    entries.sort_unstable_by(|a, b| a.0.as_encoded_bytes().cmp(b.0.as_encoded_bytes()));
+    let mut listing = Listing {
+        names: Vec::with_capacity(entries.iter().map(|(n, _)| n.len()).sum()),
+        ends: Vec::with_capacity(entries.len()),
+        kinds: Vec::with_capacity(entries.len()),
+        whole,
+    };
+    for (name, kind) in entries {
+        listing.names.extend_from_slice(name.as_encoded_bytes());
+        // A folder's names cannot reach 4 GiB: past it, it is not listed whole.
+        let Ok(end) = u32::try_from(listing.names.len()) else {
+            listing.whole = false;
+            break;
+        };
+        listing.ends.push(end);
+        listing.kinds.push(kind);
     }
     Some(listing)
 }
@@ -189,7 +333,7 @@ mod tests {
                 .unwrap();
             std::os::unix::fs::symlink(tmp.path(), root.join("up")).unwrap();
         }
-        let mut confined = Confined::new(&root);
+        let mut confined = Confined::with(&root, None);
         assert!(confined.contains("logs/a/x.log"));
         assert!(confined.contains("./logs/./a/x.log"));
         assert!(!confined.contains("logs/a/missing.log"));
@@ -211,7 +355,75 @@ mod tests {
             );
             assert!(confined.contains("up/art/inner/y.log"), "out and back in");
         }
-        assert!(!Confined::new(&tmp.path().join("nowhere")).contains("x.log"));
+        assert!(!Confined::with(&tmp.path().join("nowhere"), None).contains("x.log"));
+    }
+
+    /// A folder the walk listed is taken from its listing once: the next `Confined` to
+    /// ask lists it again. A link in it is resolved exactly, as in a folder listed
+    /// anew, and the walk keeps no more entries than it may.
+    #[test]
+    fn a_folder_the_walk_listed_is_taken_once_and_its_links_still_resolved() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().join("art");
+        let logs = root.join("logs");
+        std::fs::create_dir_all(&logs).unwrap();
+        std::fs::write(tmp.path().join("secret.txt"), "s").unwrap();
+        for name in ["a.log", "b.log", "gone.log"] {
+            std::fs::write(logs.join(name), name).unwrap();
+        }
+        #[cfg(unix)]
+        std::os::unix::fs::symlink(tmp.path().join("secret.txt"), logs.join("out.log")).unwrap();
+        let walked = Arc::new(Prelisted::default());
+        walked.keep([(logs.clone(), list(&logs).unwrap())]);
+        // Gone since the walk: the walk's listing answers, and only once.
+        std::fs::remove_file(logs.join("gone.log")).unwrap();
+        let mut first = Confined::with(&root, Some(walked.clone()));
+        assert!(first.contains("logs/a.log"));
+        assert!(
+            first.contains("logs/gone.log"),
+            "the walk's listing is used"
+        );
+        #[cfg(unix)]
+        assert!(!first.contains("logs/out.log"), "a link leading out");
+        assert!(!first.contains("logs/missing.log"));
+        let mut second = Confined::with(&root, Some(walked.clone()));
+        assert!(second.contains("logs/b.log"));
+        assert!(!second.contains("logs/gone.log"), "listed again");
+
+        // Within the most entries kept, in all; a listing not read whole is never kept.
+        let kept = Prelisted::default();
+        let (one, two) = (list(&logs).unwrap(), list(&logs).unwrap());
+        let (n, other) = (one.len(), root.join("other"));
+        kept.keep_within([(logs.clone(), one), (other.clone(), two)], n + 1);
+        assert!(kept.take(&logs).is_some() && kept.take(&other).is_none());
+        let mut partial = list(&logs).unwrap();
+        partial.whole = false;
+        kept.keep([(logs.clone(), partial)]);
+        assert!(kept.take(&logs).is_none());
+    }
+
+    /// Every name of a listing is found as what it is, and no other name is.
+    #[test]
+    fn a_listing_finds_each_name_it_holds_and_no_other() {
+        let tmp = tempfile::tempdir().unwrap();
+        let mut names: Vec<String> = (0..300)
+            .map(|i| format!("c{}.log", i * 7919 % 1000))
+            .collect();
+        names.extend(["é.log", "a", "ab", "b", "ℹ"].map(String::from));
+        for name in &names {
+            std::fs::write(tmp.path().join(name), "x").unwrap();
+        }
+        std::fs::create_dir(tmp.path().join("sub")).unwrap();
+        let listing = list(tmp.path()).unwrap();
+        assert!(listing.whole);
+        assert_eq!(listing.len(), names.len() + 1);
+        for name in &names {
+            assert_eq!(listing.get(OsStr::new(name)), Some(Entry::File), "{name}");
+        }
+        assert_eq!(listing.get(OsStr::new("sub")), Some(Entry::Folder));
+        for absent in ["", "c1000.log", "c.log", "aa", "é", "sub/", "zzz", "\0"] {
+            assert_eq!(listing.get(OsStr::new(absent)), None, "{absent}");
+        }
     }
 
     /// After a plain file, the next name of the same folder is looked up in its
@@ -227,7 +439,7 @@ mod tests {
         #[cfg(unix)]
         std::os::unix::fs::symlink(tmp.path().join("secret.txt"), root.join("logs/a/out.log"))
             .unwrap();
-        let mut confined = Confined::new(&root);
+        let mut confined = Confined::with(&root, None);
         assert!(confined.contains("logs/a/x.log"));
         assert!(confined.last.as_ref().is_some_and(|(f, _)| f == "logs/a"));
         assert!(confined.contains("logs/a/y.log"));

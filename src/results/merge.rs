@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 
 use crate::manifest::{self, Manifest, ManifestError};
 
-use super::confine::Confined;
+use super::confine::{self, Confined, Prelisted};
 use super::io::{Probe, ResultFileError, hand_back, read_bounded_reusing};
 use super::journal;
 use super::objects;
@@ -114,6 +114,7 @@ fn collect_holding(
 ) -> Result<Collected, MergeError> {
     let mut collected = Collected::default();
     let mut files = Vec::new();
+    let listed = std::sync::Arc::new(Prelisted::default());
     for path in paths {
         let meta = std::fs::symlink_metadata(path)
             .map_err(|_| MergeError::NoSuchPath { path: path.clone() })?;
@@ -129,9 +130,10 @@ fn collect_holding(
                 Err(_) => vec![path.clone()],
             };
             let mut links = Vec::new();
-            for (found, linked) in in_parallel(&entries, |entry| json_files(entry)) {
+            for (found, linked, listings) in in_parallel(&entries, |entry| json_files(entry)) {
                 files.extend(found);
                 links.extend(linked);
+                listed.keep(listings);
             }
             files[first..].sort();
             links.sort();
@@ -156,7 +158,7 @@ fn collect_holding(
     } else {
         Reading::Whole
     };
-    for read in in_parallel(&files, |file| read_one(file, report_dir, reading)) {
+    for read in in_parallel(&files, |file| read_one(file, report_dir, &listed, reading)) {
         let (loaded, notes, _) = read?;
         collected.notes.extend(notes);
         collected.partials.extend(loaded);
@@ -191,7 +193,7 @@ fn collect_holding(
     // A held file left out (an earlier attempt) is still read whole, once: a file
     // read whole at first would have been, and a malformed one is the error it is.
     for read in in_parallel(&dropped, |path| {
-        read_one(path, report_dir, Reading::Whole).map(|(_, notes, _)| notes)
+        read_one(path, report_dir, &listed, Reading::Whole).map(|(_, notes, _)| notes)
     }) {
         collected.notes.extend(read?);
     }
@@ -199,16 +201,21 @@ fn collect_holding(
     Ok(collected)
 }
 
+/// What [`json_files`] found: the `.json` files, the links to `.json` names, and the
+/// listings of the large folders on the way (kept for [`Confined`]).
+type Found = (Vec<PathBuf>, Vec<PathBuf>, Vec<(PathBuf, confine::Listing)>);
+
 /// The `.json` files under `path` (itself, if it is one), and the symbolic links to
 /// `.json` names, which are not followed (nor are links to folders, `path` included).
 ///
 /// An artifact folder is mostly logs: a name is looked at before any path is made, so
-/// the thousand logs beside each result cost their listing and nothing more.
-fn json_files(path: &Path) -> (Vec<PathBuf>, Vec<PathBuf>) {
-    let (mut files, mut links) = (Vec::new(), Vec::new());
+/// the thousand logs beside each result cost their listing and nothing more, and the
+/// listing is kept, for their paths to be confined without listing them again.
+fn json_files(path: &Path) -> Found {
+    let (mut files, mut links, mut listings) = (Vec::new(), Vec::new(), Vec::new());
     let is_json = |name: &std::ffi::OsStr| Path::new(name).extension().is_some_and(|e| e == "json");
     let Ok(meta) = std::fs::symlink_metadata(path) else {
-        return (files, links);
+        return (files, links, listings);
     };
     if !meta.is_dir() {
         if path.file_name().is_some_and(is_json) {
@@ -218,30 +225,22 @@ fn json_files(path: &Path) -> (Vec<PathBuf>, Vec<PathBuf>) {
                 files.push(path.to_path_buf());
             }
         }
-        return (files, links);
+        return (files, links, listings);
     }
     let mut folders = vec![path.to_path_buf()];
     while let Some(folder) = folders.pop() {
-        let Ok(entries) = std::fs::read_dir(&folder) else {
-            continue;
-        };
-        for entry in entries.flatten() {
-            // The type the listing gives (a `stat` only where it gives none).
-            let Ok(kind) = entry.file_type() else {
-                continue;
-            };
-            if kind.is_dir() {
-                folders.push(entry.path());
-            } else if is_json(&entry.file_name()) {
-                if kind.is_symlink() {
-                    links.push(entry.path());
-                } else if kind.is_file() {
-                    files.push(entry.path());
-                }
-            }
+        // The type the listing gives (a `stat` only where it gives none).
+        let listing = confine::list_each(&folder, |entry, name, kind| match kind {
+            confine::Entry::Folder => folders.push(entry.path()),
+            confine::Entry::File if is_json(name) => files.push(entry.path()),
+            confine::Entry::Link if is_json(name) => links.push(entry.path()),
+            _ => {}
+        });
+        if let Some(listing) = listing.filter(|l| l.len() >= confine::PRELISTED_FROM) {
+            listings.push((folder, listing));
         }
     }
-    (files, links)
+    (files, links, listings)
 }
 
 /// Where a shard's checks are read again, and what they must read as.
@@ -259,6 +258,8 @@ fn json_files(path: &Path) -> (Vec<PathBuf>, Vec<PathBuf>) {
 pub struct Held {
     path: PathBuf,
     report_dir: PathBuf,
+    /// The listings the walk kept, for its logs' paths to be confined.
+    listed: std::sync::Arc<Prelisted>,
     /// The SHA-256 of the file's bytes when it was first read.
     bytes_digest: Digest,
     /// How many checks it had (its journal's included).
@@ -290,7 +291,8 @@ pub(super) fn reread(facts: &PartialResult) -> Result<(PartialResult, Vec<String
     let changed = || MergeError::Changed {
         path: held.path.clone(),
     };
-    let (loaded, notes, digest) = match read_one(&held.path, &held.report_dir, Reading::Again)? {
+    let read = read_one(&held.path, &held.report_dir, &held.listed, Reading::Again)?;
+    let (loaded, notes, digest) = match read {
         (Some(loaded), notes, Some(digest)) => (loaded, notes, digest),
         // Its facts were read the first time: not one when read whole, it is not valid.
         _ => {
@@ -325,7 +327,12 @@ fn named_as_shard(file: &Path) -> bool {
 /// environment's shards are combined: see [`Held`]); `None` when it is anything else
 /// (not a shard, another version, malformed, or with a journal to replay), which the
 /// whole reading then sorts out and words.
-fn held_facts(file: &Path, report_dir: &Path, bytes: &[u8]) -> Option<PartialResult> {
+fn held_facts(
+    file: &Path,
+    report_dir: &Path,
+    listed: &std::sync::Arc<Prelisted>,
+    bytes: &[u8],
+) -> Option<PartialResult> {
     let facts: PartialResultOf<CountedChecks> = objects::from_slice(bytes).ok()?;
     // A GitLab job's result is read whole: its job's status is checked against whether
     // every check passed.
@@ -341,6 +348,7 @@ fn held_facts(file: &Path, report_dir: &Path, bytes: &[u8]) -> Option<PartialRes
     result.held = Some(Box::new(Held {
         path: file.to_path_buf(),
         report_dir: report_dir.to_path_buf(),
+        listed: listed.clone(),
         bytes_digest: digest_of(bytes),
         checks,
         noted: false,
@@ -374,11 +382,16 @@ enum Reading {
 
 /// Reads one file: `None` (with a note) when it is not a partial result; the digest of
 /// its bytes when it is held or read again.
-fn read_one(file: &Path, report_dir: &Path, reading: Reading) -> Result<OneRead, MergeError> {
+fn read_one(
+    file: &Path,
+    report_dir: &Path,
+    listed: &std::sync::Arc<Prelisted>,
+    reading: Reading,
+) -> Result<OneRead, MergeError> {
     // Only a regular file is read twice (a FIFO would wait for another writer).
     let hold = reading == Reading::Holding && std::fs::metadata(file).is_ok_and(|m| m.is_file());
     let bytes = read_bounded_reusing(file)?;
-    let read = read_bytes(file, &bytes, report_dir, reading, hold);
+    let read = read_bytes(file, &bytes, (report_dir, listed), reading, hold);
     hand_back(bytes);
     read
 }
@@ -387,14 +400,14 @@ fn read_one(file: &Path, report_dir: &Path, reading: Reading) -> Result<OneRead,
 fn read_bytes(
     file: &Path,
     bytes: &[u8],
-    report_dir: &Path,
+    (report_dir, listed): (&Path, &std::sync::Arc<Prelisted>),
     reading: Reading,
     hold: bool,
 ) -> Result<OneRead, MergeError> {
     let mut notes = Vec::new();
     if hold
         && named_as_shard(file)
-        && let Some(result) = held_facts(file, report_dir, bytes)
+        && let Some(result) = held_facts(file, report_dir, listed, bytes)
     {
         let loaded = Loaded {
             path: file.to_path_buf(),
@@ -429,12 +442,13 @@ fn read_bytes(
             if replayed == 1 { "" } else { "s" }
         ));
     }
-    confine_logs(file, &mut result, report_dir, &mut notes);
+    confine_logs(file, &mut result, (report_dir, listed), &mut notes);
     forget_merged_shards(&mut result);
     if let (true, Some(digest)) = (hold, digest) {
         result.held = Some(Box::new(Held {
             path: file.to_path_buf(),
             report_dir: report_dir.to_path_buf(),
+            listed: listed.clone(),
             bytes_digest: digest,
             checks: result.checks.len(),
             noted: true,
@@ -722,11 +736,11 @@ fn agree(partials: &[Loaded]) -> Result<(), MergeError> {
 fn confine_logs(
     file: &Path,
     result: &mut PartialResult,
-    report_dir: &Path,
+    (report_dir, listed): (&Path, &std::sync::Arc<Prelisted>),
     notes: &mut Vec<String>,
 ) {
     let dir = file.parent().unwrap_or(Path::new("."));
-    let confined = Confined::new(dir);
+    let confined = Confined::with(dir, Some(listed.clone()));
     let canonical_report = std::fs::canonicalize(report_dir).ok();
     let prefix = confined
         .canonical()
@@ -889,7 +903,8 @@ mod tests {
         ] {
             let path = dir.path().join(name);
             std::fs::write(&path, text).unwrap();
-            let (loaded, _, _) = read_one(&path, dir.path(), Reading::Holding).unwrap();
+            let listed = std::sync::Arc::default();
+            let (loaded, _, _) = read_one(&path, dir.path(), &listed, Reading::Holding).unwrap();
             let result = loaded.unwrap().result;
             assert!(result.held.is_none(), "{name}");
             assert_eq!(result.checks.len(), 1, "{name}");
