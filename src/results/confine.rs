@@ -96,6 +96,14 @@ impl Listing {
     pub fn len(&self) -> usize {
         self.ends.len()
     }
+
+    /// The bytes it holds.
+    fn bytes(&self) -> usize {
+        std::mem::size_of::<Listing>()
+            + self.names.capacity()
+            + self.ends.capacity() * std::mem::size_of::<u32>()
+            + self.kinds.capacity()
+    }
 }
 
 /// Listings of large folders made as the artifacts were walked (a folder of a result's
@@ -103,43 +111,66 @@ impl Listing {
 /// [`Confined`] that asks for it: the thousands of logs beside a result are listed once,
 /// not once to find the results and again to confine their paths.
 #[derive(Debug, Default)]
-pub struct Prelisted(Mutex<HashMap<PathBuf, Listing>>);
+pub struct Prelisted(Mutex<Kept>);
+
+/// The listings kept, and the bytes they hold.
+#[derive(Debug, Default)]
+struct Kept {
+    listings: HashMap<PathBuf, Listing>,
+    bytes: usize,
+}
 
 /// The fewest entries a folder has for the walk to keep its listing: smaller ones are
 /// listed again at little cost.
 pub const PRELISTED_FROM: usize = 64;
 
-/// The most entries the walk keeps listings of, in all (some 13 MB of a thousand logs'
-/// names per thousand folders): past it, folders are listed again.
-const PRELISTED_AT_MOST: usize = 4 << 20;
+/// The most bytes the walk keeps listings in, in all (a thousand logs' folder is some
+/// 13 KB, so some two thousand of them; names an artifact makes long count as long):
+/// past it, folders are listed again.
+const PRELISTED_BYTES: usize = 32 << 20;
+
+/// The most bytes one folder's listing may take to be kept (a hundred thousand logs'),
+/// and the most the walk holds while it lists one: a larger folder is listed again.
+const PRELISTED_FOLDER_BYTES: usize = 4 << 20;
 
 impl Prelisted {
-    /// Keeps `listings` (each whole, of [`PRELISTED_FROM`] entries or more) while the
-    /// total stays within [`PRELISTED_AT_MOST`] entries.
+    /// Keeps `listings` (each whole) while the total stays within [`PRELISTED_BYTES`].
     pub fn keep(&self, listings: impl IntoIterator<Item = (PathBuf, Listing)>) {
-        self.keep_within(listings, PRELISTED_AT_MOST);
+        self.keep_within(listings, PRELISTED_BYTES);
     }
 
     fn keep_within(&self, listings: impl IntoIterator<Item = (PathBuf, Listing)>, at_most: usize) {
-        let mut kept = self
-            .0
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        let mut total: usize = kept.values().map(Listing::len).sum();
+        let mut kept = self.kept();
         for (folder, listing) in listings {
-            if listing.whole && total + listing.len() <= at_most {
-                total += listing.len();
-                kept.insert(folder, listing);
+            let bytes = listing.bytes();
+            if listing.whole && kept.bytes + bytes <= at_most {
+                kept.bytes += bytes;
+                if let Some(before) = kept.listings.insert(folder, listing) {
+                    kept.bytes -= before.bytes();
+                }
             }
         }
     }
 
+    /// The bytes the next folder's listing may take to be kept.
+    pub fn room(&self) -> usize {
+        PRELISTED_BYTES
+            .saturating_sub(self.kept().bytes)
+            .min(PRELISTED_FOLDER_BYTES)
+    }
+
     /// The listing of `folder`, taken: the next to ask lists it again.
     fn take(&self, folder: &Path) -> Option<Listing> {
+        let mut kept = self.kept();
+        let listing = kept.listings.remove(folder)?;
+        kept.bytes -= listing.bytes();
+        Some(listing)
+    }
+
+    fn kept(&self) -> std::sync::MutexGuard<'_, Kept> {
         self.0
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .remove(folder)
     }
 }
 
@@ -267,16 +298,20 @@ fn plain_name(name: &str) -> bool {
 /// entry); `None` when it cannot be listed. An entry that cannot be read is left out,
 /// and the listing is then not `whole`.
 pub fn list(folder: &Path) -> Option<Listing> {
-    list_each(folder, |_, _, _| {})
+    list_each(folder, usize::MAX, |_, _, _| {})
 }
 
-/// [`list`], each entry also given to `each` as it is read.
+/// [`list`], each entry also given to `each` as it is read; past `at_most` bytes of
+/// names (and their places), no more are kept, and the listing is not `whole`.
 pub fn list_each(
     folder: &Path,
+    at_most: usize,
     mut each: impl FnMut(&std::fs::DirEntry, &OsStr, Entry),
 ) -> Option<Listing> {
     let mut whole = true;
-    let mut entries: Vec<(std::ffi::OsString, Entry)> = Vec::new();
+    // The names one after the other as they are read, and where each is.
+    let mut read: Vec<u8> = Vec::new();
+    let mut places: Vec<(usize, usize, Entry)> = Vec::new();
     for entry in std::fs::read_dir(folder).ok()? {
         let Ok(entry) = entry else {
             whole = false;
@@ -290,27 +325,37 @@ pub fn list_each(
         };
         let name = entry.file_name();
         each(&entry, &name, kind);
-        entries.push((name, kind));
+        let bytes = name.as_encoded_bytes();
+        let held = read.len() + bytes.len() + (places.len() + 1) * PLACE_BYTES;
+        // A folder's names past 4 GiB cannot be placed in a listing either.
+        if !whole || held > at_most || u32::try_from(read.len() + bytes.len()).is_err() {
+            whole = false;
+            continue;
+        }
+        places.push((read.len(), bytes.len(), kind));
+        read.extend_from_slice(bytes);
     }
-    entries.sort_unstable_by(|a, b| a.0.as_encoded_bytes().cmp(b.0.as_encoded_bytes()));
+    let name = |&(at, len, _): &(usize, usize, Entry)| &read[at..at + len];
+    places.sort_unstable_by(|a, b| name(a).cmp(name(b)));
     let mut listing = Listing {
-        names: Vec::with_capacity(entries.iter().map(|(n, _)| n.len()).sum()),
-        ends: Vec::with_capacity(entries.len()),
-        kinds: Vec::with_capacity(entries.len()),
+        names: Vec::with_capacity(read.len()),
+        ends: Vec::with_capacity(places.len()),
+        kinds: Vec::with_capacity(places.len()),
         whole,
     };
-    for (name, kind) in entries {
-        listing.names.extend_from_slice(name.as_encoded_bytes());
-        // A folder's names cannot reach 4 GiB: past it, it is not listed whole.
-        let Ok(end) = u32::try_from(listing.names.len()) else {
-            listing.whole = false;
-            break;
-        };
-        listing.ends.push(end);
-        listing.kinds.push(kind);
+    for place in &places {
+        listing.names.extend_from_slice(name(place));
+        // Within 4 GiB, as each name was checked to be when it was read.
+        listing
+            .ends
+            .push(u32::try_from(listing.names.len()).unwrap_or(u32::MAX));
+        listing.kinds.push(place.2);
     }
     Some(listing)
 }
+
+/// What each entry's place costs while a folder is listed.
+const PLACE_BYTES: usize = std::mem::size_of::<(usize, usize, Entry)>();
 
 #[cfg(test)]
 mod tests {
@@ -393,13 +438,24 @@ mod tests {
         // Within the most entries kept, in all; a listing not read whole is never kept.
         let kept = Prelisted::default();
         let (one, two) = (list(&logs).unwrap(), list(&logs).unwrap());
-        let (n, other) = (one.len(), root.join("other"));
-        kept.keep_within([(logs.clone(), one), (other.clone(), two)], n + 1);
+        let (room, other) = (one.bytes() + 1, root.join("other"));
+        kept.keep_within([(logs.clone(), one), (other.clone(), two)], room);
         assert!(kept.take(&logs).is_some() && kept.take(&other).is_none());
         let mut partial = list(&logs).unwrap();
         partial.whole = false;
         kept.keep([(logs.clone(), partial)]);
         assert!(kept.take(&logs).is_none());
+
+        // A folder listed within fewer bytes than its names is not listed whole, and
+        // every entry is still given to the walk.
+        let mut seen = 0;
+        let short = list_each(&logs, 40, |_, _, _| seen += 1).unwrap();
+        assert!(
+            !short.whole && short.len() < seen,
+            "{} of {seen}",
+            short.len()
+        );
+        assert_eq!(seen, list(&logs).unwrap().len());
     }
 
     /// Every name of a listing is found as what it is, and no other name is.

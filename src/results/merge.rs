@@ -130,10 +130,9 @@ fn collect_holding(
                 Err(_) => vec![path.clone()],
             };
             let mut links = Vec::new();
-            for (found, linked, listings) in in_parallel(&entries, |entry| json_files(entry)) {
+            for (found, linked) in in_parallel(&entries, |entry| json_files(entry, &listed)) {
                 files.extend(found);
                 links.extend(linked);
-                listed.keep(listings);
             }
             files[first..].sort();
             links.sort();
@@ -201,21 +200,18 @@ fn collect_holding(
     Ok(collected)
 }
 
-/// What [`json_files`] found: the `.json` files, the links to `.json` names, and the
-/// listings of the large folders on the way (kept for [`Confined`]).
-type Found = (Vec<PathBuf>, Vec<PathBuf>, Vec<(PathBuf, confine::Listing)>);
-
 /// The `.json` files under `path` (itself, if it is one), and the symbolic links to
 /// `.json` names, which are not followed (nor are links to folders, `path` included).
 ///
 /// An artifact folder is mostly logs: a name is looked at before any path is made, so
 /// the thousand logs beside each result cost their listing and nothing more, and the
-/// listing is kept, for their paths to be confined without listing them again.
-fn json_files(path: &Path) -> Found {
-    let (mut files, mut links, mut listings) = (Vec::new(), Vec::new(), Vec::new());
+/// listing is kept in `listed` (while there is room), for their paths to be confined
+/// without listing them again.
+fn json_files(path: &Path, listed: &Prelisted) -> (Vec<PathBuf>, Vec<PathBuf>) {
+    let (mut files, mut links) = (Vec::new(), Vec::new());
     let is_json = |name: &std::ffi::OsStr| Path::new(name).extension().is_some_and(|e| e == "json");
     let Ok(meta) = std::fs::symlink_metadata(path) else {
-        return (files, links, listings);
+        return (files, links);
     };
     if !meta.is_dir() {
         if path.file_name().is_some_and(is_json) {
@@ -225,22 +221,23 @@ fn json_files(path: &Path) -> Found {
                 files.push(path.to_path_buf());
             }
         }
-        return (files, links, listings);
+        return (files, links);
     }
     let mut folders = vec![path.to_path_buf()];
     while let Some(folder) = folders.pop() {
         // The type the listing gives (a `stat` only where it gives none).
-        let listing = confine::list_each(&folder, |entry, name, kind| match kind {
+        // Each listing built within the room left, and kept (or let go) at once.
+        let listing = confine::list_each(&folder, listed.room(), |entry, name, kind| match kind {
             confine::Entry::Folder => folders.push(entry.path()),
             confine::Entry::File if is_json(name) => files.push(entry.path()),
             confine::Entry::Link if is_json(name) => links.push(entry.path()),
             _ => {}
         });
         if let Some(listing) = listing.filter(|l| l.len() >= confine::PRELISTED_FROM) {
-            listings.push((folder, listing));
+            listed.keep([(folder, listing)]);
         }
     }
-    (files, links, listings)
+    (files, links)
 }
 
 /// Where a shard's checks are read again, and what they must read as.
