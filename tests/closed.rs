@@ -921,3 +921,49 @@ fn a_flaky_pass_fails_under_fail_on_flaky_and_a_claimed_pass_over_it_is_refused(
         "{reason}"
     );
 }
+
+/// A log an artifact holds that is a FIFO is never waited on: the markdown a merge or a
+/// render prints (which quotes a failed check's log tail) is made without it, at once.
+#[cfg(unix)]
+#[test]
+fn a_failed_checks_log_that_is_a_fifo_is_not_waited_on() {
+    let project = Project::new(
+        "version: 1\nenvironments:\n  - name: linux\nchecks:\n  - { id: unit, run: 'echo the tail; exit 1' }\n",
+    );
+    let mut run = project.std_cmd();
+    run.args(["run", "--out", "artifacts/linux"]);
+    assert_eq!(within(run, 60).status.code(), Some(1));
+    let log = project.path().join("artifacts/linux/logs/linux/unit.log");
+    assert!(std::fs::read_to_string(&log).unwrap().contains("the tail"));
+    std::fs::remove_file(&log).unwrap();
+    let made = std::process::Command::new("mkfifo")
+        .arg(&log)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let mut merge = project.std_cmd();
+    merge.args([
+        "merge",
+        "--format",
+        "markdown",
+        "--out",
+        "report.json",
+        "artifacts",
+    ]);
+    let out = within(merge, 30);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(
+        stdout.contains("unit") && !stdout.contains("the tail"),
+        "{stdout}"
+    );
+    let mut render = project.std_cmd();
+    render.args(["render", "--format", "markdown", "report.json"]);
+    let out = within(render, 30);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    assert!(
+        stdout.contains("unit") && !stdout.contains("the tail"),
+        "{stdout}"
+    );
+}

@@ -64,8 +64,8 @@ pub fn cause_in_log(code: i32, log: &Path, from: u64) -> Option<String> {
 
 /// The last [`TAIL_BYTES`] of `log` from `from` on.
 fn read_end(log: &Path, from: u64) -> Option<String> {
-    let mut file = std::fs::File::open(log).ok()?;
-    let len = file.metadata().ok()?.len();
+    let (mut file, meta) = crate::untrusted::open_regular(log).ok()?;
+    let len = meta.len();
     let start = from.max(len.saturating_sub(TAIL_BYTES));
     file.seek(SeekFrom::Start(start)).ok()?;
     let mut bytes = Vec::new();

@@ -14,10 +14,11 @@ pub fn resolve_log(root: &Path, log_path: &str) -> Option<PathBuf> {
 }
 
 /// The last `max_lines` lines of the file, read from its end (at most `max_bytes`), so
-/// a huge log is never loaded whole.
+/// a huge log is never loaded whole; `None` for anything but a regular file (a FIFO an
+/// artifact holds is never waited on).
 pub fn tail(path: &Path, max_lines: usize, max_bytes: u64) -> Option<String> {
-    let mut file = std::fs::File::open(path).ok()?;
-    let len = file.metadata().ok()?.len();
+    let (mut file, meta) = crate::untrusted::open_regular(path).ok()?;
+    let len = meta.len();
     let start = len.saturating_sub(max_bytes);
     file.seek(SeekFrom::Start(start)).ok()?;
     let mut bytes = Vec::new();

@@ -60,6 +60,15 @@ pub fn read_at_most_into(
 /// without blocking and refused, a device or a folder refused, whatever a symbolic link
 /// points at judged as itself (the caller confines where links may lead).
 pub fn read_regular(path: &std::path::Path, limit: u64) -> std::io::Result<Option<Vec<u8>>> {
+    let (file, meta) = open_regular(path)?;
+    read_at_most_sized(file, limit, meta.len())
+}
+
+/// Opens the regular file at `path` for reading, and what it is; anything else is
+/// refused without waiting on it (a FIFO is opened without blocking and refused, a
+/// device or a folder refused; a symbolic link is followed, the caller confining where
+/// links may lead).
+pub fn open_regular(path: &std::path::Path) -> std::io::Result<(std::fs::File, std::fs::Metadata)> {
     let mut options = std::fs::OpenOptions::new();
     options.read(true);
     #[cfg(unix)]
@@ -77,7 +86,7 @@ pub fn read_regular(path: &std::path::Path, limit: u64) -> std::io::Result<Optio
             "not a regular file",
         ));
     }
-    read_at_most_sized(file, limit, meta.len())
+    Ok((file, meta))
 }
 
 /// `text` cut to at most `max` bytes, at a character boundary, marked `…` when cut.
