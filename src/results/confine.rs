@@ -134,7 +134,7 @@ const PRELISTED_BYTES: usize = 32 << 20;
 const PRELISTED_FOLDER_BYTES: usize = 4 << 20;
 
 impl Prelisted {
-    /// Keeps `listings` (each whole) while the total stays within [`PRELISTED_BYTES`].
+    /// Keeps `listings` (each whole) while the total stays within 32 MiB.
     pub fn keep(&self, listings: impl IntoIterator<Item = (PathBuf, Listing)>) {
         self.keep_within(listings, PRELISTED_BYTES);
     }

@@ -158,7 +158,7 @@ pub fn read_bounded_reusing(path: &Path) -> Result<Vec<u8>, ResultFileError> {
 }
 
 /// A buffer read into, kept for the thread's next [`read_bounded_reusing`] unless it
-/// is larger than [`KEPT_BUFFER`].
+/// is larger than 4 MiB.
 pub fn hand_back(buffer: Vec<u8>) {
     if buffer.capacity() <= KEPT_BUFFER {
         SPARE.set(buffer);
