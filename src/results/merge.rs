@@ -388,7 +388,7 @@ fn read_one(
     // Only a regular file is read twice (a FIFO would wait for another writer).
     let hold = reading == Reading::Holding && std::fs::metadata(file).is_ok_and(|m| m.is_file());
     let bytes = read_bounded_reusing(file)?;
-    let read = read_bytes(file, &bytes, (report_dir, listed), reading, hold);
+    let read = read_bytes(file, &bytes, report_dir, listed, reading, hold);
     hand_back(bytes);
     read
 }
@@ -397,7 +397,8 @@ fn read_one(
 fn read_bytes(
     file: &Path,
     bytes: &[u8],
-    (report_dir, listed): (&Path, &std::sync::Arc<Prelisted>),
+    report_dir: &Path,
+    listed: &std::sync::Arc<Prelisted>,
     reading: Reading,
     hold: bool,
 ) -> Result<OneRead, MergeError> {
@@ -439,7 +440,7 @@ fn read_bytes(
             if replayed == 1 { "" } else { "s" }
         ));
     }
-    confine_logs(file, &mut result, (report_dir, listed), &mut notes);
+    confine_logs(file, &mut result, report_dir, listed, &mut notes);
     forget_merged_shards(&mut result);
     if let (true, Some(digest)) = (hold, digest) {
         result.held = Some(Box::new(Held {
@@ -733,7 +734,8 @@ fn agree(partials: &[Loaded]) -> Result<(), MergeError> {
 fn confine_logs(
     file: &Path,
     result: &mut PartialResult,
-    (report_dir, listed): (&Path, &std::sync::Arc<Prelisted>),
+    report_dir: &Path,
+    listed: &std::sync::Arc<Prelisted>,
     notes: &mut Vec<String>,
 ) {
     let dir = file.parent().unwrap_or(Path::new("."));

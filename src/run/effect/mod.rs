@@ -886,12 +886,12 @@ impl Trigger {
     /// Where the first place a word may begin (its first four bytes, or a shorter word's
     /// bytes, are there) at or after `buf[from]` and before `buf[end]` is, a line's
     /// newline being at `end`: every place a word begins is one. What `ahead` knows is
-    /// used; otherwise
-    /// the buffer is searched on, to the first line end [`LOOK_AHEAD`] bytes past the
-    /// line's (or the buffer's end; or the line end the last search stopped at, while
-    /// that is half as far past or more), and `ahead` told what was found. A word
-    /// beginning before a line end ends by it (no word holds a newline), so a search
-    /// that ran to one saw whole the first bytes of every word beginning before it.
+    /// used; otherwise the buffer is searched on, to the first line end [`LOOK_AHEAD`]
+    /// bytes past the line's (or the buffer's end; or the line end the last search
+    /// stopped at, while that is half as far past or more), and `ahead` told what was
+    /// found. A word beginning before a line end ends by it (no word holds a newline),
+    /// so a search that ran to one saw whole the first bytes of every word beginning
+    /// before it.
     fn next_word_from(
         &self,
         search: &aho_corasick::packed::Searcher,
