@@ -963,3 +963,39 @@ fn a_failed_checks_log_that_is_a_fifo_is_not_waited_on() {
         );
     }
 }
+
+/// A failed check's log replaced, after the merge, by a link leading out of the
+/// report's folder (to a key, say): the render of the report quotes the log's tail when
+/// it is the log, and never what a link leading out reaches.
+#[cfg(unix)]
+#[test]
+fn a_log_that_became_a_link_leading_out_is_never_quoted() {
+    let project = Project::new(
+        "version: 1\nenvironments:\n  - name: linux\nchecks:\n  - { id: unit, run: 'echo the tail; exit 1' }\n",
+    );
+    let mut run = project.std_cmd();
+    run.args(["run", "--out", "artifacts/linux"]);
+    assert_eq!(within(run, 60).status.code(), Some(1));
+    let mut merge = project.std_cmd();
+    merge.args(["merge", "--out", "report.json", "artifacts"]);
+    assert_eq!(within(merge, 60).status.code(), Some(1));
+    let render = || {
+        let mut cmd = project.std_cmd();
+        cmd.args(["render", "--format", "markdown", "report.json"]);
+        let out = within(cmd, 30);
+        assert_eq!(out.status.code(), Some(0));
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    assert!(render().contains("the tail"), "the log itself is quoted");
+    let elsewhere = tempfile::tempdir().unwrap();
+    let key = elsewhere.path().join("id_ed25519");
+    std::fs::write(&key, "a key from outside\n").unwrap();
+    let log = project.path().join("artifacts/linux/logs/linux/unit.log");
+    std::fs::remove_file(&log).unwrap();
+    std::os::unix::fs::symlink(&key, &log).unwrap();
+    let shown = render();
+    assert!(
+        shown.contains("unit") && !shown.contains("a key from outside"),
+        "{shown}"
+    );
+}

@@ -4,13 +4,24 @@
 use std::io::{Read, Seek, SeekFrom};
 use std::path::{Component, Path, PathBuf};
 
-/// Resolves a result's `log_path` inside `root`; `None` for absolute paths or `..`.
+/// Resolves a result's `log_path` inside `root`: the path with every link followed, when
+/// it is a plain relative path (nothing absolute, no `..`) to something that exists and
+/// stays inside `root` once resolved. `None` otherwise: a report's log paths and the
+/// files beside it may come from anywhere, and a link among them leading out (to a
+/// key, to `/proc/self/environ`) is never read.
 pub fn resolve_log(root: &Path, log_path: &str) -> Option<PathBuf> {
     let relative = Path::new(log_path);
-    let safe = relative
-        .components()
-        .all(|c| matches!(c, Component::Normal(_) | Component::CurDir));
-    safe.then(|| root.join(relative))
+    let plain = !log_path.is_empty()
+        && relative
+            .components()
+            .all(|c| matches!(c, Component::Normal(_) | Component::CurDir));
+    if !plain {
+        return None;
+    }
+    let root = std::fs::canonicalize(root).ok()?;
+    let target = std::fs::canonicalize(root.join(relative)).ok()?;
+    // The resolved path is the one read: a link changed after this is not followed.
+    target.starts_with(&root).then_some(target)
 }
 
 /// The last `max_lines` lines of the file, read from its end (at most `max_bytes`), so
@@ -79,9 +90,37 @@ mod tests {
 
     #[test]
     fn log_paths_stay_inside_the_root() {
-        assert!(resolve_log(Path::new("out"), "logs/a/b.log").is_some());
-        assert!(resolve_log(Path::new("out"), "../etc/passwd").is_none());
-        assert!(resolve_log(Path::new("out"), "/etc/passwd").is_none());
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("out");
+        std::fs::create_dir_all(root.join("logs/a")).unwrap();
+        std::fs::write(root.join("logs/a/b.log"), "inside").unwrap();
+        std::fs::write(dir.path().join("secret"), "outside").unwrap();
+        let inside = resolve_log(&root, "logs/a/b.log").unwrap();
+        assert_eq!(std::fs::read_to_string(inside).unwrap(), "inside");
+        assert!(resolve_log(&root, "./logs/a/b.log").is_some());
+        for refused in ["../secret", "logs/../../secret", "", "logs/a/missing.log"] {
+            assert_eq!(resolve_log(&root, refused), None, "{refused:?}");
+        }
+        let absolute = dir.path().join("secret");
+        assert_eq!(resolve_log(&root, absolute.to_str().unwrap()), None);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::symlink;
+            // A link leading out, a folder linked out, a loop: never resolved.
+            symlink(dir.path().join("secret"), root.join("logs/out.log")).unwrap();
+            symlink(dir.path(), root.join("logs/up")).unwrap();
+            symlink("loop", root.join("logs/loop")).unwrap();
+            for refused in ["logs/out.log", "logs/up/secret", "logs/loop"] {
+                assert_eq!(resolve_log(&root, refused), None, "{refused:?}");
+            }
+            // A link that stays inside resolves to what it leads to.
+            symlink("a/b.log", root.join("logs/near.log")).unwrap();
+            let near = resolve_log(&root, "logs/near.log").unwrap();
+            assert_eq!(std::fs::read_to_string(near).unwrap(), "inside");
+            // A root that is itself a link is the folder it leads to.
+            symlink(&root, dir.path().join("linked")).unwrap();
+            assert!(resolve_log(&dir.path().join("linked"), "logs/a/b.log").is_some());
+        }
     }
 
     /// Stripping into a buffer is stripping character by character, as it was done.
