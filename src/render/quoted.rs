@@ -4,10 +4,11 @@
 //! none of them can reach the raw text.
 
 use std::ops::Deref;
+use std::path::PathBuf;
 
 use super::RenderOptions;
 use crate::manifest::is_valid_name;
-use crate::results::logs::{resolve_log, tail};
+use crate::results::logs::{resolve_log, resolve_log_within, tail};
 use crate::results::schema::ItemResult;
 use crate::results::{CheckResult, Report};
 use crate::untrusted::Quoter;
@@ -17,6 +18,9 @@ use crate::untrusted::Quoter;
 pub struct Quoted {
     report: Report,
     quoter: Quoter,
+    /// The last log folder a tail was read in, and that folder resolved (`None` when it
+    /// does not resolve): resolved once for a report's many failed checks.
+    log_root: std::sync::OnceLock<(PathBuf, Option<PathBuf>)>,
 }
 
 impl Deref for Quoted {
@@ -154,6 +158,7 @@ impl Quoted {
         Quoted {
             report,
             quoter: quoter.clone(),
+            log_root: std::sync::OnceLock::new(),
         }
     }
 
@@ -182,7 +187,17 @@ impl Quoted {
         max_bytes: u64,
     ) -> Option<String> {
         let root = options.log_root.as_deref()?;
-        let path = resolve_log(root, detail.log_path.as_deref()?)?;
+        let log_path = detail.log_path.as_deref()?;
+        let path = match self
+            .log_root
+            .get_or_init(|| (root.to_path_buf(), std::fs::canonicalize(root).ok()))
+        {
+            (kept, canonical) if kept == root => {
+                resolve_log_within(canonical.as_deref()?, log_path)
+            }
+            // Another folder than the first one asked for: resolved on its own.
+            _ => resolve_log(root, log_path),
+        }?;
         tail(&path, options.tail_lines, max_bytes)
             .filter(|l| !l.trim().is_empty())
             .map(|l| self.quote(&l))

@@ -10,6 +10,11 @@ use std::path::{Component, Path, PathBuf};
 /// files beside it may come from anywhere, and a link among them leading out (to a
 /// key, to `/proc/self/environ`) is never read.
 pub fn resolve_log(root: &Path, log_path: &str) -> Option<PathBuf> {
+    resolve_log_within(&std::fs::canonicalize(root).ok()?, log_path)
+}
+
+/// [`resolve_log`] in a root already canonical (resolved once for a report's many logs).
+pub fn resolve_log_within(canonical_root: &Path, log_path: &str) -> Option<PathBuf> {
     let relative = Path::new(log_path);
     let plain = !log_path.is_empty()
         && relative
@@ -18,10 +23,9 @@ pub fn resolve_log(root: &Path, log_path: &str) -> Option<PathBuf> {
     if !plain {
         return None;
     }
-    let root = std::fs::canonicalize(root).ok()?;
-    let target = std::fs::canonicalize(root.join(relative)).ok()?;
+    let target = std::fs::canonicalize(canonical_root.join(relative)).ok()?;
     // The resolved path is the one read: a link changed after this is not followed.
-    target.starts_with(&root).then_some(target)
+    target.starts_with(canonical_root).then_some(target)
 }
 
 /// The last `max_lines` lines of the file, read from its end (at most `max_bytes`), so
