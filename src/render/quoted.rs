@@ -4,11 +4,10 @@
 //! none of them can reach the raw text.
 
 use std::ops::Deref;
-use std::path::PathBuf;
 
 use super::RenderOptions;
 use crate::manifest::is_valid_name;
-use crate::results::logs::{resolve_log, resolve_log_within, tail};
+use crate::results::logs::{LogRoot, resolve_log, tail};
 use crate::results::schema::ItemResult;
 use crate::results::{CheckResult, Report};
 use crate::untrusted::Quoter;
@@ -18,9 +17,9 @@ use crate::untrusted::Quoter;
 pub struct Quoted {
     report: Report,
     quoter: Quoter,
-    /// The last log folder a tail was read in, and that folder resolved (`None` when it
-    /// does not resolve): resolved once for a report's many failed checks.
-    log_root: std::sync::OnceLock<(PathBuf, Option<PathBuf>)>,
+    /// The first log folder a tail was read in: its folders looked at once for a
+    /// report's many failed checks.
+    log_root: std::sync::OnceLock<LogRoot>,
 }
 
 impl Deref for Quoted {
@@ -188,13 +187,8 @@ impl Quoted {
     ) -> Option<String> {
         let root = options.log_root.as_deref()?;
         let log_path = detail.log_path.as_deref()?;
-        let path = match self
-            .log_root
-            .get_or_init(|| (root.to_path_buf(), std::fs::canonicalize(root).ok()))
-        {
-            (kept, canonical) if kept == root => {
-                resolve_log_within(canonical.as_deref()?, log_path)
-            }
+        let path = match self.log_root.get_or_init(|| LogRoot::new(root)) {
+            kept if kept.root() == root => kept.resolve(log_path),
             // Another folder than the first one asked for: resolved on its own.
             _ => resolve_log(root, log_path),
         }?;

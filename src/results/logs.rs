@@ -1,8 +1,10 @@
 //! Reading check logs safely: paths kept inside their folder, tails read from the end of
 //! the file (a 5 GB log is never loaded), ANSI escapes removed.
 
+use std::collections::HashMap;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::{Component, Path, PathBuf};
+use std::sync::{Mutex, PoisonError};
 
 /// Resolves a result's `log_path` inside `root`: the path with every link followed, when
 /// it is a plain relative path (nothing absolute, no `..`) to something that exists and
@@ -10,22 +12,99 @@ use std::path::{Component, Path, PathBuf};
 /// files beside it may come from anywhere, and a link among them leading out (to a
 /// key, to `/proc/self/environ`) is never read.
 pub fn resolve_log(root: &Path, log_path: &str) -> Option<PathBuf> {
-    resolve_log_within(&std::fs::canonicalize(root).ok()?, log_path)
+    LogRoot::new(root).resolve(log_path)
 }
 
-/// [`resolve_log`] in a root already canonical (resolved once for a report's many logs).
-pub fn resolve_log_within(canonical_root: &Path, log_path: &str) -> Option<PathBuf> {
-    let relative = Path::new(log_path);
-    let plain = !log_path.is_empty()
-        && relative
-            .components()
-            .all(|c| matches!(c, Component::Normal(_) | Component::CurDir));
-    if !plain {
-        return None;
+/// A folder many log paths are resolved in, as [`resolve_log`] resolves each, with each
+/// folder on their way looked at once: a report's failed checks share a few folders.
+#[derive(Debug)]
+pub struct LogRoot {
+    root: PathBuf,
+    /// `root` resolved; `None` when it does not resolve (nothing is then inside).
+    canonical: Option<PathBuf>,
+    /// By a folder's path relative to the root: where it is, when it is a folder
+    /// inside the root once its links are followed.
+    folders: Mutex<HashMap<PathBuf, Option<PathBuf>>>,
+}
+
+impl LogRoot {
+    /// The folder `root`, resolved once.
+    pub fn new(root: &Path) -> LogRoot {
+        LogRoot {
+            root: root.to_path_buf(),
+            canonical: std::fs::canonicalize(root).ok(),
+            folders: Mutex::new(HashMap::new()),
+        }
     }
-    let target = std::fs::canonicalize(canonical_root.join(relative)).ok()?;
-    // The resolved path is the one read: a link changed after this is not followed.
-    target.starts_with(canonical_root).then_some(target)
+
+    /// The folder as it was given.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// [`resolve_log`] of `log_path` in this folder.
+    pub fn resolve(&self, log_path: &str) -> Option<PathBuf> {
+        let root = self.canonical.as_deref()?;
+        let relative = Path::new(log_path);
+        let plain = !log_path.is_empty()
+            && relative
+                .components()
+                .all(|c| matches!(c, Component::Normal(_) | Component::CurDir));
+        if !plain {
+            return None;
+        }
+        let mut names: Vec<&std::ffi::OsStr> = relative
+            .components()
+            .filter_map(|c| match c {
+                Component::Normal(name) => Some(name),
+                _ => None,
+            })
+            .collect();
+        let file = names.pop()?;
+        let mut at = root.to_path_buf();
+        let mut key = PathBuf::new();
+        let mut folders = self.folders.lock().unwrap_or_else(PoisonError::into_inner);
+        for name in names {
+            key.push(name);
+            let found = match folders.get(&key) {
+                Some(known) => known.clone(),
+                None => {
+                    let found = inside(root, at.join(name))
+                        .filter(|(_, kind)| kind.is_dir())
+                        .map(|(path, _)| path);
+                    folders.insert(key.clone(), found.clone());
+                    found
+                }
+            };
+            at = found?;
+        }
+        drop(folders);
+        // The resolved path is the one read: a link changed after this is not followed.
+        inside(root, at.join(file)).map(|(path, _)| path)
+    }
+}
+
+impl Clone for LogRoot {
+    /// The same folder, its folders looked at again.
+    fn clone(&self) -> LogRoot {
+        LogRoot {
+            root: self.root.clone(),
+            canonical: self.canonical.clone(),
+            folders: Mutex::new(HashMap::new()),
+        }
+    }
+}
+
+/// `path`, whose folder is `root` or resolved inside it: itself when it exists and is
+/// not a link, else where the link leads when that is inside `root`; with what it is.
+fn inside(root: &Path, path: PathBuf) -> Option<(PathBuf, std::fs::FileType)> {
+    let meta = std::fs::symlink_metadata(&path).ok()?;
+    if !meta.file_type().is_symlink() {
+        return Some((path, meta.file_type()));
+    }
+    let target = std::fs::canonicalize(&path).ok()?;
+    let kind = std::fs::metadata(&target).ok()?.file_type();
+    target.starts_with(root).then_some((target, kind))
 }
 
 /// The last `max_lines` lines of the file, read from its end (at most `max_bytes`), so
@@ -121,6 +200,21 @@ mod tests {
             symlink("a/b.log", root.join("logs/near.log")).unwrap();
             let near = resolve_log(&root, "logs/near.log").unwrap();
             assert_eq!(std::fs::read_to_string(near).unwrap(), "inside");
+            // One root resolving many paths answers each as alone, folders looked at once.
+            let many = LogRoot::new(&root);
+            for _ in 0..2 {
+                assert!(many.resolve("logs/a/b.log").is_some());
+                assert!(many.resolve("logs/near.log").is_some());
+                assert_eq!(many.resolve("logs/up/secret"), None);
+                assert_eq!(many.resolve("logs/out.log"), None);
+                assert_eq!(many.resolve("logs/a/b.log/x"), None);
+            }
+            // A folder linked inside is followed; one made a link out later is not,
+            // for a root that had not looked at it yet.
+            symlink("a", root.join("logs/alias")).unwrap();
+            assert!(many.resolve("logs/alias/b.log").is_some());
+            symlink(dir.path(), root.join("logs/b")).unwrap();
+            assert_eq!(many.resolve("logs/b/secret"), None);
             // A root that is itself a link is the folder it leads to.
             symlink(&root, dir.path().join("linked")).unwrap();
             assert!(resolve_log(&dir.path().join("linked"), "logs/a/b.log").is_some());
