@@ -886,6 +886,7 @@ fn verdict_text(value: &Value) -> String {
 /// paths are relative to `folder`, where it was read).
 fn failure_list(report: &Value, folder: &Path, quoter: &Quoter) -> Vec<Value> {
     let mut out = Vec::new();
+    let logs = logs::LogRoot::new(folder);
     for row in report["rows"].as_array().into_iter().flatten() {
         if row["result"] != "FAIL" {
             continue;
@@ -896,8 +897,7 @@ fn failure_list(report: &Value, folder: &Path, quoter: &Quoter) -> Vec<Value> {
         // from the log's end, escapes removed, secrets masked, claims neutralised.
         let tail = log_path
             .as_deref()
-            .and_then(|p| logs::resolve_log(folder, p))
-            .and_then(|path| logs::tail(&path, TAIL_LINES, TAIL_BYTES))
+            .and_then(|p| logs.tail(p, TAIL_LINES, TAIL_BYTES))
             .map(|text| quoter.quote(&text));
         let base = json!({
             "check": row["check"], "environment": row["environment"],

@@ -7,7 +7,7 @@ use std::ops::Deref;
 
 use super::RenderOptions;
 use crate::manifest::is_valid_name;
-use crate::results::logs::{LogRoot, resolve_log, tail};
+use crate::results::logs::LogRoot;
 use crate::results::schema::ItemResult;
 use crate::results::{CheckResult, Report};
 use crate::untrusted::Quoter;
@@ -187,14 +187,14 @@ impl Quoted {
     ) -> Option<String> {
         let root = options.log_root.as_deref()?;
         let log_path = detail.log_path.as_deref()?;
-        let path = match self.log_root.get_or_init(|| LogRoot::new(root)) {
-            kept if kept.root() == root => kept.resolve(log_path),
+        let (lines, bytes) = (options.tail_lines, max_bytes);
+        match self.log_root.get_or_init(|| LogRoot::new(root)) {
+            kept if kept.root() == root => kept.tail(log_path, lines, bytes),
             // Another folder than the first one asked for: resolved on its own.
-            _ => resolve_log(root, log_path),
-        }?;
-        tail(&path, options.tail_lines, max_bytes)
-            .filter(|l| !l.trim().is_empty())
-            .map(|l| self.quote(&l))
+            _ => LogRoot::new(root).tail(log_path, lines, bytes),
+        }
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| self.quote(&l))
     }
 }
 

@@ -6,17 +6,12 @@ use std::io::{Read, Seek, SeekFrom};
 use std::path::{Component, Path, PathBuf};
 use std::sync::{Mutex, PoisonError};
 
-/// Resolves a result's `log_path` inside `root`: the path with every link followed, when
-/// it is a plain relative path (nothing absolute, no `..`) to something that exists and
-/// stays inside `root` once resolved. `None` otherwise: a report's log paths and the
-/// files beside it may come from anywhere, and a link among them leading out (to a
-/// key, to `/proc/self/environ`) is never read.
-pub fn resolve_log(root: &Path, log_path: &str) -> Option<PathBuf> {
-    LogRoot::new(root).resolve(log_path)
-}
-
-/// A folder many log paths are resolved in, as [`resolve_log`] resolves each, with each
-/// folder on their way looked at once: a report's failed checks share a few folders.
+/// The folder a report's log paths are relative to. A log path is resolved inside it with
+/// every link followed, when it is a plain relative path (nothing absolute, no `..`) to
+/// something that exists and stays inside the folder once resolved; never otherwise: a
+/// report's log paths and the files beside it may come from anywhere, and a link among
+/// them leading out (to a key, to `/proc/self/environ`) is never read. Each folder on
+/// the paths' way is looked at once: a report's failed checks share a few folders.
 #[derive(Debug)]
 pub struct LogRoot {
     root: PathBuf,
@@ -42,7 +37,7 @@ impl LogRoot {
         &self.root
     }
 
-    /// [`resolve_log`] of `log_path` in this folder.
+    /// Where `log_path` is, inside this folder; `None` when it is not.
     pub fn resolve(&self, log_path: &str) -> Option<PathBuf> {
         let root = self.canonical.as_deref()?;
         let relative = Path::new(log_path);
@@ -79,9 +74,49 @@ impl LogRoot {
             at = found?;
         }
         drop(folders);
-        // The resolved path is the one read: a link changed after this is not followed.
         inside(root, at.join(file)).map(|(path, _)| path)
     }
+
+    /// The last `max_lines` lines of the log at `log_path`, as [`tail`] reads them,
+    /// when it resolves inside this folder and the file opened is still inside it (a
+    /// folder or file swapped for a link leading out, between the two, is not read).
+    pub fn tail(&self, log_path: &str, max_lines: usize, max_bytes: u64) -> Option<String> {
+        let root = self.canonical.as_deref()?;
+        let path = self.resolve(log_path)?;
+        let (file, meta) = crate::untrusted::open_regular(&path).ok()?;
+        if !opened_inside(root, &path, &file) {
+            return None;
+        }
+        tail_of(file, meta.len(), max_lines, max_bytes)
+    }
+}
+
+/// Whether `file`, opened by `path`, is a file inside `root` (canonical): where the
+/// system says the open file is (Linux), or else the path resolved again and found to
+/// be the same file (other Unix systems) or inside `root` (Windows).
+#[cfg(any(target_os = "linux", target_os = "android"))]
+fn opened_inside(root: &Path, _path: &Path, file: &std::fs::File) -> bool {
+    use std::os::fd::AsRawFd;
+    std::fs::read_link(format!("/proc/self/fd/{}", file.as_raw_fd()))
+        .is_ok_and(|opened| opened.starts_with(root))
+}
+
+#[cfg(all(unix, not(any(target_os = "linux", target_os = "android"))))]
+fn opened_inside(root: &Path, path: &Path, file: &std::fs::File) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    let Ok(opened) = file.metadata() else {
+        return false;
+    };
+    std::fs::canonicalize(path).is_ok_and(|real| {
+        real.starts_with(root)
+            && std::fs::metadata(&real)
+                .is_ok_and(|m| m.dev() == opened.dev() && m.ino() == opened.ino())
+    })
+}
+
+#[cfg(windows)]
+fn opened_inside(root: &Path, path: &Path, _file: &std::fs::File) -> bool {
+    std::fs::canonicalize(path).is_ok_and(|real| real.starts_with(root))
 }
 
 impl Clone for LogRoot {
@@ -111,8 +146,12 @@ fn inside(root: &Path, path: PathBuf) -> Option<(PathBuf, std::fs::FileType)> {
 /// a huge log is never loaded whole; `None` for anything but a regular file (a FIFO an
 /// artifact holds is never waited on).
 pub fn tail(path: &Path, max_lines: usize, max_bytes: u64) -> Option<String> {
-    let (mut file, meta) = crate::untrusted::open_regular(path).ok()?;
-    let len = meta.len();
+    let (file, meta) = crate::untrusted::open_regular(path).ok()?;
+    tail_of(file, meta.len(), max_lines, max_bytes)
+}
+
+/// [`tail`] of a file opened, `len` bytes long.
+fn tail_of(mut file: std::fs::File, len: u64, max_lines: usize, max_bytes: u64) -> Option<String> {
     let start = len.saturating_sub(max_bytes);
     file.seek(SeekFrom::Start(start)).ok()?;
     let mut bytes = Vec::new();
@@ -178,14 +217,17 @@ mod tests {
         std::fs::create_dir_all(root.join("logs/a")).unwrap();
         std::fs::write(root.join("logs/a/b.log"), "inside").unwrap();
         std::fs::write(dir.path().join("secret"), "outside").unwrap();
-        let inside = resolve_log(&root, "logs/a/b.log").unwrap();
+        let inside = LogRoot::new(&root).resolve("logs/a/b.log").unwrap();
         assert_eq!(std::fs::read_to_string(inside).unwrap(), "inside");
-        assert!(resolve_log(&root, "./logs/a/b.log").is_some());
+        assert!(LogRoot::new(&root).resolve("./logs/a/b.log").is_some());
         for refused in ["../secret", "logs/../../secret", "", "logs/a/missing.log"] {
-            assert_eq!(resolve_log(&root, refused), None, "{refused:?}");
+            assert_eq!(LogRoot::new(&root).resolve(refused), None, "{refused:?}");
         }
         let absolute = dir.path().join("secret");
-        assert_eq!(resolve_log(&root, absolute.to_str().unwrap()), None);
+        assert_eq!(
+            LogRoot::new(&root).resolve(absolute.to_str().unwrap()),
+            None
+        );
         #[cfg(unix)]
         {
             use std::os::unix::fs::symlink;
@@ -194,11 +236,11 @@ mod tests {
             symlink(dir.path(), root.join("logs/up")).unwrap();
             symlink("loop", root.join("logs/loop")).unwrap();
             for refused in ["logs/out.log", "logs/up/secret", "logs/loop"] {
-                assert_eq!(resolve_log(&root, refused), None, "{refused:?}");
+                assert_eq!(LogRoot::new(&root).resolve(refused), None, "{refused:?}");
             }
             // A link that stays inside resolves to what it leads to.
             symlink("a/b.log", root.join("logs/near.log")).unwrap();
-            let near = resolve_log(&root, "logs/near.log").unwrap();
+            let near = LogRoot::new(&root).resolve("logs/near.log").unwrap();
             assert_eq!(std::fs::read_to_string(near).unwrap(), "inside");
             // One root resolving many paths answers each as alone, folders looked at once.
             let many = LogRoot::new(&root);
@@ -215,9 +257,33 @@ mod tests {
             assert!(many.resolve("logs/alias/b.log").is_some());
             symlink(dir.path(), root.join("logs/b")).unwrap();
             assert_eq!(many.resolve("logs/b/secret"), None);
+            // A log swapped for a link leading out after it was resolved (a race with
+            // whatever changes the folder) is not read; the log itself is.
+            let swapped = LogRoot::new(&root);
+            let log = root.join("logs/a/b.log");
+            assert_eq!(
+                swapped.tail("logs/a/b.log", 5, 1024).as_deref(),
+                Some("inside")
+            );
+            assert_eq!(
+                swapped.resolve("logs/a/b.log"),
+                Some(std::fs::canonicalize(&log).unwrap())
+            );
+            std::fs::rename(&log, root.join("logs/a/kept.log")).unwrap();
+            symlink(dir.path().join("secret"), &log).unwrap();
+            let opened = crate::untrusted::open_regular(&log).unwrap().0;
+            let canonical = std::fs::canonicalize(&root).unwrap();
+            assert!(!opened_inside(&canonical, &log, &opened));
+            assert_eq!(swapped.tail("logs/a/b.log", 5, 1024), None);
+            std::fs::remove_file(&log).unwrap();
+            std::fs::rename(root.join("logs/a/kept.log"), &log).unwrap();
             // A root that is itself a link is the folder it leads to.
             symlink(&root, dir.path().join("linked")).unwrap();
-            assert!(resolve_log(&dir.path().join("linked"), "logs/a/b.log").is_some());
+            assert!(
+                LogRoot::new(&dir.path().join("linked"))
+                    .resolve("logs/a/b.log")
+                    .is_some()
+            );
         }
     }
 
