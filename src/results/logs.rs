@@ -251,8 +251,8 @@ mod tests {
                 assert_eq!(many.resolve("logs/out.log"), None);
                 assert_eq!(many.resolve("logs/a/b.log/x"), None);
             }
-            // A folder linked inside is followed; one made a link out later is not,
-            // for a root that had not looked at it yet.
+            // A folder linked inside is followed; one linked out is not, by a root that
+            // has already looked at the folders beside it.
             symlink("a", root.join("logs/alias")).unwrap();
             assert!(many.resolve("logs/alias/b.log").is_some());
             symlink(dir.path(), root.join("logs/b")).unwrap();
