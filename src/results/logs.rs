@@ -92,17 +92,24 @@ impl LogRoot {
 }
 
 /// Whether `file`, opened by `path`, is a file inside `root` (canonical): where the
-/// system says the open file is (Linux), or else the path resolved again and found to
-/// be the same file (other Unix systems) or inside `root` (Windows).
-#[cfg(any(target_os = "linux", target_os = "android"))]
-fn opened_inside(root: &Path, _path: &Path, file: &std::fs::File) -> bool {
-    use std::os::fd::AsRawFd;
-    std::fs::read_link(format!("/proc/self/fd/{}", file.as_raw_fd()))
-        .is_ok_and(|opened| opened.starts_with(root))
+/// system says the open file is (Linux, where `/proc` is mounted), or else the path
+/// resolved again and found to be the same file (Unix) or inside `root` (Windows).
+#[cfg(unix)]
+fn opened_inside(root: &Path, path: &Path, file: &std::fs::File) -> bool {
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    {
+        use std::os::fd::AsRawFd;
+        if let Ok(opened) = std::fs::read_link(format!("/proc/self/fd/{}", file.as_raw_fd())) {
+            return opened.starts_with(root);
+        }
+    }
+    resolved_again_inside(root, path, file)
 }
 
-#[cfg(all(unix, not(any(target_os = "linux", target_os = "android"))))]
-fn opened_inside(root: &Path, path: &Path, file: &std::fs::File) -> bool {
+/// Whether `path`, resolved again, is inside `root` and is the file `file` (the same
+/// device and inode): a path swapped for a link since `file` was opened is not.
+#[cfg(unix)]
+fn resolved_again_inside(root: &Path, path: &Path, file: &std::fs::File) -> bool {
     use std::os::unix::fs::MetadataExt;
     let Ok(opened) = file.metadata() else {
         return false;
@@ -274,6 +281,17 @@ mod tests {
             let opened = crate::untrusted::open_regular(&log).unwrap().0;
             let canonical = std::fs::canonicalize(&root).unwrap();
             assert!(!opened_inside(&canonical, &log, &opened));
+            assert!(!resolved_again_inside(&canonical, &log, &opened));
+            // The file opened before the swap is where it was, by either way of telling.
+            let kept = root.join("logs/a/kept.log");
+            let before = crate::untrusted::open_regular(&kept).unwrap().0;
+            assert!(opened_inside(&canonical, &kept, &before));
+            assert!(resolved_again_inside(&canonical, &kept, &before));
+            // A path inside that leads to another file than the one opened is not it.
+            let other = root.join("logs/a/other.log");
+            std::fs::write(&other, "inside too").unwrap();
+            assert!(!resolved_again_inside(&canonical, &other, &before));
+            std::fs::remove_file(&other).unwrap();
             assert_eq!(swapped.tail("logs/a/b.log", 5, 1024), None);
             std::fs::remove_file(&log).unwrap();
             std::fs::rename(root.join("logs/a/kept.log"), &log).unwrap();
