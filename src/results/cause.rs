@@ -2,7 +2,6 @@
 //! check's own log gives for it: the words a failure is explained in, so that `exit 127`
 //! reads "command not found: `ruff`".
 
-use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
 
 /// The name of signal `signal`, as people know it (`SIGTERM`).
@@ -64,12 +63,8 @@ pub fn cause_in_log(code: i32, log: &Path, from: u64) -> Option<String> {
 
 /// The last [`TAIL_BYTES`] of `log` from `from` on.
 fn read_end(log: &Path, from: u64) -> Option<String> {
-    let (mut file, meta) = crate::untrusted::open_regular(log).ok()?;
-    let len = meta.len();
-    let start = from.max(len.saturating_sub(TAIL_BYTES));
-    file.seek(SeekFrom::Start(start)).ok()?;
-    let mut bytes = Vec::new();
-    file.take(TAIL_BYTES).read_to_end(&mut bytes).ok()?;
+    let (file, meta) = crate::untrusted::open_regular(log).ok()?;
+    let (_, bytes) = super::logs::last_bytes(file, meta.len(), from, TAIL_BYTES)?;
     Some(String::from_utf8_lossy(&bytes).into_owned())
 }
 

@@ -40,21 +40,15 @@ impl LogRoot {
     /// Where `log_path` is, inside this folder; `None` when it is not.
     pub fn resolve(&self, log_path: &str) -> Option<PathBuf> {
         let root = self.canonical.as_deref()?;
-        let relative = Path::new(log_path);
-        let plain = !log_path.is_empty()
-            && relative
-                .components()
-                .all(|c| matches!(c, Component::Normal(_) | Component::CurDir));
-        if !plain {
-            return None;
+        // A plain relative path: its names, nothing absolute and no `..` among them.
+        let mut names = Vec::new();
+        for component in Path::new(log_path).components() {
+            match component {
+                Component::Normal(name) => names.push(name),
+                Component::CurDir => {}
+                _ => return None,
+            }
         }
-        let mut names: Vec<&std::ffi::OsStr> = relative
-            .components()
-            .filter_map(|c| match c {
-                Component::Normal(name) => Some(name),
-                _ => None,
-            })
-            .collect();
         let file = names.pop()?;
         let mut at = root.to_path_buf();
         let mut key = PathBuf::new();
@@ -158,11 +152,8 @@ pub fn tail(path: &Path, max_lines: usize, max_bytes: u64) -> Option<String> {
 }
 
 /// [`tail`] of a file opened, `len` bytes long.
-fn tail_of(mut file: std::fs::File, len: u64, max_lines: usize, max_bytes: u64) -> Option<String> {
-    let start = len.saturating_sub(max_bytes);
-    file.seek(SeekFrom::Start(start)).ok()?;
-    let mut bytes = Vec::new();
-    file.take(max_bytes).read_to_end(&mut bytes).ok()?;
+fn tail_of(file: std::fs::File, len: u64, max_lines: usize, max_bytes: u64) -> Option<String> {
+    let (start, bytes) = last_bytes(file, len, 0, max_bytes)?;
     let text = String::from_utf8_lossy(&bytes);
     let mut lines: Vec<&str> = text.lines().collect();
     if start > 0 && !lines.is_empty() {
@@ -170,6 +161,21 @@ fn tail_of(mut file: std::fs::File, len: u64, max_lines: usize, max_bytes: u64) 
     }
     let from = lines.len().saturating_sub(max_lines);
     Some(strip_ansi(&lines[from..].join("\n")))
+}
+
+/// The last `max_bytes` of a file opened, `len` bytes long, from `from` on at the
+/// earliest, and where they begin.
+pub(crate) fn last_bytes(
+    mut file: std::fs::File,
+    len: u64,
+    from: u64,
+    max_bytes: u64,
+) -> Option<(u64, Vec<u8>)> {
+    let start = from.max(len.saturating_sub(max_bytes));
+    file.seek(SeekFrom::Start(start)).ok()?;
+    let mut bytes = Vec::new();
+    file.take(max_bytes).read_to_end(&mut bytes).ok()?;
+    Some((start, bytes))
 }
 
 /// Removes ANSI escape sequences (colours, cursor movement) from log text.
