@@ -922,11 +922,10 @@ fn a_flaky_pass_fails_under_fail_on_flaky_and_a_claimed_pass_over_it_is_refused(
     );
 }
 
-/// A log an artifact holds that is a FIFO is never waited on: the markdown a merge or a
-/// render prints (which quotes a failed check's log tail) is made without it, at once.
+/// A project whose one check failed, run into `artifacts/linux`, and the check's log
+/// (which holds "the tail").
 #[cfg(unix)]
-#[test]
-fn a_failed_checks_log_that_is_a_fifo_is_not_waited_on() {
+fn one_failed_check() -> (Project, std::path::PathBuf) {
     let project = Project::new(
         "version: 1\nenvironments:\n  - name: linux\nchecks:\n  - { id: unit, run: 'echo the tail; exit 1' }\n",
     );
@@ -935,6 +934,15 @@ fn a_failed_checks_log_that_is_a_fifo_is_not_waited_on() {
     assert_eq!(within(run, 60).status.code(), Some(1));
     let log = project.path().join("artifacts/linux/logs/linux/unit.log");
     assert!(std::fs::read_to_string(&log).unwrap().contains("the tail"));
+    (project, log)
+}
+
+/// A log an artifact holds that is a FIFO is never waited on: the markdown a merge or a
+/// render prints (which quotes a failed check's log tail) is made without it, at once.
+#[cfg(unix)]
+#[test]
+fn a_failed_checks_log_that_is_a_fifo_is_not_waited_on() {
+    let (project, log) = one_failed_check();
     std::fs::remove_file(&log).unwrap();
     let made = std::process::Command::new("mkfifo")
         .arg(&log)
@@ -970,12 +978,7 @@ fn a_failed_checks_log_that_is_a_fifo_is_not_waited_on() {
 #[cfg(unix)]
 #[test]
 fn a_log_that_became_a_link_leading_out_is_never_quoted() {
-    let project = Project::new(
-        "version: 1\nenvironments:\n  - name: linux\nchecks:\n  - { id: unit, run: 'echo the tail; exit 1' }\n",
-    );
-    let mut run = project.std_cmd();
-    run.args(["run", "--out", "artifacts/linux"]);
-    assert_eq!(within(run, 60).status.code(), Some(1));
+    let (project, log) = one_failed_check();
     let mut merge = project.std_cmd();
     merge.args(["merge", "--out", "report.json", "artifacts"]);
     assert_eq!(within(merge, 60).status.code(), Some(1));
@@ -990,7 +993,6 @@ fn a_log_that_became_a_link_leading_out_is_never_quoted() {
     let elsewhere = tempfile::tempdir().unwrap();
     let key = elsewhere.path().join("id_ed25519");
     std::fs::write(&key, "a key from outside\n").unwrap();
-    let log = project.path().join("artifacts/linux/logs/linux/unit.log");
     std::fs::remove_file(&log).unwrap();
     std::os::unix::fs::symlink(&key, &log).unwrap();
     let shown = render();
