@@ -112,8 +112,8 @@ impl Cell {
             .detail
             .sharded
             .as_ref()
-            .and_then(|s| s.parts.first())
-            .map_or(1, |part| part.shard.count.max(1));
+            .and_then(|s| s.parts.first_shard())
+            .map_or(1, |shard| shard.count.max(1));
         match row.result {
             RowResult::Pass => Cell::Pass {
                 tests: row.detail.tests_executed,

@@ -12,6 +12,7 @@ pub mod journal;
 pub mod logs;
 pub mod merge;
 pub(crate) mod objects;
+pub mod parts;
 pub mod quarantine;
 pub mod report;
 pub mod schema;

@@ -4,6 +4,7 @@
 use compact_str::CompactString;
 use serde::{Deserialize, Serialize};
 
+use super::parts::Parts;
 use super::table::ChecksLayout;
 
 /// The version written by this build: 2 records the machine's facts (`runner`); 3
@@ -574,8 +575,8 @@ pub struct Sharded {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub split: Option<Box<SplitFacts>>,
     /// In a merged report: each shard's part, in shard order.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub parts: Vec<ShardPart>,
+    #[serde(default, skip_serializing_if = "Parts::is_empty")]
+    pub parts: Parts,
     /// In a merged report: tests that ran in more than one shard (the split
     /// overlapped), as `suite › name`; at most [`OVERLAP_SHOWN`].
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -637,22 +638,10 @@ pub struct PartLog {
 }
 
 impl PartLog {
-    /// `path`, its folder shared with `last` when they are the same text, and
-    /// `last` made this one's folder.
-    pub fn new(path: &str, last: &mut Option<std::sync::Arc<str>>) -> PartLog {
-        let Some(at) = path.rfind('/') else {
-            return PartLog {
-                folder: None,
-                name: path.into(),
-            };
-        };
-        let (folder, name) = path.split_at(at + 1);
-        let folder = match last {
-            Some(same) if **same == *folder => same.clone(),
-            _ => last.insert(folder.into()).clone(),
-        };
+    /// The path `folder` (everything to its last `/`) then `name`.
+    pub fn split(folder: Option<std::sync::Arc<str>>, name: &str) -> PartLog {
         PartLog {
-            folder: Some(folder),
+            folder,
             name: name.into(),
         }
     }
@@ -884,25 +873,37 @@ mod tests {
     }
 
     #[test]
-    fn a_parts_log_path_is_one_string_its_folder_shared_with_the_last_one_s() {
-        let mut last = None;
-        let one = PartLog::new("e1@1of4/logs/e1@1of4/unit.log", &mut last);
-        let two = PartLog::new("e1@1of4/logs/e1@1of4/lint.log", &mut last);
+    fn a_parts_log_path_is_one_string_its_folder_shared_with_the_environment_s() {
+        use super::super::parts::{Folders, PartsWriter};
+        let mut folders = Folders::default();
+        let mut writer = PartsWriter::new(&mut folders);
+        for path in [
+            "e1@1of4/logs/e1@1of4/unit.log",
+            "e1@1of4/logs/e1@1of4/lint.log",
+            "e1@1of4/other/lint.log",
+            "unit.log",
+            "a\"b/c\nd.log",
+        ] {
+            let shard = Shard { index: 1, count: 4 };
+            writer.push(shard, Status::Pass, Some(0), 1, None, "", Some(path));
+        }
+        let logs: Vec<PartLog> = writer
+            .finish()
+            .iter()
+            .map(|part| part.log_path.unwrap())
+            .collect();
+        let [one, two, elsewhere, bare, hostile] = <[PartLog; 5]>::try_from(logs).unwrap();
         let (a, b) = (one.folder.as_ref().unwrap(), two.folder.as_ref().unwrap());
         assert!(
             std::sync::Arc::ptr_eq(a, b),
             "one folder for a shard's logs"
         );
-        let elsewhere = PartLog::new("e1@1of4/other/lint.log", &mut last);
         assert_eq!(elsewhere.to_string(), "e1@1of4/other/lint.log");
-        assert_eq!(last.as_deref(), Some("e1@1of4/other/"));
-        let bare = PartLog::new("unit.log", &mut last);
         assert_eq!(
             (bare.folder.as_deref(), bare.name.as_str()),
             (None, "unit.log")
         );
         // Written as the path, escaped as any string; read back as the same path.
-        let hostile = PartLog::new("a\"b/c\nd.log", &mut last);
         let json = serde_json::to_string(&vec![one.clone(), hostile.clone()]).unwrap();
         assert_eq!(json, r#"["e1@1of4/logs/e1@1of4/unit.log","a\"b/c\nd.log"]"#);
         let read: Vec<PartLog> = serde_json::from_str(&json).unwrap();

@@ -5,16 +5,16 @@
 //! missing, named; a shard reported twice is a conflict.
 
 use std::collections::BTreeMap;
-use std::sync::Arc;
 
 use compact_str::CompactString;
 use rustc_hash::FxHashMap;
 
 use super::intake::{Checked, HeldReading, Intake};
+use super::parts::{Folders, PartsWriter};
 use super::report::Place;
 use super::schema::{
-    CheckResult, OVERLAP_SHOWN, Outcome, PartLog, PartialResult, Shard, ShardPart, Sharded, Status,
-    TestCounts, test_label,
+    CheckResult, OVERLAP_SHOWN, Outcome, PartialResult, Shard, Sharded, Status, TestCounts,
+    test_label,
 };
 use crate::manifest::{Check, Environment, Gate, Manifest};
 use crate::plan;
@@ -182,8 +182,8 @@ struct Combining<'a> {
     wrong: Vec<(u32, String)>,
     not_taken: &'a NotTaken,
     place: Place,
-    /// The folder of the last log of each shard (by its index) a part was made of.
-    folders: Vec<Option<Arc<str>>>,
+    /// The folders of the logs the environment's parts were made of.
+    folders: Folders,
 }
 
 impl<'a> Combining<'a> {
@@ -222,7 +222,7 @@ impl<'a> Combining<'a> {
             by_index,
             wrong,
             not_taken,
-            folders: vec![None; legs as usize + 1],
+            folders: Folders::default(),
             place: place.unwrap_or_else(|| Place {
                 environment: env.name.to_string(),
                 declared: None,
@@ -469,7 +469,7 @@ fn union(
     result: &mut CheckResult,
     found: &[(Shard, &CheckResult)],
     tests: Vec<Option<Box<super::schema::TestReport>>>,
-    folders: &mut [Option<Arc<str>>],
+    folders: &mut Folders,
 ) {
     let worst = found
         .iter()
@@ -621,20 +621,20 @@ fn union(
             result.say(&format!("{tests}{} shards", found.len()));
         }
     }
+    // Each shard's logs are mostly in one folder: the environment's parts share it.
+    let mut parts = PartsWriter::new(folders);
     for (shard, r) in found {
-        // Each shard's logs are mostly in one folder: its parts share it.
-        let mut spare = None;
-        let last = folders.get_mut(shard.index as usize).unwrap_or(&mut spare);
-        sharded.parts.push(ShardPart {
-            shard: *shard,
-            status: r.status,
-            exit_code: r.exit_code,
-            duration_ms: r.duration_ms,
-            tests_executed: r.tests_executed,
-            summary: r.summary.clone(),
-            log_path: r.log_path.as_deref().map(|path| PartLog::new(path, last)),
-        });
+        parts.push(
+            *shard,
+            r.status,
+            r.exit_code,
+            r.duration_ms,
+            r.tests_executed,
+            &r.summary,
+            r.log_path.as_deref(),
+        );
     }
+    sharded.parts = parts.finish();
     if sharded.overlap_count > 0 && !check.shards_may_overlap && result.status == Status::Pass {
         // The shards ran fewer distinct tests than they claim: what they prove is less
         // than their sum, and some test may have run in none.
