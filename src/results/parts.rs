@@ -210,7 +210,12 @@ impl Parts {
 
     /// The first part's shard, read without the rest of the part.
     pub fn first_shard(&self) -> Option<Shard> {
-        self.raw().next().map(|part| part.shard)
+        // A part begins with its shard.
+        let mut b: &[u8] = &self.bytes;
+        Some(Shard {
+            index: u32::try_from(take(&mut b)?).ok()?,
+            count: u32::try_from(take(&mut b)?).ok()?,
+        })
     }
 
     pub fn len(&self) -> usize {
@@ -424,13 +429,22 @@ fn put_str(bytes: &mut Vec<u8>, s: &str) {
     bytes.extend_from_slice(s.as_bytes());
 }
 
+#[inline]
 fn byte(bytes: &mut &[u8]) -> Option<u8> {
     let (first, rest) = bytes.split_first()?;
     *bytes = rest;
     Some(*first)
 }
 
+#[inline]
 fn take(bytes: &mut &[u8]) -> Option<u64> {
+    // Most numbers here are under 128: one byte.
+    if let Some((&first, rest)) = bytes.split_first()
+        && first < 0x80
+    {
+        *bytes = rest;
+        return Some(u64::from(first));
+    }
     let mut n = 0u64;
     for shift in (0..64).step_by(7) {
         let b = byte(bytes)?;
