@@ -211,11 +211,7 @@ impl Parts {
     /// The first part's shard, read without the rest of the part.
     pub fn first_shard(&self) -> Option<Shard> {
         // A part begins with its shard.
-        let mut b: &[u8] = &self.bytes;
-        Some(Shard {
-            index: u32::try_from(take(&mut b)?).ok()?,
-            count: u32::try_from(take(&mut b)?).ok()?,
-        })
+        read_shard(&mut &self.bytes[..])
     }
 
     pub fn len(&self) -> usize {
@@ -296,13 +292,19 @@ impl<'a> Iterator for RawParts<'a> {
         part
     }
 }
+
+/// A part's shard, the first thing written of it.
+fn read_shard(b: &mut &[u8]) -> Option<Shard> {
+    Some(Shard {
+        index: u32::try_from(take(b)?).ok()?,
+        count: u32::try_from(take(b)?).ok()?,
+    })
+}
+
 impl<'a> RawParts<'a> {
     fn read(&mut self) -> Option<RawPart<'a>> {
         let b = &mut self.bytes;
-        let shard = Shard {
-            index: u32::try_from(take(b)?).ok()?,
-            count: u32::try_from(take(b)?).ok()?,
-        };
+        let shard = read_shard(b)?;
         let status = *STATUSES.get(usize::from(byte(b)?))?;
         let exit_code = match byte(b)? {
             0 => None,
